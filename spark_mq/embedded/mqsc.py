@@ -1,0 +1,642 @@
+"""MQSC (runmqsc script) parser for the embedded queue manager.
+
+The embedded queue manager reads the same MQSC files as IBM MQ's developer container, so
+this module follows IBM's "MQSC input file syntax" rules:
+
+* a line whose first non-blank character is ``*`` is a comment; blank lines are ignored;
+* a trailing ``+`` continues the command from the first non-blank character of the next
+  line, a trailing ``-`` from the very start of the next line (its leading blanks are kept);
+  comment and blank lines between continued lines are dropped;
+* ``;`` ends a command (IBM allows it even after a trailing ``+``); we also accept several
+  ``;``-separated commands on one line;
+* keywords are case-insensitive; blanks and commas separate them; a value follows its
+  keyword in parentheses; unquoted names and values fold to upper case, text in single
+  quotes keeps its case and ``''`` inside it stands for one quote;
+* a parameter may appear at most once.
+
+Only commands on local and alias queues (and ``ALTER QMGR``) are validated against
+`QUEUE_ATTRIBUTES` / `QMGR_ATTRIBUTES`.  Everything else a real queue manager understands
+(channels, CHLAUTH, AUTHREC, listeners, topics, REFRESH SECURITY, START/STOP ...) is returned
+with raw string attributes so the caller can ignore it: IBM's developer-container scripts
+contain such commands and must load without error.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+
+
+class MQSCError(Exception):
+    """A script error; ``line`` is 1-based, ``attribute`` the offending keyword if any."""
+
+    def __init__(self, line: int, message: str, attribute: str | None = None) -> None:
+        self.line = line
+        self.attribute = attribute
+        self.message = message
+        where = f"attribute {attribute}: " if attribute else ""
+        super().__init__(f"MQSC line {line}: {where}{message}")
+
+
+@dataclass(frozen=True)
+class MQSCCommand:
+    verb: str                       # DEFINE, ALTER, DELETE, CLEAR, DISPLAY, SET, END, ...
+    object_type: str                # QLOCAL, QALIAS, QUEUE (DISPLAY only), QMGR, CHANNEL, ...
+    name: str                       # object name, '' when the command has none
+    attributes: dict[str, object] = field(default_factory=dict)
+    flags: frozenset[str] = frozenset()
+    line: int = 0
+
+
+# --------------------------------------------------------------------------------------
+# Attribute specifications
+# --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AttributeSpec:
+    """How one attribute is typed and validated.
+
+    ``allowed`` is ``(low, high)`` for "int", the keywords for "enum" and "flag", and the
+    maximum length for "str".  A "flag" attribute is written as a bare keyword (SHARE or
+    NOSHARE), so the parser reports it in `MQSCCommand.flags`; its stored value is the
+    keyword.  ``readonly`` attributes are runtime status that only DISPLAY shows.
+    """
+
+    kind: str
+    allowed: object
+    default: object
+    object_types: frozenset[str]
+    readonly: bool = False
+    keywords: Mapping[str, int] = field(default_factory=dict)  # named ints, e.g. NOLIMIT
+
+    def describe(self) -> str:
+        """The valid values, as shown in error messages."""
+        if self.kind == "int":
+            low, high = self.allowed
+            named = "".join(f" or {word}" for word in self.keywords)
+            return f"{low} to {high}{named}"
+        if self.kind == "str":
+            return f"a string of at most {self.allowed} characters"
+        return ", ".join(self.allowed)
+
+    def coerce(self, text: str, quoted: bool = False) -> object:
+        """Turn the text written in parentheses into a typed value, or raise ValueError."""
+        if self.kind == "str":
+            value = text if quoted else text.upper()   # MQ folds unquoted values
+            if len(value) > self.allowed:
+                raise ValueError(f"value '{value}' is {len(value)} characters long")
+            return value
+        word = text.strip().upper()
+        if self.kind in ("enum", "flag"):
+            if word not in self.allowed:
+                raise ValueError(f"value '{text}' is not allowed")
+            return word
+        if word in self.keywords:
+            return self.keywords[word]
+        if not re.fullmatch(r"[+-]?\d+", word):
+            raise ValueError(f"value '{text}' is not an integer")
+        number = int(word)
+        low, high = self.allowed
+        if not low <= number <= high:
+            raise ValueError(f"value {number} is out of range")
+        return number
+
+
+_LOCAL = frozenset({"QLOCAL"})
+_ALIAS = frozenset({"QALIAS"})
+_BOTH = _LOCAL | _ALIAS
+_MAX_COUNT = 999_999_999
+_MAX_MSG_LENGTH = 104_857_600      # 100 MB, IBM MQ's largest message
+_NAME_LENGTH = 48                  # IBM MQ object names
+
+
+def _int(low: int, high: int, default: int, types: frozenset[str], **kw: object) -> AttributeSpec:
+    return AttributeSpec("int", (low, high), default, types, **kw)
+
+
+def _enum(values: str, types: frozenset[str]) -> AttributeSpec:
+    choices = tuple(values.split())
+    return AttributeSpec("enum", choices, choices[0], types)   # first value is the default
+
+
+def _str(length: int, types: frozenset[str]) -> AttributeSpec:
+    return AttributeSpec("str", length, "", types)
+
+
+#: Queue attributes the embedded queue manager supports: name -> spec.
+QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
+    "DESCR": _str(64, _BOTH),
+    "MAXMSGL": _int(0, _MAX_MSG_LENGTH, 4_194_304, _LOCAL),
+    "MAXDEPTH": _int(0, _MAX_COUNT, 5000, _LOCAL),
+    "DEFPSIST": _enum("NO YES", _BOTH),
+    "DEFPRTY": _int(0, 9, 0, _BOTH),
+    "MSGDLVSQ": _enum("PRIORITY FIFO", _LOCAL),
+    "BOTHRESH": _int(0, _MAX_COUNT, 0, _LOCAL),
+    "BOQNAME": _str(_NAME_LENGTH, _LOCAL),
+    "DEFREADA": _enum("NO YES DISABLED", _BOTH),
+    "DEFPRESP": _enum("SYNC ASYNC", _BOTH),
+    "PROPCTL": _enum("COMPAT NONE ALL FORCE V6COMPAT", _BOTH),
+    "TARGET": _str(_NAME_LENGTH, _ALIAS),
+    "GET": _enum("ENABLED DISABLED", _BOTH),
+    "PUT": _enum("ENABLED DISABLED", _BOTH),
+    "SHARE": AttributeSpec("flag", ("SHARE", "NOSHARE"), "SHARE", _LOCAL),
+    "DEFSOPT": _enum("SHARED EXCL", _LOCAL),
+    "CURDEPTH": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
+    "IPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
+    "OPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
+}
+
+#: Queue-manager attributes modelled by ALTER QMGR (others are kept as raw strings).
+#: Kept apart from QUEUE_ATTRIBUTES because MAXMSGL has a different range here.
+QMGR_ATTRIBUTES: dict[str, AttributeSpec] = {
+    "DESCR": _str(64, frozenset({"QMGR"})),
+    "DEADQ": _str(_NAME_LENGTH, frozenset({"QMGR"})),
+    "MAXMSGL": _int(32_768, _MAX_MSG_LENGTH, 4_194_304, frozenset({"QMGR"})),
+    "MAXPROPL": _int(-1, _MAX_MSG_LENGTH, -1, frozenset({"QMGR"}), keywords={"NOLIMIT": -1}),
+    "MAXUMSGS": _int(1, _MAX_COUNT, 10_000, frozenset({"QMGR"})),
+}
+
+_ATTRIBUTE_SYNONYMS = {"TARGQ": "TARGET"}
+
+# Bare keywords each modelled queue command accepts; a missing pair means the verb is not
+# valid for that queue type (CLEAR QALIAS, for example).
+_QUEUE_FLAGS: dict[tuple[str, str], frozenset[str]] = {
+    ("DEFINE", "QLOCAL"): frozenset({"REPLACE", "NOREPLACE", "SHARE", "NOSHARE"}),
+    ("DEFINE", "QALIAS"): frozenset({"REPLACE", "NOREPLACE"}),
+    ("ALTER", "QLOCAL"): frozenset({"FORCE", "SHARE", "NOSHARE"}),
+    ("ALTER", "QALIAS"): frozenset({"FORCE"}),
+    ("DELETE", "QLOCAL"): frozenset({"PURGE", "NOPURGE"}),
+    ("DELETE", "QALIAS"): frozenset(),
+    ("CLEAR", "QLOCAL"): frozenset(),
+}
+_EXCLUSIVE_FLAGS = (("REPLACE", "NOREPLACE"), ("PURGE", "NOPURGE"), ("SHARE", "NOSHARE"))
+
+_VERB_SYNONYMS = {"DEF": "DEFINE", "DIS": "DISPLAY", "ALT": "ALTER"}
+# runmqsc's command verbs; anything else is a typo that must not be silently ignored.
+_MQSC_VERBS = frozenset(
+    "ALTER ARCHIVE BACKUP CLEAR DEFINE DELETE DISPLAY END MOVE PING PURGE RECOVER REFRESH "
+    "RESET RESOLVE RESUME RVERIFY SET START STOP SUSPEND".split()
+)
+_TYPE_SYNONYMS = {
+    "QL": "QLOCAL", "QA": "QALIAS", "QR": "QREMOTE", "QM": "QMODEL", "Q": "QUEUE",
+    "QC": "QCLUSTER", "QS": "QSTATUS", "CHL": "CHANNEL", "CHS": "CHSTATUS",
+    "LSTR": "LISTENER", "SVC": "SERVICE", "NL": "NAMELIST", "PRO": "PROCESS",
+}
+_QUEUE_TYPES = frozenset({"QLOCAL", "QALIAS", "QUEUE"})   # QUEUE: any type, DISPLAY only
+_QUEUE_VERBS = frozenset({"DEFINE", "ALTER", "DELETE", "CLEAR", "DISPLAY"})
+_QUEUE_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
+_GENERIC_NAME = re.compile(r"[A-Za-z0-9._/%]{0,47}\*")
+
+
+def attribute_specs(object_type: str) -> dict[str, AttributeSpec]:
+    """The attribute specs that apply to QLOCAL, QALIAS or QMGR."""
+    object_type = _TYPE_SYNONYMS.get(object_type.upper(), object_type.upper())
+    if object_type == "QMGR":
+        return dict(QMGR_ATTRIBUTES)
+    return {k: s for k, s in QUEUE_ATTRIBUTES.items() if object_type in s.object_types}
+
+
+def default_attributes(object_type: str) -> dict[str, object]:
+    """Attribute values of a freshly defined object (read-only status excluded)."""
+    return {k: s.default for k, s in attribute_specs(object_type).items() if not s.readonly}
+
+
+# --------------------------------------------------------------------------------------
+# Reading lines into commands
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class _Source:
+    """One command reassembled from its physical lines, able to map offsets to lines."""
+
+    text: str = ""
+    starts: list[int] = field(default_factory=list)   # offset where each line's part begins
+    numbers: list[int] = field(default_factory=list)  # that line's 1-based number
+
+    def add(self, part: str, number: int) -> None:
+        self.starts.append(len(self.text))
+        self.numbers.append(number)
+        self.text += part
+
+    def line_at(self, offset: int) -> int:
+        index = bisect.bisect_right(self.starts, offset) - 1
+        return self.numbers[max(index, 0)]
+
+
+def _reassemble(text: str) -> Iterator[_Source]:
+    """Yield each command with its continuation lines joined, per IBM's rules."""
+    current: _Source | None = None
+    strip_leading = False
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.rstrip()
+        if not line.strip() or line.lstrip().startswith("*"):
+            continue   # comments and blank lines vanish, even inside a continued command
+        if strip_leading:
+            line = line.lstrip()
+        continuation = line[-1] if line[-1] in "+-" else ""
+        if continuation:
+            line = line[:-1]
+        if current is None:
+            current = _Source()
+        current.add(line, number)
+        strip_leading = continuation == "+"
+        if not continuation:
+            yield current
+            current = None
+    if current is not None:    # a script ending on a continuation: take what is there
+        yield current
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str      # "word", "string", "(" or ")"
+    text: str      # a string token's text is unescaped and keeps its case
+    offset: int
+
+
+def _read_quoted(src: _Source, start: int) -> tuple[str, int]:
+    """Read a quoted string starting at ``start``; return its text and the end offset."""
+    text, i, chars = src.text, start + 1, []
+    while i < len(text):
+        if text[i] == "'":
+            if text[i + 1:i + 2] == "'":   # '' is an escaped quote
+                chars.append("'")
+                i += 2
+                continue
+            return "".join(chars), i + 1
+        chars.append(text[i])
+        i += 1
+    raise MQSCError(src.line_at(start), f"unterminated quoted string {text[start:].strip()}")
+
+
+_WORD = re.compile(r"[^\s,()';]+")
+
+
+def _tokenize(src: _Source) -> list[list[_Token]]:
+    """Split a command into tokens; ``;`` outside quotes starts another statement."""
+    statements: list[list[_Token]] = [[]]
+    text, i = src.text, 0
+    while i < len(text):
+        char = text[i]
+        if char.isspace() or char == ",":      # blanks and commas are both separators
+            i += 1
+        elif char == ";":
+            statements.append([])
+            i += 1
+        elif char in "()":
+            statements[-1].append(_Token(char, char, i))
+            i += 1
+        elif char == "'":
+            value, end = _read_quoted(src, i)
+            statements[-1].append(_Token("string", value, i))
+            i = end
+        else:
+            match = _WORD.match(text, i)
+            statements[-1].append(_Token("word", match.group(), i))
+            i = match.end()
+    return [tokens for tokens in statements if tokens]
+
+
+# --------------------------------------------------------------------------------------
+# Parameters: KEYWORD or KEYWORD(value)
+# --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Param:
+    keyword: str                     # upper case
+    line: int
+    values: tuple[_Token, ...] | None  # tokens inside the parentheses; None if bare
+    raw: str = ""                    # source text inside the parentheses
+
+    def single(self) -> tuple[str, bool]:
+        """The one value in the parentheses and whether it was quoted."""
+        if not self.values:
+            return "", False
+        if len(self.values) > 1:
+            raise MQSCError(self.line, f"expected one value, got ({self.raw.strip()})",
+                            self.keyword)
+        token = self.values[0]
+        return token.text, token.kind == "string"
+
+    def folded(self) -> str:
+        """The value as a raw string, for commands we do not model."""
+        if self.values and len(self.values) == 1:
+            text, quoted = self.single()
+            return text if quoted else text.upper()
+        # Upper-case what is outside quotes, as MQ does, and keep quoted parts verbatim.
+        parts = re.split(r"('(?:[^']|'')*')", self.raw)
+        return "".join(p if i % 2 else p.upper() for i, p in enumerate(parts)).strip()
+
+
+def _params(tokens: list[_Token], src: _Source) -> list[_Param]:
+    params, i = [], 0
+    while i < len(tokens):
+        token = tokens[i]
+        line = src.line_at(token.offset)
+        if token.kind != "word":
+            shown = f"'{token.text}'" if token.kind == "string" else token.text
+            raise MQSCError(line, f"unexpected {shown} where a keyword was expected")
+        i += 1
+        if i < len(tokens) and tokens[i].kind == "(":
+            values, close = _group(tokens, i, src)
+            raw = src.text[tokens[i].offset + 1:tokens[close].offset]
+            params.append(_Param(token.text.upper(), line, values, raw))
+            i = close + 1
+        else:
+            params.append(_Param(token.text.upper(), line, None))
+    return params
+
+
+def _group(tokens: list[_Token], open_index: int, src: _Source) -> tuple[tuple[_Token, ...], int]:
+    """The tokens between the ``(`` at open_index and its ``)``, and the ``)``'s index."""
+    for j in range(open_index + 1, len(tokens)):
+        if tokens[j].kind == ")":
+            return tuple(tokens[open_index + 1:j]), j
+        if tokens[j].kind == "(":
+            raise MQSCError(src.line_at(tokens[j].offset), "unexpected '(' inside parentheses "
+                                                           "(missing ')' before it?)")
+    raise MQSCError(src.line_at(tokens[open_index].offset), "missing ')'")
+
+
+# --------------------------------------------------------------------------------------
+# Commands
+# --------------------------------------------------------------------------------------
+
+def parse_mqsc(text: str) -> list[MQSCCommand]:
+    """Parse an MQSC script into commands; raise MQSCError on the first error.
+
+    Parsing stops at END, as runmqsc stops reading there.
+    """
+    commands: list[MQSCCommand] = []
+    for src in _reassemble(text):
+        for tokens in _tokenize(src):
+            command = _command(_params(tokens, src), src.line_at(tokens[0].offset))
+            commands.append(command)
+            if command.verb == "END":
+                return commands
+    return commands
+
+
+def _command(params: list[_Param], line: int) -> MQSCCommand:
+    head = params[0]
+    verb = _VERB_SYNONYMS.get(head.keyword, head.keyword)
+    if verb not in _MQSC_VERBS:
+        valid = ", ".join(sorted(_MQSC_VERBS))
+        raise MQSCError(line, f"unknown command '{head.keyword}' (valid: {valid})")
+    if head.values is not None:
+        raise MQSCError(line, f"{verb} must be followed by an object type, not '('")
+    if verb == "END":
+        return MQSCCommand("END", "", "", {}, frozenset(), line)
+    if len(params) < 2:
+        raise MQSCError(line, f"{verb} needs an object type, e.g. QLOCAL or CHANNEL")
+    noun = params[1]
+    object_type = _TYPE_SYNONYMS.get(noun.keyword, noun.keyword)
+    rest = params[2:]
+    if object_type == "QUEUE" and verb != "DISPLAY":
+        raise MQSCError(line, f"{verb} QUEUE is not valid (valid: QLOCAL, QALIAS)")
+    if object_type in _QUEUE_TYPES and verb in _QUEUE_VERBS:
+        return _queue_command(verb, object_type, noun, rest, line)
+    if object_type == "QMGR" and verb in ("ALTER", "DISPLAY"):
+        return _qmgr_command(verb, noun, rest, line)
+    return _generic_command(verb, object_type, noun, rest, line)
+
+
+def _queue_name(noun: _Param, verb: str, object_type: str) -> str:
+    if not noun.values:
+        raise MQSCError(noun.line, f"{verb} {object_type} needs a queue name, "
+                                   f"e.g. {verb} {object_type}(MY.QUEUE)")
+    if len(noun.values) > 1:
+        raise MQSCError(noun.line, f"queue name must be one value, got ({noun.raw.strip()})")
+    text, quoted = noun.single()
+    name = text if quoted else text.upper()   # MQ folds unquoted names to upper case
+    if verb == "DISPLAY" and _GENERIC_NAME.fullmatch(name):
+        return name
+    if not _QUEUE_NAME.fullmatch(name):
+        generic = "; a trailing '*' only on DISPLAY" if "*" in name else ""
+        raise MQSCError(noun.line, f"queue name '{name}' is not valid (valid: 1 to 48 of "
+                                   f"A-Z a-z 0-9 . / _ %{generic})")
+    return name
+
+
+def _queue_command(verb: str, object_type: str, noun: _Param, params: list[_Param],
+                   line: int) -> MQSCCommand:
+    name = _queue_name(noun, verb, object_type)
+    if verb == "DISPLAY":
+        return _display_command(object_type, name, params, line)
+    if (verb, object_type) not in _QUEUE_FLAGS:
+        valid = ", ".join(t for v, t in _QUEUE_FLAGS if v == verb)
+        raise MQSCError(line, f"{verb} is not valid for {object_type} (valid: {valid})")
+    allowed_flags = _QUEUE_FLAGS[(verb, object_type)]
+    attributes: dict[str, object] = {}
+    flags: set[str] = set()
+    for param in params:
+        key = _ATTRIBUTE_SYNONYMS.get(param.keyword, param.keyword)
+        _check_repeat(key, param, attributes, flags)
+        if param.values is None:
+            flags.add(_queue_flag(key, param, verb, object_type, allowed_flags))
+        else:
+            attributes[key] = _queue_value(key, param, verb, object_type, allowed_flags)
+    _check_exclusive(flags, line)
+    if verb == "DEFINE" and object_type == "QALIAS" and "TARGET" not in attributes:
+        raise MQSCError(line, "is required on DEFINE QALIAS (valid: "
+                              f"{QUEUE_ATTRIBUTES['TARGET'].describe()})", "TARGET")
+    return MQSCCommand(verb, object_type, name, attributes, frozenset(flags), line)
+
+
+def _check_repeat(key: str, param: _Param, attributes: Mapping[str, object],
+                  flags: set[str]) -> None:
+    if key in attributes or key in flags:
+        raise MQSCError(param.line, "given more than once (each parameter may appear once)", key)
+
+
+def _check_exclusive(flags: set[str], line: int) -> None:
+    for one, other in _EXCLUSIVE_FLAGS:
+        if one in flags and other in flags:
+            raise MQSCError(line, f"{one} and {other} cannot both be given", other)
+
+
+def _valid_keywords(verb: str, object_type: str, allowed_flags: frozenset[str]) -> str:
+    names = set(allowed_flags)
+    if verb in ("DEFINE", "ALTER"):
+        names |= {k for k, s in attribute_specs(object_type).items()
+                  if not s.readonly and s.kind != "flag"}
+    return ", ".join(sorted(names)) or "none"
+
+
+def _queue_flag(key: str, param: _Param, verb: str, object_type: str,
+                allowed_flags: frozenset[str]) -> str:
+    if key in allowed_flags:
+        return key
+    spec = QUEUE_ATTRIBUTES.get(key)
+    settable = spec is not None and spec.kind != "flag" and not spec.readonly
+    if settable and object_type in spec.object_types and verb in ("DEFINE", "ALTER"):
+        raise MQSCError(param.line, f"needs a value in parentheses, e.g. {key}(...) "
+                                    f"(valid: {spec.describe()})", key)
+    valid = _valid_keywords(verb, object_type, allowed_flags)
+    problem = "unknown keyword for" if spec is None else "not valid on"
+    raise MQSCError(param.line, f"{problem} {verb} {object_type} (valid: {valid})", key)
+
+
+def _queue_value(key: str, param: _Param, verb: str, object_type: str,
+                 allowed_flags: frozenset[str]) -> object:
+    spec = QUEUE_ATTRIBUTES.get(key)
+    valid = _valid_keywords(verb, object_type, allowed_flags)
+    if key in allowed_flags or (spec is not None and spec.kind == "flag"):
+        raise MQSCError(param.line, f"takes no value; write {key} on its own", key)
+    if verb not in ("DEFINE", "ALTER"):
+        raise MQSCError(param.line, f"not valid on {verb} {object_type} (valid: {valid})", key)
+    if spec is None:
+        raise MQSCError(param.line, f"unknown attribute for {object_type} (valid: {valid})", key)
+    if object_type not in spec.object_types:
+        owners = ", ".join(sorted(spec.object_types))
+        raise MQSCError(param.line, f"applies to {owners} only, not to {object_type} "
+                                    f"(valid: {valid})", key)
+    if spec.readonly:
+        raise MQSCError(param.line, "is read-only status and can only be displayed", key)
+    text, quoted = param.single()
+    try:
+        return spec.coerce(text, quoted)
+    except ValueError as err:
+        raise MQSCError(param.line, f"{err} (valid: {spec.describe()})", key) from None
+
+
+def _display_command(object_type: str, name: str, params: list[_Param],
+                     line: int) -> MQSCCommand:
+    """DISPLAY: bare keywords are the requested attributes; TYPE and WHERE keep values.
+
+    Requested names are not checked against QUEUE_ATTRIBUTES: MQ's scripts ask for many
+    attributes we do not model, and the caller simply has nothing to show for them.
+    """
+    attributes: dict[str, object] = {}
+    flags: set[str] = set()
+    for param in params:
+        key = _ATTRIBUTE_SYNONYMS.get(param.keyword, param.keyword)
+        _check_repeat(key, param, attributes, flags)
+        if param.values is None:
+            flags.add(key)
+        elif key == "TYPE":
+            value = param.folded()
+            attributes[key] = _TYPE_SYNONYMS.get(value, value)
+        else:
+            attributes[key] = param.folded()
+    return MQSCCommand("DISPLAY", object_type, name, attributes, frozenset(flags), line)
+
+
+def _qmgr_command(verb: str, noun: _Param, params: list[_Param], line: int) -> MQSCCommand:
+    """ALTER/DISPLAY QMGR: modelled attributes are typed, the rest stay raw strings."""
+    if noun.values is not None:
+        raise MQSCError(line, f"{verb} QMGR takes no name (write {verb} QMGR ...)")
+    if verb == "DISPLAY":
+        return _display_command("QMGR", "", params, line)
+    attributes: dict[str, object] = {}
+    flags: set[str] = set()
+    for param in params:
+        _check_repeat(param.keyword, param, attributes, flags)
+        spec = QMGR_ATTRIBUTES.get(param.keyword)
+        if param.values is None:
+            if spec is not None:
+                raise MQSCError(param.line, f"needs a value in parentheses "
+                                            f"(valid: {spec.describe()})", param.keyword)
+            flags.add(param.keyword)
+        elif spec is None:
+            attributes[param.keyword] = param.folded()
+        else:
+            text, quoted = param.single()
+            try:
+                attributes[param.keyword] = spec.coerce(text, quoted)
+            except ValueError as err:
+                raise MQSCError(param.line, f"{err} (valid: {spec.describe()})",
+                                param.keyword) from None
+    return MQSCCommand("ALTER", "QMGR", "", attributes, frozenset(flags), line)
+
+
+def _generic_command(verb: str, object_type: str, noun: _Param, params: list[_Param],
+                     line: int) -> MQSCCommand:
+    """A command the embedded queue manager does not model: keep everything as text."""
+    name = noun.folded() if noun.values is not None else ""
+    attributes: dict[str, object] = {}
+    flags: set[str] = set()
+    for param in params:
+        _check_repeat(param.keyword, param, attributes, flags)
+        if param.values is None:
+            flags.add(param.keyword)
+        else:
+            attributes[param.keyword] = param.folded()
+    return MQSCCommand(verb, object_type, name, attributes, frozenset(flags), line)
+
+
+# --------------------------------------------------------------------------------------
+# DISPLAY output
+# --------------------------------------------------------------------------------------
+
+_DISPLAY_HEADERS = {
+    "QLOCAL": ("AMQ8409I: Display Queue details.", "QUEUE"),
+    "QALIAS": ("AMQ8409I: Display Queue details.", "QUEUE"),
+    "QMGR": ("AMQ8408I: Display Queue Manager details.", "QMNAME"),
+}
+_COLUMN = 40   # runmqsc prints two 40-character columns indented by three blanks
+
+
+def _display_item(key: str, value: object, specs: Mapping[str, AttributeSpec]) -> str:
+    spec = specs.get(key)
+    if spec is not None and spec.kind == "flag":
+        return str(value)                       # SHARE / NOSHARE print as bare keywords
+    if value is True:
+        return key
+    if spec is not None and spec.keywords:      # e.g. MAXPROPL(-1) prints as NOLIMIT
+        value = next((w for w, n in spec.keywords.items() if n == value), value)
+    text = str(value)
+    return f"{key}({text if text else ' '})"    # MQ shows an empty string as ( )
+
+
+def format_display(object_type: str, name: str, attributes: dict) -> str:
+    """Render one object's attributes the way runmqsc's DISPLAY does.
+
+    ``object_type`` is QLOCAL, QALIAS or QMGR (QUEUE uses ``attributes['TYPE']``);
+    attributes are listed alphabetically after the name and type.
+    """
+    object_type = _TYPE_SYNONYMS.get(object_type.upper(), object_type.upper())
+    if object_type == "QUEUE":
+        object_type = str(attributes.get("TYPE", "QLOCAL"))
+    header, name_key = _DISPLAY_HEADERS.get(
+        object_type, (f"Display {object_type.title()} details.", object_type))
+    items = [f"{name_key}({name})"]
+    if name_key == "QUEUE":
+        items.append(f"TYPE({object_type})")
+    specs = QMGR_ATTRIBUTES if object_type == "QMGR" else QUEUE_ATTRIBUTES
+    for key in sorted(attributes):
+        if key not in ("TYPE", "QUEUE", "QMNAME") and attributes[key] is not None:
+            items.append(_display_item(key, attributes[key], specs))
+    lines = [header]
+    while items:
+        left = items.pop(0)
+        if items and len(left) < _COLUMN:
+            lines.append("   " + left.ljust(_COLUMN) + items.pop(0))
+        else:
+            lines.append("   " + left)
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------
+# IBM MQ developer container defaults
+# --------------------------------------------------------------------------------------
+
+#: The objects IBM's MQ developer container creates (its dev MQSC), as far as queues and
+#: the application channel go.  The embedded queue manager ignores the channel line; it is
+#: kept so this text matches what the container runs.
+DEFAULT_MQSC: str = """\
+* Default objects of the IBM MQ developer container
+
+* Developer queues
+DEFINE QLOCAL('DEV.QUEUE.1') REPLACE
+DEFINE QLOCAL('DEV.QUEUE.2') REPLACE
+DEFINE QLOCAL('DEV.QUEUE.3') REPLACE
+DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
+
+* Use a different dead letter queue, for undeliverable messages
+ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')
+
+* Developer application channel
+DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
+"""

@@ -1,0 +1,118 @@
+"""Byte layouts of the MQI structures as IBM's `ibmmq` package packs them (native alignment).
+
+The embedded client receives these structures as bytes from `ibmmq` and hands some back;
+only the fields the queue manager acts on are named here.
+"""
+from __future__ import annotations
+
+import struct
+
+
+class Layout:
+    """One MQI structure: field names in order and a precompiled struct."""
+
+    def __init__(self, fields: str):
+        pairs = [item.split(":") for item in fields.split()]
+        self.names = [name for name, _ in pairs]
+        self.struct = struct.Struct("".join(fmt for _, fmt in pairs))
+        self.size = self.struct.size
+        self.index = {name: i for i, name in enumerate(self.names)}
+        self.offsets = {}
+        offset_fmt = ""
+        for name, fmt in pairs:
+            # the offset of a field is the size of everything before it plus its alignment
+            self.offsets[name] = struct.calcsize(offset_fmt + fmt) - struct.calcsize(fmt)
+            offset_fmt += fmt
+
+    def unpack(self, data: bytes) -> list:
+        return list(self.struct.unpack_from(data))
+
+    def pack(self, values: list) -> bytes:
+        return self.struct.pack(*values)
+
+    def get(self, data: bytes, name: str):
+        return self.unpack(data)[self.index[name]]
+
+
+MD = Layout(
+    "StrucId:4s Version:i Report:i MsgType:i Expiry:i Feedback:i Encoding:i CodedCharSetId:i "
+    "Format:8s Priority:i Persistence:i MsgId:24s CorrelId:24s BackoutCount:i ReplyToQ:48s "
+    "ReplyToQMgr:48s UserIdentifier:12s AccountingToken:32s ApplIdentityData:32s PutApplType:i "
+    "PutApplName:28s PutDate:8s PutTime:8s ApplOriginData:4s GroupId:24s MsgSeqNumber:i Offset:i "
+    "MsgFlags:i OriginalLength:i")
+MD_V1_SIZE = MD.offsets["GroupId"]
+
+GMO = Layout(
+    "StrucId:4s Version:i Options:i WaitInterval:i Signal1:i Signal2:i ResolvedQName:48s "
+    "MatchOptions:i GroupStatus:b SegmentStatus:b Segmentation:b Reserved1:c MsgToken:16s "
+    "ReturnedLength:i Reserved2:i MsgHandle:q")
+
+PMO = Layout(
+    "StrucId:4s Version:i Options:i Timeout:i Context:i KnownDestCount:i UnknownDestCount:i "
+    "InvalidDestCount:i ResolvedQName:48s ResolvedQMgrName:48s RecsPresent:i PutMsgRecFields:i "
+    "PutMsgRecOffset:i ResponseRecOffset:i PutMsgRecPtr:P ResponseRecPtr:P OriginalMsgHandle:q "
+    "NewMsgHandle:q Action:i PubLevel:i")
+
+OD = Layout(
+    "StrucId:4s Version:i ObjectType:i ObjectName:48s ObjectQMgrName:48s DynamicQName:48s "
+    "AlternateUserId:12s RecsPresent:i KnownDestCount:i UnknownDestCount:i InvalidDestCount:i "
+    "ObjectRecOffset:i ResponseRecOffset:i ObjectRecPtr:P ResponseRecPtr:P AlternateSecurityId:40s "
+    "ResolvedQName:48s ResolvedQMgrName:48s ObjectStringVSPtr:P ObjectStringVSOffset:i "
+    "ObjectStringVSBufSize:i ObjectStringVSLength:i ObjectStringVSCCSID:i SelectionStringVSPtr:P "
+    "SelectionStringVSOffset:i SelectionStringVSBufSize:i SelectionStringVSLength:i "
+    "SelectionStringVSCCSID:i ResObjectStringVSPtr:P ResObjectStringVSOffset:i "
+    "ResObjectStringVSBufSize:i ResObjectStringVSLength:i ResObjectStringVSCCSID:i ResolvedType:i "
+    "pad:4s")
+
+CNO = Layout(
+    "StrucId:4s Version:i Options:i ClientConnOffset:i ClientConnPtr:P ConnTag:128s SSLConfigPtr:P "
+    "SSLConfigOffset:i ConnectionId:24s SecurityParmsOffset:i SecurityParmsPtr:P CCDTUrl:P "
+    "CCDTUrlOffset:i CCDTUrlLength:i Reserved:q ApplName:28s Reserved2:i BalanceParmsPtr:P "
+    "BalanceParmsOffset:i Reserved3:i")
+
+CSP = Layout(
+    "StrucId:4s Version:i AuthenticationType:i Reserved1:i CSPUserIdPtr:P CSPUserIdOffset:i "
+    "CSPUserIdLength:i Reserved2:q CSPPasswordPtr:P CSPPasswordOffset:i CSPPasswordLength:i "
+    "Reserved3:q InitialKeyPtr:P InitialKeyOffset:i InitialKeyLength:i Reserved4:q TokenPtr:P "
+    "TokenOffset:i TokenLength:i")
+
+STS = Layout(
+    "StrucId:4s Version:i CompCode:i Reason:i PutSuccessCount:i PutWarningCount:i "
+    "PutFailureCount:i ObjectType:i ObjectName:48s ObjectQMgrName:48s ResolvedObjectName:48s "
+    "ResolvedQMgrName:48s ObjectStringVSPtr:P ObjectStringVSOffset:i ObjectStringVSBufSize:i "
+    "ObjectStringVSLength:i ObjectStringVSCCSID:i SubNameVSPtr:P SubNameVSOffset:i "
+    "SubNameVSBufSize:i SubNameVSLength:i SubNameVSCCSID:i OpenOptions:i SubOptions:i")
+
+CD = Layout(
+    "ChannelName:20s Version:i ChannelType:i TransportType:i Desc:64s QMgrName:48s XmitQName:48s "
+    "ShortConnectionName:20s MCAName:20s ModeName:8s TpName:64s BatchSize:i DiscInterval:i "
+    "ShortRetryCount:i ShortRetryInterval:i LongRetryCount:i LongRetryInterval:i SecurityExit:128s "
+    "MsgExit:128s SendExit:128s ReceiveExit:128s SeqNumberWrap:i MaxMsgLength:i PutAuthority:i "
+    "DataConversion:i SecurityUserData:32s MsgUserData:32s SendUserData:32s ReceiveUserData:32s "
+    "UserIdentifier:12s Password:12s MCAUserIdentifier:12s MCAType:i ConnectionName:264s "
+    "RemoteUserIdentifier:12s RemotePassword:12s MsgRetryExit:128s MsgRetryUserData:32s "
+    "MsgRetryCount:i MsgRetryInterval:i HeartbeatInterval:i BatchInterval:i "
+    "NonPersistentMsgSpeed:i StrucLength:i ExitNameLength:i ExitDataLength:i MsgExitsDefined:i "
+    "SendExitsDefined:i ReceiveExitsDefined:i MsgExitPtr:P MsgUserDataPtr:P SendExitPtr:P "
+    "SendUserDataPtr:P ReceiveExitPtr:P ReceiveUserDataPtr:P ClusterPtr:P ClustersDefined:i "
+    "NetworkPriority:i LongMCAUserIdLength:i LongRemoteUserIdLength:i LongMCAUserIdPtr:P "
+    "LongRemoteUserIdPtr:P MCASecurityId:40s RemoteSecurityId:40s SSLCipherSpec:32s")
+
+SIMPLE = Layout("StrucId:4s Version:i Options:i")  # CMHO, DMHO, DMPO
+SMPO = Layout("StrucId:4s Version:i Options:i ValueEncoding:i ValueCCSID:i")
+IMPO = Layout(
+    "StrucId:4s Version:i Options:i RequestedEncoding:i RequestedCCSID:i ReturnedEncoding:i "
+    "ReturnedCCSID:i Reserved1:i ReturnedNameVSPtr:P ReturnedNameVSOffset:i "
+    "ReturnedNameVSBufSize:i ReturnedNameVSLength:i ReturnedNameVSCCSID:i TypeString:8s")
+PD = Layout("StrucId:4s Version:i Options:i Support:i Context:i CopyOptions:i")
+
+assert MD.size == 364 and GMO.size == 112 and PMO.size == 184 and OD.size == 424
+assert CNO.size == 272 and CSP.size == 104 and STS.size == 280 and IMPO.size == 64
+
+
+def text(raw: bytes) -> str:
+    """An MQCHAR field as text: up to the first NUL, blanks stripped."""
+    end = raw.find(b"\0")
+    if end >= 0:
+        raw = raw[:end]
+    return raw.decode("latin-1").strip()
