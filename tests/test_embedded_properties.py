@@ -11,17 +11,34 @@ from spark_mq.embedded.properties import (
     MQFMT_RF_HEADER_2, RFH2_STRUC_ID, Property, PropertyError, WildcardMatcher, coerce_value,
     convert_for_inquiry, decode_rfh2, encode_rfh2, properties_length, validate_name)
 
-if "ibmmq" not in sys.modules:
-    # ibmmq's Python layer needs its C extension only to import; RFH2 parsing is pure Python.
-    _stub = types.ModuleType("ibmmq.ibmmqc")
-    _stub.__version__ = "2.1.2"
-    _stub.__cmdlevel__ = 1001
-    _stub.__mqbuild__ = "common"
-    _stub.__strucversions__ = dict(gmo=4, pmo=3, od=4, sts=2, cno=8, csp=3, sco=7, cd=13)
-    _stub.error = type("error", (Exception,), {})
-    _stub.MQCBINIT = lambda f: None
-    sys.modules["ibmmq.ibmmqc"] = _stub
-import ibmmq  # noqa: E402
+
+@pytest.fixture(scope="module")
+def ibmmq():
+    """The ibmmq package, for its own RFH2 class. Its Python layer needs the C extension only to
+    import, so a minimal stand-in is installed when nothing has imported ibmmq yet; whatever this
+    fixture added to sys.modules / sys.path is removed again so other tests see the session as
+    it was."""
+    if "ibmmq" in sys.modules:
+        yield sys.modules["ibmmq"]
+        return
+    modules_before, path_before = set(sys.modules), list(sys.path)
+    if "ibmmq.ibmmqc" not in sys.modules:
+        stub = types.ModuleType("ibmmq.ibmmqc")
+        stub.__version__ = "2.1.2"
+        stub.__cmdlevel__ = 1001
+        stub.__mqbuild__ = "common"
+        stub.__strucversions__ = dict(gmo=4, pmo=3, od=4, sts=2, cno=8, csp=3, sco=7, cd=13)
+        stub.error = type("error", (Exception,), {})
+        stub.MQCBINIT = lambda f: None
+        sys.modules["ibmmq.ibmmqc"] = stub
+    try:
+        import ibmmq as package
+        yield package
+    finally:
+        for name in set(sys.modules) - modules_before:
+            del sys.modules[name]
+        sys.path[:] = path_before
+
 
 T = CMQC
 NAME_ERR = CMQC.MQRC_PROPERTY_NAME_ERROR
@@ -41,7 +58,9 @@ def reason_of(fn, *args, **kwargs) -> int:
 def same_value(a, b) -> bool:
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a):
         return math.isnan(b)
-    return type(a) is type(b) and a == b and (not isinstance(a, float) or math.copysign(1, a) == math.copysign(1, b))
+    if type(a) is not type(b) or a != b:
+        return False
+    return not isinstance(a, float) or math.copysign(1, a) == math.copysign(1, b)  # -0.0 vs 0.0
 
 
 def roundtrip(props, fmt=CMQC.MQFMT_STRING, body=b"payload"):
@@ -66,6 +85,12 @@ def test_property_error_carries_reason_and_names_property_and_value():
     with pytest.raises(PropertyError) as info:
         coerce_value(T.MQTYPE_INT8, 300, 1, name="small")
     assert info.value.reason == TYPE_ERR and "small" in str(info.value) and "300" in str(info.value)
+
+
+def test_error_messages_cut_long_values_short():
+    with pytest.raises(PropertyError) as info:
+        convert_for_inquiry(Property("big", T.MQTYPE_STRING, "x" * 1_000_000), T.MQTYPE_INT32, True)
+    assert len(str(info.value)) < 300 and "big" in str(info.value)
 
 
 # --------------------------------------------------------------------------- names
@@ -545,7 +570,7 @@ def test_rfh2_format_too_long():
 
 # --------------------------------------------------------------------------- interop with ibmmq.RFH2
 
-def test_ibmmq_rfh2_parses_our_header():
+def test_ibmmq_rfh2_parses_our_header(ibmmq):
     props = [Property("colour", T.MQTYPE_STRING, "red & blue"), Property("n", T.MQTYPE_NULL, None),
              Property("count", T.MQTYPE_INT64, -9), Property("JMSExpiration", T.MQTYPE_INT64, 1000),
              Property("JMSType", T.MQTYPE_STRING, "order"), Property("raw", T.MQTYPE_BYTE_STRING, b"\0\1")]
@@ -566,7 +591,7 @@ def test_ibmmq_rfh2_parses_our_header():
     assert len(rfh2["usr"]) == rfh2["usrLength"] and rfh2["usrLength"] % 4 == 0
 
 
-def test_we_parse_an_ibmmq_built_header():
+def test_we_parse_an_ibmmq_built_header(ibmmq):
     rfh2 = ibmmq.RFH2()
     rfh2["Format"] = CMQC.MQFMT_STRING
     rfh2["CodedCharSetId"] = 1208
@@ -589,7 +614,7 @@ def test_we_parse_an_ibmmq_built_header():
     assert (rest, encoding, ccsid, fmt) == (b"hello", CMQC.MQENC_NATIVE, 1208, CMQC.MQFMT_STRING)
 
 
-def test_we_parse_a_big_endian_header():
+def test_we_parse_a_big_endian_header(ibmmq):
     folder = b"<usr><n dt='i4'>7</n></usr>"
     header = struct.pack(">4s4i8s2i", b"RFH ", 2, 36 + 4 + len(folder), 0x111, 500, b"MQSTR   ", 0, 1208)
     data = header + struct.pack(">i", len(folder)) + folder + b"rest"

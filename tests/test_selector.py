@@ -376,7 +376,8 @@ def test_lookup_receives_canonical_names_only():
     def lookup(name):
         asked.append(name)
         return MQMD.get(name)
-    compile_selector("usr.colour = 'x' OR JMSPriority = 4 OR JMSType = 'a' OR n = 1").matches(lookup)
+    selector = compile_selector("usr.colour = 'x' OR JMSPriority = 4 OR JMSType = 'a' OR n = 1")
+    selector.matches(lookup)
     assert asked == ["colour", "Root.MQMD.Priority"]    # OR stops at the first TRUE
 
 

@@ -20,6 +20,9 @@ Choices where the docs leave room (each one is marked where it is made):
   * Each dot-separated component must be a Java identifier, because components become XML
     element names in the MQRFH2. Control and format characters (including NUL) are refused for
     the same reason.
+  * MQSETMP with a ValueLength that does not fit the value (or MQVL_NULL_TERMINATED for a byte
+    string) fails with MQRC_BUFFER_LENGTH_ERROR; an MQINQMP string that holds a number too big
+    for the requested type fails with MQRC_PROP_NUMBER_FORMAT_ERROR.
   * RFH2 folders written and read: mcd, jms, mqps, mqpse, mqext and usr. Other folders (psc, ...)
     are skipped on decode; JMS names that live only in the MQMD (JMSMessageID, JMSRedelivered,
     JMSXAppID, JMSXDeliveryCount, JMSXUserID) and Root.MQMD.* names are not written to an RFH2.
@@ -139,7 +142,7 @@ def validate_name(name: str | bytes) -> str:
         try:
             name = bytes(name).decode("utf-8")
         except UnicodeDecodeError:
-            raise _name_error(repr(name), "not valid UTF-8") from None
+            raise _name_error(bytes(name).decode("utf-8", "replace"), "not valid UTF-8") from None
     if not name or len(name) > CMQC.MQ_MAX_PROPERTY_NAME_LENGTH:
         raise _length_error(name)
     _check_syntax(name)

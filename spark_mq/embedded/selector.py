@@ -67,7 +67,7 @@ _KEYWORDS = frozenset({"NULL", "TRUE", "FALSE", "NOT", "AND", "OR", "BETWEEN", "
 
 _SYNTAX = CMQC.MQRC_SELECTOR_SYNTAX_ERROR
 _ALWAYS_FALSE = CMQC.MQRC_SELECTOR_ALWAYS_FALSE
-_TOO_LONG = CMQC.MQRC_SELECTION_STRING_ERROR
+_STRING_ERROR = CMQC.MQRC_SELECTION_STRING_ERROR
 
 
 class SelectorError(Exception):
@@ -116,10 +116,17 @@ def _byte_field(raw: Any) -> Any:
     return raw
 
 
+def _mqlong(raw: Any) -> Optional[int]:
+    # the JMS mappings below do arithmetic on MQLONG fields; anything else is NULL to them
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+
+
 def _jms_id(raw: Any) -> Optional[str]:
     """MsgId/CorrelId/GroupId as JMS shows them: 'ID:' + lowercase hex; all zeros is NULL."""
-    if raw is None or isinstance(raw, str):
-        return raw
+    if isinstance(raw, str):
+        return raw                  # the caller already holds the JMS form
+    if not isinstance(raw, (bytes, bytearray, memoryview)):
+        return None
     raw = bytes(raw)
     if not raw.strip(b"\0"):
         return None
@@ -154,17 +161,17 @@ def _put_millis(lookup: Lookup) -> Optional[int]:
 
 def _jms_expiration(lookup: Lookup) -> Optional[int]:
     """JMSExpiration: 0 for unlimited, else put time + Expiry (tenths of a second) in ms."""
-    expiry = lookup(MQMD_PREFIX + "Expiry")
+    expiry = _mqlong(lookup(MQMD_PREFIX + "Expiry"))
     if expiry is None:
         return None
     if expiry == CMQC.MQEI_UNLIMITED:
         return 0
     put = _put_millis(lookup)
-    return None if put is None else put + int(expiry) * 100
+    return None if put is None else put + expiry * 100
 
 
 def _jms_delivery_mode(lookup: Lookup) -> Optional[str]:
-    persistence = lookup(MQMD_PREFIX + "Persistence")
+    persistence = _mqlong(lookup(MQMD_PREFIX + "Persistence"))
     if persistence == CMQC.MQPER_PERSISTENT:
         return "PERSISTENT"
     if persistence == CMQC.MQPER_NOT_PERSISTENT:
@@ -181,12 +188,12 @@ def _jms_reply_to(lookup: Lookup) -> Optional[str]:
 
 
 def _jms_redelivered(lookup: Lookup) -> Optional[bool]:
-    count = lookup(MQMD_PREFIX + "BackoutCount")
+    count = _mqlong(lookup(MQMD_PREFIX + "BackoutCount"))
     return None if count is None else count > 0
 
 
 def _jms_delivery_count(lookup: Lookup) -> Optional[int]:
-    count = lookup(MQMD_PREFIX + "BackoutCount")
+    count = _mqlong(lookup(MQMD_PREFIX + "BackoutCount"))
     return None if count is None else count + 1
 
 
@@ -763,8 +770,8 @@ def _identifier(name: str, pos: int) -> _Ident:
     if name.startswith(MQMD_PREFIX):
         field = name[len(MQMD_PREFIX):]
         if field not in MQMD_FIELDS:
-            raise _syntax(pos, f"{name!r} is not a selectable MQMD field "
-                               f"(field names are case-sensitive; StrucId and Version are excluded)")
+            raise _syntax(pos, f"{name!r} is not a selectable MQMD field (field names are "
+                               f"case-sensitive; StrucId and Version are excluded)")
         if field in _MQMD_CHAR_FIELDS:
             return _Ident(name, pos, None, _field(field, _char_field), (name,))
         if field in _MQMD_BYTE_FIELDS:
@@ -958,9 +965,7 @@ def _compare_fn(node: _Compare) -> Callable[[Lookup], Optional[bool]]:
         # before falling back to the general rules (subclasses, unlike types, NULL).
         key, const = left.key, right.value
         exact = type(const)
-        if exact is bool or (op not in ("=", "<>") and exact not in (int, float)):
-            pass
-        elif op == "=" or op == "<>":
+        if op in ("=", "<>"):
             equal = op == "="
 
             def eq_literal(lookup: Lookup) -> Optional[bool]:
@@ -969,7 +974,7 @@ def _compare_fn(node: _Compare) -> Callable[[Lookup], Optional[bool]]:
                     return (value == const) is equal
                 return _compare(op, value, const)
             return eq_literal
-        else:
+        if op in _ORDER and (exact is int or exact is float):
             order = _ORDER[op]
 
             def order_literal(lookup: Lookup) -> Optional[bool]:
@@ -1103,9 +1108,9 @@ def _fold(node: _Node) -> _Node:
         for item in items:
             if isinstance(item, _Const):
                 if item.value is absorbing:
-                    return item             # keeps its position for the always-false report
+                    return item     # keeps its position for the always-false report
                 if item.value is (not absorbing):
-                    continue                    # the identity element drops out
+                    continue        # the identity element drops out
             kept.append(item)
         if not kept:
             return _Const(not absorbing, node.pos)
@@ -1214,7 +1219,7 @@ def _check_length(text: str) -> None:
             raise SelectorError(
                 f"selection string is {total} bytes, longer than MQ_SELECTOR_LENGTH "
                 f"({MAX_SELECTOR_LENGTH}); the limit is passed at position {position}",
-                _TOO_LONG, position)
+                _STRING_ERROR, position)
 
 
 def compile_selector(text: str) -> Selector:
@@ -1226,7 +1231,7 @@ def compile_selector(text: str) -> Selector:
         try:
             text = bytes(text).decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise SelectorError(f"selection string is not valid UTF-8: {exc}", _TOO_LONG,
+            raise SelectorError(f"selection string is not valid UTF-8: {exc}", _STRING_ERROR,
                                 exc.start) from None
     if not isinstance(text, str):
         raise TypeError(f"a selection string is str, not {type(text).__name__}")

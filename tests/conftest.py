@@ -1,0 +1,65 @@
+"""Shared fixtures: a real embedded queue manager process and a real local Spark session."""
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+
+import pytest
+
+import spark_mq.embedded as embedded
+
+embedded.install()  # before anything imports ibmmq: this test process uses the embedded transport
+
+_queue_numbers = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def qm(tmp_path_factory):
+    """One embedded queue manager for the session (its own process, loopback port)."""
+    with embedded.EmbeddedQueueManager(str(tmp_path_factory.mktemp("qm1")), name="QM1") as manager:
+        yield manager
+
+
+@pytest.fixture(scope="session")
+def ibmmq():
+    import ibmmq as module
+    return module
+
+
+@pytest.fixture
+def make_queue(qm):
+    """make_queue("MAXDEPTH(10)") defines a fresh local queue and returns its name."""
+    def make(attributes: str = "", prefix: str = "TEST.Q") -> str:
+        name = f"{prefix}.{os.getpid()}.{next(_queue_numbers)}"
+        qm.run_mqsc(f"DEFINE QLOCAL({name}) MAXDEPTH(999999999) {attributes} REPLACE")
+        return name
+    return make
+
+
+@pytest.fixture
+def conn(qm, ibmmq):
+    """A client connection to the session queue manager, disconnected afterwards."""
+    connection = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
+    yield connection
+    try:
+        connection.disconnect()
+    except ibmmq.MQMIError:
+        pass
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """A real local[2] Spark session whose Python workers run this interpreter."""
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+    session = (SparkSession.builder.master("local[2]").appName("spark-mq-tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.sql.shuffle.partitions", "2")
+               .config("spark.driver.memory", "2g")
+               .getOrCreate())
+    import spark_mq
+    spark_mq.register(session)
+    yield session
+    session.stop()
