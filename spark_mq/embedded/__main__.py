@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"--mqsc: cannot read {args.mqsc}: {exc}", file=sys.stderr)
             return 2
     for label, text in scripts:
-        ok, output = run_mqsc(qmgr, text)
+        ok, output = run_mqsc(qmgr, text, existing_ok=True)
         if not ok:
             print(f"MQSC {label} failed:\n{output}", file=sys.stderr)
             return 1

@@ -11,11 +11,14 @@ _IGNORED_TYPES = {"CHANNEL", "CHLAUTH", "AUTHINFO", "LISTENER", "SERVICE", "AUTH
                   "TOPIC", "SUB", "NAMELIST", "PROCESS", "COMMINFO", "QMODEL", "QREMOTE"}
 
 
-def run_mqsc(qmgr, text: str) -> tuple[bool, str]:
+def run_mqsc(qmgr, text: str, existing_ok: bool = False) -> tuple[bool, str]:
     """Run a script; returns (all succeeded, runmqsc-style output).
 
     Every command runs even after one fails, as with runmqsc; a syntax error stops the
-    whole script before anything runs, so a half-parsed file changes nothing."""
+    whole script before anything runs, so a half-parsed file changes nothing.
+    existing_ok: a DEFINE without REPLACE of an object that exists is reported (AMQ8150E)
+    but is not a failure; the start-up script runs again at every restart, as IBM's
+    container runs its MQSC files at every start."""
     try:
         commands = parse_mqsc(text)
     except MQSCError as exc:
@@ -24,6 +27,10 @@ def run_mqsc(qmgr, text: str) -> tuple[bool, str]:
     ok = True
     with qmgr.lock:
         for command in commands:
+            if (existing_ok and command.verb == "DEFINE" and "REPLACE" not in command.flags
+                    and command.name in qmgr.queues):
+                lines.append(f"AMQ8150E: IBM MQ object already exists: {command.name}.")
+                continue
             try:
                 lines.append(_apply(qmgr, command))
             except (ValueError, MQSCError) as exc:
@@ -44,7 +51,7 @@ def _apply(qmgr, command: MQSCCommand) -> str:
             qmgr.alter_qmgr({k: v for k, v in attrs.items() if k in default_attributes("QMGR")})
             return "AMQ8005I: IBM MQ queue manager changed."
         if verb == "DISPLAY":
-            return format_display("QMGR", qmgr.name, qmgr.attrs)
+            return format_display("QMGR", qmgr.name, _requested(qmgr.attrs, command.flags))
     if kind in _IGNORED_TYPES or verb in ("START", "STOP", "REFRESH", "SET", "END"):
         return ""
     if verb == "DEFINE":
@@ -64,12 +71,20 @@ def _apply(qmgr, command: MQSCCommand) -> str:
         count = qmgr.clear(name)
         return f"AMQ8022I: IBM MQ queue cleared: {name} ({count} messages)."
     if verb == "DISPLAY":
-        return _display(qmgr, kind, name)
+        return _display(qmgr, kind, name, command.flags)
     raise ValueError(f"{verb} is not supported for {kind} (valid: DEFINE, ALTER, DELETE, "
                      "CLEAR, DISPLAY)")
 
 
-def _display(qmgr, kind: str, pattern: str) -> str:
+def _requested(attrs: dict, flags) -> dict:
+    """DISPLAY shows the attributes asked for (all of them for ALL or none named), as runmqsc."""
+    wanted = {flag for flag in flags if flag != "ALL"}
+    if not wanted or "ALL" in flags:
+        return dict(attrs)
+    return {key: value for key, value in attrs.items() if key in wanted or key == "TYPE"}
+
+
+def _display(qmgr, kind: str, pattern: str, flags=frozenset()) -> str:
     found = []
     for queue_name in sorted(qmgr.queues):
         queue = qmgr.queues[queue_name]
@@ -80,7 +95,7 @@ def _display(qmgr, kind: str, pattern: str) -> str:
         if isinstance(queue, LocalQueue):
             attrs.update(CURDEPTH=queue.depth, IPPROCS=queue.input_shared + queue.input_exclusive,
                          OPPROCS=queue.output_count)
-        found.append(format_display(queue.kind, queue_name, attrs))
+        found.append(format_display(queue.kind, queue_name, _requested(attrs, flags)))
     if not found:
         raise ValueError(f"no {kind} matches {pattern} (AMQ8147E: IBM MQ object not found)")
     return "\n".join(found)

@@ -3,11 +3,17 @@ from __future__ import annotations
 
 import socket
 
-from .wire import frame, recv_frame
+from .wire import FrameReader, frame
 
 
-def run_mqsc(host: str, port: int, text: str) -> tuple[bool, str]:
+def run_mqsc(host: str, port: int, text: str, user: str | None = None,
+             password: str | None = None) -> tuple[bool, str]:
+    """Run MQSC text; when the queue manager has users, user/password must be one of them
+    (otherwise the answer is (False, "... 2035 MQRC_NOT_AUTHORIZED ..."))."""
     with socket.create_connection((host, port), timeout=30) as sock:
-        sock.sendall(frame(("MQSC", text)))
-        reply = recv_frame(sock)
+        sock.sendall(frame(("MQSC", text, user or "", password or "")))
+        reply = FrameReader(sock).read()
+    if reply[0] != 0:
+        from .mqconst import reason_name
+        return False, f"MQSC refused: {reply[1]} {reason_name(reply[1])}"
     return bool(reply[2]), reply[3]

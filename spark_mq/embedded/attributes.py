@@ -138,24 +138,27 @@ def _qmgr_value(qmgr, selector: int):
 
 
 def set_values(definition, selectors: list[int], ints: list[int], chars: bytes) -> list[str]:
+    """MQSET: validate everything first, then change all or nothing (as MQ does)."""
     from .qmgr import MQError
     if definition is None:
-        raise MQError(CMQC.MQRC_SELECTOR_ERROR)
+        raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET)
+    if len(selectors) > 256:
+        raise MQError(CMQC.MQRC_SELECTOR_COUNT_ERROR)
+    int_selectors = [s for s in selectors if _is_int_selector(s)]
+    if len(ints) < len(int_selectors):
+        raise MQError(CMQC.MQRC_INT_ATTR_COUNT_ERROR)
+    if len(int_selectors) != len(selectors) and chars:
+        raise MQError(CMQC.MQRC_SELECTOR_ERROR)  # no character attribute is settable here
     changes = {}
-    int_values = iter(ints)
-    for selector in selectors:
-        if not _is_int_selector(selector):
-            raise MQError(CMQC.MQRC_SELECTOR_ERROR)
+    for selector, value in zip(int_selectors, ints):
         if selector not in _SETTABLE:
             raise MQError(CMQC.MQRC_SELECTOR_ERROR)
-        try:
-            value = next(int_values)
-        except StopIteration:
-            raise MQError(CMQC.MQRC_INT_ATTR_COUNT_ERROR) from None
         name, mapping = _QUEUE_INTS[selector]
         keyword = {v: k for k, v in mapping.items()}.get(value)
         if keyword is None:
-            raise MQError(CMQC.MQRC_INT_ATTR_COUNT_ERROR if value is None else CMQC.MQRC_SELECTOR_ERROR)
+            raise MQError(CMQC.MQRC_INHIBIT_VALUE_ERROR)
         changes[name] = keyword
+    if len(int_selectors) != len(selectors):
+        raise MQError(CMQC.MQRC_SELECTOR_ERROR)
     definition.alter(changes)
     return list(changes)

@@ -17,13 +17,15 @@ import itertools
 import os
 import re
 import socket
+import struct
 import sys
 import threading
+import time
 
 from . import properties as props_mod
 from .mqconst import CMQC
 from .structs import CD, CNO, CSP, GMO, IMPO, MD, OD, PMO, text
-from .wire import frame, recv_frame
+from .wire import FrameReader, frame, get_request, put_request
 
 __version__ = importlib.metadata.version("ibmmq")
 __cmdlevel__ = 940
@@ -39,10 +41,10 @@ EMBEDDED = True  # lets callers tell this transport from IBM's
 
 FAILED, WARNING, OK = CMQC.MQCC_FAILED, CMQC.MQCC_WARNING, CMQC.MQCC_OK
 _BROKEN = (FAILED, CMQC.MQRC_CONNECTION_BROKEN)
-_FLUSH_AT = 1 << 20          # pipelined asynchronous puts are sent once this much is queued
+_FLUSH_AT = 256 << 10        # pipelined asynchronous puts are sent once this much is queued
+_FLUSH_AFTER = 0.002         # ... or this many seconds after the first of them, whichever is first
 READ_AHEAD_COUNT = 500       # messages asked for per read-ahead refill
 READ_AHEAD_BYTES = 4 << 20
-_GI, _MDI, _PI = GMO.index, MD.index, PMO.index
 _NONE_ID = b"\0" * 24
 # get options that must not change while read-ahead messages are buffered (MQ: 2457)
 _FIXED_FOR_READ_AHEAD = (
@@ -51,13 +53,17 @@ _FIXED_FOR_READ_AHEAD = (
     | CMQC.MQGMO_ALL_MSGS_AVAILABLE | CMQC.MQGMO_ALL_SEGMENTS_AVAILABLE
     | CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2 | CMQC.MQGMO_NO_PROPERTIES
     | CMQC.MQGMO_PROPERTIES_IN_HANDLE | CMQC.MQGMO_PROPERTIES_COMPATIBILITY)
-# get options that make a get ineligible for read-ahead (it then goes to the server)
-_NOT_READ_AHEAD = (CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT
-                   | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR | CMQC.MQGMO_MSG_UNDER_CURSOR
-                   | CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK | CMQC.MQGMO_SET_SIGNAL
-                   | CMQC.MQGMO_MARK_SKIP_BACKOUT | CMQC.MQGMO_LOGICAL_ORDER
+# get options MQ does not allow on a read-ahead handle (2046 once read-ahead has started)
+_NOT_ALLOWED_WITH_READ_AHEAD = (CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_MSG_UNDER_CURSOR
+                                | CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK | CMQC.MQGMO_SET_SIGNAL
+                                | CMQC.MQGMO_MARK_SKIP_BACKOUT)
+# get options this client does not serve from the read-ahead buffer; used on the first get
+# they quietly leave read-ahead off for the handle, as MQ allows
+_NOT_READ_AHEAD = (_NOT_ALLOWED_WITH_READ_AHEAD | CMQC.MQGMO_LOGICAL_ORDER | CMQC.MQGMO_CONVERT
                    | CMQC.MQGMO_COMPLETE_MSG | CMQC.MQGMO_ALL_MSGS_AVAILABLE
                    | CMQC.MQGMO_ALL_SEGMENTS_AVAILABLE)
+_BROWSE_OPTIONS = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT
+                   | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR)
 
 #: queue manager name -> "host(port)" of embedded queue managers started by this process,
 #: so that a bindings-style connect (no channel, no connection name) finds them
@@ -77,7 +83,8 @@ def MQLOGCF(*_args):
 
 # === connections =========================================================================
 class _Handle:
-    __slots__ = ("name", "read_ahead", "async_default", "buffer", "buffer_options")
+    __slots__ = ("name", "read_ahead", "async_default", "buffer", "buffer_options", "started",
+                 "prefetching", "last_batch")
 
     def __init__(self, name: str, read_ahead: bool, async_default: bool):
         self.name = name
@@ -85,6 +92,19 @@ class _Handle:
         self.async_default = async_default
         self.buffer: collections.deque = collections.deque()
         self.buffer_options = 0
+        self.started = False     # a get has been served by read-ahead: options are now fixed
+        self.prefetching = False  # a read-ahead refill has been sent and not yet read
+        self.last_batch = 0
+
+    def absorb(self, reply: list) -> None:
+        """The answer to a prefetched refill: messages join the buffer; a failure (usually
+        2033, nothing there) is dropped, the next synchronous refill reports real errors."""
+        self.prefetching = False
+        if reply[0] != FAILED and len(reply) > 2:
+            self.buffer.extend(reply[2])
+            self.last_batch = len(reply[2])
+        else:
+            self.last_batch = 0
 
 
 class _Connection:
@@ -95,44 +115,132 @@ class _Connection:
         self.pending = bytearray()   # pipelined asynchronous puts not yet sent
         self.handles: dict[int, _Handle] = {}
         self.broken = False
+        self.reader = FrameReader(sock)
+        self.inflight: collections.deque = collections.deque()  # handles awaiting a refill
         self.msgid_prefix = b"AMQ " + qm_name.encode()[:8].ljust(8, b" ") + os.urandom(4)
         self.msgid_counter = itertools.count(1)
 
     def call(self, *request) -> list:
         """Send one verb (after any pipelined puts) and wait for its answer."""
+        return self.call_frame(frame(request))
+
+    def call_frame(self, data: bytes) -> list:
         with self.lock:
             if self.broken:
                 return list(_BROKEN)
             try:
-                data = frame(request)
                 if self.pending:
                     self.pending += data
                     data, self.pending = bytes(self.pending), bytearray()
                 self.sock.sendall(data)
-                reply = recv_frame(self.sock)
+                self._collect_inflight()
+                return self.reader.read()
             except (OSError, ConnectionError, ValueError):
                 self.broken = True
                 return list(_BROKEN)
-            return reply
 
-    def pipeline(self, *request) -> bool:
+    def _collect_inflight(self) -> None:
+        while self.inflight:
+            self.inflight.popleft().absorb(self.reader.read())
+
+    def collect(self) -> None:
+        """Read the answers of prefetched refills that are still on the way."""
+        with self.lock:
+            if self.broken or not self.inflight:
+                return
+            try:
+                self._collect_inflight()
+            except (OSError, ConnectionError, ValueError):
+                self.broken = True
+
+    def prefetch(self, handle: "_Handle", data: bytes) -> None:
+        """Send a read-ahead refill now and read its answer later, so that the queue manager
+        fills the next batch while the application works through this one."""
+        with self.lock:
+            if self.broken:
+                return
+            if self.pending:
+                data, self.pending = bytes(self.pending) + data, bytearray()
+            try:
+                self.sock.sendall(data)
+            except OSError:
+                self.broken = True
+                return
+            handle.prefetching = True
+            self.inflight.append(handle)
+
+    def pipeline(self, data: bytes) -> bool:
+        """Queue a frame that has no answer (an asynchronous put); sent in batches."""
         with self.lock:
             if self.broken:
                 return False
-            self.pending += frame(request)
+            was_empty = not self.pending
+            self.pending += data
             if len(self.pending) >= _FLUSH_AT:
-                data, self.pending = bytes(self.pending), bytearray()
-                try:
-                    self.sock.sendall(data)
-                except OSError:
-                    self.broken = True
-                    return False
+                return self._flush()
+        if was_empty:  # an asynchronous put must reach the queue soon even if nothing follows
+            _flusher.watch(self)
+        return True
+
+    def flush(self) -> bool:
+        """Send pipelined puts; False when another call holds the connection (that call
+        sends them, or the flusher comes back)."""
+        if not self.lock.acquire(blocking=False):
+            return False
+        try:
+            if self.pending and not self.broken:
+                self._flush()
             return True
+        finally:
+            self.lock.release()
+
+    def _flush(self) -> bool:
+        data, self.pending = bytes(self.pending), bytearray()
+        try:
+            self.sock.sendall(data)
+            return True
+        except OSError:
+            self.broken = True
+            return False
 
     def new_msgid(self) -> bytes:
         return self.msgid_prefix + next(self.msgid_counter).to_bytes(8, "big")
 
 
+class _Flusher:
+    """One daemon thread that sends pipelined asynchronous puts which have waited
+    _FLUSH_AFTER seconds: batching must never leave a put unsent while the application
+    does nothing else (MQ sends asynchronous puts at once; it only does not wait)."""
+
+    def __init__(self):
+        self._condition = threading.Condition()
+        self._waiting: list[_Connection] = []
+        self._thread: threading.Thread | None = None
+
+    def watch(self, conn: "_Connection") -> None:
+        with self._condition:
+            self._waiting.append(conn)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="embedded-mq-async-put-flusher")
+                self._thread.start()
+            self._condition.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._condition:
+                while not self._waiting:
+                    self._condition.wait()
+            time.sleep(_FLUSH_AFTER)
+            with self._condition:
+                waiting, self._waiting = self._waiting, []
+            busy = [conn for conn in waiting if not conn.flush() and conn.pending]
+            if busy:  # never block on a connection that is inside a call (a waiting MQGET)
+                with self._condition:
+                    self._waiting.extend(busy)
+
+
+_flusher = _Flusher()
 _connections: dict[int, _Connection] = {}
 _hconns = itertools.count(0x1000001)
 
@@ -237,15 +345,17 @@ def MQOPEN(hconn, od, options):
         raise error("wrong size for MQOD")
     fields = OD.unpack(od)
     name = text(fields[OD.index["ObjectName"]])
-    selection = _read_pointer(fields[OD.index["SelectionStringVSPtr"]],
-                              fields[OD.index["SelectionStringVSLength"]]).decode() or None
+    selection = None
+    if fields[OD.index["Version"]] >= 4:  # SelectionString exists from MQOD version 4
+        selection = _read_pointer(fields[OD.index["SelectionStringVSPtr"]],
+                                  fields[OD.index["SelectionStringVSLength"]]).decode() or None
     reply = conn.call("OPEN", fields[OD.index["ObjectType"]], name, options, selection)
     if reply[0] == FAILED:
         return (0, od, reply[0], reply[1])
     hobj, resolved, read_ahead, async_default = reply[2:6]
     conn.handles[hobj] = _Handle(name, read_ahead, async_default)
-    fields[OD.index["ResolvedQName"]] = resolved.encode()
-    fields[OD.index["ResolvedQMgrName"]] = conn.qm_name.encode()
+    fields[OD.index["ResolvedQName"]] = resolved.encode()[:48].ljust(48, b" ")
+    fields[OD.index["ResolvedQMgrName"]] = conn.qm_name.encode()[:48].ljust(48, b" ")
     return (hobj, OD.pack(fields), reply[0], reply[1])
 
 
@@ -253,16 +363,56 @@ def MQCLOSE(hconn, hobj, options):
     conn = _conn(hconn)
     if conn is None:
         return (FAILED, CMQC.MQRC_HCONN_ERROR)
-    handle = conn.handles.pop(hobj, None)
-    reply = conn.call("CLOSE", hobj, options)
-    if reply[0] == OK and handle is not None and handle.buffer and options & CMQC.MQCO_QUIESCE:
+    handle = conn.handles.get(hobj)
+    if handle is not None and handle.prefetching and options & CMQC.MQCO_QUIESCE:
+        conn.collect()
+    if handle is not None and handle.buffer and options & CMQC.MQCO_QUIESCE:
+        # MQ keeps the handle open so that the application can get what was read ahead
         return (WARNING, CMQC.MQRC_READ_AHEAD_MSGS)
+    conn.handles.pop(hobj, None)
+    reply = conn.call("CLOSE", hobj, options)
     return (reply[0], reply[1])
 
 
 # === put =================================================================================
-def _put_properties(pmo_fields: list) -> list | None:
-    hmsg = pmo_fields[_PI["OriginalMsgHandle"]]
+_PMO_HEAD = struct.Struct("=4siiii")          # StrucId, Version, Options, Timeout, Context
+_PMO_HMSG = struct.Struct("=q")
+_PMO_HMSG_AT = PMO.offsets["OriginalMsgHandle"]
+_GMO_HEAD = struct.Struct("=4sii")            # StrucId, Version, Options
+_GMO_MATCH_AT, _GMO_HMSG_AT = GMO.offsets["MatchOptions"], GMO.offsets["MsgHandle"]
+_INT = struct.Struct("=i")
+_MD_HEAD = struct.Struct("=4si")
+_DEFAULT_MATCH = CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID
+
+
+def _read_pmo(pmo: bytes) -> tuple[int, int, int] | None:
+    """(Options, Context, OriginalMsgHandle) of a valid MQPMO, else None (MQRC_PMO_ERROR)."""
+    strucid, version, options, _, context = _PMO_HEAD.unpack_from(pmo)
+    if strucid != b"PMO " or not 1 <= version <= 3:
+        return None
+    hmsg = _PMO_HMSG.unpack_from(pmo, _PMO_HMSG_AT)[0] if version >= 3 else 0
+    return options, context, hmsg
+
+
+def _read_gmo(gmo: bytes) -> tuple[int, int, int] | None:
+    """(Options, MatchOptions, MsgHandle) of a valid MQGMO, else None (MQRC_GMO_ERROR).
+    Fields past the caller's version do not exist for MQ, so their defaults apply."""
+    strucid, version, options = _GMO_HEAD.unpack_from(gmo)
+    if strucid != b"GMO " or not 1 <= version <= 4:
+        return None
+    match = _INT.unpack_from(gmo, _GMO_MATCH_AT)[0] if version >= 2 else _DEFAULT_MATCH
+    hmsg = _PMO_HMSG.unpack_from(gmo, _GMO_HMSG_AT)[0] if version >= 4 else 0
+    return options, match, hmsg
+
+
+def _md_ok(md: bytes) -> bool:
+    if len(md) != MD.size:
+        return False
+    strucid, version = _MD_HEAD.unpack_from(md)
+    return strucid == b"MD  " and version in (1, 2)
+
+
+def _put_properties(hmsg: int) -> list | None:
     if not hmsg:
         return None
     handle = _message_handles.get(hmsg)
@@ -275,24 +425,32 @@ def MQPUT(hconn, hobj, md, pmo, msg):
     conn = _conn(hconn)
     if conn is None:
         return (md, pmo, FAILED, CMQC.MQRC_HCONN_ERROR)
-    if len(md) != MD.size:
+    if not _md_ok(md):
         return (md, pmo, FAILED, CMQC.MQRC_MD_ERROR)
-    pmo_fields = PMO.unpack(pmo)
+    fields = _read_pmo(pmo)
+    if fields is None:
+        return (md, pmo, FAILED, CMQC.MQRC_PMO_ERROR)
+    options, context, hmsg = fields
     try:
-        props = _put_properties(pmo_fields)
+        props = _put_properties(hmsg)
     except LookupError:
         return (md, pmo, FAILED, CMQC.MQRC_HMSG_ERROR)
-    options = pmo_fields[_PI["Options"]]
-    context = pmo_fields[_PI["Context"]]
     handle = conn.handles.get(hobj)
+    if options & CMQC.MQPMO_ASYNC_RESPONSE and options & CMQC.MQPMO_SYNC_RESPONSE:
+        return (md, pmo, FAILED, CMQC.MQRC_OPTIONS_ERROR)
     if handle is not None and (options & CMQC.MQPMO_ASYNC_RESPONSE or (
             handle.async_default and not options & CMQC.MQPMO_SYNC_RESPONSE)):
         md = _with_client_ids(conn, md, options)
         options &= ~(CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_NEW_CORREL_ID)
-        if not conn.pipeline("PUTA", hobj, md, options, context, props, msg):
+        request = (put_request(hobj, md, options, context, msg, True) if props is None
+                   else frame(("PUTA", hobj, md, options, context, props, msg)))
+        if not conn.pipeline(request):
             return (md, pmo, *_BROKEN)
         return (md, pmo, OK, OK)
-    reply = conn.call("PUT", hobj, md, options, context, props, msg)
+    if props is None:
+        reply = conn.call_frame(put_request(hobj, md, options, context, msg, False))
+    else:
+        reply = conn.call("PUT", hobj, md, options, context, props, msg)
     return (reply[2] if len(reply) > 2 else md, pmo, reply[0], reply[1])
 
 
@@ -314,14 +472,19 @@ def MQPUT1(hconn, od, md, pmo, msg):
     conn = _conn(hconn)
     if conn is None:
         return (md, pmo, FAILED, CMQC.MQRC_HCONN_ERROR)
-    pmo_fields = PMO.unpack(pmo)
+    if not _md_ok(md):
+        return (md, pmo, FAILED, CMQC.MQRC_MD_ERROR)
+    pmo_fields = _read_pmo(pmo)
+    if pmo_fields is None:
+        return (md, pmo, FAILED, CMQC.MQRC_PMO_ERROR)
+    options, context, hmsg = pmo_fields
     try:
-        props = _put_properties(pmo_fields)
+        props = _put_properties(hmsg)
     except LookupError:
         return (md, pmo, FAILED, CMQC.MQRC_HMSG_ERROR)
     fields = OD.unpack(od)
     reply = conn.call("PUT1", fields[OD.index["ObjectType"]], text(fields[OD.index["ObjectName"]]),
-                      md, pmo_fields[_PI["Options"]], pmo_fields[_PI["Context"]], props, msg)
+                      md, options, context, props, msg)
     return (reply[2] if len(reply) > 2 else md, pmo, reply[0], reply[1])
 
 
@@ -330,18 +493,24 @@ def MQGET(hconn, hobj, md, gmo, max_length):
     conn = _conn(hconn)
     if conn is None:
         return (b"", md, gmo, 0, FAILED, CMQC.MQRC_HCONN_ERROR)
-    if len(md) != MD.size or len(gmo) != GMO.size:
-        return (b"", md, gmo, 0, FAILED,
-                CMQC.MQRC_MD_ERROR if len(md) != MD.size else CMQC.MQRC_GMO_ERROR)
-    gmo_fields = GMO.unpack(gmo)
-    options = gmo_fields[_GI["Options"]]
-    hmsg = gmo_fields[_GI["MsgHandle"]]
+    if not _md_ok(md):
+        return (b"", md, gmo, 0, FAILED, CMQC.MQRC_MD_ERROR)
+    fields = _read_gmo(gmo) if len(gmo) == GMO.size else None
+    if fields is None:
+        return (b"", md, gmo, 0, FAILED, CMQC.MQRC_GMO_ERROR)
+    options, match, hmsg = fields
     if hmsg and hmsg not in _message_handles:
         return (b"", md, gmo, 0, FAILED, CMQC.MQRC_HMSG_ERROR)
     handle = conn.handles.get(hobj)
-    if handle is not None and handle.read_ahead and not options & _NOT_READ_AHEAD:
-        return _read_ahead_get(conn, hobj, handle, md, gmo, gmo_fields, options, hmsg, max_length)
-    reply = conn.call("GET", hobj, md, gmo, max_length, bool(hmsg))
+    if handle is not None and handle.read_ahead and not options & _BROWSE_OPTIONS:
+        if not options & _NOT_READ_AHEAD and not match & ~_DEFAULT_MATCH:
+            return _read_ahead_get(conn, hobj, handle, md, gmo, match, options, hmsg, max_length)
+        if handle.started:
+            reason = (CMQC.MQRC_OPTIONS_ERROR if options & _NOT_ALLOWED_WITH_READ_AHEAD
+                      else CMQC.MQRC_OPTIONS_CHANGED)
+            return (b"", md, gmo, 0, FAILED, reason)
+        handle.read_ahead = False
+    reply = conn.call_frame(get_request(hobj, md, gmo, max_length, bool(hmsg)))
     return _get_result(reply, md, gmo, hmsg)
 
 
@@ -355,13 +524,17 @@ def _get_result(reply: list, md: bytes, gmo: bytes, hmsg: int):
     return (data, md_out, gmo_out, total, comp_code, reason)
 
 
-def _read_ahead_get(conn, hobj, handle, md, gmo, gmo_fields, options, hmsg, max_length):
+def _read_ahead_get(conn, hobj, handle, md, gmo, match, options, hmsg, max_length):
     fixed = options & _FIXED_FOR_READ_AHEAD
-    if handle.buffer and fixed != handle.buffer_options:
+    if handle.started and fixed != handle.buffer_options:
         return (b"", md, gmo, 0, FAILED, CMQC.MQRC_OPTIONS_CHANGED)
-    match = gmo_fields[_GI["MatchOptions"]]
-    wanted_msgid = md[_MD_MSGID] if match & CMQC.MQMO_MATCH_MSG_ID else _NONE_ID
-    wanted_correlid = md[_MD_CORRELID] if match & CMQC.MQMO_MATCH_CORREL_ID else _NONE_ID
+    handle.started = True
+    handle.buffer_options = fixed
+    wanted_msgid = md[_MD_MSGID] if match & _MATCH_MSGID else _NONE_ID
+    wanted_correlid = md[_MD_CORRELID] if match & _MATCH_CORRELID else _NONE_ID
+    if handle.prefetching and (not handle.buffer or wanted_msgid != _NONE_ID
+                               or wanted_correlid != _NONE_ID):
+        conn.collect()
     if wanted_msgid != _NONE_ID or wanted_correlid != _NONE_ID:
         # a get for one particular message: look in the buffer, else ask the server
         for position, result in enumerate(handle.buffer):
@@ -377,12 +550,20 @@ def _read_ahead_get(conn, hobj, handle, md, gmo, gmo_fields, options, hmsg, max_
         if reply[0] == FAILED:
             return (b"", md, gmo, 0, reply[0], reply[1])
         handle.buffer.extend(reply[2])
-        handle.buffer_options = fixed
+        handle.last_batch = len(reply[2])
         if not handle.buffer:  # only persistent messages: get one synchronously
             return _get_result(conn.call("GET", hobj, md, gmo, max_length, bool(hmsg)), md, gmo, hmsg)
+    if not handle.prefetching and handle.last_batch >= _PREFETCH_AFTER:
+        # the queue had plenty: ask for the next batch now, without waiting
+        nowait = gmo[:_GMO_OPTIONS_AT] + _INT.pack(options & ~CMQC.MQGMO_WAIT) + gmo[_GMO_OPTIONS_AT + 4:]
+        conn.prefetch(handle, frame(("GETN", hobj, nowait, bool(hmsg), READ_AHEAD_COUNT,
+                                     READ_AHEAD_BYTES)))
     return _serve_buffered(handle, options, hmsg, max_length)
 
 
+_MATCH_MSGID, _MATCH_CORRELID = CMQC.MQMO_MATCH_MSG_ID, CMQC.MQMO_MATCH_CORREL_ID
+_PREFETCH_AFTER = 50  # a refill smaller than this means the queue is nearly drained: no prefetch
+_GMO_OPTIONS_AT = 8
 _MD_MSGID = slice(MD.offsets["MsgId"], MD.offsets["MsgId"] + 24)
 _MD_CORRELID = slice(MD.offsets["CorrelId"], MD.offsets["CorrelId"] + 24)
 

@@ -94,7 +94,8 @@ class EmbeddedQueueManager:
     def run_mqsc(self, text: str) -> str:
         """Run MQSC commands on the running queue manager; returns runmqsc-style output."""
         from .admin_client import run_mqsc
-        ok, output = run_mqsc(self.host, self.port, text)
+        user, password = next(iter((self.users or {}).items()), (None, None))
+        ok, output = run_mqsc(self.host, self.port, text, user, password)
         if not ok:
             raise EmbeddedQueueManagerError(output)
         return output

@@ -43,7 +43,9 @@ _KNOWN_OPEN_OPTIONS = (
     | CMQC.MQOO_NO_MULTICAST)
 _BROWSE_GETS = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT
                 | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+# LOCK/UNLOCK need a browse lock, SET_SIGNAL is z/OS only, MARK_SKIP_BACKOUT is z/OS only
 _UNSUPPORTED_GETS = (CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK | CMQC.MQGMO_SET_SIGNAL
+                     | CMQC.MQGMO_MARK_SKIP_BACKOUT
                      | CMQC.MQGMO_MARK_BROWSE_HANDLE | CMQC.MQGMO_MARK_BROWSE_CO_OP
                      | CMQC.MQGMO_UNMARK_BROWSE_CO_OP | CMQC.MQGMO_UNMARK_BROWSE_HANDLE
                      | CMQC.MQGMO_UNMARKED_BROWSE_MSG)
@@ -75,7 +77,8 @@ class Handle:
     cursor: int | None = None          # browse cursor: key of the last message browsed
     cursor_msg: Message | None = None
     get_group: tuple | None = None     # logical-order get in progress: (groupid, seq, offset)
-    put_group: tuple | None = None     # logical-order put in progress: (groupid, next seq)
+    put_group: tuple | None = None     # logical-order put in progress:
+    #                                    (groupid, next seq, next offset, in a group, syncpoint, persistence)
     saved_context: list | None = None  # MQOO_SAVE_ALL_CONTEXT: MD of the last message got
 
 
@@ -94,6 +97,10 @@ class Connection:
     put_warning: int = 0
     put_failure: int = 0
     first_error: tuple | None = None   # (comp_code, reason, object name)
+
+    @property
+    def appl_name_field(self) -> bytes:
+        return _blank(self.appl_name, 28)
 
 
 class QueueManager:
@@ -344,18 +351,33 @@ class QueueManager:
             raise MQError(CMQC.MQRC_PUT_INHIBITED)
         if options & CMQC.MQPMO_SYNCPOINT and options & CMQC.MQPMO_NO_SYNCPOINT:
             raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+        if options & CMQC.MQPMO_ASYNC_RESPONSE and options & CMQC.MQPMO_SYNC_RESPONSE:
+            raise MQError(CMQC.MQRC_OPTIONS_ERROR)
         md = MD.unpack(md_bytes)
+        _check_md_header(md)
+        if md[1] < 2:  # an MQMD version 1 has no group or segment fields
+            if options & CMQC.MQPMO_LOGICAL_ORDER:
+                raise MQError(CMQC.MQRC_WRONG_MD_VERSION)
+            md[I_GROUPID], md[I_SEQ], md[I_OFFSET], md[I_FLAGS], md[I_ORIGLEN] = NONE_ID, 1, 0, 0, -1
+        if md[I_CCSID] == CMQC.MQCCSI_Q_MGR:
+            md[I_CCSID] = QMGR_CCSID  # MQ stores the queue manager's CCSID, not "as qmgr"
         warning = self._resolve_put_fields(md, definition)
         self._apply_context(conn, handle, md, options, context_hobj)
         if options & CMQC.MQPMO_NEW_MSG_ID or md[I_MSGID] == NONE_ID:
             md[I_MSGID] = self.new_msgid()
         if options & CMQC.MQPMO_NEW_CORREL_ID:
             md[I_CORRELID] = self.new_msgid()
-        self._assign_group(handle, md, options)
+        syncpoint = bool(options & CMQC.MQPMO_SYNCPOINT)
+        next_group = self._assign_group(handle, md, options, len(body), syncpoint)
         if props:
             self._check_properties(props)
+        if not body and md[I_FLAGS] & CMQC.MQMF_SEGMENT and not md[I_FLAGS] & CMQC.MQMF_LAST_SEGMENT:
+            raise MQError(CMQC.MQRC_SEGMENT_LENGTH_ZERO)  # only a last segment may be empty
         pieces = self._segment(queue, md, props, body)
-        syncpoint = bool(options & CMQC.MQPMO_SYNCPOINT)
+        if len(pieces) > 1 and not syncpoint and md[I_PERSISTENCE] == CMQC.MQPER_PERSISTENT \
+                and (conn.uow_puts or conn.uow_gets):
+            # segmenting a persistent message needs the queue manager's own unit of work
+            raise MQError(CMQC.MQRC_UOW_NOT_AVAILABLE)
         if queue.depth + len(pieces) > queue.attrs["MAXDEPTH"]:
             raise MQError(CMQC.MQRC_Q_FULL)
         if syncpoint and len(conn.uow_puts) + len(conn.uow_gets) + len(pieces) > self.attrs["MAXUMSGS"]:
@@ -375,6 +397,8 @@ class QueueManager:
             for message in messages:
                 queue.insert(message)
             self.arrived.notify_all()
+        if options & CMQC.MQPMO_LOGICAL_ORDER:
+            handle.put_group = next_group  # only a put that succeeded moves the group on
         if warning:
             raise _Warned(MD.pack(md), warning)
         return MD.pack(md)
@@ -434,7 +458,7 @@ class QueueManager:
             if not handle.options & (CMQC.MQOO_SET_IDENTITY_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT):
                 raise MQError(CMQC.MQRC_OPTIONS_ERROR)
         else:  # default context: the queue manager fills identity and origin
-            md[_MDI["UserIdentifier"]] = conn.user.encode()[:12]
+            md[_MDI["UserIdentifier"]] = _blank(conn.user, 12)
             md[_MDI["AccountingToken"]] = b""
             md[_MDI["ApplIdentityData"]] = b""
         self._set_origin(conn, md)
@@ -442,33 +466,49 @@ class QueueManager:
     @staticmethod
     def _set_origin(conn: Connection, md: list) -> None:
         now = time.time()
-        stamp = time.gmtime(now)
-        md[_MDI["PutApplType"]] = CMQC.MQAT_UNIX
-        md[_MDI["PutApplName"]] = conn.appl_name.encode()[:28]
-        md[_MDI["PutDate"]] = time.strftime("%Y%m%d", stamp).encode()
-        md[_MDI["PutTime"]] = (time.strftime("%H%M%S", stamp)
-                               + f"{int(now * 100) % 100:02d}").encode()
-        md[_MDI["ApplOriginData"]] = b""
+        date, hms = _put_stamp(int(now))
+        md[_I_PUTAPPLTYPE] = CMQC.MQAT_UNIX
+        md[_I_PUTAPPLNAME] = conn.appl_name_field
+        md[_I_PUTDATE] = date
+        md[_I_PUTTIME] = hms + b"%02d" % (int(now * 100) % 100)
+        md[_I_APPLORIGIN] = b""
 
-    def _assign_group(self, handle: Handle, md: list, options: int) -> None:
+    def _assign_group(self, handle: Handle, md: list, options: int, length: int,
+                      syncpoint: bool) -> tuple | None:
+        """Group and segment fields of a put; returns the handle's next logical-order state."""
         flags = md[I_FLAGS]
-        if options & CMQC.MQPMO_LOGICAL_ORDER:
-            in_group = flags & GROUP_FLAGS
-            if handle.put_group is None:
-                if not in_group:
-                    return
-                handle.put_group = (self.new_msgid(), 1)
-            elif not in_group:
-                raise MQError(CMQC.MQRC_INCOMPLETE_GROUP)
-            groupid, seq = handle.put_group
-            md[I_GROUPID], md[I_SEQ], md[I_OFFSET] = groupid, seq, 0
-            handle.put_group = None if flags & CMQC.MQMF_LAST_MSG_IN_GROUP else (groupid, seq + 1)
-        elif flags & GROUP_FLAGS and md[I_GROUPID] == NONE_ID:
-            if md[I_SEQ] != 1:
+        in_group = bool(flags & GROUP_FLAGS)
+        segment = bool(flags & SEGMENT_FLAGS)
+        if not options & CMQC.MQPMO_LOGICAL_ORDER:
+            if md[I_OFFSET] < 0 or (md[I_OFFSET] and not segment):
+                raise MQError(CMQC.MQRC_OFFSET_ERROR)
+            if md[I_SEQ] < 1 or (in_group and md[I_GROUPID] == NONE_ID and md[I_SEQ] != 1):
                 raise MQError(CMQC.MQRC_MSG_SEQ_NUMBER_ERROR)
-            md[I_GROUPID] = self.new_msgid()
-        elif md[I_SEQ] < 1:
-            raise MQError(CMQC.MQRC_MSG_SEQ_NUMBER_ERROR)
+            if (in_group or segment) and md[I_GROUPID] == NONE_ID:
+                if segment and md[I_OFFSET]:
+                    raise MQError(CMQC.MQRC_OFFSET_ERROR)  # a later segment needs its GroupId
+                md[I_GROUPID] = self.new_msgid()
+            return handle.put_group
+        state = handle.put_group
+        if state is None:
+            if not (in_group or segment):
+                return None
+            state = (self.new_msgid(), 1, 0, in_group, syncpoint, md[I_PERSISTENCE])
+        else:
+            groupid, seq, offset, was_in_group, was_syncpoint, persistence = state
+            if not (in_group or segment) or (was_in_group and not in_group):
+                raise MQError(CMQC.MQRC_INCOMPLETE_GROUP if was_in_group else CMQC.MQRC_INCOMPLETE_MSG)
+            if syncpoint != was_syncpoint:
+                raise MQError(CMQC.MQRC_INCONSISTENT_UOW)
+            if md[I_PERSISTENCE] != persistence:
+                raise MQError(CMQC.MQRC_INCONSISTENT_PERSISTENCE)
+        groupid, seq, offset, _, was_syncpoint, persistence = state
+        md[I_GROUPID], md[I_SEQ], md[I_OFFSET] = groupid, seq, offset
+        if segment and not flags & CMQC.MQMF_LAST_SEGMENT:
+            return (groupid, seq, offset + length, in_group, was_syncpoint, persistence)
+        if in_group and not flags & CMQC.MQMF_LAST_MSG_IN_GROUP:
+            return (groupid, seq + 1, 0, in_group, was_syncpoint, persistence)
+        return None
 
     def _check_properties(self, props: list) -> None:
         limit = self.attrs["MAXPROPL"]
@@ -514,14 +554,20 @@ class QueueManager:
 
     # === get =============================================================================
     def get(self, conn: Connection, hobj: int, md_bytes: bytes, gmo_bytes: bytes,
-            max_length: int, has_handle: bool) -> tuple:
-        """One MQGET. Returns (comp_code, reason, md, gmo, data, total_length, props)."""
+            max_length: int, has_handle: bool, non_persistent_only: bool = False) -> tuple:
+        """One MQGET. Returns (comp_code, reason, md, gmo, data, total_length, props).
+        non_persistent_only: raise _PersistentNext rather than return a persistent message."""
         if len(md_bytes) != MD.size:
             raise MQError(CMQC.MQRC_MD_ERROR)
         if len(gmo_bytes) != GMO.size:
             raise MQError(CMQC.MQRC_GMO_ERROR)
         gmo = GMO.unpack(gmo_bytes)
         md_in = MD.unpack(md_bytes)
+        _check_md_header(md_in)
+        if gmo[0] != b"GMO " or not 1 <= gmo[_GI_VERSION] <= 4:
+            raise MQError(CMQC.MQRC_GMO_ERROR)
+        if gmo[_GI_VERSION] < 2:  # no MatchOptions field before version 2: MQ's default applies
+            gmo[_GI_MATCH] = CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID
         options = gmo[_GI["Options"]]
         wait = gmo[_GI["WaitInterval"]]
         with self.lock:
@@ -533,15 +579,19 @@ class QueueManager:
             while True:
                 found = self._find(handle, options, gmo, md_in)
                 if found is not None:
-                    return self._deliver(conn, handle, found, options, gmo, max_length, has_handle)
+                    if non_persistent_only and found[0].persistent:
+                        raise _PersistentNext()
+                    return self._deliver(conn, handle, found, options, gmo, max_length, has_handle,
+                                         md_in)
                 if not options & CMQC.MQGMO_WAIT or options & _BROWSE_GETS and options & CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR:
                     raise MQError(CMQC.MQRC_NO_MSG_AVAILABLE)
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     raise MQError(CMQC.MQRC_NO_MSG_AVAILABLE)
                 self.arrived.wait(0.25 if remaining is None else min(remaining, 0.25))
-                if self.quiescing and options & CMQC.MQGMO_FAIL_IF_QUIESCING:
-                    raise MQError(CMQC.MQRC_Q_MGR_QUIESCING)
+                if self.quiescing:  # a waiting get is told why, before the process ends
+                    raise MQError(CMQC.MQRC_Q_MGR_QUIESCING if options & CMQC.MQGMO_FAIL_IF_QUIESCING
+                                  else CMQC.MQRC_Q_MGR_STOPPING)
                 if not conn.alive():
                     raise MQError(CMQC.MQRC_CONNECTION_BROKEN)
                 if conn.handles.get(hobj) is not handle:
@@ -553,37 +603,33 @@ class QueueManager:
         """Read-ahead: up to max_count non-persistent messages gotten outside syncpoint.
 
         The first message may be waited for; the rest are only what is there already.
-        Stops before a persistent message, which is left for a synchronous get."""
-        results = []
-        total = 0
-        gmo = GMO.unpack(gmo_bytes)
-        options = gmo[_GI["Options"]]
-        nowait = GMO.pack(gmo[:_GI["Options"]] + [options & ~CMQC.MQGMO_WAIT] + gmo[_GI["Options"] + 1:])
-        empty_md = MD.pack(MD.unpack(_EMPTY_MD))
+        Stops before a persistent message, which is left for a synchronous get: a persistent
+        message must never sit in a client's buffer, where a crash would lose it."""
+        empty_md = _EMPTY_MD
         with self.lock:
+            try:
+                first = self.get(conn, hobj, empty_md, gmo_bytes, _ANY_LENGTH, has_handle,
+                                 non_persistent_only=True)
+            except _PersistentNext:
+                return []
+            results = [first]
+            total = len(first[4]) + _BATCH_OVERHEAD
+            # the checks of the first get hold for the rest: the lock has not been let go since
             handle = self._handle(conn, hobj)
+            gmo = GMO.unpack(gmo_bytes)
+            if gmo[_GI_VERSION] < 2:
+                gmo[_GI_MATCH] = CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID
+            options = gmo[_GI["Options"]] & ~CMQC.MQGMO_WAIT
+            md_in = MD.unpack(empty_md)
             while len(results) < max_count and total < max_bytes:
-                first = self._peek_first(handle)
-                if first is not None and first.persistent:
+                found = self._find(handle, options, gmo, md_in)
+                if found is None or found[0].persistent:
                     break
-                try:
-                    result = self.get(conn, hobj, empty_md, gmo_bytes if not results else nowait,
-                                      0x7FFFFFFF, has_handle)
-                except MQError as exc:
-                    if results and exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
-                        break
-                    raise
+                result = self._deliver(conn, handle, found, options, gmo, _ANY_LENGTH, has_handle,
+                                       md_in)
                 results.append(result)
-                total += len(result[4]) + 400
-                del handle
-                handle = self._handle(conn, hobj)
+                total += len(result[4]) + _BATCH_OVERHEAD
         return results
-
-    def _peek_first(self, handle: Handle) -> Message | None:
-        queue = handle.queue
-        if queue is None or not queue.order:
-            return None
-        return queue.msgs[queue.order[0]]
 
     def _check_get(self, handle: Handle, options: int, wait: int, max_length: int) -> None:
         queue = handle.queue
@@ -600,6 +646,8 @@ class QueueManager:
         if options & CMQC.MQGMO_MSG_UNDER_CURSOR and (browse or not handle.options & CMQC.MQOO_BROWSE):
             raise MQError(CMQC.MQRC_OPTIONS_ERROR if browse else CMQC.MQRC_NOT_OPEN_FOR_BROWSE)
         sync = options & (CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_SYNCPOINT | CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT)
+        if browse and sync & (CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT):
+            raise MQError(CMQC.MQRC_OPTIONS_ERROR)  # a browse takes nothing into a unit of work
         if sync & (sync - 1):
             raise MQError(CMQC.MQRC_OPTIONS_ERROR)
         properties = options & _PROPERTY_GETS
@@ -643,7 +691,7 @@ class QueueManager:
             if gmo[_GI["Version"]] < 3:
                 raise MQError(CMQC.MQRC_WRONG_GMO_VERSION)
             if options & CMQC.MQGMO_WAIT:
-                raise MQError(CMQC.MQRC_MATCH_OPTIONS_ERROR)
+                raise MQError(CMQC.MQRC_MSG_TOKEN_ERROR)
             token = _MAX_TOKEN.unpack(gmo[_GI["MsgToken"]])[0]
         in_progress = handle.get_group if logical else None
         if in_progress is not None:
@@ -706,7 +754,7 @@ class QueueManager:
             self.store.apply(deletes=[message.seq])
 
     def _deliver(self, conn: Connection, handle: Handle, found: list[Message], options: int,
-                 gmo: list, max_length: int, has_handle: bool) -> tuple:
+                 gmo: list, max_length: int, has_handle: bool, md_in: list | None = None) -> tuple:
         queue = handle.queue
         first = found[0]
         md = list(first.md)
@@ -719,8 +767,11 @@ class QueueManager:
             md[I_EXPIRY] = max(1, int((first.expires_at - time.time()) * 10))
         props_out, body = self._properties_for_getter(queue, handle, first.props, md, body,
                                                       options, has_handle)
-        total = len(body)
         comp_code, reason = OK, OK
+        if options & CMQC.MQGMO_CONVERT and md_in is not None:
+            body, reason = _convert(md, body, md_in)
+            comp_code = WARNING if reason else OK
+        total = len(body)
         browse = options & _BROWSE_GETS
         if total > max_length:
             if not options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG:
@@ -750,6 +801,9 @@ class QueueManager:
             options & CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT and found[0].persistent)
         if syncpoint and len(conn.uow_puts) + len(conn.uow_gets) + len(found) > self.attrs["MAXUMSGS"]:
             raise MQError(CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+        if not syncpoint and len(found) > 1 and found[0].persistent and (conn.uow_puts or conn.uow_gets):
+            # reassembling persistent segments needs the queue manager's own unit of work
+            raise MQError(CMQC.MQRC_UOW_NOT_AVAILABLE)
         for message in found:
             queue.remove(message)
         if syncpoint:
@@ -775,7 +829,7 @@ class QueueManager:
     def _gmo_out(gmo: list, queue: LocalQueue, first: Message, md: list, options: int) -> bytes:
         out = list(gmo)
         flags = md[I_FLAGS]
-        out[_GI["ResolvedQName"]] = queue.name.encode()
+        out[_GI["ResolvedQName"]] = _blank(queue.name, 48)
         out[_GI["GroupStatus"]] = (CMQC.MQGS_LAST_MSG_IN_GROUP if flags & CMQC.MQMF_LAST_MSG_IN_GROUP
                                    else CMQC.MQGS_MSG_IN_GROUP if flags & CMQC.MQMF_MSG_IN_GROUP
                                    else CMQC.MQGS_NOT_IN_GROUP)
@@ -872,9 +926,9 @@ class QueueManager:
         comp_code, reason, name = conn.first_error or (OK, OK, "")
         values = {"CompCode": comp_code, "Reason": reason, "PutSuccessCount": conn.put_success,
                   "PutWarningCount": conn.put_warning, "PutFailureCount": conn.put_failure,
-                  "ObjectType": CMQC.MQOT_Q, "ObjectName": name.encode(),
-                  "ObjectQMgrName": self.name.encode(), "ResolvedObjectName": name.encode(),
-                  "ResolvedQMgrName": self.name.encode()}
+                  "ObjectType": CMQC.MQOT_Q, "ObjectName": _blank(name, 48),
+                  "ObjectQMgrName": _blank(self.name, 48), "ResolvedObjectName": _blank(name, 48),
+                  "ResolvedQMgrName": _blank(self.name, 48)}
         for key, value in values.items():
             sts[STS.index[key]] = value
         conn.put_success = conn.put_warning = conn.put_failure = 0
@@ -904,11 +958,51 @@ class QueueManager:
             self.store.save_object(definition.kind, definition.name, _saved_attrs(definition))
             del changed
 
-    def shutdown(self) -> None:
+    def shutdown(self, grace: float = 0.5) -> None:
+        """Clean stop: waiting gets are answered (2161/2162), then the store is closed.
+        Open units of work are not written, so they are backed out, as MQ does."""
         with self.lock:
             self.quiescing = True
             self.arrived.notify_all()
-        self.store.close()
+        time.sleep(grace)  # lets the waiting gets' answers reach their clients
+        with self.lock:
+            self.store.close()
+
+
+QMGR_CCSID = 1208
+#: CCSIDs whose text MQGMO_CONVERT can convert, with Python's codec for each
+_CODECS = {1208: "utf-8", 819: "latin-1", 437: "cp437", 850: "cp850", 1252: "cp1252",
+           37: "cp037", 500: "cp500", 1200: "utf-16-be", 1140: "cp1140", 367: "ascii"}
+
+
+def _convert(md: list, body: bytes, md_in: list) -> tuple[bytes, int]:
+    """MQGMO_CONVERT of the data to the CCSID the getter's MD asks for.
+
+    Only MQFMT_STRING data is converted; anything that cannot be converted is returned as
+    it is with MQ's warning (2110 format error, 2119 not converted), never silently."""
+    wanted = md_in[I_CCSID] or QMGR_CCSID
+    have = md[I_CCSID] or QMGR_CCSID
+    if wanted < 0 or wanted == have:
+        return body, 0
+    if md[I_FORMAT] != CMQC.MQFMT_STRING:
+        return body, CMQC.MQRC_FORMAT_ERROR
+    source, target = _CODECS.get(have), _CODECS.get(wanted)
+    if source is None or target is None:
+        return body, CMQC.MQRC_NOT_CONVERTED
+    try:
+        converted = body.decode(source).encode(target)
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return body, CMQC.MQRC_NOT_CONVERTED
+    md[I_CCSID] = wanted
+    return converted, 0
+
+
+class _PersistentNext(Exception):
+    """The next message a read-ahead batch would take is persistent."""
+
+
+_ANY_LENGTH = 0x7FFFFFFF
+_BATCH_OVERHEAD = 400  # bytes counted per message besides its data (MD, GMO, framing)
 
 
 class _Warned(MQError):
@@ -963,6 +1057,34 @@ def _check_open_options(options: int) -> None:
     if not options & (_INPUT_OPTIONS | CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE
                       | CMQC.MQOO_SET):
         raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+
+
+_I_PUTAPPLTYPE, _I_PUTAPPLNAME = _MDI["PutApplType"], _MDI["PutApplName"]
+_I_PUTDATE, _I_PUTTIME, _I_APPLORIGIN = _MDI["PutDate"], _MDI["PutTime"], _MDI["ApplOriginData"]
+_stamp_cache: list = [None, None]
+
+
+_GI_VERSION, _GI_MATCH = _GI["Version"], _GI["MatchOptions"]
+
+
+def _check_md_header(md: list) -> None:
+    if md[0] != b"MD  " or md[1] not in (1, 2):
+        raise MQError(CMQC.MQRC_MD_ERROR)
+
+
+def _put_stamp(second: int) -> tuple[bytes, bytes]:
+    """PutDate and PutTime (to the second) in GMT, formatted once per second."""
+    if _stamp_cache[0] != second:
+        stamp = time.gmtime(second)
+        _stamp_cache[1] = (time.strftime("%Y%m%d", stamp).encode(),
+                           time.strftime("%H%M%S", stamp).encode())
+        _stamp_cache[0] = second
+    return _stamp_cache[1]
+
+
+def _blank(value: str, length: int) -> bytes:
+    """An MQCHAR field as MQ fills it: blank padded, not NUL padded."""
+    return value.encode()[:length].ljust(length, b" ")
 
 
 def _os_user() -> str:

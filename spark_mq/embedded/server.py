@@ -15,7 +15,7 @@ import threading
 
 from .mqconst import CMQC
 from .qmgr import FAILED, OK, WARNING, Connection, MQError, QueueManager, _Warned
-from .wire import ProtocolError, frame, recv_frame
+from .wire import FrameReader, ProtocolError, reply_frame
 
 log = logging.getLogger("spark_mq.embedded")
 
@@ -53,8 +53,10 @@ class Server:
             session.run()
         except (ConnectionError, OSError):
             pass
-        except (ProtocolError, TypeError, ValueError, IndexError, KeyError) as exc:
+        except ProtocolError as exc:
             log.warning("closing a connection that sent a bad frame: %s", exc)
+        except Exception:  # a bug must cost one connection, never the server
+            log.exception("closing a connection after an unexpected error")
         finally:
             session.close()
             client.close()
@@ -65,6 +67,7 @@ class _Session:
     def __init__(self, qmgr: QueueManager, sock: socket.socket):
         self.qmgr = qmgr
         self.sock = sock
+        self.reader = FrameReader(sock) if sock is not None else None
         self.conn: Connection | None = None
         self.clean = False
 
@@ -78,22 +81,21 @@ class _Session:
 
     def run(self) -> None:
         while True:
-            request = recv_frame(self.sock)
+            request = self.reader.read()
             if not isinstance(request, list) or not request or not isinstance(request[0], str):
                 raise ProtocolError("a request must be a list starting with a verb")
             verb, args = request[0], request[1:]
+            _check_arguments(verb, args)
             if verb == "PUTA":  # asynchronous put: no answer, outcome counted for MQSTAT
                 self._put_async(args)
                 continue
             reply = self._call(verb, args)
-            self.sock.sendall(frame(reply))
+            self.sock.sendall(reply_frame(reply))
             if verb == "DISC":
                 return
 
     def _call(self, verb: str, args: list) -> list:
-        handler = _VERBS.get(verb)
-        if handler is None:
-            raise ProtocolError(f"unknown verb {verb!r}")
+        handler = _VERBS[verb]
         if self.conn is None and verb not in ("CONN", "MQSC", "PING"):
             return [FAILED, CMQC.MQRC_HCONN_ERROR]
         try:
@@ -195,7 +197,10 @@ class _Session:
         self.qmgr.set(self.conn, hobj, selectors, ints, chars)
         return []
 
-    def v_mqsc(self, text: str) -> list:
+    def v_mqsc(self, text: str, user: str = "", password: str = "") -> list:
+        # the admin path is as guarded as MQCONNX: with users configured, only they run MQSC
+        if self.qmgr.users is not None and self.qmgr.users.get(user) != password:
+            raise MQError(CMQC.MQRC_NOT_AUTHORIZED)
         from .admin import run_mqsc
         ok, output = run_mqsc(self.qmgr, text)
         return [ok, output]
@@ -216,3 +221,49 @@ _VERBS = {
     "CMIT": _Session.v_cmit, "BACK": _Session.v_back, "STAT": _Session.v_stat,
     "INQ": _Session.v_inq, "SET": _Session.v_set, "MQSC": _Session.v_mqsc,
 }
+
+
+_PROPS = (list, type(None))
+_PUT_ARGS = (int, bytes, int, int, _PROPS, bytes)
+#: the argument types of every verb; a frame that does not fit is a protocol error
+_SIGNATURES: dict[str, tuple] = {
+    "PING": (), "CONN": (str, str, str, str), "DISC": (),
+    "OPEN": (int, str, int, (str, type(None))), "CLOSE": (int, int),
+    "PUT": _PUT_ARGS, "PUTA": _PUT_ARGS, "PUT1": (int, str, bytes, int, int, _PROPS, bytes),
+    "GET": (int, bytes, bytes, int, bool), "GETN": (int, bytes, bool, int, int),
+    "CMIT": (), "BACK": (), "STAT": (int, bytes), "INQ": (int, list), "SET": (int, list, list, bytes),
+    "MQSC": (str, str, str),
+}
+
+
+def _check_arguments(verb: str, args: list) -> None:
+    signature = _SIGNATURES.get(verb)
+    if signature is None:
+        raise ProtocolError(f"unknown verb {verb!r}")
+    if len(args) != len(signature):
+        raise ProtocolError(f"{verb} takes {len(signature)} arguments, not {len(args)}")
+    for position, (value, expected) in enumerate(zip(args, signature)):
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise ProtocolError(f"{verb} argument {position + 1} has the wrong type")
+    if verb in ("PUT", "PUTA", "PUT1"):
+        _check_properties(args[-2])
+    elif verb == "INQ" or verb == "SET":
+        if not all(type(item) is int for item in args[1]) or (
+                verb == "SET" and not all(type(item) is int for item in args[2])):
+            raise ProtocolError(f"{verb} selectors and values must be integers")
+
+
+def _check_properties(props) -> None:
+    """Properties come from the client's message handle: [name, MQTYPE, value] each."""
+    if props is None:
+        return
+    from . import properties as props_mod
+    for item in props:
+        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
+                and type(item[1]) is int):
+            raise ProtocolError("a message property must be [name, type, value]")
+        try:
+            props_mod.validate_name(item[0])
+            props_mod.coerce_value(item[1], item[2], len(item[2]) if isinstance(item[2], bytes) else -1)
+        except props_mod.PropertyError as exc:
+            raise ProtocolError(f"message property {item[0]!r}: {exc}") from None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 from typing import Iterable, Iterator, NamedTuple
 
 
@@ -31,6 +32,11 @@ class Store:
         # committed persistent messages on a running system; FULL only adds OS-crash safety.
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
+        # Checkpoints copy the WAL into the database file; done inline they stall whichever
+        # MQCMIT crosses the threshold, so a background thread does them instead.
+        self._db.execute("PRAGMA wal_autocheckpoint=0")
+        self._path = os.path.join(data_dir, "qmgr.db")
+        self._stop = threading.Event()
         self._db.executescript(
             """
             CREATE TABLE IF NOT EXISTS objects (
@@ -41,8 +47,27 @@ class Store:
                 body BLOB NOT NULL, props BLOB, backout INTEGER NOT NULL DEFAULT 0,
                 expires_at REAL);
             """)
+        self._checkpointer = threading.Thread(target=self._checkpoint_loop, daemon=True,
+                                              name="wal-checkpoint")
+        self._checkpointer.start()
+
+    def _checkpoint_loop(self) -> None:
+        db = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+        try:
+            while not self._stop.wait(0.5):
+                db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except sqlite3.Error:
+            pass  # the store is closing
+        finally:
+            db.close()
 
     def close(self) -> None:
+        self._stop.set()
+        self._checkpointer.join(5)
+        try:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error:
+            pass
         self._db.close()
 
     # --- object definitions -------------------------------------------------------------
@@ -75,7 +100,10 @@ class Store:
             db.executemany(
                 "INSERT INTO messages (seq, queue, md, body, props, backout, expires_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)", inserts)
-            db.executemany("DELETE FROM messages WHERE seq = ?", ((seq,) for seq in deletes))
+            deletes = list(deletes)
+            for start in range(0, len(deletes), 500):  # one statement per 500 rows, not per row
+                chunk = deletes[start:start + 500]
+                db.execute(f"DELETE FROM messages WHERE seq IN ({','.join('?' * len(chunk))})", chunk)
             db.executemany("UPDATE messages SET backout = ? WHERE seq = ?",
                            ((count, seq) for seq, count in backouts))
             db.execute("COMMIT")

@@ -1,0 +1,164 @@
+"""Messages/s of the embedded queue manager through IBM's ibmmq API, against the ceiling of
+the ibmmq layer itself (the same loops on bench/null_transport.py), in one run.
+
+    .venv/bin/python bench/bench_embedded.py [--messages 20000]
+
+Each side runs in its own subprocess, because the transport is chosen when ibmmq is
+imported. 1 KiB bodies; MD/PMO/GMO are reused across calls, as a tuned application does.
+Figures are printed, never asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+BODY = b"x" * 1024
+COMMIT_EVERY = 100
+
+LOOPS = [
+    ("np_put", "non-persistent put (no syncpoint)"),
+    ("np_get", "non-persistent get (no syncpoint)"),
+    ("p_put_sync", "persistent put, syncpoint, 100 per MQCMIT"),
+    ("p_get_sync", "persistent get, syncpoint, 100 per MQCMIT"),
+    ("p_put_async", "persistent put, syncpoint, async, 100/MQCMIT"),
+    ("ra_get", "read-ahead get (non-persistent)"),
+    ("async_put", "async put (MQPMO_ASYNC_RESPONSE) + MQSTAT"),
+]
+
+
+# === one side: the loops, run inside a subprocess ==========================================
+def run_side(side: str, conn_name: str, count: int) -> dict[str, float]:
+    if side == "null":
+        sys.path.insert(0, ROOT)
+        from bench import null_transport
+        null_transport.install()
+    else:
+        import spark_mq.embedded as embedded
+        embedded.install()
+    import ibmmq
+    from ibmmq import CMQC
+
+    conn = ibmmq.connect("QM1", "DEV.APP.SVRCONN", conn_name)
+    results = {}
+
+    def open_queue(name, options):
+        return ibmmq.Queue(conn, name, options)
+
+    def put_loop(name, persistence, options, commit):
+        queue = open_queue(name, CMQC.MQOO_OUTPUT)
+        md = ibmmq.MD(Persistence=persistence)
+        pmo = ibmmq.PMO(Options=options | CMQC.MQPMO_NEW_MSG_ID)
+        start = time.perf_counter()
+        for index in range(1, count + 1):
+            queue.put(BODY, md, pmo)
+            if commit and index % COMMIT_EVERY == 0:
+                conn.commit()
+        if commit:
+            conn.commit()
+        elapsed = time.perf_counter() - start
+        queue.close()
+        return count / elapsed
+
+    def get_loop(name, open_options, options, commit):
+        queue = open_queue(name, CMQC.MQOO_INPUT_SHARED | open_options)
+        md = ibmmq.MD()
+        gmo = ibmmq.GMO(Options=options | CMQC.MQGMO_NO_WAIT, MatchOptions=CMQC.MQMO_NONE,
+                        Version=CMQC.MQGMO_VERSION_2)
+        start = time.perf_counter()
+        for index in range(1, count + 1):
+            queue.get(None, md, gmo)
+            if commit and index % COMMIT_EVERY == 0:
+                conn.commit()
+        if commit:
+            conn.commit()
+        elapsed = time.perf_counter() - start
+        queue.close()
+        return count / elapsed
+
+    queue_name = "BENCH.Q"
+    results["np_put"] = put_loop(queue_name, CMQC.MQPER_NOT_PERSISTENT, CMQC.MQPMO_NO_SYNCPOINT, False)
+    results["np_get"] = get_loop(queue_name, 0, CMQC.MQGMO_NO_SYNCPOINT, False)
+    results["p_put_sync"] = put_loop(queue_name, CMQC.MQPER_PERSISTENT, CMQC.MQPMO_SYNCPOINT, True)
+    results["p_get_sync"] = get_loop(queue_name, 0, CMQC.MQGMO_SYNCPOINT, True)
+    # the connector's writer: asynchronous puts under syncpoint, committed in chunks
+    results["p_put_async"] = put_loop(queue_name, CMQC.MQPER_PERSISTENT,
+                                      CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_ASYNC_RESPONSE, True)
+    if side != "null":
+        assert conn.stat(CMQC.MQSTAT_TYPE_ASYNC_ERROR).PutSuccessCount == count
+    get_loop(queue_name, 0, CMQC.MQGMO_NO_SYNCPOINT, False)
+    put_loop(queue_name, CMQC.MQPER_NOT_PERSISTENT, CMQC.MQPMO_NO_SYNCPOINT, False)
+    results["ra_get"] = get_loop(queue_name, CMQC.MQOO_READ_AHEAD, CMQC.MQGMO_NO_SYNCPOINT, False)
+
+    queue = open_queue(queue_name, CMQC.MQOO_OUTPUT)
+    md = ibmmq.MD(Persistence=CMQC.MQPER_NOT_PERSISTENT)
+    pmo = ibmmq.PMO(Options=CMQC.MQPMO_ASYNC_RESPONSE | CMQC.MQPMO_NO_SYNCPOINT | CMQC.MQPMO_NEW_MSG_ID)
+    start = time.perf_counter()
+    for _ in range(count):
+        queue.put(BODY, md, pmo)
+    status = conn.stat(CMQC.MQSTAT_TYPE_ASYNC_ERROR)
+    results["async_put"] = count / (time.perf_counter() - start)
+    if side != "null":
+        assert status.PutSuccessCount == count, (status.PutSuccessCount, status.Reason)
+        depth = ibmmq.Queue(conn, queue_name, CMQC.MQOO_INQUIRE).inquire(CMQC.MQIA_CURRENT_Q_DEPTH)
+        assert depth == count, depth
+    queue.close()
+    conn.disconnect()
+    return results
+
+
+# === the driver ==============================================================================
+def side_process(side: str, conn_name: str, count: int) -> dict[str, float]:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+    output = subprocess.run([sys.executable, os.path.abspath(__file__), "--side", side,
+                             "--conn-name", conn_name, "--messages", str(count)],
+                            check=True, capture_output=True, text=True, env=env).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def _keep_best(best: dict[str, float], run: dict[str, float]) -> None:
+    for key, value in run.items():
+        best[key] = max(best.get(key, 0.0), value)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--messages", type=int, default=20000, help="messages per loop (default 20000)")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="alternate embedded and ceiling runs this many times and keep each "
+                             "loop's best, so that load from other processes hits both alike (default 2)")
+    parser.add_argument("--side", choices=["embedded", "null"], help=argparse.SUPPRESS)
+    parser.add_argument("--conn-name", default="", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.side:
+        print(json.dumps(run_side(args.side, args.conn_name, args.messages)))
+        return 0
+
+    sys.path.insert(0, ROOT)
+    import spark_mq.embedded as embedded
+    measured: dict[str, float] = {}
+    ceiling: dict[str, float] = {}
+    for _ in range(args.rounds):
+        with tempfile.TemporaryDirectory() as data_dir, \
+                embedded.EmbeddedQueueManager(data_dir, mqsc="DEFINE QLOCAL(BENCH.Q) MAXDEPTH(999999999)\n") as qm:
+            _keep_best(measured, side_process("embedded", qm.conn_name, args.messages))
+        _keep_best(ceiling, side_process("null", "127.0.0.1(1)", args.messages))
+
+    import importlib.metadata
+    print(f"ibmmq {importlib.metadata.version('ibmmq')}, {args.messages} x 1 KiB messages per loop, "
+          f"best of {args.rounds} rounds, {os.cpu_count()} cores, load average "
+          f"{os.getloadavg()[0]:.1f}")
+    print(f"{'loop':47} {'embedded msg/s':>15} {'ibmmq ceiling':>14} {'ratio':>7}")
+    for key, label in LOOPS:
+        print(f"{label:47} {measured[key]:15,.0f} {ceiling[key]:14,.0f} {measured[key] / ceiling[key]:7.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
