@@ -156,3 +156,24 @@ def test_read_ahead_with_a_selector_delivers_persistent_and_non_persistent_match
             break
     assert got == [b"m0", b"m2", b"m4", b"m6"]
     assert selected(conn, name, "even = FALSE") == [b"m1", b"m3", b"m5", b"m7"]
+
+
+def test_a_selective_get_still_finds_messages_that_arrive_before_rejected_ones(conn, make_queue):
+    """Rejected messages are not tested again, but a matching message that lands earlier
+    in delivery order (higher priority, or backed out) must still be found."""
+    name = make_queue("MSGDLVSQ(PRIORITY)")
+    for index in range(20):
+        put(conn, name, b"blue-%d" % index, {"colour": ("blue", S, -1)}, Priority=1)
+    reader = ibmmq.Queue(conn, selector_od(name, "colour = 'red'"), CMQC.MQOO_INPUT_SHARED)
+    with pytest.raises(ibmmq.MQMIError) as nothing:
+        reader.get(None)
+    assert nothing.value.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+    put(conn, name, b"red-urgent", {"colour": ("red", S, -1)}, Priority=9)
+    put(conn, name, b"red-late", {"colour": ("red", S, -1)}, Priority=0)
+    no_props = CMQC.MQGMO_NO_PROPERTIES
+    gmo = ibmmq.GMO(Options=CMQC.MQGMO_SYNCPOINT | no_props)
+    assert reader.get(None, ibmmq.MD(), gmo) == b"red-urgent"
+    conn.backout()  # goes back to its place at the head of the queue
+    assert reader.get(None, ibmmq.MD(), ibmmq.GMO(Options=no_props)) == b"red-urgent"
+    assert reader.get(None, ibmmq.MD(), ibmmq.GMO(Options=no_props)) == b"red-late"
+    reader.close()

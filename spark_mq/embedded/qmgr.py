@@ -80,6 +80,7 @@ class Handle:
     put_group: tuple | None = None     # logical-order put in progress:
     #                                    (groupid, next seq, next offset, in a group, syncpoint, persistence)
     saved_context: list | None = None  # MQOO_SAVE_ALL_CONTEXT: MD of the last message got
+    rejected_upto: tuple | None = None  # (key, queue.reorders): head run the selector rejected
 
 
 @dataclass
@@ -699,11 +700,23 @@ class QueueManager:
                 raise MQError(CMQC.MQRC_MATCH_OPTIONS_ERROR)
             groupid, seq, offset = in_progress
         cursor = handle.cursor if options & CMQC.MQGMO_BROWSE_NEXT else None
+        # Messages the handle's selector rejected never match it later (the selection
+        # string is fixed while the handle is open), so a scan resumes after the run of
+        # rejected messages at the head of the queue instead of testing them again.
+        mark = None
+        if handle.selector is not None and handle.rejected_upto is not None \
+                and handle.rejected_upto[1] == queue.reorders:
+            mark = handle.rejected_upto[0]
+        start = mark if cursor is None or (mark is not None and mark > cursor) else cursor
+        whole_scan = (token is None and msgid is None and correlid is None and groupid is None
+                      and seq is None and offset is None and not logical)
         if token is not None:
             keys = iter([key for key, m in queue.msgs.items() if m.seq == token
                          and (cursor is None or key > cursor)])
         else:
-            keys = queue.candidate_keys(msgid, correlid, groupid, cursor)
+            keys = queue.candidate_keys(msgid, correlid, groupid, start)
+        advancing = handle.selector is not None and whole_scan and start == mark
+        advanced = mark
         now = time.time()
         expired = []
         found = None
@@ -726,7 +739,10 @@ class QueueManager:
                     md[I_SEQ] != 1 or md[I_OFFSET] != 0):
                 continue
             if handle.selector is not None and not handle.selector.matches(_lookup(message)):
+                if advancing:
+                    advanced = key
                 continue
+            advancing = False
             if flags & GROUP_FLAGS and options & CMQC.MQGMO_ALL_MSGS_AVAILABLE and in_progress is None \
                     and not queue.group_complete(md[I_GROUPID]):
                 continue
@@ -746,6 +762,8 @@ class QueueManager:
             break
         for message in expired:
             self._discard(message)
+        if handle.selector is not None and whole_scan and advanced is not None:
+            handle.rejected_upto = (advanced, queue.reorders)
         return found
 
     def _discard(self, message: Message) -> None:

@@ -60,6 +60,7 @@ class LocalQueue:
         self.by_msgid: dict[bytes, set[int]] = {}
         self.by_correlid: dict[bytes, set[int]] = {}
         self.by_groupid: dict[bytes, set[int]] = {}
+        self.reorders = 0         # inserts not at the end: invalidates selector scan marks
         self.pending_puts = 0     # uncommitted puts count toward CURDEPTH
         self.input_shared = 0
         self.input_exclusive = 0
@@ -98,6 +99,8 @@ class LocalQueue:
     def insert(self, message: Message) -> None:
         key = message.key = self.key_for(message)
         message.queue = self
+        if self.order and key < self.order[-1]:
+            self.reorders += 1  # lands before messages a selector scan may have passed
         self.msgs[key] = message
         self.order.add(key)
         md = message.md
@@ -115,6 +118,7 @@ class LocalQueue:
         _index_discard(self.by_groupid, md[I_GROUPID], key)
 
     def clear_index(self) -> None:
+        self.reorders += 1
         self.order = SortedList()
         self.msgs.clear()
         self.by_msgid.clear()
@@ -141,6 +145,8 @@ class LocalQueue:
                     narrowest = keys
         if narrowest is None:
             return self.keys_after(cursor)
+        # narrowed: not every key is visited, so a selector scan mark must not advance
+
         ordered = sorted(narrowest)
         if cursor is not None:
             ordered = [key for key in ordered if key > cursor]
