@@ -39,8 +39,9 @@ def to_mq(name: str, value: Any, spark_type: str) -> tuple[int, Any, int]:
             f"column '{name}' of type {spark_type} cannot become a message property; "
             f"valid types: {', '.join(SPARK_TO_MQTYPE)}")
     if mq_type == MQTYPE_STRING:
-        data = str(value).encode("utf-8")
-        return mq_type, data, len(data)
+        # IBM's C extension takes a str and encodes it as UTF-8 itself; the length is in bytes
+        text = str(value)
+        return mq_type, text, len(text.encode("utf-8"))
     if mq_type == MQTYPE_BYTE_STRING:
         data = bytes(value)
         return mq_type, data, len(data)
