@@ -11,6 +11,7 @@
                                                  # use the reference/data pattern
       .option("stateQueue", "SPARK.MQ.WRITER.STATE")  # exactly-once markers
       .option("writerId", "...")                # exactly-once identity (default: the query id)
+      .option("context", "auto")                # auto: context columns set MQMD context | none
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from .errors import MQOptionError
 
 PERSISTENCE = ("persistent", "nonPersistent", "asQueueDef")
 DELIVERY = ("exactlyOnce", "atLeastOnce")
+CONTEXT = ("auto", "none")
 DEFAULT_STATE_QUEUE = "SPARK.MQ.WRITER.STATE"
 DEFAULT_COMMIT_EVERY = 2000
 DEFAULT_LARGE_MESSAGE_THRESHOLD = 4 * 1024 * 1024
@@ -43,6 +45,7 @@ class WriteOptions:
     large_message_threshold: int = DEFAULT_LARGE_MESSAGE_THRESHOLD
     state_queue: str = DEFAULT_STATE_QUEUE
     writer_id: str | None = None
+    context: str = "auto"
 
     @property
     def exactly_once(self) -> bool:
@@ -83,6 +86,7 @@ class WriteOptions:
                                               "largeMessageThreshold"),
             state_queue=state_queue,
             writer_id=writer_id.strip() if writer_id else None,
+            context=parse_choice(opts, "context", "auto", CONTEXT),
         )
 
     def check_commit_every(self, max_uncommitted: int) -> "WriteOptions":

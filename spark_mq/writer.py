@@ -78,7 +78,7 @@ class _MQWriter:
     def __init__(self, options: dict, schema: StructType, overwrite: bool, streaming: bool):
         self.options = WriteOptions.parse(options, streaming)
         self.columns = spark_columns(schema)
-        plan = MessagePlan(self.columns)
+        plan = MessagePlan(self.columns, self.options.context == "auto")
         if self.options.queue is None and not plan.routes_by_column:
             raise MQOptionError("queue", None, "a queue name, or a 'queue' column in the "
                                                "DataFrame that names each row's queue")
@@ -87,7 +87,8 @@ class _MQWriter:
         self.job_id = self.options.writer_id or f"job-{uuid.uuid4()}"
         self.settings = ProducerSettings(self.options.async_put, self.options.persistence,
                                          self.options.segmentation,
-                                         self.options.large_message_threshold)
+                                         self.options.large_message_threshold,
+                                         plan.context_level)
 
     def _write(self, batches: Iterator) -> MQWriteResult:
         from pyspark import TaskContext
@@ -96,7 +97,7 @@ class _MQWriter:
         writer_id = (self.options.writer_id or context.getLocalProperty(QUERY_ID_PROPERTY)
                      or self.job_id)
         partition = context.partitionId()
-        plan = MessagePlan(self.columns)
+        plan = MessagePlan(self.columns, self.options.context == "auto")
         connection = self.options.connection
         producer, max_uncommitted = producer_pool.acquire(connection, self.settings)
         healthy = False

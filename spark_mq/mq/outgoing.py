@@ -13,11 +13,19 @@ long, float/double, binary; timestamp as INT64 epoch milliseconds, the JMS conve
 reader reads back); a null value gives a null property. A null MQMD column leaves the
 field at its default.
 
+Message context (MQ's identity and origin fields): `user_id`, `accounting_token`,
+`appl_identity_data` set the identity context (the queue is opened with
+MQOO_SET_IDENTITY_CONTEXT and each put uses MQPMO_SET_IDENTITY_CONTEXT); any of
+`put_appl_name`, `put_appl_type`, `appl_origin_data` as well sets all context
+(MQOO/MQPMO_SET_ALL_CONTEXT; the put date and time are then the time of the put). Without
+those columns, or with the writer option context=none, the queue manager fills the
+context itself. On IBM MQ setting context needs the setid/setall authority on the queue.
+
 The reader's columns that describe a message as it was delivered (message_id,
-msg_seq_number, msg_flags, put_timestamp, backout_count, user_id, appl_identity_data,
-put_appl_name) are ignored, so that a DataFrame read from one queue can be written to
-another as it is: the queue manager sets those fields on every put. They are names the
-reader keeps for itself, so they could not be read back as property columns either.
+msg_seq_number, msg_flags, put_timestamp, backout_count) are ignored, so that a DataFrame
+read from one queue can be written to another as it is: the queue manager sets those
+fields on every put. They are names the reader keeps for itself, so they could not be
+read back as property columns either.
 """
 from __future__ import annotations
 
@@ -48,9 +56,21 @@ MD_COLUMNS: dict[str, tuple[str, ...]] = {
     "feedback": _INTS,
     "properties": (PROPERTIES_MAP,),
 }
+#: context columns -> (MQMD field, accepted Spark types, field length in bytes or None)
+IDENTITY_COLUMNS: dict[str, tuple[str, tuple[str, ...], int | None]] = {
+    "user_id": ("UserIdentifier", ("string",), 12),
+    "accounting_token": ("AccountingToken", ("binary",), 32),
+    "appl_identity_data": ("ApplIdentityData", ("string",), 32),
+}
+ORIGIN_COLUMNS: dict[str, tuple[str, tuple[str, ...], int | None]] = {
+    "put_appl_name": ("PutApplName", ("string",), 28),
+    "put_appl_type": ("PutApplType", _INTS, None),
+    "appl_origin_data": ("ApplOriginData", ("string",), 4),
+}
+CONTEXT_COLUMNS = {**IDENTITY_COLUMNS, **ORIGIN_COLUMNS}
 #: the reader's delivery-only columns: the queue manager sets these fields on every put
 IGNORED_COLUMNS = frozenset({"message_id", "msg_seq_number", "msg_flags", "put_timestamp",
-                             "backout_count", "user_id", "appl_identity_data", "put_appl_name"})
+                             "backout_count"})
 _TIMESTAMP = "timestamp"
 _ID_LENGTH, _NAME_LENGTH, _FORMAT_LENGTH = 24, 48, 8
 
@@ -87,12 +107,13 @@ class Outgoing:
     encoding: int | None = None
     feedback: int | None = None
     properties: list[tuple[str, Any, str]] = field(default_factory=list)  # (name, value, type)
+    context: dict[str, Any] = field(default_factory=dict)   # MQMD context field -> value
 
 
 class MessagePlan:
     """How each column of a schema becomes part of a message; checked once, at query start."""
 
-    def __init__(self, columns: Sequence[Column]):
+    def __init__(self, columns: Sequence[Column], use_context: bool = True):
         self.columns = list(columns)
         by_name = {c.name: (i, c) for i, c in enumerate(self.columns)}
         if PAYLOAD not in by_name:
@@ -106,8 +127,14 @@ class MessagePlan:
         self.payload_is_text = payload.type_name == "string"
         self.md_indexes: dict[str, int] = {}
         self.property_columns: list[tuple[int, str, str]] = []
+        self.context_columns: list[tuple[int, str]] = []
         for index, column in enumerate(self.columns):
             if column.name == PAYLOAD or column.name in IGNORED_COLUMNS:
+                continue
+            if column.name in CONTEXT_COLUMNS:
+                if use_context:
+                    self._check_context_column(column)
+                    self.context_columns.append((index, column.name))
                 continue
             if column.name in MD_COLUMNS:
                 self._check_md_column(column)
@@ -123,6 +150,22 @@ class MessagePlan:
     @property
     def routes_by_column(self) -> bool:
         return self.queue_index is not None
+
+    @property
+    def context_level(self) -> str:
+        """none | identity | all: which MQMD context the columns set."""
+        names = {name for _, name in self.context_columns}
+        if names & ORIGIN_COLUMNS.keys():
+            return "all"
+        return "identity" if names else "none"
+
+    @staticmethod
+    def _check_context_column(column: Column) -> None:
+        valid = CONTEXT_COLUMNS[column.name][1]
+        if column.type_name not in valid:
+            raise ColumnError(f"column '{column.name}' has type {column.type_name}; valid types: "
+                              f"{', '.join(valid)} (or drop it, or set the writer option "
+                              "context=none)")
 
     @property
     def may_have_properties(self) -> bool:
@@ -172,6 +215,11 @@ class MessagePlan:
                 out.ccsid = 1208
         if self.property_columns or self._map_index is not None:
             out.properties = self._properties(row)
+        for index, name in self.context_columns:
+            value = row[index]
+            if value is not None:
+                field_name, _types, length = CONTEXT_COLUMNS[name]
+                out.context[field_name] = _context_value(name, value, length)
         return out
 
     def _properties(self, row: Sequence[Any]) -> list[tuple[str, Any, str]]:
@@ -199,6 +247,15 @@ def _text(column: str, value: str, length: int) -> str:
     if len(value.encode("utf-8")) > length:
         raise RowValueError(f"column '{column}': {value!r} is longer than {length} bytes")
     return value
+
+
+def _context_value(column: str, value: Any, length: int | None) -> Any:
+    if length is None:
+        return int(value)
+    data = bytes(value) if isinstance(value, (bytes, bytearray)) else str(value).encode("utf-8")
+    if len(data) > length:
+        raise RowValueError(f"column '{column}': {len(data)} bytes, valid: at most {length}")
+    return data
 
 
 def _priority(out: Outgoing, value: int) -> None:

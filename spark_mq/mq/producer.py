@@ -10,6 +10,7 @@ payload, see large_messages.py).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,7 @@ class ProducerSettings:
     persistence: str = "persistent"        # persistent | nonPersistent | asQueueDef
     segmentation: bool = True
     large_message_threshold: int = 4 * 1024 * 1024
+    context: str = "none"                  # none | identity | all: MQMD context from columns
 
 
 @dataclass
@@ -42,6 +44,14 @@ class Target:
     @property
     def hobj(self) -> int:
         return self.queue.get_handle()
+
+
+def _put_date_time() -> dict[str, bytes]:
+    """PutDate and PutTime (GMT) as the queue manager would set them."""
+    now = time.time()
+    stamp = time.gmtime(now)
+    return {"PutDate": time.strftime("%Y%m%d", stamp).encode(),
+            "PutTime": (time.strftime("%H%M%S", stamp) + f"{int(now * 100) % 100:02d}").encode()}
 
 
 class AsyncPutError(MQConnectorError):
@@ -68,6 +78,12 @@ class Producer:
                             "asQueueDef": C.MQPER_PERSISTENCE_AS_Q_DEF}[settings.persistence]
         response = C.MQPMO_ASYNC_RESPONSE if settings.async_put else C.MQPMO_SYNC_RESPONSE
         options = C.MQPMO_SYNCPOINT | C.MQPMO_NEW_MSG_ID | C.MQPMO_FAIL_IF_QUIESCING | response
+        # setting context needs both the open option and the put option (MQ's rule)
+        self.context_open, context_put = {
+            "none": (0, 0),
+            "identity": (C.MQOO_SET_IDENTITY_CONTEXT, C.MQPMO_SET_IDENTITY_CONTEXT),
+            "all": (C.MQOO_SET_ALL_CONTEXT, C.MQPMO_SET_ALL_CONTEXT)}[settings.context]
+        options |= context_put
         self.pmo = ibmmq.PMO(Options=options)
         self.pmo_props = ibmmq.PMO(Options=options)
         # the MQMD packed from a template and the MQPMOs packed once (see packed_put.py)
@@ -88,7 +104,7 @@ class Producer:
 
     def _open(self, name: str) -> Target:
         C, ibmmq = self.C, self.ibmmq
-        base = C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING
+        base = C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | self.context_open
         try:
             queue = ibmmq.Queue(self.qmgr, name, base | C.MQOO_INQUIRE)
             try:
@@ -176,6 +192,10 @@ class Producer:
             fields["Encoding"] = out.encoding
         if out.feedback is not None:
             fields["Feedback"] = out.feedback
+        if self.settings.context == "all":
+            fields.update(_put_date_time())     # all context: the queue manager sets none of it
+            fields["PutApplType"] = C.MQAT_UNIX
+        fields.update(out.context)
         return fields
 
     def _put(self, target: Target, fields: dict, body: bytes, properties: list) -> None:
