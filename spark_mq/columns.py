@@ -10,8 +10,9 @@ Default columns (`DEFAULT_SCHEMA`), in this order:
     put_appl_name string, msg_type int, expiry int, feedback int,
     properties map<string,string>
 
-A user schema may pick any of these (with these types) and add columns named after message
-properties: each is filled from the property of that name (exact name first, then
+A user schema may pick any of these (with these types), the MQMD context columns
+accounting_token binary, appl_origin_data string and put_appl_type int, and add columns
+named after message properties: each is filled from the property of that name (exact name first, then
 case-insensitively), converted to the column's type, null where absent or not convertible.
 """
 from __future__ import annotations
@@ -39,7 +40,11 @@ DEFAULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("msg_type", "int"), ("expiry", "int"), ("feedback", "int"),
     ("properties", "map<string,string>"),
 )
-COLUMN_TYPES: dict[str, str] = dict(DEFAULT_COLUMNS)
+#: MQMD context columns a user schema may add (not in the default schema)
+OPTIONAL_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("accounting_token", "binary"), ("appl_origin_data", "string"), ("put_appl_type", "int"),
+)
+COLUMN_TYPES: dict[str, str] = dict(DEFAULT_COLUMNS + OPTIONAL_COLUMNS)
 DEFAULT_SCHEMA: str = ", ".join(f"{name} {kind}" for name, kind in DEFAULT_COLUMNS)
 
 #: default column -> the MQMD field it comes from (None: not an MQMD field)
@@ -52,6 +57,8 @@ COLUMN_MD_FIELDS: dict[str, str | None] = {
     "reply_to_qmgr": "ReplyToQMgr", "user_id": "UserIdentifier",
     "appl_identity_data": "ApplIdentityData", "put_appl_name": "PutApplName",
     "msg_type": "MsgType", "expiry": "Expiry", "feedback": "Feedback", "properties": None,
+    "accounting_token": "AccountingToken", "appl_origin_data": "ApplOriginData",
+    "put_appl_type": "PutApplType",
 }
 
 #: Spark types a property column may have (simpleString spellings)
@@ -116,6 +123,8 @@ _EXTRACTORS: dict[str, Callable[[Message], Any]] = {
     "put_appl_name": _md_text("PutApplName"), "msg_type": _md("MsgType"),
     "expiry": _md("Expiry"), "feedback": _md("Feedback"),
     "properties": lambda m: [(k, as_text(v)) for k, v in m.properties.items()],
+    "accounting_token": _md("AccountingToken"), "appl_origin_data": _md_text("ApplOriginData"),
+    "put_appl_type": _md("PutApplType"),
 }
 
 

@@ -72,3 +72,19 @@ def test_context_option_is_validated(spark, qm, make_queue):
         df.write.format("mq").options(**mq_options(qm, queue=make_queue(), context="pass")) \
             .mode("append").save()
     assert "context" in str(failure.value) and "auto | none" in str(failure.value)
+
+
+def test_context_round_trips_through_writer_queue_and_reader(spark, qm, make_queue):
+    queue = make_queue()
+    df = spark.createDataFrame(
+        [("hello", "carol", "corr-7", b"\x01" * 32, "APP.ORIGIN", 6, "zz")],
+        "payload string, user_id string, appl_identity_data string, accounting_token binary, "
+        "put_appl_name string, put_appl_type int, appl_origin_data string")
+    df.write.format("mq").options(**mq_options(qm, queue=queue)).mode("append").save()
+    schema = ("payload binary, user_id string, appl_identity_data string, "
+              "accounting_token binary, put_appl_name string, put_appl_type int, "
+              "appl_origin_data string")
+    [row] = spark.read.format("mq").schema(schema).options(**mq_options(qm, queue=queue)).load().collect()
+    assert (bytes(row.payload), row.user_id, row.appl_identity_data, bytes(row.accounting_token),
+            row.put_appl_name, row.put_appl_type, row.appl_origin_data) == (
+        b"hello", "carol", "corr-7", b"\x01" * 32, "APP.ORIGIN", 6, "zz")

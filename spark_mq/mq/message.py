@@ -23,17 +23,16 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-REFERENCE_FORMAT = b"SPKMQREF"
-DATA_FORMAT = b"SPKMQDAT"
-DATA_LENGTH_PROPERTY = "SparkMQDataLength"
-DATA_GROUP_PROPERTY = "SparkMQDataGroupId"
+from .large_messages import DATA_FORMAT, REFERENCE_FORMAT  # noqa: F401  (one definition)
+from .large_messages import GROUP_ID_PROPERTY as DATA_GROUP_PROPERTY  # noqa: F401
+from .large_messages import LENGTH_PROPERTY as DATA_LENGTH_PROPERTY  # noqa: F401
 NO_ID = b"\0" * 24
 
 #: the MQMD fields a message carries, in this order (see spark_mq.columns for the columns)
 MD_FIELDS = ("MsgId", "CorrelId", "GroupId", "MsgSeqNumber", "MsgFlags", "PutDate", "PutTime",
              "Persistence", "Priority", "Format", "CodedCharSetId", "Encoding", "BackoutCount",
              "ReplyToQ", "ReplyToQMgr", "UserIdentifier", "ApplIdentityData", "PutApplName",
-             "MsgType", "Expiry", "Feedback")
+             "MsgType", "Expiry", "Feedback", "AccountingToken", "ApplOriginData", "PutApplType")
 MD_INDEX = {name: i for i, name in enumerate(MD_FIELDS)}
 
 
