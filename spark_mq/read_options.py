@@ -62,6 +62,8 @@ class ReadOptions:
         selector = opts.get("selector")
         if selector is not None and not selector.strip():
             raise MQOptionError("selector", selector, "a non-empty MQ selector, e.g. \"colour = 'red'\"")
+        if selector is not None:
+            _check_selector(selector)
         backout_queue = opts.get("backoutqueue")
         if backout_queue is not None and not _QUEUE_NAME.match(backout_queue.strip()):
             raise MQOptionError("backoutQueue", backout_queue, "the name of a queue: 1 to 48 characters "
@@ -97,3 +99,17 @@ class ReadOptions:
     @property
     def syncpoint(self) -> bool:
         return self.delivery != "atMostOnce"
+
+
+def _check_selector(selector: str) -> None:
+    """Fail at query start with MQ's reason code and the position of the error (MQOPEN
+    would only give the reason code, and only once a batch runs)."""
+    from .embedded.mqconst import reason_name
+    from .embedded.selector import SelectorError, compile_selector
+    try:
+        compile_selector(selector)
+    except SelectorError as exc:
+        raise MQOptionError(
+            "selector", selector,
+            f"an MQ message selector (SQL92 subset); this one fails with MQ reason "
+            f"{exc.reason} {reason_name(exc.reason)} at position {exc.position}: {exc}") from None
