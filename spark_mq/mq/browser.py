@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from . import records
-from .client import describe
-from .consumer import NO_MSG_AVAILABLE, TRUNCATED_MSG_FAILED
+from .client import describe, get_message
 from .message import (DATA_FORMAT, DATA_GROUP_PROPERTY, DATA_LENGTH_PROPERTY, NO_ID,
                       REFERENCE_FORMAT, Message, md_values)
 from .properties import read_all
@@ -85,19 +84,9 @@ class Browser:
         return payload if payload is not None else b""
 
     def _browse(self, queue, md, gmo):
-        ibmmq = self.ibmmq
-        while True:
-            try:
-                return queue.get(self._buffer, md, gmo)
-            except ibmmq.MQMIError as exc:
-                if exc.reason == NO_MSG_AVAILABLE:
-                    return None
-                if exc.reason == TRUNCATED_MSG_FAILED and getattr(exc, "original_length", 0):
-                    # MQ leaves the browse cursor where it was (2080's documented behaviour):
-                    # the same browse again, with room for the message
-                    self._buffer = max(self._buffer * 2, int(exc.original_length) + 1024)
-                    continue
-                raise describe(exc, f"browsing {self.queue_name}") from exc
+        payload, self._buffer = get_message(self.ibmmq, queue, self._buffer, md, gmo,
+                                            f"browsing {self.queue_name}")
+        return payload
 
     def close(self) -> None:
         for queue in (self._queue, self._data):

@@ -126,3 +126,23 @@ def connect(options: ConnectionOptions, action: str | None = None):
         raise describe(exc, action or f"connecting to queue manager {options.queue_manager} "
                                       f"at {options.conn_name}") from exc
     return qmgr
+
+
+NO_MSG_AVAILABLE, TRUNCATED_MSG_FAILED = 2033, 2080
+
+
+def get_message(ibmmq, queue, buffer_size: int, md, gmo, action: str) -> tuple[bytes | None, int]:
+    """One MQGET (or browse): (payload or None when no message matches, buffer size to use
+    next). A message larger than the buffer stays where it is (2080; a browse cursor does
+    not move), so it is asked for again with room for it; the match fields in `md` still
+    name it."""
+    while True:
+        try:
+            return queue.get(buffer_size, md, gmo), buffer_size
+        except ibmmq.MQMIError as exc:
+            if exc.reason == NO_MSG_AVAILABLE:
+                return None, buffer_size
+            if exc.reason == TRUNCATED_MSG_FAILED and getattr(exc, "original_length", 0):
+                buffer_size = max(buffer_size * 2, int(exc.original_length) + 1024)
+                continue
+            raise describe(exc, action) from exc

@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 from . import records
-from .client import describe
+from .client import NO_MSG_AVAILABLE, TRUNCATED_MSG_FAILED, describe, get_message
 from .message import (DATA_GROUP_PROPERTY, DATA_LENGTH_PROPERTY, MD_INDEX, NO_ID,
                       REFERENCE_FORMAT, Message, md_values)
 from .poison import PoisonMover
@@ -32,7 +32,6 @@ from .rawget import RawGetter
 
 log = logging.getLogger(__name__)
 
-NO_MSG_AVAILABLE, TRUNCATED_MSG_FAILED = 2033, 2080
 _PROPERTY_NOT_AVAILABLE = 2471
 _BACKOUT, _FORMAT = MD_INDEX["BackoutCount"], MD_INDEX["Format"]
 _GROUP, _SEQ, _MSGID = MD_INDEX["GroupId"], MD_INDEX["MsgSeqNumber"], MD_INDEX["MsgId"]
@@ -222,19 +221,8 @@ class Consumer:
 
     def _get(self, queue, md, gmo, action: str):
         """Payload, or None on 2033; grows the buffer and retries on a truncated message."""
-        ibmmq = self.ibmmq
-        while True:
-            try:
-                return queue.get(self._buffer, md, gmo)
-            except ibmmq.MQMIError as exc:
-                if exc.reason == NO_MSG_AVAILABLE:
-                    return None
-                if exc.reason == TRUNCATED_MSG_FAILED and getattr(exc, "original_length", 0):
-                    # the message stayed on the queue: ask again with room for it (the match
-                    # fields in md still name it; a plain next-message get matches anything)
-                    self._buffer = max(self._buffer * 2, int(exc.original_length) + 1024)
-                    continue
-                raise describe(exc, action) from exc
+        payload, self._buffer = get_message(self.ibmmq, queue, self._buffer, md, gmo, action)
+        return payload
 
     def _record(self, md) -> bytes:
         if md.GroupId != NO_ID:
