@@ -212,7 +212,10 @@ def main() -> int:
         conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
         spark = (SparkSession.builder.master("local[2]").appName("bench-reader")
                  .config("spark.ui.enabled", "false").config("spark.driver.memory", "2g")
-                 .config("spark.sql.shuffle.partitions", "2").getOrCreate())
+                 .config("spark.sql.shuffle.partitions", "2")
+                 # rows are counted from the progress entries: keep them all (default: last 100)
+                 .config("spark.sql.streaming.numRecentProgressUpdates", "100000")
+                 .getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
         import spark_mq
         spark_mq.register(spark)
@@ -247,6 +250,9 @@ def main() -> int:
             rows, secs, memory = spark_run(spark, dict(options, **extra),
                                            os.path.join(work, f"ck-{mode}"))
             assert rows == count, f"{mode} delivered {rows} of {count}"
+            left = ibmmq.Queue(conn, "BENCH.READ", ibmmq.CMQC.MQOO_INQUIRE)
+            assert left.inquire(ibmmq.CMQC.MQIA_CURRENT_Q_DEPTH) == 0, f"{mode} left messages"
+            left.close()
             after = bare(loop, persistent)
             figures[f"{label} msg/s (before)"] = round(before)
             figures[f"{label} msg/s (after)"] = round(after)
