@@ -36,41 +36,25 @@ BODY = b"x" * 1024
 QUEUES = iter(f"BENCH.WRITER.{n}" for n in range(1, 1000))
 
 
-def bare_async_put_loop(ibmmq, qm, queue_name: str, rows: int, commit_every: int) -> float:
+def bare_async_put_loop(ibmmq, qm, queue_name: str, rows: int, commit_every: int,
+                        with_properties: bool = False) -> float:
+    """A plain ibmmq program: async puts under syncpoint, MQSTAT before each MQCMIT; with
+    properties, three per message (string, int, double) on one reused message handle."""
     C = ibmmq.CMQC
     conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
     queue = ibmmq.Queue(conn, queue_name, C.MQOO_OUTPUT)
     md = ibmmq.MD(Persistence=C.MQPER_PERSISTENT)
     pmo = ibmmq.PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_NEW_MSG_ID | C.MQPMO_ASYNC_RESPONSE)
+    handle = None
+    if with_properties:
+        handle = ibmmq.MessageHandle(conn)
+        pmo.OriginalMsgHandle = handle.msg_handle
     started = time.perf_counter()
     for i in range(1, rows + 1):
-        queue.put(BODY, md, pmo)
-        if i % commit_every == 0 or i == rows:
-            sts = conn.stat(C.MQSTAT_TYPE_ASYNC_ERROR)
-            if sts.PutFailureCount:
-                raise RuntimeError(f"async put failed: {sts.Reason}")
-            conn.commit()
-    elapsed = time.perf_counter() - started
-    queue.close()
-    conn.disconnect()
-    return rows / elapsed
-
-
-def bare_properties_put_loop(ibmmq, qm, queue_name: str, rows: int, commit_every: int) -> float:
-    """The bare loop with three properties per message (string, int, double) set on one
-    reused message handle, as an ibmmq program would."""
-    C = ibmmq.CMQC
-    conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
-    queue = ibmmq.Queue(conn, queue_name, C.MQOO_OUTPUT)
-    handle = ibmmq.MessageHandle(conn)
-    md = ibmmq.MD(Persistence=C.MQPER_PERSISTENT)
-    pmo = ibmmq.PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_NEW_MSG_ID | C.MQPMO_ASYNC_RESPONSE,
-                    OriginalMsgHandle=handle.msg_handle)
-    started = time.perf_counter()
-    for i in range(1, rows + 1):
-        handle.properties.set("region", "emea")
-        handle.properties.set("seq", i, property_type=C.MQTYPE_INT64, value_length=8)
-        handle.properties.set("price", 1.5 * i, property_type=C.MQTYPE_FLOAT64, value_length=8)
+        if handle is not None:
+            handle.properties.set("region", "emea")
+            handle.properties.set("seq", i, property_type=C.MQTYPE_INT64, value_length=8)
+            handle.properties.set("price", 1.5 * i, property_type=C.MQTYPE_FLOAT64, value_length=8)
         queue.put(BODY, md, pmo)
         if i % commit_every == 0 or i == rows:
             sts = conn.stat(C.MQSTAT_TYPE_ASYNC_ERROR)
@@ -203,7 +187,7 @@ def main() -> int:
              lambda q: stream_run(spark, qm, q, rows, os.path.join(data_dir, "chk-" + q),
                                   commitEvery=commit_every), rows),
             ("bare async put 3 properties msg/s", "bare ibmmq async put loop, 3 properties",
-             lambda q: bare_properties_put_loop(ibmmq, qm, q, rows, commit_every), rows),
+             lambda q: bare_async_put_loop(ibmmq, qm, q, rows, commit_every, with_properties=True), rows),
             ("writer 3 properties 2 partitions rows/s", "writer, 3 property columns, 2 partitions",
              lambda q: writer_run(spark, qm, q, rows, 2, properties=True,
                                   commitEvery=commit_every), rows),

@@ -39,9 +39,7 @@ class ConnectionOptions:
             raise MQOptionError("connName", None,
                                 "host(port) of the queue manager's listener, e.g. localhost(1414), "
                                 "or a ccdtUrl")
-        queue_manager = opts.get("queuemanager", "QM1")
-        if not re.fullmatch(r"[A-Za-z0-9._/%]{1,48}", queue_manager):
-            raise MQOptionError("queueManager", queue_manager, "1 to 48 characters of A-Z a-z 0-9 . / _ %")
+        queue_manager = parse_name(opts, "queuemanager", "QM1", "queueManager")
         return cls(
             queue_manager=queue_manager,
             conn_name=conn_name.replace(" ", "") if conn_name else None,
@@ -54,6 +52,21 @@ class ConnectionOptions:
             ccdt_url=opts.get("ccdturl"),
             reconnect=parse_bool(opts, "reconnect", False),
         )
+
+
+MQ_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
+MQ_NAME_RULE = "1 to 48 characters of A-Z a-z 0-9 . / _ %"
+
+
+def parse_name(opts: Mapping[str, str], key: str, default: str | None, label: str,
+               what: str = "") -> str | None:
+    """An MQ object name (queue or queue manager), blanks around it ignored."""
+    value = opts.get(key)
+    if value is None:
+        return default
+    if not MQ_NAME.fullmatch(value.strip()):
+        raise MQOptionError(label, value, f"{what}{MQ_NAME_RULE}")
+    return value.strip()
 
 
 def parse_bool(opts: Mapping[str, str], key: str, default: bool, label: str | None = None) -> bool:

@@ -23,15 +23,14 @@ own offset log (see spark_mq/reader.py for the protocol).
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from .connection_options import ConnectionOptions, parse_bool, parse_choice, parse_int
+from .connection_options import (MQ_NAME_RULE, ConnectionOptions, parse_bool, parse_choice,
+                                 parse_int, parse_name)
 from .errors import MQOptionError
 
 DELIVERY_MODES = ("exactlyOnce", "atLeastOnce", "atMostOnce")
-_QUEUE_NAME = re.compile(r"^[A-Za-z0-9._/%]{1,48}$")
 _MAX_INT = 2**31 - 1
 _MAX_LONG = 2**63 - 1
 
@@ -55,19 +54,15 @@ class ReadOptions:
     def parse(cls, options: Mapping[str, str]) -> "ReadOptions":
         opts = {k.lower(): v for k, v in options.items()}
         connection = ConnectionOptions.parse(opts)
-        queue = opts.get("queue")
-        if queue is None or not _QUEUE_NAME.match(queue.strip()):
-            raise MQOptionError("queue", queue, "the name of a local queue: 1 to 48 characters of "
-                                                "A-Z a-z 0-9 . / _ %")
+        queue = parse_name(opts, "queue", None, "queue", "the name of a local queue: ")
+        if queue is None:
+            raise MQOptionError("queue", None, f"the name of a local queue: {MQ_NAME_RULE}")
         selector = opts.get("selector")
         if selector is not None and not selector.strip():
             raise MQOptionError("selector", selector, "a non-empty MQ selector, e.g. \"colour = 'red'\"")
         if selector is not None:
             _check_selector(selector)
-        backout_queue = opts.get("backoutqueue")
-        if backout_queue is not None and not _QUEUE_NAME.match(backout_queue.strip()):
-            raise MQOptionError("backoutQueue", backout_queue, "the name of a queue: 1 to 48 characters "
-                                                              "of A-Z a-z 0-9 . / _ %")
+        backout_queue = parse_name(opts, "backoutqueue", None, "backoutQueue", "the name of a queue: ")
         delivery = parse_choice(opts, "delivery", "exactlyOnce", DELIVERY_MODES)
         read_ahead = parse_bool(opts, "readahead", True, "readAhead")
         if "readahead" in opts and read_ahead and delivery != "atMostOnce":

@@ -15,11 +15,10 @@
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Mapping
 
-from .connection_options import ConnectionOptions, parse_bool, parse_choice, parse_int
+from .connection_options import ConnectionOptions, parse_bool, parse_choice, parse_int, parse_name
 from .errors import MQOptionError
 
 PERSISTENCE = ("persistent", "nonPersistent", "asQueueDef")
@@ -29,7 +28,6 @@ DEFAULT_STATE_QUEUE = "SPARK.MQ.WRITER.STATE"
 DEFAULT_COMMIT_EVERY = 2000
 DEFAULT_LARGE_MESSAGE_THRESHOLD = 4 * 1024 * 1024
 _MAX_MESSAGE = 100 * 1024 * 1024          # MQ's largest MAXMSGL
-_QUEUE_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
 
 
 @dataclass(frozen=True)
@@ -57,16 +55,8 @@ class WriteOptions:
         batch id to replay, only task retries, which exactlyOnce also covers when asked)."""
         opts = {k.lower(): v for k, v in options.items()}
         connection = ConnectionOptions.parse(opts)
-        queue = opts.get("queue")
-        if queue is not None:
-            queue = queue.strip()
-            if not _QUEUE_NAME.fullmatch(queue):
-                raise MQOptionError("queue", opts.get("queue"),
-                                    "1 to 48 characters of A-Z a-z 0-9 . / _ %")
-        state_queue = opts.get("statequeue", DEFAULT_STATE_QUEUE).strip()
-        if not _QUEUE_NAME.fullmatch(state_queue):
-            raise MQOptionError("stateQueue", opts.get("statequeue"),
-                                "1 to 48 characters of A-Z a-z 0-9 . / _ %")
+        queue = parse_name(opts, "queue", None, "queue")
+        state_queue = parse_name(opts, "statequeue", DEFAULT_STATE_QUEUE, "stateQueue")
         writer_id = opts.get("writerid")
         if writer_id is not None and not 1 <= len(writer_id.strip()) <= 200:
             raise MQOptionError("writerId", writer_id, "a non-empty string of up to 200 characters")
