@@ -18,8 +18,8 @@ backs the open unit of work out and fails the task with the MQ reason code.
 
 Delivery. exactlyOnce (the default for streams): each unit of work also replaces a marker
 message on the state queue (spark_mq/mq/markers.py), keyed by (query id, partition) and
-holding (batch id, chunk); a batch that Spark runs again (task retry, restart after a crash or
-a lost commit file) skips the chunks its markers say were committed. The batch id comes from
+holding (batch id, rows of that batch on the queue); a batch that Spark runs again (task
+retry, restart after a crash or a lost commit file) skips exactly the rows its marker counts. The batch id comes from
 the task's local property `streaming.sql.batchId`, the query id from `sql.streaming.queryId`
 (or the `writerId` option). It relies on Spark handing a replayed batch the same rows in the
 same partitions, as it does for replayable sources (files, Kafka, spark-mq's reader), and on
@@ -63,7 +63,7 @@ class MQWriteResult(WriterCommitMessage):
     rows: int
     messages: int
     chunks_written: int
-    chunks_skipped: int
+    rows_skipped: int
 
 
 def spark_columns(schema: StructType) -> list[Column]:
@@ -115,7 +115,7 @@ class _MQWriter:
         finally:
             producer_pool.release(connection, self.settings, producer, healthy)
         return MQWriteResult(writer_id, partition, result.rows, result.messages,
-                             result.chunks_written, result.chunks_skipped)
+                             result.chunks_written, result.rows_skipped)
 
 
 class MQBatchWriter(_MQWriter, DataSourceArrowWriter):

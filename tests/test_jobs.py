@@ -6,7 +6,6 @@ import glob
 import json
 import os
 import re
-import signal
 import subprocess
 import time
 
@@ -14,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from processes import kill_tree
 from jobs_support import (connection_args, depth, drain, explain, put_texts, python_job,
                           spark_submit, spark_submit_command)
 
@@ -161,7 +161,7 @@ def test_queue_to_files_killed_mid_stream_and_restarted_writes_each_message_once
             assert time.monotonic() < deadline, "no micro-batch committed within 240 s"
             time.sleep(0.2)
     finally:
-        os.killpg(running.pid, signal.SIGKILL)     # the driver dies mid-stream, as in a crash
+        kill_tree(running.pid)     # the driver and all its processes die mid-stream, as in a crash
         running.wait()
     assert 0 < len(committed_parquet_rows(out)) < 3000
     process = spark_submit("queue_to_files.py", *common, "--trigger", "available-now", timeout=300)

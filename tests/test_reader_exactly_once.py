@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from processes import kill_tree
 from test_reader_support import depth, put_messages, reader_options
 
 DRIVER = r'''
@@ -87,7 +87,7 @@ class Driver:
         raise AssertionError("timed out waiting for the driver")
 
     def kill(self) -> None:
-        os.killpg(self.process.pid, signal.SIGKILL)  # the driver, its JVM and its workers
+        kill_tree(self.process.pid)  # the driver, its JVM, the daemon and its workers
         self.process.wait(30)
 
     def finish(self, timeout: float = 240.0) -> int:

@@ -75,9 +75,9 @@ def test_partition_rerun_after_a_mid_way_failure_skips_committed_chunks(qm, conn
             run(fail_at=75)                       # chunks 0 and 1 committed, chunk 2 open
         assert depth(conn, queue) == 60           # the open chunk was backed out
         result = run(fail_at=None)                # the same batch again
-        assert (result.chunks_skipped, result.chunks_written) == (2, 2)
+        assert (result.rows_skipped, result.chunks_written) == (60, 2)
         again = run(fail_at=None)                 # and once more: everything was written
-        assert (again.chunks_skipped, again.chunks_written, again.messages) == (4, 0, 0)
+        assert (again.rows_skipped, again.chunks_written, again.messages) == (100, 0, 0)
         assert numbers_on(conn, queue) == list(range(100))
     finally:
         producer_pool.release(options, ProducerSettings(), producer, healthy=True)
@@ -220,30 +220,50 @@ RETRY_JOB = textwrap.dedent("""
     import spark_mq
     spark_mq.register(spark)
     from test_writer_exactly_once import poison_udf
-    options, queue, source, checkpoint, flag = json.loads(sys.argv[1])
+    options, queue, source, checkpoint, flag, commit_every, streaming = json.loads(sys.argv[1])
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "10")
     poison = poison_udf(flag, 250, options, queue, first_attempt_only=True)
-    query = (spark.readStream.schema("payload string, n int").json(source)
+    exception = None
+    if streaming:
+        query = (spark.readStream.schema("payload string, n int").json(source)
+                 .select(poison("n").alias("payload"), "n")
+                 .writeStream.format("mq").options(**options).option("queue", queue)
+                 .option("commitEvery", commit_every).option("checkpointLocation", checkpoint)
+                 .trigger(availableNow=True).start())
+        query.awaitTermination(180)
+        exception = query.exception()
+    else:
+        try:
+            (spark.read.schema("payload string, n int").json(source).coalesce(1)
              .select(poison("n").alias("payload"), "n")
-             .writeStream.format("mq").options(**options).option("queue", queue)
-             .option("commitEvery", "20").option("checkpointLocation", checkpoint)
-             .trigger(availableNow=True).start())
-    query.awaitTermination(180)
-    print("RESULT " + json.dumps({{"exception": None if query.exception() is None
-                                   else str(query.exception())}}))
+             .write.format("mq").options(**options).option("queue", queue)
+             .option("commitEvery", commit_every).option("delivery", "exactlyOnce")
+             .mode("append").save())
+        except Exception as exc:
+            exception = exc
+    print("RESULT " + json.dumps({{"exception": None if exception is None
+                                   else str(exception)}}))
     spark.stop()
 """)
 
 
-def test_task_retried_by_spark_after_failing_mid_way_puts_nothing_twice(qm, conn, make_queue,
-                                                                        tmp_path):
+@pytest.mark.parametrize("commit_every, streaming", [(20, True), (30, True), (45, True),
+                                                     (30, False)],
+                         ids=["stream-20", "stream-30", "stream-45", "batch-30"])
+def test_task_retried_by_spark_after_failing_mid_way_puts_nothing_twice(
+        qm, conn, make_queue, tmp_path, commit_every, streaming):
+    """Spark retries the failed task (local[2,3]); the query or job reports success. With a
+    chunk size that does not divide the rows committed before the failure, the first attempt
+    commits a partial chunk when its input is cut off: the retry must put exactly the rest
+    (the chunk-numbered marker lost those rows silently, issue 14)."""
     queue = make_queue()
     source, checkpoint, flag = tmp_path / "in", tmp_path / "chk", tmp_path / "poisoned.json"
     source.mkdir()
     write_json(source / "a.json", range(300))
     script = tmp_path / "retry_job.py"
     script.write_text(RETRY_JOB.format(tests=os.path.dirname(__file__)))
-    arguments = json.dumps([mq_options(qm), queue, str(source), str(checkpoint), str(flag)])
+    arguments = json.dumps([mq_options(qm), queue, str(source), str(checkpoint), str(flag),
+                            str(commit_every), streaming])
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     done = subprocess.run([sys.executable, str(script), arguments], capture_output=True,
                           text=True, timeout=300, env=env)
@@ -252,6 +272,70 @@ def test_task_retried_by_spark_after_failing_mid_way_puts_nothing_twice(qm, conn
     assert json.loads(lines[-1][7:]) == {"exception": None}
     assert 0 < json.loads(flag.read_text())["depth"] < 300   # the first attempt failed mid-way
     assert numbers_on(conn, queue) == list(range(300))
+
+
+# --- Spark: query.stop() in the middle of a chunk, then a restart ------------------------
+def test_query_stopped_mid_chunk_then_restarted_puts_every_row_once(spark, qm, conn,
+                                                                   make_queue, tmp_path):
+    queue = make_queue()
+    source, checkpoint, reached = tmp_path / "in", tmp_path / "chk", tmp_path / "reached"
+    source.mkdir()
+    write_json(source / "a.json", range(300))
+    hold = hold_udf(str(reached), 265)
+    # small batches everywhere, so that the rows before the held one reach the writer
+    settings = {"spark.sql.execution.arrow.maxRecordsPerBatch": "10",
+                "spark.sql.execution.python.udf.maxRecordsPerBatch": "1"}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        def start(udf):
+            return (spark.readStream.schema("payload string, n int").json(str(source))
+                    .coalesce(1).select(udf("n").alias("payload"), "n")
+                    .writeStream.format("mq")
+                    .options(**mq_options(qm, queue=queue, commitEvery=50))
+                    .option("checkpointLocation", str(checkpoint))
+                    .trigger(availableNow=True).start())
+
+        query = start(hold)
+        wait_for(lambda: reached.exists() and depth(conn, queue) >= 250, 120)
+        query.stop()                               # cancels the task mid-chunk
+        assert not (checkpoint / "commits" / "0").exists()
+        at_stop = depth(conn, queue)
+        assert 250 <= at_stop < 300
+        query = start(hold)                        # the hold is passed: the flag file exists
+        query.awaitTermination(120)
+        assert query.exception() is None
+    finally:
+        for key in settings:
+            spark.conf.unset(key)
+    assert numbers_on(conn, queue) == list(range(300))
+
+
+def hold_udf(reached: str, hold_row: int):
+    """8 KiB payloads (10 rows fill the JVM's 64 KiB socket buffer to the writer); at
+    `hold_row` (first time only) write the flag file and block until the task is cancelled
+    (at most a minute)."""
+    from pyspark.sql import functions as F
+
+    def hold(n):
+        import os as _os
+        import time as _time
+        if n == hold_row and not _os.path.exists(reached):
+            open(reached, "w").close()
+            deadline = _time.monotonic() + 60
+            while _time.monotonic() < deadline:
+                _time.sleep(0.1)
+        return f"row-{n}".ljust(8192, ".")
+
+    return F.udf(hold, "string")
+
+
+def wait_for(condition, seconds: float) -> None:
+    import time
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
 
 
 # --- batch jobs ----------------------------------------------------------------------------
@@ -310,5 +394,65 @@ def test_a_marker_ahead_of_the_batch_fails_instead_of_skipping_or_doubling(qm, c
             run(batch_id=0)
         assert depth(conn, queue) == 10
         assert run(batch_id=6).chunks_written == 2      # the marker was given back intact
+    finally:
+        producer_pool.release(options, ProducerSettings(), producer, healthy=True)
+
+
+# --- the MQ layer alone: an input cut off between two rows (issue 14) ----------------------
+def test_partition_cut_off_mid_chunk_then_replayed_whole_puts_every_row_once(qm, conn, make_queue):
+    """The row iterator ends early (JVM died, upstream failure, query.stop()): the writer
+    cannot tell that from the partition's end, so it commits what it has. The replay of the
+    whole partition must then put exactly the rows not committed, whatever the chunk size."""
+    queue = make_queue()
+    options = ConnectionOptions.parse(mq_options(qm))
+    plan = MessagePlan([Column("payload", "binary"), Column("n", "integer")])
+    producer, max_uncommitted = producer_pool.acquire(options, ProducerSettings())
+    try:
+        ensure_state_queue(producer.qmgr, ibmmq, "SPARK.MQ.WRITER.STATE", options)
+
+        def run(count):
+            ledger = ChunkLedger(producer.qmgr, ibmmq, "SPARK.MQ.WRITER.STATE",
+                                 f"cut-{queue}", 0)
+            return write_partition(rows_failing_after(count, None), plan, producer, queue,
+                                   commit_every=50, max_messages=max_uncommitted - 2,
+                                   ledger=ledger, batch_id=3)
+
+        run(320)                                  # cut off 20 rows into chunk 6
+        assert depth(conn, queue) == 320
+        replay = run(2000)
+        assert (replay.rows_skipped, replay.messages) == (320, 1680)
+        run(1000)                                 # a shorter replay puts nothing
+        assert numbers_on(conn, queue) == list(range(2000))
+    finally:
+        producer_pool.release(options, ProducerSettings(), producer, healthy=True)
+
+
+def test_a_chunk_numbered_marker_of_the_first_writer_is_read_with_its_own_cut(qm, conn,
+                                                                             make_queue):
+    """Upgrade rule: {"batch": b, "chunk": c} meant chunks 0..c as that writer cut them."""
+    queue = make_queue()
+    options = ConnectionOptions.parse(mq_options(qm))
+    plan = MessagePlan([Column("payload", "binary"), Column("n", "integer")])
+    producer, max_uncommitted = producer_pool.acquire(options, ProducerSettings())
+    writer_id = f"legacy-{queue}"
+    try:
+        ensure_state_queue(producer.qmgr, ibmmq, "SPARK.MQ.WRITER.STATE", options)
+        state = ibmmq.Queue(conn, "SPARK.MQ.WRITER.STATE", ibmmq.CMQC.MQOO_OUTPUT)
+        state.put(json.dumps({"writerId": writer_id, "partition": 0, "batch": 4,
+                              "chunk": 1}).encode(),
+                  ibmmq.MD(CorrelId=marker_id(writer_id, 0)))
+        state.close()
+        ledger = ChunkLedger(producer.qmgr, ibmmq, "SPARK.MQ.WRITER.STATE", writer_id, 0)
+        result = write_partition(rows_failing_after(100, None), plan, producer, queue,
+                                 commit_every=30, max_messages=max_uncommitted - 2,
+                                 ledger=ledger, batch_id=4)
+        assert (result.rows, result.rows_skipped, result.messages) == (100, 60, 40)
+        assert numbers_on(conn, queue) == list(range(60, 100))
+        state = ibmmq.Queue(conn, "SPARK.MQ.WRITER.STATE", ibmmq.CMQC.MQOO_INPUT_SHARED)
+        marker = state.get(None, ibmmq.MD(CorrelId=marker_id(writer_id, 0)),
+                           ibmmq.GMO(MatchOptions=ibmmq.CMQC.MQMO_MATCH_CORREL_ID))
+        state.close()
+        assert json.loads(marker) == {"writerId": writer_id, "partition": 0, "batch": 4,
+                                      "rows": 100}
     finally:
         producer_pool.release(options, ProducerSettings(), producer, healthy=True)

@@ -1,12 +1,13 @@
 """Exactly-once markers for the writer, as in IBM's Kafka Connect MQ sink.
 
 A state queue holds ONE marker message per (writer id, partition): its CorrelId is a hash
-of the pair and its body records the last chunk written, {"batch": b, "chunk": c}. Every
-unit of work that puts a chunk of rows also gets the old marker and puts the new one, so the
-marker and the data are committed together or not at all. A task that runs a batch again
-(Spark replays the batch after a crash or a lost commit file, or retries a failed task)
-reads the marker first and skips every chunk at or below it: the chunks are cut from the
-rows the same way on every run, so nothing is put twice.
+of the pair and its body records how many rows of which batch are on the queue,
+{"batch": b, "rows": r}. Every unit of work that puts a chunk of rows also gets the old
+marker and puts the new one, so the marker and the data are committed together or not at
+all. A task that runs a batch again (Spark replays the batch after a crash or a lost commit
+file, or retries a failed task) reads the marker first and skips exactly r rows
+(spark_mq/mq/sink.py says why a row count and not a chunk number). Markers of the first
+writer recorded {"batch": b, "chunk": c} instead; they are still read.
 
 Markers of a streaming query stay (one per partition, a few hundred bytes each) and are
 reused by the next batches; a batch job (df.write) removes its markers when it commits.
@@ -26,8 +27,10 @@ _UNKNOWN_OBJECT, _NO_MSG = 2085, 2033
 
 @dataclass(frozen=True)
 class Position:
+    """Rows of `batch` on the queue; an old marker gives its last chunk instead of `rows`."""
     batch: int
-    chunk: int
+    rows: int | None = None
+    chunk: int = -1
 
 
 def marker_id(writer_id: str, partition: int) -> bytes:
@@ -57,7 +60,9 @@ class ChunkLedger:
                 return None
             raise describe(exc, f"getting the exactly-once marker from {self.queue_name!r}") from exc
         state = json.loads(body)
-        return Position(int(state["batch"]), int(state["chunk"]))
+        if "rows" in state:
+            return Position(int(state["batch"]), rows=int(state["rows"]))
+        return Position(int(state["batch"]), chunk=int(state["chunk"]))
 
     def record(self, position: Position) -> None:
         """Put the new marker under syncpoint, in the same unit of work as the chunk."""
@@ -66,7 +71,7 @@ class ChunkLedger:
                       Format=C.MQFMT_STRING, CodedCharSetId=1208)
         pmo = ibmmq.PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_NEW_MSG_ID | C.MQPMO_FAIL_IF_QUIESCING)
         body = json.dumps({"writerId": self.writer_id, "partition": self.partition,
-                           "batch": position.batch, "chunk": position.chunk}).encode()
+                           "batch": position.batch, "rows": position.rows}).encode()
         try:
             self.queue.put(body, md, pmo)
         except ibmmq.MQMIError as exc:
