@@ -63,3 +63,15 @@ def spark():
     spark_mq.register(session)
     yield session
     session.stop()
+
+
+_SPARK_FOLDERS = ("spark", "jobs")
+
+
+def pytest_collection_modifyitems(items):
+    """Tests under tests/spark and tests/jobs, and every test that uses the Spark session,
+    are `spark` tests: `pytest -m "not spark"` is the fast loop."""
+    for item in items:
+        folder = item.path.parent.name
+        if folder in _SPARK_FOLDERS or "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)

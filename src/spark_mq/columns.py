@@ -1,0 +1,237 @@
+"""THE one place mapping MQMD fields to the reader's columns (the writer maps them back
+with these same names and types).
+
+Default columns (`DEFAULT_SCHEMA`), in this order:
+
+    payload binary, queue string, message_id binary, correlation_id binary, group_id binary,
+    msg_seq_number int, msg_flags int, put_timestamp timestamp, persistent boolean,
+    priority int, format string, ccsid int, encoding int, backout_count int,
+    reply_to_queue string, reply_to_qmgr string, user_id string, appl_identity_data string,
+    put_appl_name string, msg_type int, expiry int, feedback int,
+    properties map<string,string>
+
+A user schema may pick any of these (with these types), the MQMD context columns
+accounting_token binary, appl_origin_data string and put_appl_type int, and add columns
+named after message properties: each is filled from the property of that name (exact name first, then
+case-insensitively), converted to the column's type, null where absent or not convertible.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from spark_mq.errors import MQOptionError
+from spark_mq.mq.message import MD_INDEX, Message
+from spark_mq.mq.properties import as_text
+
+log = logging.getLogger(__name__)
+
+#: (column, Spark SQL type) of the default schema, in order
+DEFAULT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("payload", "binary"), ("queue", "string"), ("message_id", "binary"),
+    ("correlation_id", "binary"), ("group_id", "binary"), ("msg_seq_number", "int"),
+    ("msg_flags", "int"), ("put_timestamp", "timestamp"), ("persistent", "boolean"),
+    ("priority", "int"), ("format", "string"), ("ccsid", "int"), ("encoding", "int"),
+    ("backout_count", "int"), ("reply_to_queue", "string"), ("reply_to_qmgr", "string"),
+    ("user_id", "string"), ("appl_identity_data", "string"), ("put_appl_name", "string"),
+    ("msg_type", "int"), ("expiry", "int"), ("feedback", "int"),
+    ("properties", "map<string,string>"),
+)
+#: MQMD context columns a user schema may add (not in the default schema)
+OPTIONAL_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("accounting_token", "binary"), ("appl_origin_data", "string"), ("put_appl_type", "int"),
+)
+COLUMN_TYPES: dict[str, str] = dict(DEFAULT_COLUMNS + OPTIONAL_COLUMNS)
+DEFAULT_SCHEMA: str = ", ".join(f"{name} {kind}" for name, kind in DEFAULT_COLUMNS)
+
+#: default column -> the MQMD field it comes from (None: not an MQMD field)
+COLUMN_MD_FIELDS: dict[str, str | None] = {
+    "payload": None, "queue": None, "message_id": "MsgId", "correlation_id": "CorrelId",
+    "group_id": "GroupId", "msg_seq_number": "MsgSeqNumber", "msg_flags": "MsgFlags",
+    "put_timestamp": None, "persistent": "Persistence", "priority": "Priority",
+    "format": "Format", "ccsid": "CodedCharSetId", "encoding": "Encoding",
+    "backout_count": "BackoutCount", "reply_to_queue": "ReplyToQ",
+    "reply_to_qmgr": "ReplyToQMgr", "user_id": "UserIdentifier",
+    "appl_identity_data": "ApplIdentityData", "put_appl_name": "PutApplName",
+    "msg_type": "MsgType", "expiry": "Expiry", "feedback": "Feedback", "properties": None,
+    "accounting_token": "AccountingToken", "appl_origin_data": "ApplOriginData",
+    "put_appl_type": "PutApplType",
+}
+
+#: Spark types a property column may have (simpleString spellings)
+PROPERTY_COLUMN_TYPES = ("string", "boolean", "tinyint", "smallint", "int", "bigint",
+                         "float", "double", "binary", "timestamp")
+_INT_RANGES = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
+_SPARK_ALIASES = {"integer": "int", "long": "bigint", "short": "smallint", "byte": "tinyint"}
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    return value.rstrip("\0 ").strip()
+
+
+_EPOCH_DAYS: dict[bytes, int] = {}
+
+
+def put_timestamp_micros(put_date: bytes, put_time: bytes) -> int | None:
+    """PutDate YYYYMMDD + PutTime HHMMSSTH (GMT) as microseconds since the epoch."""
+    days = _EPOCH_DAYS.get(put_date)
+    if days is None:
+        try:
+            text = _text(put_date)
+            days = _dt.date(int(text[:4]), int(text[4:6]), int(text[6:8])).toordinal() - 719163
+        except (ValueError, TypeError):
+            return None
+        _EPOCH_DAYS[put_date] = days
+    try:
+        t = _text(put_time)
+        seconds = int(t[0:2]) * 3600 + int(t[2:4]) * 60 + int(t[4:6])
+        hundredths = int(t[6:8]) if len(t) >= 8 else 0
+    except (ValueError, TypeError):
+        return None
+    return (days * 86400 + seconds) * 1_000_000 + hundredths * 10_000
+
+
+def _md(name: str) -> Callable[[Message], Any]:
+    index = MD_INDEX[name]
+    return lambda m: m.md[index]
+
+
+def _md_text(name: str) -> Callable[[Message], Any]:
+    index = MD_INDEX[name]
+    return lambda m: _text(m.md[index])
+
+
+_DATE, _TIME = MD_INDEX["PutDate"], MD_INDEX["PutTime"]
+_PERSISTENCE = MD_INDEX["Persistence"]
+
+#: default column -> function(message) -> value ("queue" is filled by the caller)
+_EXTRACTORS: dict[str, Callable[[Message], Any]] = {
+    "payload": lambda m: m.payload,
+    "message_id": _md("MsgId"), "correlation_id": _md("CorrelId"), "group_id": _md("GroupId"),
+    "msg_seq_number": _md("MsgSeqNumber"), "msg_flags": _md("MsgFlags"),
+    "put_timestamp": lambda m: put_timestamp_micros(m.md[_DATE], m.md[_TIME]),
+    "persistent": lambda m: m.md[_PERSISTENCE] == 1,   # MQPER_PERSISTENT
+    "priority": _md("Priority"), "format": _md_text("Format"), "ccsid": _md("CodedCharSetId"),
+    "encoding": _md("Encoding"), "backout_count": _md("BackoutCount"),
+    "reply_to_queue": _md_text("ReplyToQ"), "reply_to_qmgr": _md_text("ReplyToQMgr"),
+    "user_id": _md_text("UserIdentifier"), "appl_identity_data": _md_text("ApplIdentityData"),
+    "put_appl_name": _md_text("PutApplName"), "msg_type": _md("MsgType"),
+    "expiry": _md("Expiry"), "feedback": _md("Feedback"),
+    "properties": lambda m: [(k, as_text(v)) for k, v in m.properties.items()],
+    "accounting_token": _md("AccountingToken"), "appl_origin_data": _md_text("ApplOriginData"),
+    "put_appl_type": _md("PutApplType"),
+}
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    name: str
+    kind: str                 # Spark simpleString type
+    is_property: bool
+
+
+def normalise_type(kind: str) -> str:
+    kind = kind.strip().lower().replace(" ", "")
+    return _SPARK_ALIASES.get(kind, kind)
+
+
+def plan_columns(fields: Sequence[tuple[str, str]]) -> list[ColumnSpec]:
+    """Check a user schema ((name, Spark simpleString type) pairs) and plan its columns."""
+    specs = []
+    for name, kind in fields:
+        kind = normalise_type(kind)
+        if name in COLUMN_TYPES:
+            if kind != COLUMN_TYPES[name]:
+                raise MQOptionError(f"schema column {name}", kind, COLUMN_TYPES[name])
+            specs.append(ColumnSpec(name, kind, False))
+        elif kind in PROPERTY_COLUMN_TYPES:
+            specs.append(ColumnSpec(name, kind, True))
+        else:
+            raise MQOptionError(
+                f"schema column {name}", kind,
+                f"a default column ({', '.join(COLUMN_TYPES)}) with its type, or a message property "
+                f"column of type {' | '.join(PROPERTY_COLUMN_TYPES)}")
+    return specs
+
+
+def _property(properties: dict, name: str) -> Any:
+    if name in properties:
+        return properties[name]
+    lowered = name.lower()
+    for key, value in properties.items():
+        if key.lower() == lowered:
+            return value
+    return None
+
+
+def convert_property(value: Any, kind: str) -> Any:
+    """A property value as a value of Spark type `kind`; None when it does not convert."""
+    if value is None:
+        return None
+    try:
+        if kind == "string":
+            return value if isinstance(value, str) else as_text(value)
+        if kind == "binary":
+            return bytes(value) if isinstance(value, (bytes, bytearray)) else str(value).encode()
+        if kind == "boolean":
+            if isinstance(value, str):
+                lowered = value.strip().lower()
+                return True if lowered == "true" else False if lowered == "false" else None
+            return bool(value)
+        if kind in _INT_RANGES:
+            number = int(value) if not isinstance(value, str) else int(value.strip())
+            bits = _INT_RANGES[kind]
+            return number if -(1 << (bits - 1)) <= number < (1 << (bits - 1)) else None
+        if kind in ("float", "double"):
+            number = float(value)
+            if kind == "float" and math.isfinite(number) and abs(number) > 3.4028235e38:
+                return None  # does not fit a float
+            return number
+        if kind == "timestamp":
+            # JMS-style epoch milliseconds, or ISO-8601 text
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return int(value * 1000)
+            parsed = _dt.datetime.fromisoformat(str(value).strip())
+            if parsed.tzinfo is None:
+                parsed = parsed.replace(tzinfo=_dt.timezone.utc)
+            return int(parsed.timestamp() * 1_000_000)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    return None
+
+
+def column_values(spec: ColumnSpec, messages: Sequence[Message], queue: str) -> list:
+    if spec.is_property:
+        kind, name = spec.kind, spec.name
+        return [convert_property(_property(m.properties, name), kind) for m in messages]
+    if spec.name == "queue":
+        return [queue] * len(messages)
+    extract = _EXTRACTORS[spec.name]
+    return [extract(m) for m in messages]
+
+
+def to_record_batch(messages: Sequence[Message], queue: str, specs: Sequence[ColumnSpec],
+                    arrow_schema):
+    """A pyarrow.RecordBatch of these messages with exactly `arrow_schema`."""
+    import pyarrow as pa
+    arrays = [pa.array(column_values(spec, messages, queue), type=field.type)
+              for spec, field in zip(specs, arrow_schema)]
+    return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema)
+
+
+def to_rows(messages: Sequence[Message], queue: str, specs: Sequence[ColumnSpec]) -> list[tuple]:
+    """The same as tuples (timestamps as aware datetimes), for callers that want rows."""
+    columns = [column_values(spec, messages, queue) for spec in specs]
+    for i, spec in enumerate(specs):
+        if spec.kind == "timestamp":
+            columns[i] = [None if v is None else
+                          _dt.datetime.fromtimestamp(v / 1_000_000, _dt.timezone.utc)
+                          for v in columns[i]]
+        elif spec.kind.startswith("map<"):
+            columns[i] = [dict(v) for v in columns[i]]
+    return list(zip(*columns))

@@ -1,0 +1,133 @@
+"""Starting and stopping an embedded queue manager process from Python."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+DEFAULT_CHANNEL = "DEV.APP.SVRCONN"
+
+
+class EmbeddedQueueManagerError(RuntimeError):
+    pass
+
+
+class EmbeddedQueueManager:
+    """An embedded queue manager in its own process, bound to loopback.
+
+    Restarting on the same data_dir keeps definitions and persistent messages."""
+
+    def __init__(self, data_dir: str, name: str = "QM1", port: int = 0,
+                 mqsc: str | None = None, users: dict[str, str] | None = None,
+                 host: str = "127.0.0.1"):
+        self.data_dir = os.path.abspath(data_dir)
+        self.name = name
+        self.channel = DEFAULT_CHANNEL
+        self.host = host
+        self.requested_port = port
+        self.port: int | None = None
+        self.mqsc = mqsc
+        self.users = users
+        self._process: subprocess.Popen | None = None
+
+    # --- lifecycle -------------------------------------------------------------------------
+    def start(self, timeout: float = 30.0) -> "EmbeddedQueueManager":
+        if self.running:
+            return self
+        os.makedirs(self.data_dir, exist_ok=True)
+        ready = os.path.join(self.data_dir, "ready.json")
+        if os.path.exists(ready):
+            os.unlink(ready)
+        command = [sys.executable, "-m", "spark_mq.embedded", "--data-dir", self.data_dir,
+                   "--name", self.name, "--host", self.host,
+                   "--port", str(self.port or self.requested_port), "--ready-file", ready]
+        if self.mqsc:
+            command += ["--mqsc", self._mqsc_file()]
+        for user, password in (self.users or {}).items():
+            command += ["--user", f"{user}:{password}"]
+        log = open(os.path.join(self.data_dir, "qmgr.log"), "ab")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_project_root(), env.get("PYTHONPATH")]))
+        self._process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                         start_new_session=True)
+        log.close()
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(ready):
+            if self._process.poll() is not None:
+                raise EmbeddedQueueManagerError(
+                    f"the embedded queue manager exited with code {self._process.returncode}; "
+                    f"see {os.path.join(self.data_dir, 'qmgr.log')}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise EmbeddedQueueManagerError("the embedded queue manager did not start in time")
+            time.sleep(0.02)
+        with open(ready) as handle:
+            self.port = json.load(handle)["port"]
+        from spark_mq.embedded.client import transport as client
+        client.local_queue_managers[self.name] = self.conn_name
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Clean stop (SIGTERM); safe when the process has already died."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+    def kill(self) -> None:
+        """Crash the queue manager (SIGKILL), as a power cut would."""
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+        self._process = None
+
+    def run_mqsc(self, text: str) -> str:
+        """Run MQSC commands on the running queue manager; returns runmqsc-style output."""
+        from spark_mq.embedded.client.admin import run_mqsc
+        user, password = next(iter((self.users or {}).items()), (None, None))
+        ok, output = run_mqsc(self.host, self.port, text, user, password)
+        if not ok:
+            raise EmbeddedQueueManagerError(output)
+        return output
+
+    def __enter__(self) -> "EmbeddedQueueManager":
+        return self.start()
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
+    # --- facts -----------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    @property
+    def conn_name(self) -> str:
+        return f"{self.host}({self.port})"
+
+    def _mqsc_file(self) -> str:
+        if os.path.exists(self.mqsc) if "\n" not in self.mqsc else False:
+            return os.path.abspath(self.mqsc)
+        handle = tempfile.NamedTemporaryFile("w", suffix=".mqsc", dir=self.data_dir, delete=False)
+        with handle:
+            handle.write(self.mqsc)
+        return handle.name
+
+
+def _project_root() -> str:
+    """So that the child finds this package even when it is not installed."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

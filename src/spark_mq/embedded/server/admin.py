@@ -1,0 +1,101 @@
+"""Applying MQSC commands to the embedded queue manager (what runmqsc does)."""
+from __future__ import annotations
+
+import fnmatch
+
+from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError, default_attributes, format_display, parse_mqsc
+from spark_mq.embedded.server.queues import LocalQueue
+
+# object types that IBM's MQSC files define but the embedded queue manager has no use for
+_IGNORED_TYPES = {"CHANNEL", "CHLAUTH", "AUTHINFO", "LISTENER", "SERVICE", "AUTHREC", "SECURITY",
+                  "TOPIC", "SUB", "NAMELIST", "PROCESS", "COMMINFO", "QMODEL", "QREMOTE"}
+
+
+def run_mqsc(qmgr, text: str, existing_ok: bool = False) -> tuple[bool, str]:
+    """Run a script; returns (all succeeded, runmqsc-style output).
+
+    Every command runs even after one fails, as with runmqsc; a syntax error stops the
+    whole script before anything runs, so a half-parsed file changes nothing.
+    existing_ok: a DEFINE without REPLACE of an object that exists is reported (AMQ8150E)
+    but is not a failure; the start-up script runs again at every restart, as IBM's
+    container runs its MQSC files at every start."""
+    try:
+        commands = parse_mqsc(text)
+    except MQSCError as exc:
+        return False, f"AMQ8405E: Syntax error detected at or near end of command segment.\n{exc}"
+    lines: list[str] = []
+    ok = True
+    with qmgr.lock:
+        for command in commands:
+            if (existing_ok and command.verb == "DEFINE" and "REPLACE" not in command.flags
+                    and command.name in qmgr.queues):
+                lines.append(f"AMQ8150E: IBM MQ object already exists: {command.name}.")
+                continue
+            try:
+                lines.append(_apply(qmgr, command))
+            except (ValueError, MQSCError) as exc:
+                ok = False
+                lines.append(f"MQSC line {command.line}: {command.verb} {command.object_type}"
+                             f"({command.name}) failed: {exc}")
+    return ok, "\n".join(line for line in lines if line)
+
+
+def _apply(qmgr, command: MQSCCommand) -> str:
+    verb, kind, name = command.verb, command.object_type, command.name
+    attrs = dict(command.attributes)
+    for flag in ("SHARE", "NOSHARE"):
+        if flag in command.flags:
+            attrs["SHARE"] = flag
+    if kind == "QMGR":
+        if verb == "ALTER":
+            qmgr.alter_qmgr({k: v for k, v in attrs.items() if k in default_attributes("QMGR")})
+            return "AMQ8005I: IBM MQ queue manager changed."
+        if verb == "DISPLAY":
+            return format_display("QMGR", qmgr.name, _requested(qmgr.attrs, command.flags))
+    if kind in _IGNORED_TYPES or verb in ("START", "STOP", "REFRESH", "SET", "END"):
+        return ""
+    if verb == "DEFINE":
+        if kind == "QALIAS" and not attrs.get("TARGET"):
+            raise ValueError("TARGET is required for a QALIAS (valid: the name of a local queue)")
+        values = default_attributes(kind)
+        values.update(attrs)
+        qmgr.define(kind, name, values, replace="REPLACE" in command.flags)
+        return f"AMQ8006I: IBM MQ queue created: {name}."
+    if verb == "ALTER":
+        qmgr.alter(kind, name, attrs)
+        return f"AMQ8008I: IBM MQ queue changed: {name}."
+    if verb == "DELETE":
+        qmgr.delete(kind, name, purge="PURGE" in command.flags)
+        return f"AMQ8007I: IBM MQ queue deleted: {name}."
+    if verb == "CLEAR":
+        count = qmgr.clear(name)
+        return f"AMQ8022I: IBM MQ queue cleared: {name} ({count} messages)."
+    if verb == "DISPLAY":
+        return _display(qmgr, kind, name, command.flags)
+    raise ValueError(f"{verb} is not supported for {kind} (valid: DEFINE, ALTER, DELETE, "
+                     "CLEAR, DISPLAY)")
+
+
+def _requested(attrs: dict, flags) -> dict:
+    """DISPLAY shows the attributes asked for (all of them for ALL or none named), as runmqsc."""
+    wanted = {flag for flag in flags if flag != "ALL"}
+    if not wanted or "ALL" in flags:
+        return dict(attrs)
+    return {key: value for key, value in attrs.items() if key in wanted or key == "TYPE"}
+
+
+def _display(qmgr, kind: str, pattern: str, flags=frozenset()) -> str:
+    found = []
+    for queue_name in sorted(qmgr.queues):
+        queue = qmgr.queues[queue_name]
+        if kind not in ("QUEUE", queue.kind) or not fnmatch.fnmatchcase(queue_name, pattern):
+            continue
+        attrs = dict(queue.attrs)
+        attrs["TYPE"] = queue.kind
+        if isinstance(queue, LocalQueue):
+            attrs.update(CURDEPTH=queue.depth, IPPROCS=queue.input_shared + queue.input_exclusive,
+                         OPPROCS=queue.output_count)
+        found.append(format_display(queue.kind, queue_name, _requested(attrs, flags)))
+    if not found:
+        raise ValueError(f"no {kind} matches {pattern} (AMQ8147E: IBM MQ object not found)")
+    return "\n".join(found)

@@ -1,0 +1,164 @@
+"""MQINQ and MQSET: the mapping between MQI selectors and the MQSC attributes we keep."""
+from __future__ import annotations
+
+import time
+
+from spark_mq.mqi.constants import CMQC
+from spark_mq.embedded.server.queues import AliasQueue, LocalQueue
+
+# selector -> (MQSC attribute, {MQSC keyword: MQI integer} or None for plain integers)
+_QUEUE_INTS = {
+    CMQC.MQIA_MAX_MSG_LENGTH: ("MAXMSGL", None),
+    CMQC.MQIA_MAX_Q_DEPTH: ("MAXDEPTH", None),
+    CMQC.MQIA_DEF_PRIORITY: ("DEFPRTY", None),
+    CMQC.MQIA_BACKOUT_THRESHOLD: ("BOTHRESH", None),
+    CMQC.MQIA_DEF_PERSISTENCE: ("DEFPSIST", {"NO": CMQC.MQPER_NOT_PERSISTENT,
+                                             "YES": CMQC.MQPER_PERSISTENT}),
+    CMQC.MQIA_MSG_DELIVERY_SEQUENCE: ("MSGDLVSQ", {"PRIORITY": CMQC.MQMDS_PRIORITY,
+                                                   "FIFO": CMQC.MQMDS_FIFO}),
+    CMQC.MQIA_INHIBIT_GET: ("GET", {"ENABLED": CMQC.MQQA_GET_ALLOWED,
+                                    "DISABLED": CMQC.MQQA_GET_INHIBITED}),
+    CMQC.MQIA_INHIBIT_PUT: ("PUT", {"ENABLED": CMQC.MQQA_PUT_ALLOWED,
+                                    "DISABLED": CMQC.MQQA_PUT_INHIBITED}),
+    CMQC.MQIA_PROPERTY_CONTROL: ("PROPCTL", {"COMPAT": CMQC.MQPROP_COMPATIBILITY,
+                                             "NONE": CMQC.MQPROP_NONE, "ALL": CMQC.MQPROP_ALL,
+                                             "FORCE": CMQC.MQPROP_FORCE_MQRFH2,
+                                             "V6COMPAT": CMQC.MQPROP_V6COMPAT}),
+    CMQC.MQIA_DEF_READ_AHEAD: ("DEFREADA", {"NO": CMQC.MQREADA_NO, "YES": CMQC.MQREADA_YES,
+                                            "DISABLED": CMQC.MQREADA_DISABLED}),
+    CMQC.MQIA_DEF_PUT_RESPONSE_TYPE: ("DEFPRESP", {"SYNC": CMQC.MQPRT_SYNC_RESPONSE,
+                                                   "ASYNC": CMQC.MQPRT_ASYNC_RESPONSE}),
+    CMQC.MQIA_DEF_INPUT_OPEN_OPTION: ("DEFSOPT", {"SHARED": CMQC.MQOO_INPUT_SHARED,
+                                                  "EXCL": CMQC.MQOO_INPUT_EXCLUSIVE}),
+}
+_QUEUE_CHARS = {
+    CMQC.MQCA_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
+    CMQC.MQCA_Q_DESC: CMQC.MQ_Q_DESC_LENGTH,
+    CMQC.MQCA_BACKOUT_REQ_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
+    CMQC.MQCA_BASE_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
+    CMQC.MQCA_CREATION_DATE: CMQC.MQ_CREATION_DATE_LENGTH,
+    CMQC.MQCA_CREATION_TIME: CMQC.MQ_CREATION_TIME_LENGTH,
+}
+_QMGR_INTS = {
+    CMQC.MQIA_MAX_MSG_LENGTH: "MAXMSGL",
+    CMQC.MQIA_MAX_UNCOMMITTED_MSGS: "MAXUMSGS",
+    CMQC.MQIA_MAX_PROPERTIES_LENGTH: "MAXPROPL",
+}
+_QMGR_CONSTANT_INTS = {
+    CMQC.MQIA_COMMAND_LEVEL: 940, CMQC.MQIA_PLATFORM: CMQC.MQPL_UNIX,
+    CMQC.MQIA_SYNCPOINT: CMQC.MQSP_AVAILABLE, CMQC.MQIA_MAX_PRIORITY: 9,
+    CMQC.MQIA_CODED_CHAR_SET_ID: 1208,
+}
+_QMGR_CHARS = {
+    CMQC.MQCA_Q_MGR_NAME: CMQC.MQ_Q_MGR_NAME_LENGTH,
+    CMQC.MQCA_DEAD_LETTER_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
+    CMQC.MQCA_Q_MGR_DESC: CMQC.MQ_Q_MGR_DESC_LENGTH,
+    CMQC.MQCA_Q_MGR_IDENTIFIER: CMQC.MQ_Q_MGR_IDENTIFIER_LENGTH,
+}
+#: MQSET may change only these, as on IBM MQ
+_SETTABLE = {CMQC.MQIA_INHIBIT_GET, CMQC.MQIA_INHIBIT_PUT}
+
+
+def _is_int_selector(selector: int) -> bool:
+    return CMQC.MQIA_FIRST <= selector <= CMQC.MQIA_LAST
+
+
+def inquire_values(qmgr, queue: LocalQueue | None, definition, selectors: list[int]):
+    """Integer values in selector order, and the character values concatenated."""
+    from spark_mq.embedded.server.qmgr import MQError
+    ints: list[int] = []
+    chars = bytearray()
+    warning = False
+    for selector in selectors:
+        if not (_is_int_selector(selector) or CMQC.MQCA_FIRST <= selector <= CMQC.MQCA_LAST):
+            raise MQError(CMQC.MQRC_SELECTOR_ERROR)
+        if definition is None:
+            value = _qmgr_value(qmgr, selector)
+        else:
+            value = _queue_value(queue, definition, selector)
+        if value is None:
+            warning = True
+            value = 0 if _is_int_selector(selector) else b""
+        if _is_int_selector(selector):
+            ints.append(value)
+        else:
+            length = (_QMGR_CHARS if definition is None else _QUEUE_CHARS).get(selector, 0)
+            chars += value[:length].ljust(length, b" ")
+    return ints, bytes(chars), warning
+
+
+def _queue_value(queue: LocalQueue, definition, selector: int):
+    attrs = definition.attrs
+    if selector == CMQC.MQIA_CURRENT_Q_DEPTH:
+        return queue.depth if isinstance(definition, LocalQueue) else None
+    if selector == CMQC.MQIA_Q_TYPE:
+        return CMQC.MQQT_LOCAL if isinstance(definition, LocalQueue) else CMQC.MQQT_ALIAS
+    if selector == CMQC.MQIA_OPEN_INPUT_COUNT:
+        return queue.input_shared + queue.input_exclusive
+    if selector == CMQC.MQIA_OPEN_OUTPUT_COUNT:
+        return queue.output_count
+    if selector == CMQC.MQIA_SHAREABILITY:
+        return CMQC.MQQA_SHAREABLE if attrs.get("SHARE") != "NOSHARE" else CMQC.MQQA_NOT_SHAREABLE
+    if selector == CMQC.MQIA_HARDEN_GET_BACKOUT:
+        return CMQC.MQQA_BACKOUT_HARDENED
+    if selector in _QUEUE_INTS:
+        name, mapping = _QUEUE_INTS[selector]
+        if name not in attrs:
+            return None
+        return attrs[name] if mapping is None else mapping[attrs[name]]
+    if selector == CMQC.MQCA_Q_NAME:
+        return definition.name.encode()
+    if selector == CMQC.MQCA_Q_DESC:
+        return attrs.get("DESCR", "").encode()
+    if selector == CMQC.MQCA_BACKOUT_REQ_Q_NAME:
+        return attrs.get("BOQNAME", "").encode() if isinstance(definition, LocalQueue) else None
+    if selector == CMQC.MQCA_BASE_Q_NAME:
+        return attrs["TARGET"].encode() if isinstance(definition, AliasQueue) else None
+    if selector == CMQC.MQCA_CREATION_DATE:
+        return time.strftime("%Y-%m-%d", definition.created).encode()
+    if selector == CMQC.MQCA_CREATION_TIME:
+        return time.strftime("%H.%M.%S", definition.created).encode()
+    return None
+
+
+def _qmgr_value(qmgr, selector: int):
+    if selector in _QMGR_INTS:
+        return qmgr.attrs[_QMGR_INTS[selector]]
+    if selector in _QMGR_CONSTANT_INTS:
+        return _QMGR_CONSTANT_INTS[selector]
+    if selector == CMQC.MQCA_Q_MGR_NAME:
+        return qmgr.name.encode()
+    if selector == CMQC.MQCA_DEAD_LETTER_Q_NAME:
+        return qmgr.attrs["DEADQ"].encode()
+    if selector == CMQC.MQCA_Q_MGR_DESC:
+        return qmgr.attrs["DESCR"].encode()
+    if selector == CMQC.MQCA_Q_MGR_IDENTIFIER:
+        return f"{qmgr.name}_EMBEDDED".encode()
+    return None
+
+
+def set_values(definition, selectors: list[int], ints: list[int], chars: bytes) -> list[str]:
+    """MQSET: validate everything first, then change all or nothing (as MQ does)."""
+    from spark_mq.embedded.server.qmgr import MQError
+    if definition is None:
+        raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET)
+    if len(selectors) > 256:
+        raise MQError(CMQC.MQRC_SELECTOR_COUNT_ERROR)
+    int_selectors = [s for s in selectors if _is_int_selector(s)]
+    if len(ints) < len(int_selectors):
+        raise MQError(CMQC.MQRC_INT_ATTR_COUNT_ERROR)
+    if len(int_selectors) != len(selectors) and chars:
+        raise MQError(CMQC.MQRC_SELECTOR_ERROR)  # no character attribute is settable here
+    changes = {}
+    for selector, value in zip(int_selectors, ints):
+        if selector not in _SETTABLE:
+            raise MQError(CMQC.MQRC_SELECTOR_ERROR)
+        name, mapping = _QUEUE_INTS[selector]
+        keyword = {v: k for k, v in mapping.items()}.get(value)
+        if keyword is None:
+            raise MQError(CMQC.MQRC_INHIBIT_VALUE_ERROR)
+        changes[name] = keyword
+    if len(int_selectors) != len(selectors):
+        raise MQError(CMQC.MQRC_SELECTOR_ERROR)
+    definition.alter(changes)
+    return list(changes)

@@ -1,0 +1,269 @@
+"""The embedded queue manager's network side: one thread per client connection.
+
+Each frame is a tuple (verb, args...). Synchronous verbs are answered with
+[CompCode, Reason, outputs...]; asynchronous puts are not answered at all (their outcome
+is counted for MQSTAT), which is what lets a client pipeline them. A frame that does not
+decode, or has arguments of the wrong shape, closes that one connection: the unit of work
+it had open is backed out and the server carries on.
+"""
+from __future__ import annotations
+
+import logging
+import select
+import socket
+import threading
+
+from spark_mq.mqi.constants import CMQC
+from spark_mq.embedded.server.qmgr import FAILED, OK, WARNING, Connection, MQError, QueueManager, _Warned
+from spark_mq.embedded.wire import FrameReader, ProtocolError, reply_frame
+
+log = logging.getLogger("spark_mq.embedded")
+
+
+class Server:
+    def __init__(self, qmgr: QueueManager, host: str = "127.0.0.1", port: int = 0):
+        self.qmgr = qmgr
+        self.sock = socket.create_server((host, port), backlog=128)
+        self.port = self.sock.getsockname()[1]
+        self._stopping = threading.Event()
+        self._threads: set[threading.Thread] = set()
+
+    def serve_forever(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                break
+            client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            thread = threading.Thread(target=self._serve_client, args=(client,), daemon=True)
+            self._threads.add(thread)
+            thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    # --- one client ------------------------------------------------------------------------
+    def _serve_client(self, client: socket.socket) -> None:
+        session = _Session(self.qmgr, client)
+        try:
+            session.run()
+        except (ConnectionError, OSError):
+            pass
+        except ProtocolError as exc:
+            log.warning("closing a connection that sent a bad frame: %s", exc)
+        except Exception:  # a bug must cost one connection, never the server
+            log.exception("closing a connection after an unexpected error")
+        finally:
+            session.close()
+            client.close()
+            self._threads.discard(threading.current_thread())
+
+
+class _Session:
+    def __init__(self, qmgr: QueueManager, sock: socket.socket):
+        self.qmgr = qmgr
+        self.sock = sock
+        self.reader = FrameReader(sock) if sock is not None else None
+        self.conn: Connection | None = None
+        self.clean = False
+
+    def alive(self) -> bool:
+        """False once the client has gone away (checked while a get waits)."""
+        try:
+            readable, _, _ = select.select([self.sock], [], [], 0)
+            return not readable or bool(self.sock.recv(1, socket.MSG_PEEK))
+        except OSError:
+            return False
+
+    def run(self) -> None:
+        while True:
+            request = self.reader.read()
+            if not isinstance(request, list) or not request or not isinstance(request[0], str):
+                raise ProtocolError("a request must be a list starting with a verb")
+            verb, args = request[0], request[1:]
+            _check_arguments(verb, args)
+            if verb == "PUTA":  # asynchronous put: no answer, outcome counted for MQSTAT
+                self._put_async(args)
+                continue
+            reply = self._call(verb, args)
+            self.sock.sendall(reply_frame(reply))
+            if verb == "DISC":
+                return
+
+    def _call(self, verb: str, args: list) -> list:
+        handler = _VERBS[verb]
+        if self.conn is None and verb not in ("CONN", "MQSC", "PING"):
+            return [FAILED, CMQC.MQRC_HCONN_ERROR]
+        try:
+            return [OK, OK, *handler(self, *args)]
+        except _Outputs as partial:
+            return [partial.comp_code, partial.reason, *partial.outputs]
+        except _Warned as warned:
+            return [WARNING, warned.reason, warned.md]
+        except MQError as exc:
+            return [exc.comp_code, exc.reason]
+
+    def _put_async(self, args: list) -> None:
+        if self.conn is None:
+            return
+        hobj = args[0]
+        handle = self.conn.handles.get(hobj)
+        name = handle.name if handle else ""
+        try:
+            self.qmgr.put(self.conn, *args)
+            self.qmgr.record_async(self.conn, OK, OK, name)
+        except _Warned as warned:
+            self.qmgr.record_async(self.conn, WARNING, warned.reason, name)
+        except MQError as exc:
+            self.qmgr.record_async(self.conn, exc.comp_code, exc.reason, name)
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.qmgr.disconnect(self.conn, clean=self.clean)
+            self.conn = None
+
+    # --- verbs -----------------------------------------------------------------------------
+    def v_ping(self) -> list:
+        return [self.qmgr.name]
+
+    def v_conn(self, qm_name: str, user: str, password: str, appl_name: str) -> list:
+        if qm_name and qm_name != self.qmgr.name:
+            raise MQError(CMQC.MQRC_Q_MGR_NAME_ERROR)
+        if self.conn is not None:
+            raise MQError(CMQC.MQRC_ALREADY_CONNECTED, WARNING)
+        self.conn = self.qmgr.connect(user, password, appl_name, self.alive)
+        return [self.qmgr.name, self.conn.conn_id]
+
+    def v_disc(self) -> list:
+        self.clean = True
+        conn, self.conn = self.conn, None
+        reason = self.qmgr.disconnect(conn, clean=True)
+        if reason:
+            raise MQError(reason, WARNING)
+        return []
+
+    def v_open(self, obj_type: int, name: str, options: int, selection) -> list:
+        handle = self.qmgr.open(self.conn, obj_type, name, options, selection)
+        queue = handle.queue
+        definition = self.qmgr.queues.get(name, queue)
+        async_default = bool(definition and definition.attrs.get("DEFPRESP") == "ASYNC")
+        resolved = queue.name if queue else self.qmgr.name
+        return [handle.hobj, resolved, handle.read_ahead, async_default]
+
+    def v_close(self, hobj: int, options: int) -> list:
+        self.qmgr.close(self.conn, hobj)
+        return []
+
+    def v_put(self, hobj, md, pmo_options, context, props, body) -> list:
+        return [self.qmgr.put(self.conn, hobj, md, pmo_options, context, props, body)]
+
+    def v_put1(self, obj_type, name, md, pmo_options, context, props, body) -> list:
+        if obj_type != CMQC.MQOT_Q:
+            raise MQError(CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
+        return [self.qmgr.put1(self.conn, name, md, pmo_options, context, props, body)]
+
+    def v_get(self, hobj, md, gmo, max_length, has_handle) -> list:
+        comp_code, reason, *outputs = self.qmgr.get(self.conn, hobj, md, gmo, max_length, has_handle)
+        if comp_code != OK:
+            raise _Outputs(comp_code, reason, outputs)
+        return outputs
+
+    def v_getn(self, hobj, gmo, has_handle, max_count, max_bytes) -> list:
+        results = self.qmgr.get_batch(self.conn, hobj, gmo, has_handle, max_count, max_bytes)
+        return [[list(result) for result in results]]
+
+    def v_cmit(self) -> list:
+        self.qmgr.commit(self.conn)
+        return []
+
+    def v_back(self) -> list:
+        self.qmgr.backout(self.conn)
+        return []
+
+    def v_stat(self, stat_type: int, sts: bytes) -> list:
+        return [self.qmgr.stat(self.conn, stat_type, sts)]
+
+    def v_inq(self, hobj: int, selectors: list) -> list:
+        ints, chars, warning = self.qmgr.inquire(self.conn, hobj, selectors)
+        if warning:
+            raise _Outputs(WARNING, CMQC.MQRC_SELECTOR_NOT_FOR_TYPE, [ints, chars])
+        return [ints, chars]
+
+    def v_set(self, hobj: int, selectors: list, ints: list, chars: bytes) -> list:
+        self.qmgr.set(self.conn, hobj, selectors, ints, chars)
+        return []
+
+    def v_mqsc(self, text: str, user: str = "", password: str = "") -> list:
+        # the admin path is as guarded as MQCONNX: with users configured, only they run MQSC
+        if self.qmgr.users is not None and self.qmgr.users.get(user) != password:
+            raise MQError(CMQC.MQRC_NOT_AUTHORIZED)
+        from spark_mq.embedded.server.admin import run_mqsc
+        ok, output = run_mqsc(self.qmgr, text)
+        return [ok, output]
+
+
+class _Outputs(MQError):
+    """A verb that completed with a warning or failure but still returns outputs."""
+
+    def __init__(self, comp_code: int, reason: int, outputs: list):
+        super().__init__(reason, comp_code)
+        self.outputs = outputs
+
+
+_VERBS = {
+    "PING": _Session.v_ping, "CONN": _Session.v_conn, "DISC": _Session.v_disc,
+    "OPEN": _Session.v_open, "CLOSE": _Session.v_close, "PUT": _Session.v_put,
+    "PUT1": _Session.v_put1, "GET": _Session.v_get, "GETN": _Session.v_getn,
+    "CMIT": _Session.v_cmit, "BACK": _Session.v_back, "STAT": _Session.v_stat,
+    "INQ": _Session.v_inq, "SET": _Session.v_set, "MQSC": _Session.v_mqsc,
+}
+
+
+_PROPS = (list, type(None))
+_PUT_ARGS = (int, bytes, int, int, _PROPS, bytes)
+#: the argument types of every verb; a frame that does not fit is a protocol error
+_SIGNATURES: dict[str, tuple] = {
+    "PING": (), "CONN": (str, str, str, str), "DISC": (),
+    "OPEN": (int, str, int, (str, type(None))), "CLOSE": (int, int),
+    "PUT": _PUT_ARGS, "PUTA": _PUT_ARGS, "PUT1": (int, str, bytes, int, int, _PROPS, bytes),
+    "GET": (int, bytes, bytes, int, bool), "GETN": (int, bytes, bool, int, int),
+    "CMIT": (), "BACK": (), "STAT": (int, bytes), "INQ": (int, list), "SET": (int, list, list, bytes),
+    "MQSC": (str, str, str),
+}
+
+
+def _check_arguments(verb: str, args: list) -> None:
+    signature = _SIGNATURES.get(verb)
+    if signature is None:
+        raise ProtocolError(f"unknown verb {verb!r}")
+    if len(args) != len(signature):
+        raise ProtocolError(f"{verb} takes {len(signature)} arguments, not {len(args)}")
+    for position, (value, expected) in enumerate(zip(args, signature)):
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise ProtocolError(f"{verb} argument {position + 1} has the wrong type")
+    if verb in ("PUT", "PUTA", "PUT1"):
+        _check_properties(args[-2])
+    elif verb == "INQ" or verb == "SET":
+        if not all(type(item) is int for item in args[1]) or (
+                verb == "SET" and not all(type(item) is int for item in args[2])):
+            raise ProtocolError(f"{verb} selectors and values must be integers")
+
+
+def _check_properties(props) -> None:
+    """Properties come from the client's message handle: [name, MQTYPE, value] each."""
+    if props is None:
+        return
+    from spark_mq.mqi import properties as props_mod
+    for item in props:
+        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
+                and type(item[1]) is int):
+            raise ProtocolError("a message property must be [name, type, value]")
+        try:
+            props_mod.validate_name(item[0])
+            props_mod.coerce_value(item[1], item[2], len(item[2]) if isinstance(item[2], bytes) else -1)
+        except props_mod.PropertyError as exc:
+            raise ProtocolError(f"message property {item[0]!r}: {exc}") from None

@@ -1,0 +1,100 @@
+"""Browsing a queue (batch reads): a snapshot of its messages, nothing consumed.
+
+Browses in delivery order with MQGMO_BROWSE_FIRST/NEXT, whole logical messages
+(MQGMO_COMPLETE_MSG), properties in a message handle. A reference message (see
+spark_mq.mq.message) comes out with its data message's payload; the data message itself
+is not listed separately. At most the queue's depth at the start is returned, so messages
+put while browsing do not make the snapshot grow without end.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from spark_mq.mq import records
+from spark_mq.mq.client import describe, get_message
+from spark_mq.mq.message import (DATA_FORMAT, DATA_GROUP_PROPERTY, DATA_LENGTH_PROPERTY, NO_ID,
+                      REFERENCE_FORMAT, Message, md_values)
+from spark_mq.mq.properties import read_all
+
+
+class Browser:
+    def __init__(self, ibmmq, qmgr, queue: str, selector: str | None = None):
+        self.ibmmq, self.qmgr, self.queue_name = ibmmq, qmgr, queue
+        CMQC = ibmmq.CMQC
+        od = ibmmq.OD()
+        od.ObjectName = queue.encode()
+        if selector:
+            od.set_vs("SelectionString", selector)
+        try:
+            self._queue = ibmmq.Queue(qmgr, od, CMQC.MQOO_BROWSE | CMQC.MQOO_INQUIRE
+                                      | CMQC.MQOO_FAIL_IF_QUIESCING)
+            self._data = ibmmq.Queue(qmgr, queue, CMQC.MQOO_BROWSE | CMQC.MQOO_FAIL_IF_QUIESCING)
+        except ibmmq.MQMIError as exc:
+            raise describe(exc, f"opening queue {queue} for browse") from exc
+        self._handle = ibmmq.MessageHandle(qmgr)
+        self._buffer = 64 << 10
+
+    def depth(self) -> int:
+        try:
+            return int(self._queue.inquire(self.ibmmq.CMQC.MQIA_CURRENT_Q_DEPTH))
+        except self.ibmmq.MQMIError as exc:
+            raise describe(exc, f"inquiring the depth of {self.queue_name}") from exc
+
+    def messages(self, limit: int | None = None) -> Iterator[Message]:
+        CMQC = self.ibmmq.CMQC
+        limit = self.depth() if limit is None else limit
+        option = CMQC.MQGMO_BROWSE_FIRST
+        count = 0
+        while count < limit:
+            md = self.ibmmq.MD()
+            gmo = self.ibmmq.GMO()
+            gmo.Options = (option | CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_COMPLETE_MSG
+                           | CMQC.MQGMO_PROPERTIES_IN_HANDLE | CMQC.MQGMO_FAIL_IF_QUIESCING)
+            gmo.MatchOptions = CMQC.MQMO_NONE
+            gmo.MsgHandle = self._handle.msg_handle
+            payload = self._browse(self._queue, md, gmo)
+            option = CMQC.MQGMO_BROWSE_NEXT
+            if payload is None:
+                return
+            count += 1
+            if md.Format == DATA_FORMAT:
+                continue  # listed with its reference message
+            properties = read_all(self._handle, self.ibmmq)
+            if md.Format == REFERENCE_FORMAT:
+                group_id = properties.pop(DATA_GROUP_PROPERTY, None)
+                properties.pop(DATA_LENGTH_PROPERTY, None)
+                payload = self._browse_data(group_id) if group_id else b""
+                record = records.reference(md.MsgId, bytes(group_id or NO_ID))
+            elif md.GroupId != NO_ID:
+                record = records.grouped(md.GroupId, md.MsgSeqNumber)
+            else:
+                record = records.plain(md.MsgId)
+            yield Message(payload, md_values(md), properties, record)
+
+    def _browse_data(self, group_id: bytes) -> bytes:
+        CMQC = self.ibmmq.CMQC
+        md = self.ibmmq.MD()
+        md.GroupId = bytes(group_id)
+        md.MsgSeqNumber = 1
+        gmo = self.ibmmq.GMO()
+        gmo.Options = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_COMPLETE_MSG
+                       | CMQC.MQGMO_NO_PROPERTIES)
+        gmo.MatchOptions = CMQC.MQMO_MATCH_GROUP_ID | CMQC.MQMO_MATCH_MSG_SEQ_NUMBER
+        payload = self._browse(self._data, md, gmo)
+        return payload if payload is not None else b""
+
+    def _browse(self, queue, md, gmo):
+        payload, self._buffer = get_message(self.ibmmq, queue, self._buffer, md, gmo,
+                                            f"browsing {self.queue_name}")
+        return payload
+
+    def close(self) -> None:
+        for queue in (self._queue, self._data):
+            try:
+                queue.close()
+            except self.ibmmq.MQMIError:
+                pass
+        try:
+            self.qmgr.disconnect()
+        except self.ibmmq.MQMIError:
+            pass

@@ -1,0 +1,387 @@
+"""Getting batches of messages from one queue, under syncpoint or with read-ahead.
+
+A Consumer owns one connection, so one unit of work: `get_batch` gets messages under
+syncpoint and leaves the unit of work open; the caller commits it (`commit`) once the
+batch is safe elsewhere, or backs it out. `close()` always backs out first, because MQDISC
+(and ibmmq's QueueManager.__del__) would otherwise COMMIT open work on the caller's behalf.
+
+What a batch contains:
+* segmented messages come out whole (MQGMO_COMPLETE_MSG);
+* messages in groups come out only when the whole group is on the queue, in logical order
+  (MQGMO_ALL_MSGS_AVAILABLE + MQGMO_LOGICAL_ORDER); a batch never ends inside a group;
+* a reference message (spark_mq.mq.message) comes out as one message with its data;
+* poison messages (BackoutCount >= threshold) go to the backout queue in the same unit of
+  work and are not returned.
+Read-ahead (atMostOnce) gets are plain gets: MQ's read-ahead excludes COMPLETE_MSG,
+LOGICAL_ORDER and ALL_MSGS_AVAILABLE, so in that mode segments and groups are not
+reassembled.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from spark_mq.mq import records
+from spark_mq.mq.client import NO_MSG_AVAILABLE, TRUNCATED_MSG_FAILED, describe, get_message
+from spark_mq.mq.message import (DATA_GROUP_PROPERTY, DATA_LENGTH_PROPERTY, MD_INDEX, NO_ID,
+                      REFERENCE_FORMAT, Message, md_values)
+from spark_mq.mq.poison import PoisonMover
+from spark_mq.mq.properties import read_all
+from spark_mq.mq.rawget import RawGetter
+
+log = logging.getLogger(__name__)
+
+_PROPERTY_NOT_AVAILABLE = 2471
+_BACKOUT, _FORMAT = MD_INDEX["BackoutCount"], MD_INDEX["Format"]
+_GROUP, _SEQ, _MSGID = MD_INDEX["GroupId"], MD_INDEX["MsgSeqNumber"], MD_INDEX["MsgId"]
+_UOW_MARGIN = 8            # room kept below MAXUMSGS for the last message's extra operations
+_FIRST_BUFFER = 64 << 10   # MQGET buffer; grows to the largest message seen
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    return value.rstrip("\0 ").strip()
+
+
+class Consumer:
+    """One connection to one queue; see the module docstring."""
+
+    def __init__(self, ibmmq, qmgr, queue: str, *, selector: str | None = None,
+                 syncpoint: bool = True, read_ahead: bool = False,
+                 backout_threshold: int | None = None, backout_queue: str | None = None,
+                 dead_letter_queue: str | None = None):
+        self.ibmmq, self.qmgr, self.queue_name = ibmmq, qmgr, queue
+        self.syncpoint = syncpoint
+        self.read_ahead = read_ahead and not syncpoint
+        CMQC = ibmmq.CMQC
+        self._queue = self._open(selector, read_ahead=self.read_ahead)
+        self._by_id = None  # a second handle: gets by id and reference data, same unit of work
+        self._handle = ibmmq.MessageHandle(qmgr)
+        self._buffer = _FIRST_BUFFER
+        self.max_uow = self._inquire_max_uow()
+        threshold, boq = self._inquire_backout()
+        self.backout_threshold = threshold if backout_threshold is None else backout_threshold
+        self._poison = None
+        if self.syncpoint and self.backout_threshold > 0:
+            self._poison = PoisonMover(ibmmq, qmgr, queue, backout_queue or boq or None,
+                                       dead_letter_queue)
+        self.poison_moved = 0
+        self.open_operations = 0   # MQ operations in the open unit of work
+        options = CMQC.MQGMO_FAIL_IF_QUIESCING | CMQC.MQGMO_PROPERTIES_IN_HANDLE
+        options |= CMQC.MQGMO_SYNCPOINT if syncpoint else CMQC.MQGMO_NO_SYNCPOINT
+        if not self.read_ahead:
+            options |= (CMQC.MQGMO_COMPLETE_MSG | CMQC.MQGMO_ALL_MSGS_AVAILABLE
+                        | CMQC.MQGMO_LOGICAL_ORDER)
+        self._batch_options = options
+        self._md = ibmmq.MD()
+        self._gmo = ibmmq.GMO()
+        self._gmo.MatchOptions = CMQC.MQMO_NONE
+        self._gmo.MsgHandle = self._handle.msg_handle
+        self._get_action = f"getting a message from {queue}"
+        self._raw = RawGetter(ibmmq, qmgr, self._queue, options, self._handle.msg_handle)
+        if not self._raw.available:
+            self._raw = None
+        self._inqmp = getattr(getattr(ibmmq, "ibmmqc", None), "MQINQMP", None)
+        impo = ibmmq.IMPO()
+        impo.Options = CMQC.MQIMPO_INQ_FIRST | CMQC.MQIMPO_CONVERT_VALUE
+        self._impo_first, self._pd = impo.pack(), ibmmq.PD().pack()
+
+    # --- setup --------------------------------------------------------------------------
+    def _open(self, selector: str | None, read_ahead: bool):
+        ibmmq, CMQC = self.ibmmq, self.ibmmq.CMQC
+        od = ibmmq.OD()
+        od.ObjectName = self.queue_name.encode()
+        if selector:
+            od.set_vs("SelectionString", selector)
+        options = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING
+        if read_ahead:
+            options |= CMQC.MQOO_READ_AHEAD
+        try:
+            return ibmmq.Queue(self.qmgr, od, options)
+        except ibmmq.MQMIError as exc:
+            raise describe(exc, f"opening queue {self.queue_name} for input") from exc
+
+    def _inquire_max_uow(self) -> int:
+        try:
+            return int(self.qmgr.inquire(self.ibmmq.CMQC.MQIA_MAX_UNCOMMITTED_MSGS))
+        except self.ibmmq.MQMIError:
+            return 10000  # MQ's default MAXUMSGS
+
+    def _inquire_backout(self) -> tuple[int, str]:
+        CMQC = self.ibmmq.CMQC
+        try:
+            threshold = int(self._queue.inquire(CMQC.MQIA_BACKOUT_THRESHOLD))
+            boq = _text(self._queue.inquire(CMQC.MQCA_BACKOUT_REQ_Q_NAME))
+        except self.ibmmq.MQMIError as exc:
+            raise describe(exc, f"inquiring BOTHRESH/BOQNAME of {self.queue_name}") from exc
+        return threshold, boq
+
+    def _id_handle(self):
+        if self._by_id is None:
+            ibmmq, CMQC = self.ibmmq, self.ibmmq.CMQC
+            try:
+                self._by_id = ibmmq.Queue(self.qmgr, self.queue_name,
+                                          CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_FAIL_IF_QUIESCING)
+            except ibmmq.MQMIError as exc:
+                raise describe(exc, f"opening queue {self.queue_name} for input") from exc
+        return self._by_id
+
+    # --- queries ------------------------------------------------------------------------
+    def depth(self) -> int:
+        """CURDEPTH: messages on the queue, excluding ones gotten in open units of work."""
+        try:
+            return int(self._queue.inquire(self.ibmmq.CMQC.MQIA_CURRENT_Q_DEPTH))
+        except self.ibmmq.MQMIError as exc:
+            raise describe(exc, f"inquiring the depth of {self.queue_name}") from exc
+
+    # --- batches ------------------------------------------------------------------------
+    def get_batch(self, max_messages: int, max_bytes: int, wait_ms: int = 0) -> list[Message]:
+        """Up to max_messages / max_bytes (at least one message if any arrives in wait_ms).
+
+        Under syncpoint the unit of work is left open. A group is never split across
+        batches, so a batch may pass the limits by the rest of one group."""
+        batch: list[Message] = []
+        size = 0
+        in_group = False
+        wait = wait_ms
+        max_ops = max(1, self.max_uow - _UOW_MARGIN) if self.syncpoint else None
+        while in_group or (len(batch) < max_messages and size < max_bytes
+                           and (max_ops is None or self.open_operations < max_ops)):
+            got = self._get_next(wait)
+            wait = 0
+            if got is None:
+                break
+            message, group_status = got
+            in_group = group_status == self.ibmmq.CMQC.MQGS_MSG_IN_GROUP
+            if message is not None:
+                batch.append(message)
+                size += len(message.payload)
+        return batch
+
+    def _get_next(self, wait_ms: int):
+        """(message or None when it was poison, group status) or None when the queue is empty."""
+        if self._raw is not None:
+            return self._get_next_raw(wait_ms)
+        ibmmq, CMQC = self.ibmmq, self.ibmmq.CMQC
+        # one MD and GMO for every batch get: with MQMO_NONE none of their input fields
+        # select the message, and building them per call costs more than the get itself
+        md, gmo = self._md, self._gmo
+        gmo.Options = self._batch_options | (CMQC.MQGMO_WAIT if wait_ms > 0 else CMQC.MQGMO_NO_WAIT)
+        gmo.WaitInterval = wait_ms
+        payload = self._get(self._queue, md, gmo, self._get_action)
+        if payload is None:
+            return None
+        self.open_operations += 1
+        group_status = gmo.GroupStatus
+        if self._poison is not None and md.BackoutCount >= self.backout_threshold:
+            self._move_poison(payload, md)
+            return None, group_status
+        properties = read_all(self._handle, ibmmq)
+        if md.Format == REFERENCE_FORMAT:
+            return self._with_data(md, properties), group_status
+        return Message(payload, md_values(md), properties, self._record(md)), group_status
+
+    def _get_next_raw(self, wait_ms: int):
+        """_get_next over RawGetter: the same steps, without building ibmmq structures for
+        the common message (poison and reference messages still get a full MD)."""
+        while True:
+            payload, md, md_bytes, extra, reason = self._raw.get(self._buffer, wait_ms)
+            if not reason:
+                break
+            if reason == NO_MSG_AVAILABLE:
+                return None
+            if reason == TRUNCATED_MSG_FAILED and extra:
+                self._buffer = max(self._buffer * 2, int(extra) + 1024)  # it stayed: again
+                continue
+            raise describe(self.ibmmq.MQMIError(2, reason), self._get_action)
+        self.open_operations += 1
+        group_status = extra
+        if self._poison is not None and md[_BACKOUT] >= self.backout_threshold:
+            self._move_poison(payload, self.ibmmq.MD().unpack(md_bytes))
+            return None, group_status
+        properties = self._properties()
+        if md[_FORMAT] == REFERENCE_FORMAT:
+            return self._with_data(self.ibmmq.MD().unpack(md_bytes), properties), group_status
+        if md[_GROUP] != NO_ID:
+            record = records.grouped(md[_GROUP], md[_SEQ])
+        else:
+            record = records.plain(md[_MSGID])
+        return Message(payload, md, properties, record), group_status
+
+    def _properties(self) -> dict:
+        """The message handle's properties; one MQINQMP when there are none."""
+        if self._inqmp is not None:
+            reply = self._inqmp(self.qmgr.get_handle(), self._handle.msg_handle, self._impo_first,
+                                b"%", self._pd, self.ibmmq.CMQC.MQTYPE_AS_SET, 1024)
+            if reply[-1] == _PROPERTY_NOT_AVAILABLE:
+                return {}
+        return read_all(self._handle, self.ibmmq)
+
+    def _get(self, queue, md, gmo, action: str):
+        """Payload, or None on 2033; grows the buffer and retries on a truncated message."""
+        payload, self._buffer = get_message(self.ibmmq, queue, self._buffer, md, gmo, action)
+        return payload
+
+    def _record(self, md) -> bytes:
+        if md.GroupId != NO_ID:
+            return records.grouped(md.GroupId, md.MsgSeqNumber)
+        return records.plain(md.MsgId)
+
+    def _with_data(self, md, properties: dict) -> Message:
+        """The reference message `md` and its data message, as one message."""
+        group_id = properties.pop(DATA_GROUP_PROPERTY, None)
+        properties.pop(DATA_LENGTH_PROPERTY, None)
+        if not isinstance(group_id, (bytes, bytearray)) or len(group_id) != 24:
+            log.warning("reference message %r on %s has no valid %s property; delivered as is",
+                        md.MsgId, self.queue_name, DATA_GROUP_PROPERTY)
+            return Message(b"", md_values(md), properties, self._record(md))
+        payload = self._get_data(bytes(group_id))
+        if payload is None:
+            raise self._missing_data(md, group_id)
+        return Message(payload, md_values(md), properties, records.reference(md.MsgId, bytes(group_id)))
+
+    def _get_data(self, group_id: bytes):
+        ibmmq, CMQC = self.ibmmq, self.ibmmq.CMQC
+        md = ibmmq.MD()
+        md.GroupId = group_id
+        md.MsgSeqNumber = 1
+        gmo = ibmmq.GMO()
+        gmo.Options = (CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_COMPLETE_MSG | CMQC.MQGMO_FAIL_IF_QUIESCING
+                       | CMQC.MQGMO_NO_PROPERTIES
+                       | (CMQC.MQGMO_SYNCPOINT if self.syncpoint else CMQC.MQGMO_NO_SYNCPOINT))
+        gmo.MatchOptions = CMQC.MQMO_MATCH_GROUP_ID | CMQC.MQMO_MATCH_MSG_SEQ_NUMBER
+        payload = self._get(self._id_handle(), md, gmo, f"getting the data message of a reference "
+                                                        f"message from {self.queue_name}")
+        if payload is not None:
+            self.open_operations += 2
+        return payload
+
+    def _missing_data(self, md, group_id: bytes):
+        from spark_mq.errors import MQConnectorError
+        return MQConnectorError(
+            f"reference message {md.MsgId.hex()} on {self.queue_name} names data group "
+            f"{bytes(group_id).hex()}, but no complete data message with that GroupId is on the "
+            "queue (the writer puts both in one unit of work)")
+
+    def _move_poison(self, payload: bytes, md) -> None:
+        is_reference = md.Format == REFERENCE_FORMAT
+        msg_id, backout_count = md.MsgId, md.BackoutCount
+        where = self._poison.move(payload, md, self._handle)   # may rewrite md.Format (MQDLH)
+        self.open_operations += 1
+        if is_reference:
+            # its data message goes with it, so that the pair stays together
+            group_id = read_all(self._handle, self.ibmmq).get(DATA_GROUP_PROPERTY)
+            if isinstance(group_id, (bytes, bytearray)):
+                data_md = self.ibmmq.MD()
+                data = self._get_data_md(bytes(group_id), data_md)
+                if data is not None:
+                    self._poison.move(data, data_md, None)
+        self.poison_moved += 1
+        log.warning("poison message %s (BackoutCount %d >= %d) moved from %s to %s",
+                    msg_id.hex(), backout_count, self.backout_threshold, self.queue_name, where)
+
+    def _get_data_md(self, group_id: bytes, md):
+        ibmmq, CMQC = self.ibmmq, self.ibmmq.CMQC
+        md.GroupId = group_id
+        md.MsgSeqNumber = 1
+        gmo = ibmmq.GMO()
+        gmo.Options = (CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_COMPLETE_MSG | CMQC.MQGMO_SYNCPOINT
+                       | CMQC.MQGMO_NO_PROPERTIES | CMQC.MQGMO_FAIL_IF_QUIESCING)
+        gmo.MatchOptions = CMQC.MQMO_MATCH_GROUP_ID | CMQC.MQMO_MATCH_MSG_SEQ_NUMBER
+        return self._get(self._id_handle(), md, gmo, "getting the data message of a poison message")
+
+    # --- by id: replay and removal ------------------------------------------------------
+    def get_records(self, wanted: list[bytes], wait_s: float = 5.0) -> tuple[list[Message], int]:
+        """The messages these records name, gotten under syncpoint (Spark replays a batch).
+
+        Returns (messages in record order, how many could not be found). A message of a batch
+        being replayed is normally back on the queue (its unit of work was backed out when
+        the old driver died); the broken connection may take a moment to be noticed, so
+        missing ones are asked for again until wait_s has passed."""
+        found: dict[bytes, Message] = {}
+        deadline = time.monotonic() + wait_s
+        while True:
+            for record in wanted:
+                if record not in found:
+                    message = self._get_record(record)
+                    if message is not None:
+                        found[record] = message
+            if len(found) == len(set(wanted)) or time.monotonic() >= deadline:
+                break
+            time.sleep(0.2)
+        messages = [found[r] for r in wanted if r in found]
+        return messages, len(set(wanted)) - len(found)
+
+    def remove_records(self, wanted: list[bytes]) -> int:
+        """Get (under syncpoint) whichever of these messages are still on the queue."""
+        removed = 0
+        for record in wanted:
+            if self._get_record(record) is not None:
+                removed += 1
+        return removed
+
+    def _get_record(self, record: bytes) -> Message | None:
+        ibmmq, CMQC = self.ibmmq, self.ibmmq.CMQC
+        tag, msg_id, group_id, seq = records.parse(record)
+        md = ibmmq.MD()
+        gmo = ibmmq.GMO()
+        gmo.Options = (CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING
+                       | CMQC.MQGMO_PROPERTIES_IN_HANDLE
+                       | (CMQC.MQGMO_SYNCPOINT if self.syncpoint else CMQC.MQGMO_NO_SYNCPOINT))
+        gmo.MsgHandle = self._handle.msg_handle
+        if tag == records.GROUPED:
+            md.GroupId, md.MsgSeqNumber = group_id, seq
+            gmo.Options |= CMQC.MQGMO_COMPLETE_MSG
+            gmo.MatchOptions = CMQC.MQMO_MATCH_GROUP_ID | CMQC.MQMO_MATCH_MSG_SEQ_NUMBER
+        else:
+            md.MsgId = msg_id
+            gmo.MatchOptions = CMQC.MQMO_MATCH_MSG_ID
+        payload = self._get(self._id_handle(), md, gmo, f"getting message {record.hex()} again "
+                                                        f"from {self.queue_name}")
+        if payload is None:
+            return None
+        self.open_operations += 1
+        properties = read_all(self._handle, ibmmq)
+        if tag == records.REFERENCE:
+            properties.pop(DATA_GROUP_PROPERTY, None)
+            properties.pop(DATA_LENGTH_PROPERTY, None)
+            data = self._get_data(group_id)
+            payload = data if data is not None else b""
+        return Message(payload, md_values(md), properties, record)
+
+    # --- units of work ------------------------------------------------------------------
+    def commit(self) -> None:
+        try:
+            self.qmgr.commit()
+        except self.ibmmq.MQMIError as exc:
+            raise describe(exc, f"committing the gets from {self.queue_name}") from exc
+        self.open_operations = 0
+
+    def backout(self) -> None:
+        try:
+            self.qmgr.backout()
+        except self.ibmmq.MQMIError as exc:
+            raise describe(exc, f"backing out the gets from {self.queue_name}") from exc
+        self.open_operations = 0
+
+    def close(self) -> None:
+        """Back out whatever is open, then disconnect (MQDISC alone would commit it)."""
+        ibmmq = self.ibmmq
+        try:
+            self.qmgr.backout()
+        except ibmmq.MQMIError:
+            pass
+        for queue in (self._queue, self._by_id):
+            if queue is not None:
+                try:
+                    queue.close()
+                except ibmmq.MQMIError:
+                    pass
+        if self._poison is not None:
+            self._poison.close()
+        try:
+            self.qmgr.disconnect()
+        except ibmmq.MQMIError:
+            pass

@@ -1,0 +1,149 @@
+"""Exactly-once markers for the writer, as in IBM's Kafka Connect MQ sink.
+
+A state queue holds ONE marker message per (writer id, partition): its CorrelId is a hash
+of the pair and its body records how many rows of which batch are on the queue,
+{"batch": b, "rows": r}. Every unit of work that puts a chunk of rows also gets the old
+marker and puts the new one, so the marker and the data are committed together or not at
+all. A task that runs a batch again (Spark replays the batch after a crash or a lost commit
+file, or retries a failed task) reads the marker first and skips exactly r rows
+(spark_mq/mq/sink.py says why a row count and not a chunk number). Markers of the first
+writer recorded {"batch": b, "chunk": c} instead; they are still read.
+
+Markers of a streaming query stay (one per partition, a few hundred bytes each) and are
+reused by the next batches; a batch job (df.write) removes its markers when it commits.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from spark_mq.connection_options import ConnectionOptions
+from spark_mq.errors import MQConnectorError
+from spark_mq.mq.client import describe
+
+_UNKNOWN_OBJECT, _NO_MSG = 2085, 2033
+
+
+@dataclass(frozen=True)
+class Position:
+    """Rows of `batch` on the queue; an old marker gives its last chunk instead of `rows`."""
+    batch: int
+    rows: int | None = None
+    chunk: int = -1
+
+
+def marker_id(writer_id: str, partition: int) -> bytes:
+    return hashlib.sha256(f"{writer_id}\0{partition}".encode()).digest()[:24]
+
+
+class ChunkLedger:
+    """The marker of one (writer id, partition) on the state queue."""
+
+    def __init__(self, qmgr, ibmmq, state_queue: str, writer_id: str, partition: int):
+        self.qmgr, self.ibmmq, self.C = qmgr, ibmmq, ibmmq.CMQC
+        self.writer_id, self.partition = writer_id, partition
+        self.correl_id = marker_id(writer_id, partition)
+        self.queue_name = state_queue
+        self.queue = open_state_queue(qmgr, ibmmq, state_queue)
+
+    def take(self) -> Position | None:
+        """Get the marker under syncpoint (it comes back if the unit of work is backed out)."""
+        C, ibmmq = self.C, self.ibmmq
+        md = ibmmq.MD(CorrelId=self.correl_id)
+        gmo = ibmmq.GMO(Options=C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING,
+                        MatchOptions=C.MQMO_MATCH_CORREL_ID)
+        try:
+            body = self.queue.get(None, md, gmo)
+        except ibmmq.MQMIError as exc:
+            if exc.reason == _NO_MSG:
+                return None
+            raise describe(exc, f"getting the exactly-once marker from {self.queue_name!r}") from exc
+        state = json.loads(body)
+        if "rows" in state:
+            return Position(int(state["batch"]), rows=int(state["rows"]))
+        return Position(int(state["batch"]), chunk=int(state["chunk"]))
+
+    def record(self, position: Position) -> None:
+        """Put the new marker under syncpoint, in the same unit of work as the chunk."""
+        C, ibmmq = self.C, self.ibmmq
+        md = ibmmq.MD(CorrelId=self.correl_id, Persistence=C.MQPER_PERSISTENT,
+                      Format=C.MQFMT_STRING, CodedCharSetId=1208)
+        pmo = ibmmq.PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_NEW_MSG_ID | C.MQPMO_FAIL_IF_QUIESCING)
+        body = json.dumps({"writerId": self.writer_id, "partition": self.partition,
+                           "batch": position.batch, "rows": position.rows}).encode()
+        try:
+            self.queue.put(body, md, pmo)
+        except ibmmq.MQMIError as exc:
+            raise describe(exc, f"putting the exactly-once marker on {self.queue_name!r}") from exc
+
+
+def remove_markers(qmgr, ibmmq, state_queue: str, writer_id: str, partitions) -> int:
+    """Delete the markers of these partitions (a finished batch job); returns how many."""
+    C = ibmmq.CMQC
+    queue = open_state_queue(qmgr, ibmmq, state_queue)
+    removed = 0
+    try:
+        for partition in partitions:
+            while True:
+                md = ibmmq.MD(CorrelId=marker_id(writer_id, partition))
+                gmo = ibmmq.GMO(Options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_NO_WAIT,
+                                MatchOptions=C.MQMO_MATCH_CORREL_ID)
+                try:
+                    queue.get(None, md, gmo)
+                    removed += 1
+                except ibmmq.MQMIError as exc:
+                    if exc.reason == _NO_MSG:
+                        break
+                    raise describe(exc, f"removing exactly-once markers from {state_queue!r}") from exc
+    finally:
+        queue.close()
+    return removed
+
+
+def open_state_queue(qmgr, ibmmq, name: str):
+    C = ibmmq.CMQC
+    try:
+        return ibmmq.Queue(qmgr, name, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
+    except ibmmq.MQMIError as exc:
+        if exc.reason == _UNKNOWN_OBJECT:
+            raise MQConnectorError(
+                f"the exactly-once state queue {name!r} does not exist (MQ reason 2085 "
+                f"MQRC_UNKNOWN_OBJECT_NAME): define it, e.g. runmqsc: DEFINE QLOCAL({name}) "
+                "DEFPSIST(YES), or name another with option 'stateQueue', or use "
+                "delivery=atLeastOnce", 2085, "MQRC_UNKNOWN_OBJECT_NAME") from exc
+        raise describe(exc, f"opening the exactly-once state queue {name!r}") from exc
+
+
+def ensure_state_queue(qmgr, ibmmq, name: str, connection: ConnectionOptions) -> None:
+    """The state queue must exist; on the embedded queue manager it is created on first use
+    (on IBM MQ the administrator defines it: the error says how)."""
+    try:
+        open_state_queue(qmgr, ibmmq, name).close()
+        return
+    except MQConnectorError as exc:
+        if exc.reason != _UNKNOWN_OBJECT or not _embedded(connection):
+            raise
+    from spark_mq.embedded.client.admin import run_mqsc
+    host, port = _first_address(connection.conn_name or "")
+    ok, output = run_mqsc(host, port, f"DEFINE QLOCAL({name}) DEFPSIST(YES) MAXDEPTH(999999999) "
+                                      "DESCR('spark-mq writer exactly-once markers')",
+                          connection.user, connection.password)
+    if not ok and "already" not in output.lower():
+        raise MQConnectorError(f"creating the exactly-once state queue {name!r} failed: {output}")
+    open_state_queue(qmgr, ibmmq, name).close()
+
+
+def _embedded(connection: ConnectionOptions) -> bool:
+    if connection.transport == "embedded":
+        return True
+    if connection.transport != "auto" or not connection.conn_name:
+        return False
+    from spark_mq.embedded import installed
+    return installed()
+
+
+def _first_address(conn_name: str) -> tuple[str, int]:
+    first = conn_name.split(",")[0].strip()
+    host, _, port = first.partition("(")
+    return host, int(port.rstrip(")"))

@@ -1,0 +1,81 @@
+"""Poison messages: a message whose BackoutCount reached the threshold leaves the queue.
+
+As IBM's JMS client does: it is put to the backout queue (BOQNAME, or the `backoutQueue`
+option) in the SAME unit of work as the get, so the move is atomic; with no backout queue
+it goes to the queue manager's dead-letter queue behind an MQDLH (reason 2362
+MQRC_BACKOUT_THRESHOLD_REACHED). MsgId, CorrelId and the message properties are kept.
+"""
+from __future__ import annotations
+
+from spark_mq.mq.client import describe
+from spark_mq.errors import MQConnectorError
+
+BACKOUT_THRESHOLD_REACHED = 2362
+
+
+def _name(value) -> str:
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    return value.strip().strip("\0").strip()
+
+
+class PoisonMover:
+    def __init__(self, ibmmq, qmgr, source_queue: str, backout_queue: str | None,
+                 dead_letter_queue: str | None = None):
+        """dead_letter_queue: None = the queue manager's DEADQ."""
+        self._ibmmq, self._qmgr, self._source = ibmmq, qmgr, source_queue
+        self._target = backout_queue
+        self._dlq = dead_letter_queue
+        if not backout_queue and not dead_letter_queue:
+            self._dlq = _name(qmgr.inquire(ibmmq.CMQC.MQCA_DEAD_LETTER_Q_NAME)) or None
+        self._queue = None
+
+    @property
+    def destination(self) -> str | None:
+        return self._target or self._dlq
+
+    def move(self, payload: bytes, md, msg_handle) -> str:
+        """Put the message to the backout queue (or the DLQ) under syncpoint; returns where."""
+        ibmmq, CMQC = self._ibmmq, self._ibmmq.CMQC
+        if self.destination is None:
+            raise MQConnectorError(
+                f"a message on {self._source} reached its backout threshold (BackoutCount "
+                f"{md.BackoutCount}) but there is nowhere to put it: set the queue's BOQNAME, the "
+                "'backoutQueue' option, or a dead-letter queue (DEADQ) on the queue manager")
+        body = payload
+        if not self._target:
+            body = self._dead_letter_header(md) + payload
+            md.Format = CMQC.MQFMT_DEAD_LETTER_HEADER
+        pmo = ibmmq.PMO()
+        pmo.Options = CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_FAIL_IF_QUIESCING
+        if msg_handle is not None:
+            pmo.OriginalMsgHandle = msg_handle.msg_handle
+        try:
+            if self._queue is None:
+                self._queue = ibmmq.Queue(self._qmgr, self.destination,
+                                          CMQC.MQOO_OUTPUT | CMQC.MQOO_FAIL_IF_QUIESCING)
+            self._queue.put(body, md, pmo)
+        except ibmmq.MQMIError as exc:
+            raise describe(exc, f"moving a poison message from {self._source} to "
+                                f"{self.destination}") from exc
+        return self.destination
+
+    def _dead_letter_header(self, md) -> bytes:
+        ibmmq, CMQC = self._ibmmq, self._ibmmq.CMQC
+        dlh = ibmmq.DLH()
+        dlh.Reason = BACKOUT_THRESHOLD_REACHED
+        dlh.DestQName = self._source.encode()
+        dlh.Encoding = md.Encoding
+        dlh.CodedCharSetId = md.CodedCharSetId
+        dlh.Format = md.Format
+        dlh.PutApplType = CMQC.MQAT_PYTHON if hasattr(CMQC, "MQAT_PYTHON") else 0
+        dlh.PutApplName = b"spark-mq reader"
+        return dlh.pack()
+
+    def close(self) -> None:
+        if self._queue is not None:
+            try:
+                self._queue.close()
+            except self._ibmmq.MQMIError:
+                pass
+            self._queue = None

@@ -1,0 +1,292 @@
+"""Putting messages: asynchronous puts under syncpoint, checked with MQSTAT before each commit.
+
+One `Producer` per connection: it caches an open handle per target queue (rows may route to
+many queues), packs each MQMD from a template and the MQPMOs once (packing the MQI
+structures is the Python layer's main cost, see packed_put.py), reuses one message handle
+for every put, and chooses per message between a plain put, queue-manager segmentation (no
+properties, payload past MAXMSGL) and the reference/data pattern (properties and a large
+payload, see large_messages.py).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from spark_mq.errors import MQConnectorError
+from spark_mq.mq.client import describe
+from spark_mq.mq.large_messages import DATA_FORMAT, REFERENCE_FORMAT, new_group_id, reference_properties
+from spark_mq.mq.outgoing import Outgoing, RowValueError, property_size
+from spark_mq.mq.packed_put import PackedPut
+from spark_mq.mq.properties import PropertyValueError, to_mq
+
+_NOT_AUTHORIZED, _NOT_OPEN_FOR_INQUIRE = 2035, 2038
+_RFH2_ROOM = 1024   # bytes kept free for the MQRFH2 header when properties travel with a body
+
+
+@dataclass(frozen=True)
+class ProducerSettings:
+    async_put: bool = True
+    persistence: str = "persistent"        # persistent | nonPersistent | asQueueDef
+    segmentation: bool = True
+    large_message_threshold: int = 4 * 1024 * 1024
+    context: str = "none"                  # none | identity | all: MQMD context from columns
+
+
+@dataclass
+class Target:
+    """An open output handle on one queue and the largest message it takes."""
+    name: str
+    queue: Any
+    max_length: int
+
+    @property
+    def hobj(self) -> int:
+        return self.queue.get_handle()
+
+
+def _put_date_time() -> dict[str, bytes]:
+    """PutDate and PutTime (GMT) as the queue manager would set them."""
+    now = time.time()
+    stamp = time.gmtime(now)
+    return {"PutDate": time.strftime("%Y%m%d", stamp).encode(),
+            "PutTime": (time.strftime("%H%M%S", stamp) + f"{int(now * 100) % 100:02d}").encode()}
+
+
+class AsyncPutError(MQConnectorError):
+    """An asynchronous put failed; MQSTAT reported it before the commit."""
+
+
+def queue_manager_limits(qmgr, ibmmq) -> tuple[int, int]:
+    """(MAXUMSGS, MAXMSGL) of the queue manager."""
+    C = ibmmq.CMQC
+    try:
+        values = qmgr.inquire([C.MQIA_MAX_UNCOMMITTED_MSGS, C.MQIA_MAX_MSG_LENGTH])
+    except ibmmq.MQMIError as exc:
+        raise describe(exc, "inquiring the queue manager's MAXUMSGS and MAXMSGL") from exc
+    return int(values[C.MQIA_MAX_UNCOMMITTED_MSGS]), int(values[C.MQIA_MAX_MSG_LENGTH])
+
+
+class Producer:
+    def __init__(self, qmgr, ibmmq, settings: ProducerSettings, qmgr_max_length: int):
+        self.qmgr, self.ibmmq, self.settings = qmgr, ibmmq, settings
+        C = self.C = ibmmq.CMQC
+        self.qmgr_max_length = qmgr_max_length
+        self.targets: dict[str, Target] = {}
+        self.persistence = {"persistent": C.MQPER_PERSISTENT, "nonPersistent": C.MQPER_NOT_PERSISTENT,
+                            "asQueueDef": C.MQPER_PERSISTENCE_AS_Q_DEF}[settings.persistence]
+        response = C.MQPMO_ASYNC_RESPONSE if settings.async_put else C.MQPMO_SYNC_RESPONSE
+        options = C.MQPMO_SYNCPOINT | C.MQPMO_NEW_MSG_ID | C.MQPMO_FAIL_IF_QUIESCING | response
+        # setting context needs both the open option and the put option (MQ's rule)
+        self.context_open, context_put = {
+            "none": (0, 0),
+            "identity": (C.MQOO_SET_IDENTITY_CONTEXT, C.MQPMO_SET_IDENTITY_CONTEXT),
+            "all": (C.MQOO_SET_ALL_CONTEXT, C.MQPMO_SET_ALL_CONTEXT)}[settings.context]
+        options |= context_put
+        self.pmo = ibmmq.PMO(Options=options)
+        self.pmo_props = ibmmq.PMO(Options=options)
+        # the MQMD packed from a template and the MQPMOs packed once (see packed_put.py)
+        self.packed = PackedPut.create(ibmmq)
+        self.hconn = qmgr.get_handle()
+        self._pmo_bytes = {False: self.pmo.pack(), True: None}
+        self._handle = None
+        self._handle_names: set[str] = set()
+        self._names: dict[str, bytes] = {}     # property name -> its UTF-8 bytes
+        self.async_puts = 0          # asynchronous puts since the last MQSTAT
+
+    # --- targets -----------------------------------------------------------------------
+    def target(self, name: str) -> Target:
+        target = self.targets.get(name)
+        if target is None:
+            target = self.targets[name] = self._open(name)
+        return target
+
+    def _open(self, name: str) -> Target:
+        C, ibmmq = self.C, self.ibmmq
+        base = C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | self.context_open
+        try:
+            queue = ibmmq.Queue(self.qmgr, name, base | C.MQOO_INQUIRE)
+            try:
+                max_length = min(int(queue.inquire(C.MQIA_MAX_MSG_LENGTH)), self.qmgr_max_length)
+            except ibmmq.MQMIError:
+                max_length = self.qmgr_max_length
+        except ibmmq.MQMIError as exc:
+            if exc.reason not in (_NOT_AUTHORIZED, _NOT_OPEN_FOR_INQUIRE):
+                raise describe(exc, f"opening queue {name!r} for output") from exc
+            # no inquire authority: put with the queue manager's limit as the estimate
+            try:
+                queue = ibmmq.Queue(self.qmgr, name, base)
+            except ibmmq.MQMIError as exc2:
+                raise describe(exc2, f"opening queue {name!r} for output") from exc2
+            max_length = self.qmgr_max_length
+        return Target(name, queue, max_length)
+
+    # --- sizing ------------------------------------------------------------------------
+    def uses_reference(self, out: Outgoing, target: Target) -> bool:
+        if not out.properties:
+            return False
+        size = len(out.payload)
+        return (size > self.settings.large_message_threshold
+                or size + property_size(out.properties) + _RFH2_ROOM > target.max_length)
+
+    def message_count(self, out: Outgoing, target: Target) -> int:
+        """Physical messages this row puts (segments included): they count to MAXUMSGS."""
+        segments = self._segments(len(out.payload), target)
+        return segments + 1 if self.uses_reference(out, target) else segments
+
+    def _segments(self, size: int, target: Target) -> int:
+        if size <= target.max_length or not self.settings.segmentation:
+            return 1
+        piece = max(16, target.max_length - target.max_length % 16)
+        return math.ceil(size / piece)
+
+    # --- puts --------------------------------------------------------------------------
+    def send(self, out: Outgoing, target: Target) -> None:
+        """Put one row's message(s) under the open unit of work."""
+        if self.uses_reference(out, target):
+            self._send_reference_pair(out, target)
+            return
+        fields = self._md_fields(out)
+        if self.settings.segmentation and not out.properties and out.group_id is None:
+            fields["MsgFlags"] = self.C.MQMF_SEGMENTATION_ALLOWED
+        self._put(target, fields, out.payload, out.properties)
+
+    def _send_reference_pair(self, out: Outgoing, target: Target) -> None:
+        C = self.C
+        group_id = new_group_id()
+        fields = self._md_fields(out)
+        fields["Format"] = REFERENCE_FORMAT
+        self._put(target, fields, b"", reference_properties(out.properties, len(out.payload),
+                                                            group_id))
+        fields = self._md_fields(out)
+        fields.update(Format=DATA_FORMAT, GroupId=group_id, MsgSeqNumber=1,
+                      MsgFlags=C.MQMF_LAST_MSG_IN_GROUP | (
+                          C.MQMF_SEGMENTATION_ALLOWED if self.settings.segmentation else 0))
+        self._put(target, fields, out.payload, [])
+
+    def _md_fields(self, out: Outgoing) -> dict:
+        """The MQMD fields of one row; fields not named keep ibmmq's MD() defaults (MsgId
+        none: MQPMO_NEW_MSG_ID makes each one)."""
+        C = self.C
+        fields = {"Persistence": self.persistence if out.persistent is None else (
+            C.MQPER_PERSISTENT if out.persistent else C.MQPER_NOT_PERSISTENT),
+            "Format": out.format or C.MQFMT_NONE}   # MD()'s default is NULs, MQ's blanks
+        if out.correl_id is not None:
+            fields["CorrelId"] = out.correl_id
+        if out.group_id is not None:
+            fields["GroupId"] = out.group_id
+        if out.reply_to_queue:
+            fields["ReplyToQ"] = out.reply_to_queue.encode()
+        if out.reply_to_qmgr:
+            fields["ReplyToQMgr"] = out.reply_to_qmgr.encode()
+        if out.priority is not None:
+            fields["Priority"] = out.priority
+        if out.expiry is not None:
+            fields["Expiry"] = out.expiry
+        if out.msg_type is not None:
+            fields["MsgType"] = out.msg_type
+        if out.ccsid is not None:
+            fields["CodedCharSetId"] = out.ccsid
+        if out.encoding is not None:
+            fields["Encoding"] = out.encoding
+        if out.feedback is not None:
+            fields["Feedback"] = out.feedback
+        if self.settings.context == "all":
+            fields.update(_put_date_time())     # all context: the queue manager sets none of it
+            fields["PutApplType"] = C.MQAT_UNIX
+        fields.update(out.context)
+        return fields
+
+    def _put(self, target: Target, fields: dict, body: bytes, properties: list) -> None:
+        ibmmq = self.ibmmq
+        with_handle = bool(properties)
+        if with_handle:
+            self._set_properties(properties)
+        try:
+            if self.packed is not None:
+                self.packed.put(self.hconn, target.hobj, self.packed.md(fields),
+                                self._pmo_bytes[with_handle], body)
+            else:
+                pmo = self.pmo_props if with_handle else self.pmo
+                target.queue.put(body, ibmmq.MD(**fields), pmo)
+        except ibmmq.MQMIError as exc:
+            raise describe(exc, f"putting a message on queue {target.name!r}") from exc
+        if self.settings.async_put:
+            self.async_puts += 1
+
+    def _set_properties(self, properties: list) -> None:
+        if self._handle is None:
+            self._handle = self.ibmmq.MessageHandle(self.qmgr)
+            self.pmo_props.OriginalMsgHandle = self._handle.msg_handle
+            self._pmo_bytes[True] = self.pmo_props.pack()
+        names = set()
+        for name, value, type_name in properties:
+            try:
+                mq_type, raw, length = to_mq(name, value, type_name)
+                if self.packed is not None:
+                    encoded = self._names.get(name) or self._names.setdefault(name, name.encode())
+                    self.packed.set_property(self.hconn, self._handle.msg_handle, encoded,
+                                             mq_type, raw, length)
+                else:
+                    self._handle.properties.set(name, raw, property_type=mq_type,
+                                                value_length=length)
+            except PropertyValueError as exc:
+                raise RowValueError(str(exc)) from None
+            except self.ibmmq.MQMIError as exc:
+                raise describe(exc, f"setting message property {name!r} ({type_name} value "
+                                    f"{value!r:.80})") from exc
+            names.add(name)
+        for stale in self._handle_names - names:    # left over from the previous row
+            self._handle.properties.dlt(stale)
+        self._handle_names = names
+
+    # --- units of work -----------------------------------------------------------------
+    def check_async(self) -> None:
+        """MQSTAT: raise the first error of the asynchronous puts since the last check."""
+        if not self.async_puts:
+            return
+        self.async_puts = 0
+        ibmmq, C = self.ibmmq, self.C
+        try:
+            sts = self.qmgr.stat(C.MQSTAT_TYPE_ASYNC_ERROR)
+        except ibmmq.MQMIError as exc:
+            raise describe(exc, "checking asynchronous puts (MQSTAT)") from exc
+        if sts.CompCode == C.MQCC_FAILED or sts.PutFailureCount:
+            queue = sts.ObjectName.rstrip(b"\0 ").decode(errors="replace")
+            error = describe(ibmmq.MQMIError(sts.CompCode, sts.Reason),
+                             f"{sts.PutFailureCount} asynchronous put(s) to queue {queue!r}")
+            raise AsyncPutError(str(error), error.reason, error.reason_name)
+
+    def commit(self) -> None:
+        self.check_async()
+        try:
+            self.qmgr.commit()
+        except self.ibmmq.MQMIError as exc:
+            raise describe(exc, "committing the unit of work (MQCMIT)") from exc
+
+    def backout(self) -> None:
+        """Back out the open unit of work; never raises (it runs while failing)."""
+        self.async_puts = 0
+        try:
+            self.qmgr.backout()
+        except Exception:   # noqa: BLE001 - a broken connection backs out by itself
+            pass
+        try:
+            self.qmgr.stat(self.C.MQSTAT_TYPE_ASYNC_ERROR)   # reset the async error record
+        except Exception:   # noqa: BLE001
+            pass
+
+    def close(self) -> None:
+        """Back out anything open, then disconnect (MQDISC would commit open work)."""
+        self.backout()
+        for target in self.targets.values():
+            try:
+                target.queue.close()
+            except Exception:  # noqa: BLE001
+                pass
+        self.targets.clear()
+        try:
+            self.qmgr.disconnect()
+        except Exception:  # noqa: BLE001
+            pass

@@ -1,0 +1,527 @@
+"""Spark's reader classes for "mq": streaming (offsets tied to syncpoint commits) and batch.
+
+## Streaming: how a microbatch becomes exactly-once
+
+Facts about Spark (pyspark 4.3, see the project's reference notes): the driver-side reader
+lives in one long-lived Python process; `latestOffset(start)` is only called once every
+batch ending at or before `start` is in Spark's commit log; the source's `commit(end)` is
+late and is never called for the last batch; executors share nothing with the driver.
+
+So the DRIVER gets the messages:
+
+1. `latestOffset(start)`: everything up to `start` is durable in Spark, so first MQCMIT the
+   batch this process holds (its unit of work), or, right after a restart, remove from the
+   queue whatever is still there of the batch ending at `start` (its unit of work was
+   backed out when the old driver died, but Spark has it). Then MQGET the next batch under
+   syncpoint on the same connection, leave the unit of work OPEN, and return an end offset
+   `{"seq": n, "ids": ...}` that carries the batch's id records (spark_mq.mq.records).
+   Spark writes that offset to its offset log before it runs the batch: the ids are
+   durable before any row is handed over.
+2. `partitions(start, end)`: the held messages, split into `numPartitions` partitions
+   (executors only turn them into Arrow record batches). When this process does not hold
+   the batch (Spark replays an unfinished batch after a restart), its messages are gotten
+   again by id, under syncpoint, and held like any other batch.
+3. The next `latestOffset(end)` (or `commit(end)`, whichever comes first) commits it.
+   With Trigger.AvailableNow Spark calls `latestOffset` once more after the last batch,
+   so the run ends with every delivered message committed off the queue.
+
+With `prefetch` (default) batch N+1 is gotten on a second connection, in its own unit of
+work, while Spark runs batch N; it is handed over (its ids written to the offset log) only
+at the next `latestOffset`, after batch N's MQCMIT.
+
+A crash at any moment backs the open unit of work out in MQ (broken connection); nothing is
+committed in MQ before Spark's commit log has the batch, and a batch Spark finished is
+removed by id before anything new is read. A connection that breaks while the driver lives
+(queue manager restart) is treated the same way: reconnect, remove the finished batch by
+id, and never deliver again a message the previous batch delivered. Limits: the reader must
+be the queue's only consumer (another consumer could take backed-out messages), and
+Spark's asynchronous progress tracking must stay off (it calls latestOffset before the
+previous batch is in the commit log). `stop()` and interpreter exit back out explicitly,
+because MQDISC would commit open work.
+
+atLeastOnce: the same without ids (a replayed batch is simply the next messages).
+atMostOnce: gets outside syncpoint, with read-ahead unless readAhead=false: messages are
+off the queue as soon as they are gotten, so a driver crash loses the batch in flight and
+the messages in the client's read-ahead buffer (MQ's own read-ahead loss window).
+"""
+from __future__ import annotations
+
+import atexit
+import logging
+import weakref
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+from pyspark.sql.datasource import DataSourceReader, DataSourceStreamReader, InputPartition
+from pyspark.sql.streaming.datasource import (ReadLimit, ReadAllAvailable, ReadMaxBytes,
+                                              ReadMaxRows, SupportsTriggerAvailableNow)
+from pyspark.sql.types import StructType
+
+from spark_mq.columns import plan_columns, to_record_batch
+from spark_mq.mq import records
+from spark_mq.mq.worker import ConnectionThread
+from spark_mq.mq.client import connect, load_ibmmq
+from spark_mq.mq.message import Message
+from spark_mq.errors import MQConnectorError
+from spark_mq.read_options import ReadOptions
+
+log = logging.getLogger(__name__)
+_ARROW_CHUNK = 4096  # rows per Arrow record batch handed to Spark
+# reasons after which the connection is gone (its unit of work backed out): reconnect
+_CONNECTION_LOST = {2009, 2019, 2018, 2059, 2161, 2162, 2202, 2203, 2538}
+
+
+def _connection_lost(exc: Exception) -> bool:
+    return getattr(exc, "reason", None) in _CONNECTION_LOST
+
+
+def _arrow_schema(schema: StructType):
+    from pyspark.sql.pandas.types import to_arrow_schema
+    return to_arrow_schema(schema, timezone="UTC")
+
+
+def _specs(schema: StructType):
+    return plan_columns([(f.name, f.dataType.simpleString()) for f in schema.fields])
+
+
+class MessagesPartition(InputPartition):
+    """A slice of one microbatch's messages, carried from the driver to an executor."""
+
+    def __init__(self, index: int, messages: list[Message]):
+        super().__init__(index)
+        self.messages = messages
+
+
+def _record_batches(messages: Sequence[Message], queue: str, specs, arrow_schema):
+    for i in range(0, len(messages), _ARROW_CHUNK):
+        yield to_record_batch(messages[i:i + _ARROW_CHUNK], queue, specs, arrow_schema)
+
+
+class _Slot:
+    """One MQ connection (a Consumer), used only from its own thread (spark_mq.mq.worker)."""
+
+    def __init__(self, options: ReadOptions, index: int):
+        self.options = options
+        self.thread = ConnectionThread(f"spark-mq-reader-{index}")
+        self.consumer = None
+        self.closed = False
+
+    def _open(self):
+        if self.consumer is None:
+            from spark_mq.mq.consumer import Consumer
+            opts = self.options
+            ibmmq = load_ibmmq(opts.connection.transport)
+            qmgr = connect(opts.connection)
+            try:
+                self.consumer = Consumer(
+                    ibmmq, qmgr, opts.queue, selector=opts.selector, syncpoint=opts.syncpoint,
+                    read_ahead=opts.read_ahead and not opts.syncpoint,
+                    backout_threshold=opts.backout_threshold, backout_queue=opts.backout_queue)
+            except Exception:
+                try:
+                    qmgr.disconnect()
+                except Exception:  # noqa: BLE001
+                    pass
+                raise
+        return self.consumer
+
+    def submit(self, action) -> Future:
+        return self.thread.submit(lambda: action(self._open()))
+
+    def call(self, action):
+        return self.submit(action).result()
+
+    def call_retrying(self, action):
+        """action(consumer); once more on a new connection if the connection broke (a broken
+        connection backed its unit of work out, so starting again is safe)."""
+        try:
+            return self.call(action)
+        except MQConnectorError as exc:
+            if not _connection_lost(exc):
+                raise
+            log.warning("connection to the queue manager lost (%s); reconnecting", exc)
+            self.reset()
+            return self.call(action)
+
+    def _close_consumer(self) -> None:
+        if self.consumer is not None:
+            consumer, self.consumer = self.consumer, None
+            try:
+                consumer.close()  # backs out first: MQDISC alone would commit
+            except Exception:  # noqa: BLE001 - it may be broken already
+                pass
+
+    def reset(self, timeout: float | None = None) -> None:
+        self.thread.run(self._close_consumer, timeout)
+
+    def close(self, timeout: float | None = None) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self.reset(timeout)
+        finally:
+            self.thread.stop()
+
+
+@dataclass
+class _HeldBatch:
+    start_seq: int
+    end: dict
+    messages: list[Message]
+    slot: _Slot | None
+
+
+@dataclass
+class _Prefetch:
+    start_seq: int
+    slot: _Slot
+    future: Future
+
+
+_live_slots: "weakref.WeakSet[_Slot]" = weakref.WeakSet()
+
+
+@atexit.register
+def _back_out_on_exit() -> None:
+    # MQDISC (ibmmq's QueueManager.__del__ at exit) would COMMIT held batches: back out first
+    for slot in list(_live_slots):
+        try:
+            slot.close(timeout=10)
+        except Exception:  # noqa: BLE001 - best effort at interpreter exit
+            pass
+
+
+class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """See the module docstring for the protocol."""
+
+    def __init__(self, options: ReadOptions, schema: StructType):
+        self.options = options
+        self.schema = schema
+        self.specs = _specs(schema)
+        self._slots: list[_Slot] = []
+        self._held: dict[int, _HeldBatch] = {}
+        self._prefetch: _Prefetch | None = None
+        self._settled_seq = 0               # every batch up to this seq is settled in MQ
+        self._just_settled: set[bytes] = set()  # records of the batches settled last
+        self._remaining: int | None = None  # Trigger.AvailableNow: messages still to deliver
+        self._last_seq = 0
+
+    # executors get a copy without the driver's connections
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.update(_slots=[], _held={}, _prefetch=None, _remaining=None, _just_settled=set())
+        return state
+
+    # --- connections --------------------------------------------------------------------
+    def _all_slots(self) -> list[_Slot]:
+        if not self._slots:
+            # two connections when prefetching: one holds batch N while the other gets N+1
+            count = 2 if self.options.prefetch else 1
+            self._slots = [_Slot(self.options, i) for i in range(count)]
+            _live_slots.update(self._slots)
+        return self._slots
+
+    def _busy(self) -> set[int]:
+        busy = {id(h.slot) for h in self._held.values() if h.slot is not None}
+        if self._prefetch is not None:
+            busy.add(id(self._prefetch.slot))
+        return busy
+
+    def _free_slot(self) -> _Slot:
+        busy = self._busy()
+        for slot in self._all_slots():
+            if id(slot) not in busy:
+                return slot
+        raise MQConnectorError("internal error: no free MQ connection for the next batch")
+
+    def _idle_slot(self) -> _Slot:
+        """A slot not getting a batch in the background (MQINQ needs no unit of work)."""
+        prefetching = self._prefetch.slot if self._prefetch is not None else None
+        return next(s for s in self._all_slots() if s is not prefetching)
+
+    def _offset(self, seq: int, batch: list[Message]) -> dict:
+        if self.options.exactly_once:
+            return {"seq": seq, "ids": records.encode([m.record for m in batch])}
+        return {"seq": seq}
+
+    # --- Spark's driver-side calls ------------------------------------------------------
+    def initialOffset(self) -> dict:
+        # connects and opens the queue: bad connection options or an unknown queue fail
+        # the query when it starts
+        self._all_slots()[0].call(lambda consumer: None)
+        return self._offset(0, [])
+
+    def getDefaultReadLimit(self) -> ReadLimit:
+        return ReadMaxRows(self.options.max_messages)
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        self._remaining = self._idle_slot().call(lambda c: c.depth())
+        log.info("Trigger.AvailableNow: %d messages on %s at start", self._remaining,
+                 self.options.queue)
+
+    def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
+        seq = int(start["seq"])
+        self._settle(start)
+        for held in self._held.values():
+            if held.start_seq == seq:
+                return held.end  # asked again for the batch we hold: the same answer
+        max_messages, max_bytes = self._limits(limit)
+        if max_messages <= 0:
+            self._drop_prefetch()
+            return start
+        batch, slot = self._take_prefetch(seq)
+        if slot is not None:
+            batch, slot = self._top_up(batch, slot, max_messages, max_bytes)
+        while True:
+            if slot is None:
+                slot = self._free_slot()
+                wait = self.options.wait_interval_ms
+                batch = slot.call_retrying(lambda c: c.get_batch(max_messages, max_bytes, wait))
+            got = len(batch)
+            batch = self._without_delivered(batch)
+            if batch:
+                break
+            slot.call(self._commit_if_consumed)
+            if not got:
+                return start
+            slot = None  # it held only messages delivered before: get a real batch
+        end = self._offset(seq + 1, batch)
+        self._held[seq + 1] = _HeldBatch(seq, end, batch, slot if self.options.syncpoint else None)
+        self._last_seq = seq + 1
+        if self._remaining is not None:
+            self._remaining -= len(batch)
+        self._start_prefetch(seq + 1)
+        return end
+
+    @staticmethod
+    def _commit_if_consumed(consumer) -> None:
+        # only poison moves, or messages an earlier (durable) batch delivered: nothing of
+        # this unit of work goes to Spark, so it can be committed now
+        if consumer.open_operations:
+            consumer.commit()
+
+    def _without_delivered(self, batch: list[Message]) -> list[Message]:
+        """Drop messages the batch just settled already delivered.
+
+        They can only be here if that batch's connection broke before its MQCMIT (its gets
+        went back to the queue) while this batch was being got on the other connection.
+        They stay in this batch's unit of work, so its commit consumes them."""
+        if not self._just_settled or not batch:
+            return batch
+        settled, self._just_settled = self._just_settled, set()   # one use: see above
+        kept = [m for m in batch if m.record not in settled]
+        if len(kept) != len(batch):
+            log.warning("%d messages of %s delivered by the previous batch came back after a "
+                        "broken connection; not delivered again", len(batch) - len(kept),
+                        self.options.queue)
+        return kept
+
+    def _limits(self, limit: ReadLimit) -> tuple[int, int]:
+        max_messages, max_bytes = self.options.max_messages, self.options.max_bytes
+        if isinstance(limit, ReadMaxRows):
+            max_messages = min(max_messages, int(limit.max_rows))
+        elif isinstance(limit, ReadMaxBytes):
+            max_bytes = min(max_bytes, int(limit.max_bytes))
+        if self._remaining is not None:
+            max_messages = min(max_messages, self._remaining)
+        return max_messages, max_bytes
+
+    # --- prefetch: get batch N+1 while Spark runs batch N -------------------------------
+    def _start_prefetch(self, start_seq: int) -> None:
+        if not self.options.prefetch or self._prefetch is not None:
+            return
+        max_messages, max_bytes = self._limits(ReadAllAvailable())
+        if max_messages <= 0:
+            return
+        slot = self._free_slot()
+        wait = self.options.wait_interval_ms
+        future = slot.submit(lambda c: c.get_batch(max_messages, max_bytes, wait))
+        self._prefetch = _Prefetch(start_seq, slot, future)
+
+    def _take_prefetch(self, seq: int):
+        """(batch, slot) of a prefetch made for a batch starting at `seq`, else (None, None)."""
+        prefetch, self._prefetch = self._prefetch, None
+        if prefetch is None:
+            return None, None
+        try:
+            batch = prefetch.future.result()
+        except Exception as exc:  # noqa: BLE001 - fall back to a get now
+            log.warning("prefetch of the next batch from %s failed (%s); getting it again",
+                        self.options.queue, exc)
+            prefetch.slot.reset()
+            return None, None
+        if prefetch.start_seq != seq:
+            prefetch.slot.call(lambda c: c.backout())  # made for another batch: give it back
+            return None, None
+        return batch, prefetch.slot
+
+    def _top_up(self, batch: list[Message], slot: _Slot, max_messages: int, max_bytes: int):
+        """A prefetched batch may be short (the queue was nearly empty then): add what has
+        arrived since, in the same unit of work. (None, None) if its connection broke."""
+        room, size = max_messages - len(batch), sum(len(m.payload) for m in batch)
+        if room <= 0 or size >= max_bytes:
+            return batch, slot
+        try:
+            return batch + slot.call(lambda c: c.get_batch(room, max_bytes - size, 0)), slot
+        except MQConnectorError as exc:
+            if not _connection_lost(exc):
+                raise
+            slot.reset()  # the prefetched gets were backed out with the connection
+            return None, None
+
+    def _drop_prefetch(self) -> None:
+        prefetch, self._prefetch = self._prefetch, None
+        if prefetch is not None:
+            try:
+                prefetch.future.result()
+                if self.options.syncpoint:
+                    prefetch.slot.call(lambda c: c.backout())
+            except Exception:  # noqa: BLE001
+                prefetch.slot.reset()
+
+    # --- planning -----------------------------------------------------------------------
+    def partitions(self, start: dict, end: dict) -> Sequence[InputPartition]:
+        start_seq, end_seq = int(start["seq"]), int(end["seq"])
+        if end_seq == start_seq:
+            return []
+        held = self._held.get(end_seq)
+        if held is None or held.start_seq != start_seq:
+            held = self._replay(start, end)
+        return self._split(held.messages)
+
+    def _replay(self, start: dict, end: dict) -> _HeldBatch:
+        """Spark runs a batch this process does not hold: after a restart, the last batch of
+        the offset log had not finished. Get exactly its messages again (exactlyOnce)."""
+        start_seq, end_seq = int(start["seq"]), int(end["seq"])
+        # the batch ending at `start` was settled before `end` was written (latestOffset)
+        self._settled_seq = max(self._settled_seq, start_seq)
+        self._drop_prefetch()
+        slot = self._free_slot()
+        if self.options.exactly_once:
+            wanted = records.decode(end.get("ids", ""))
+            batch, missing = slot.call_retrying(lambda c: c.get_records(wanted))
+            if missing:
+                log.warning("replaying batch %d of %s: %d of its %d messages are no longer on "
+                            "the queue (expired, or taken by another consumer)", end_seq,
+                            self.options.queue, missing, len(wanted))
+        else:
+            opts = self.options
+            batch = slot.call_retrying(lambda c: c.get_batch(opts.max_messages, opts.max_bytes, 0))
+        held = _HeldBatch(start_seq, end, batch, slot if self.options.syncpoint else None)
+        self._held[end_seq] = held
+        self._last_seq = max(self._last_seq, end_seq)
+        return held
+
+    def _split(self, messages: list[Message]) -> list[MessagesPartition]:
+        if not messages:
+            return []
+        parts = max(1, min(self.options.num_partitions, len(messages) // 1000 + 1))
+        size = -(-len(messages) // parts)
+        return [MessagesPartition(i, messages[i * size:(i + 1) * size]) for i in range(parts)
+                if messages[i * size:(i + 1) * size]]
+
+    # --- settling: MQ catches up with Spark's commit log --------------------------------
+    def commit(self, end: dict) -> None:
+        self._settle(end)
+
+    def _settle(self, durable: dict) -> None:
+        """Everything up to `durable` is in Spark's commit log: make MQ agree."""
+        seq = int(durable["seq"])
+        if seq <= 0:
+            return
+        done = sorted(s for s in self._held if s <= seq)
+        if done:
+            self._just_settled = set()
+            for s in done:
+                held = self._held[s]
+                if self.options.exactly_once:
+                    self._just_settled.update(m.record for m in held.messages)
+                if held.slot is not None:
+                    self._commit_held(held)
+                del self._held[s]
+            self._settled_seq = max(self._settled_seq, seq)
+            return
+        if seq > self._settled_seq:
+            if self.options.exactly_once and durable.get("ids"):
+                # a restart: Spark finished this batch but MQ backed it out; take it off now
+                self._remove(records.decode(durable["ids"]), seq)
+            self._settled_seq = seq
+
+    def _commit_held(self, held: _HeldBatch) -> None:
+        try:
+            held.slot.call(lambda c: c.commit())
+        except MQConnectorError as exc:
+            if not _connection_lost(exc):
+                raise
+            # the outcome of a commit on a broken connection is unknown: treat the batch
+            # like after a restart (exactlyOnce: take whatever came back off by id)
+            log.warning("connection lost while committing a batch of %s; reconnecting",
+                        self.options.queue)
+            held.slot.reset()
+            if self.options.exactly_once:
+                self._remove([m.record for m in held.messages], int(held.end["seq"]), held.slot)
+
+    def _remove(self, wanted: list[bytes], seq: int, slot: _Slot | None = None) -> None:
+        def remove(consumer):
+            removed = consumer.remove_records(wanted)
+            consumer.commit()
+            return removed
+        removed = (slot or self._free_slot()).call_retrying(remove)
+        if removed:
+            log.info("removed %d messages of finished batch %d from %s", removed, seq,
+                     self.options.queue)
+
+    def reportLatestOffset(self) -> dict | None:
+        try:
+            depth = self._idle_slot().call(lambda c: c.depth())
+        except Exception:  # noqa: BLE001 - progress reporting must not fail the query
+            return None
+        return {"queue": self.options.queue, "queueDepth": depth, "seq": self._last_seq}
+
+    # --- executors ----------------------------------------------------------------------
+    def read(self, partition: MessagesPartition) -> Iterator:
+        yield from _record_batches(partition.messages, self.options.queue, self.specs,
+                                   _arrow_schema(self.schema))
+
+    def stop(self) -> None:
+        # backs out: a held batch comes back and is settled on restart
+        for slot in self._slots:
+            try:
+                slot.close(timeout=30)
+            except Exception:  # noqa: BLE001
+                pass
+        self._slots = []
+        self._held.clear()
+        self._prefetch = None
+
+
+class MQBatchReader(DataSourceReader):
+    """spark.read.format("mq"): browses the queue (a snapshot; nothing is consumed)."""
+
+    def __init__(self, options: ReadOptions, schema: StructType):
+        self.options = options
+        self.schema = schema
+        self.specs = _specs(schema)
+
+    def partitions(self) -> Sequence[InputPartition]:
+        return [InputPartition(0)]
+
+    def read(self, partition: InputPartition) -> Iterator:
+        from spark_mq.mq.browser import Browser
+        opts = self.options
+        ibmmq = load_ibmmq(opts.connection.transport)
+        browser = Browser(ibmmq, connect(opts.connection), opts.queue, opts.selector)
+        try:
+            arrow_schema = _arrow_schema(self.schema)
+            chunk: list[Message] = []
+            for message in browser.messages():
+                chunk.append(message)
+                if len(chunk) >= _ARROW_CHUNK:
+                    yield to_record_batch(chunk, opts.queue, self.specs, arrow_schema)
+                    chunk = []
+            if chunk:
+                yield to_record_batch(chunk, opts.queue, self.specs, arrow_schema)
+        finally:
+            browser.close()

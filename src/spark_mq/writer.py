@@ -1,0 +1,216 @@
+"""The Spark side of the sink: df.write.format("mq") and df.writeStream.format("mq").
+
+    (df.selectExpr("CAST(value AS STRING) AS payload", "key AS correlation_id", "region")
+       .writeStream.format("mq")
+       .option("connName", "localhost(1414)").option("queue", "DEV.QUEUE.1")
+       .option("checkpointLocation", "/chk").start())
+
+    df.write.format("mq").option("connName", ...).option("queue", ...).mode("append").save()
+
+Columns are described in spark_mq/mq/outgoing.py, options in spark_mq/write_options.py.
+
+Where things run: the constructor runs on the driver when the query starts. It checks the
+schema and the options and connects once to check the queue manager's MAXUMSGS, the target
+queue and the exactly-once state queue, so that bad input fails the query at start. `write()`
+runs on the executors: each task puts its rows in units of work of `commitEvery` rows, with
+asynchronous puts (MQPMO_ASYNC_RESPONSE) checked by MQSTAT before each MQCMIT; any failure
+backs the open unit of work out and fails the task with the MQ reason code.
+
+Delivery. exactlyOnce (the default for streams): each unit of work also replaces a marker
+message on the state queue (spark_mq/mq/markers.py), keyed by (query id, partition) and
+holding (batch id, rows of that batch on the queue); a batch that Spark runs again (task
+retry, restart after a crash or a lost commit file) skips exactly the rows its marker counts. The batch id comes from
+the task's local property `streaming.sql.batchId`, the query id from `sql.streaming.queryId`
+(or the `writerId` option). It relies on Spark handing a replayed batch the same rows in the
+same partitions, as it does for replayable sources (files, Kafka, spark-mq's reader), and on
+speculative execution being off (Spark's default): two attempts of one task at the same time
+could both write a chunk. A `writerId` used again by a query with a new checkpoint (whose
+batch ids start again at 0) fails the query with an explanation instead of skipping or
+doubling rows. atLeastOnce: no markers; a replayed batch is written again.
+Batch jobs default to atLeastOnce; with exactlyOnce their task retries put nothing twice and
+the job removes its markers when it commits or aborts. Chunks a failed job had committed
+stay on the queue: MQ cannot take back a committed unit of work.
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Iterator, List, Optional
+
+from pyspark.sql.datasource import (DataSourceArrowWriter, DataSourceStreamArrowWriter,
+                                    WriterCommitMessage)
+from pyspark.sql.types import MapType, StructType
+
+from spark_mq.errors import MQOptionError
+from spark_mq.mq import producer_pool
+from spark_mq.mq.client import connect, describe, load_ibmmq
+from spark_mq.mq.markers import ChunkLedger, ensure_state_queue, remove_markers
+from spark_mq.mq.outgoing import Column, MessagePlan
+from spark_mq.mq.producer import ProducerSettings, queue_manager_limits
+from spark_mq.mq.sink import write_partition
+from spark_mq.write_options import WriteOptions
+
+BATCH_ID_PROPERTY = "streaming.sql.batchId"
+QUERY_ID_PROPERTY = "sql.streaming.queryId"
+
+
+@dataclass
+class MQWriteResult(WriterCommitMessage):
+    """What one task did; the driver uses it to report and (batch jobs) to remove markers."""
+    writer_id: str
+    partition: int
+    rows: int
+    messages: int
+    chunks_written: int
+    rows_skipped: int
+
+
+def spark_columns(schema: StructType) -> list[Column]:
+    """The schema as the MQ layer sees it: names and Spark type names (maps in full)."""
+    return [Column(f.name, f.dataType.simpleString() if isinstance(f.dataType, MapType)
+                   else f.dataType.typeName()) for f in schema.fields]
+
+
+class _MQWriter:
+    """What the batch and the stream writer share."""
+
+    def __init__(self, options: dict, schema: StructType, overwrite: bool, streaming: bool):
+        self.options = WriteOptions.parse(options, streaming)
+        self.columns = spark_columns(schema)
+        plan = MessagePlan(self.columns, self.options.context == "auto")
+        if self.options.queue is None and not plan.routes_by_column:
+            raise MQOptionError("queue", None, "a queue name, or a 'queue' column in the "
+                                               "DataFrame that names each row's queue")
+        self.options = _check_at_start(self.options)
+        # a batch job has no query id: this id (made once, on the driver) ties task retries
+        self.job_id = self.options.writer_id or f"job-{uuid.uuid4()}"
+        self.settings = ProducerSettings(self.options.async_put, self.options.persistence,
+                                         self.options.segmentation,
+                                         self.options.large_message_threshold,
+                                         plan.context_level)
+
+    def _write(self, batches: Iterator) -> MQWriteResult:
+        from pyspark import TaskContext
+        context = TaskContext.get()
+        batch_id = int(context.getLocalProperty(BATCH_ID_PROPERTY) or 0)
+        writer_id = (self.options.writer_id or context.getLocalProperty(QUERY_ID_PROPERTY)
+                     or self.job_id)
+        partition = context.partitionId()
+        plan = MessagePlan(self.columns, self.options.context == "auto")
+        connection = self.options.connection
+        producer, max_uncommitted = producer_pool.acquire(connection, self.settings)
+        healthy = False
+        try:
+            ledger = None
+            if self.options.exactly_once:
+                ledger = ChunkLedger(producer.qmgr, producer.ibmmq, self.options.state_queue,
+                                     writer_id, partition)
+            result = write_partition(_rows(batches), plan, producer, self.options.queue,
+                                     self.options.commit_every, max(1, max_uncommitted - 2),
+                                     ledger, batch_id)
+            if ledger is not None:
+                ledger.queue.close()
+            healthy = True
+        finally:
+            producer_pool.release(connection, self.settings, producer, healthy)
+        return MQWriteResult(writer_id, partition, result.rows, result.messages,
+                             result.chunks_written, result.rows_skipped)
+
+
+class MQBatchWriter(_MQWriter, DataSourceArrowWriter):
+    """df.write.format("mq"): delivery defaults to atLeastOnce; exactlyOnce makes task
+    retries put nothing twice and removes its markers when the job commits or aborts."""
+
+    def __init__(self, options: dict, schema: StructType, overwrite: bool = False):
+        if overwrite:
+            raise MQOptionError("mode", "overwrite", "append (messages are added to a queue; "
+                                                     "nothing on it can be replaced)")
+        super().__init__(options, schema, overwrite, streaming=False)
+
+    def write(self, iterator: Iterator) -> MQWriteResult:
+        return self._write(iterator)
+
+    def commit(self, messages: List[Optional[WriterCommitMessage]]) -> None:
+        self._remove_markers(messages)
+
+    def abort(self, messages: List[Optional[WriterCommitMessage]]) -> None:
+        self._remove_markers(messages)
+
+    def _remove_markers(self, messages) -> None:
+        if not self.options.exactly_once:
+            return
+        results = [m for m in messages if isinstance(m, MQWriteResult)]
+        if not results:
+            return
+        ibmmq = load_ibmmq(self.options.connection.transport)
+        qmgr = connect(self.options.connection)
+        try:
+            remove_markers(qmgr, ibmmq, self.options.state_queue, self.job_id,
+                           sorted({m.partition for m in results}))
+        finally:
+            qmgr.disconnect()
+
+
+class MQStreamWriter(_MQWriter, DataSourceStreamArrowWriter):
+    """df.writeStream.format("mq"): delivery defaults to exactlyOnce."""
+
+    def __init__(self, options: dict, schema: StructType, overwrite: bool = False):
+        super().__init__(options, schema, overwrite, streaming=True)
+
+    def write(self, iterator: Iterator) -> MQWriteResult:
+        return self._write(iterator)
+
+    def commit(self, messages: List[Optional[WriterCommitMessage]], batchId: int) -> None:
+        # every chunk was committed in MQ by its task, with its marker: nothing left to do
+        return None
+
+    def abort(self, messages: List[Optional[WriterCommitMessage]], batchId: int) -> None:
+        # committed chunks stay in MQ; their markers make the replay of this batch skip them
+        return None
+
+
+def _rows(batches: Iterator) -> Iterator[tuple]:
+    for batch in batches:
+        columns = [column.to_pylist() for column in batch.columns]
+        yield from zip(*columns)
+
+
+#: successful start checks, reused for a while: Spark builds a new stream writer on the
+#: driver for every microbatch commit, and one check per minute is enough
+_CHECKED: dict[WriteOptions, tuple[float, WriteOptions]] = {}
+_CHECK_TTL_SECONDS = 60.0
+
+
+def _check_at_start(options: WriteOptions) -> WriteOptions:
+    now = time.monotonic()
+    cached = _CHECKED.get(options)
+    if cached is not None and now - cached[0] < _CHECK_TTL_SECONDS:
+        return cached[1]
+    checked = _check_with_queue_manager(options)
+    _CHECKED[options] = (now, checked)
+    return checked
+
+
+def _check_with_queue_manager(options: WriteOptions) -> WriteOptions:
+    """Connect once on the driver: MAXUMSGS against commitEvery, the queue, the state queue."""
+    ibmmq = load_ibmmq(options.connection.transport)
+    qmgr = connect(options.connection, f"connecting to queue manager "
+                                       f"{options.connection.queue_manager} at "
+                                       f"{options.connection.conn_name} to write")
+    try:
+        max_uncommitted, _ = queue_manager_limits(qmgr, ibmmq)
+        options = options.check_commit_every(max_uncommitted)
+        if options.queue:
+            try:
+                ibmmq.Queue(qmgr, options.queue, ibmmq.CMQC.MQOO_OUTPUT).close()
+            except ibmmq.MQMIError as exc:
+                raise describe(exc, f"opening queue {options.queue!r} for output") from exc
+        if options.exactly_once:
+            ensure_state_queue(qmgr, ibmmq, options.state_queue, options.connection)
+    finally:
+        try:
+            qmgr.disconnect()
+        except ibmmq.MQMIError:
+            pass
+    return options

@@ -1,0 +1,160 @@
+"""The driver-side offset protocol of MQStreamReader, driven call by call the way Spark calls
+it (see spark_mq/reader.py), against the real embedded queue manager. The end-to-end proof
+with real Spark and SIGKILL is test_reader_exactly_once.py; these pin down each step."""
+from __future__ import annotations
+
+import json
+import pickle
+
+import pytest
+from pyspark.sql.streaming.datasource import ReadAllAvailable
+from pyspark.sql.types import BinaryType, StringType, StructField, StructType
+
+from spark_mq.read_options import ReadOptions
+from spark_mq.reader import MQStreamReader
+from support import depth, drain_payloads, put_messages, reader_options
+
+SCHEMA = StructType([StructField("payload", BinaryType()), StructField("queue", StringType())])
+
+
+def _reader(qm, queue, **extra) -> MQStreamReader:
+    return MQStreamReader(ReadOptions.parse(reader_options(qm, queue, waitIntervalMs=0, **extra)),
+                          SCHEMA)
+
+
+def _payloads(reader: MQStreamReader, start: dict, end: dict) -> list[bytes]:
+    """What the executors would produce for this batch (partitions pickled, like Spark)."""
+    executor_copy = pickle.loads(pickle.dumps(reader))
+    out = []
+    for partition in reader.partitions(start, end):
+        for batch in executor_copy.read(pickle.loads(pickle.dumps(partition))):
+            out.extend(batch.column("payload").to_pylist())
+    return out
+
+
+def _offset(offset: dict) -> dict:
+    return json.loads(json.dumps(offset))  # what Spark's offset log gives back
+
+
+@pytest.mark.parametrize("prefetch", ["true", "false"])
+def test_a_replayed_batch_redelivers_exactly_its_messages(qm, conn, make_queue, prefetch):
+    queue = make_queue()
+    put_messages(conn, queue, [b"m%d" % i for i in range(10)])
+    first = _reader(qm, queue, maxMessagesPerTrigger=4, prefetch=prefetch)
+    start = _offset(first.initialOffset())
+    end = _offset(first.latestOffset(start, ReadAllAvailable()))
+    assert _payloads(first, start, end) == [b"m0", b"m1", b"m2", b"m3"]
+    first.stop()                     # the driver dies before Spark commits the batch
+    assert depth(conn, queue) == 10  # held (and prefetched) gets were backed out
+
+    restarted = _reader(qm, queue, maxMessagesPerTrigger=4, prefetch=prefetch)
+    assert _payloads(restarted, start, end) == [b"m0", b"m1", b"m2", b"m3"]   # by id
+    following = _offset(restarted.latestOffset(end, ReadAllAvailable()))  # batch is durable
+    assert _payloads(restarted, end, following) == [b"m4", b"m5", b"m6", b"m7"]
+    restarted.latestOffset(following, ReadAllAvailable())
+    restarted.stop()
+    assert sorted(p for p, _ in drain_payloads(conn, queue)) == [b"m8", b"m9"]
+
+
+@pytest.mark.parametrize("prefetch", ["true", "false"])
+def test_a_batch_spark_finished_but_mq_did_not_commit_is_removed(qm, conn, make_queue, prefetch):
+    queue = make_queue()
+    put_messages(conn, queue, [b"m%d" % i for i in range(6)])
+    first = _reader(qm, queue, maxMessagesPerTrigger=3, prefetch=prefetch)
+    start = _offset(first.initialOffset())
+    end = _offset(first.latestOffset(start, ReadAllAvailable()))
+    assert _payloads(first, start, end) == [b"m0", b"m1", b"m2"]
+    first.stop()   # Spark committed the batch, then the driver died before MQCMIT
+
+    restarted = _reader(qm, queue, maxMessagesPerTrigger=3, prefetch=prefetch)
+    following = _offset(restarted.latestOffset(end, ReadAllAvailable()))
+    assert _payloads(restarted, end, following) == [b"m3", b"m4", b"m5"]  # not m0-m2 again
+    assert restarted.latestOffset(following, ReadAllAvailable()) == following   # queue empty
+    restarted.stop()
+    assert depth(conn, queue) == 0
+
+
+def test_nothing_is_committed_before_spark_has_the_batch(qm, conn, make_queue):
+    queue = make_queue()
+    put_messages(conn, queue, [b"a"])
+    reader = _reader(qm, queue, prefetch="false")
+    start = _offset(reader.initialOffset())
+    end = _offset(reader.latestOffset(start, ReadAllAvailable()))
+    reader.commit(start)                          # an older offset commits nothing
+    assert drain_payloads(conn, queue) == []               # a is held in the open unit of work
+    reader.stop()                                 # the driver goes away: a comes back
+    assert [p for p, _ in drain_payloads(conn, queue)] == [b"a"]
+
+    put_messages(conn, queue, [b"b"])
+    reader = _reader(qm, queue, prefetch="false")
+    end = _offset(reader.latestOffset(start, ReadAllAvailable()))
+    reader.commit(end)                            # Spark's commit of the batch: MQCMIT
+    reader.stop()
+    assert drain_payloads(conn, queue) == []
+
+
+def test_available_now_stops_at_the_depth_seen_at_start(qm, conn, make_queue):
+    queue = make_queue()
+    put_messages(conn, queue, [b"m%d" % i for i in range(5)])
+    reader = _reader(qm, queue, maxMessagesPerTrigger=2)
+    offset = _offset(reader.initialOffset())
+    reader.prepareForTriggerAvailableNow()
+    put_messages(conn, queue, [b"late"])          # arrives after the trigger started
+    delivered = []
+    while True:
+        end = _offset(reader.latestOffset(offset, ReadAllAvailable()))
+        if end == offset:
+            break
+        delivered += _payloads(reader, offset, end)
+        offset = end
+    reader.stop()
+    assert delivered == [b"m0", b"m1", b"m2", b"m3", b"m4"]
+    assert [p for p, _ in drain_payloads(conn, queue)] == [b"late"]
+
+
+@pytest.mark.parametrize("prefetch", ["true", "false"])
+def test_queue_manager_restart_between_batches(tmp_path, ibmmq, prefetch, caplog):
+    """SIGKILL of the queue manager while a batch is held (and the next one prefetched):
+    their gets are backed out; the reader reconnects, takes the finished batch off by id,
+    does not deliver again what the prefetched batch had, and goes on."""
+    import spark_mq.embedded as embedded
+    with embedded.EmbeddedQueueManager(str(tmp_path / "qm"), name="QMR") as own:
+        own.run_mqsc("DEFINE QLOCAL(R.Q) REPLACE")
+        conn = ibmmq.connect(own.name, own.channel, own.conn_name)
+        put_messages(conn, "R.Q", [b"m%d" % i for i in range(6)])
+        conn.disconnect()
+        reader = _reader(own, "R.Q", maxMessagesPerTrigger=2, prefetch=prefetch)
+        start = _offset(reader.initialOffset())
+        end = _offset(reader.latestOffset(start, ReadAllAvailable()))
+        delivered = _payloads(reader, start, end)
+        if reader._prefetch is not None:
+            reader._prefetch.future.result(timeout=30)  # m2, m3 gotten before the kill
+        own.kill()
+        own.start()   # same port, same store: the held gets are back on the queue
+        offset = end
+        while True:
+            following = _offset(reader.latestOffset(offset, ReadAllAvailable()))
+            if following == offset:
+                break
+            delivered += _payloads(reader, offset, following)
+            offset = following
+        reader.stop()
+        assert delivered == [b"m%d" % i for i in range(6)]
+        if prefetch == "true":
+            assert "not delivered again" in caplog.text
+        conn = ibmmq.connect(own.name, own.channel, own.conn_name)
+        assert depth(conn, "R.Q") == 0
+        conn.disconnect()
+
+
+def test_a_short_prefetched_batch_is_topped_up(qm, conn, make_queue):
+    queue = make_queue()
+    put_messages(conn, queue, [b"m0"])
+    reader = _reader(qm, queue, maxMessagesPerTrigger=5)
+    start = _offset(reader.initialOffset())
+    end = _offset(reader.latestOffset(start, ReadAllAvailable()))
+    reader._prefetch.future.result(timeout=30)    # found the queue empty
+    put_messages(conn, queue, [b"m1", b"m2", b"m3"])
+    following = _offset(reader.latestOffset(end, ReadAllAvailable()))
+    assert _payloads(reader, end, following) == [b"m1", b"m2", b"m3"]
+    reader.stop()
