@@ -18,8 +18,8 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
 
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_MQSC = os.path.join(PROJECT_ROOT, "mqsc", "spark-mq.mqsc")
@@ -246,7 +246,7 @@ class MQ:
         from spark_mq.mq.client import describe
         return describe(exc, action)
 
-    def __enter__(self) -> "MQ":
+    def __enter__(self) -> MQ:
         return self
 
     def __exit__(self, *exc_info) -> None:
@@ -282,7 +282,7 @@ def apply_trigger(writer, args: argparse.Namespace):
     return writer.trigger(processingTime=args.interval)
 
 
-def await_query(query, args: argparse.Namespace, monitor: "ProgressMonitor") -> None:
+def await_query(query, args: argparse.Namespace, monitor: ProgressMonitor) -> None:
     """Wait for an available-now query to finish, or run a processing-time one for
     --run-seconds (forever when 0), printing progress; stop it on Ctrl-C."""
     deadline = time.monotonic() + args.run_seconds if args.trigger == "processing-time" and args.run_seconds else None
@@ -302,7 +302,7 @@ def await_query(query, args: argparse.Namespace, monitor: "ProgressMonitor") -> 
         raise query.exception()
 
 
-def wait_for_pipeline(queries: list, monitor: "ProgressMonitor", last_label: str, expected: int,
+def wait_for_pipeline(queries: list, monitor: ProgressMonitor, last_label: str, expected: int,
                       mq: MQ, drained: list[str], timeout: float, settle: float = 15.0) -> float:
     """Run the queries until the last one has output `expected` rows, or, failing that,
     until the finite queries have ended and the queues in `drained` have stayed empty for

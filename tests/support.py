@@ -133,6 +133,7 @@ def drain(conn, queue: str, force_rfh2: bool = False, wait_ms: int = 0) -> list[
 
 def read_properties(handle) -> dict:
     import ibmmq
+
     from spark_mq.mq.properties import read_all
     return read_all(handle, ibmmq)
 
@@ -190,7 +191,8 @@ def poison_udf(flag: str, poison_row: int, options: dict, queue: str, first_atte
         elif _os.path.exists(flag):
             return payload
         from spark_mq.connection_options import ConnectionOptions as _Options
-        from spark_mq.mq.client import connect as _connect, load_ibmmq as _load
+        from spark_mq.mq.client import connect as _connect
+        from spark_mq.mq.client import load_ibmmq as _load
         module = _load("auto")
         qmgr = _connect(_Options.parse(options))
         handle = module.Queue(qmgr, queue, module.CMQC.MQOO_INQUIRE)
@@ -263,6 +265,7 @@ def put_reference_pair(conn, queue, payload: bytes, properties: dict) -> None:
     """The writer's reference/data pattern (spark_mq.mq.message), put by hand."""
     import ibmmq
     from ibmmq import CMQC
+
     from spark_mq.mq.message import DATA_FORMAT, REFERENCE_FORMAT
     q = ibmmq.Queue(conn, queue, CMQC.MQOO_OUTPUT)
     group_id = b"GRP-" + bytes(range(20))

@@ -20,8 +20,9 @@ from __future__ import annotations
 import datetime as _dt
 import logging
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from spark_mq.errors import MQOptionError
 from spark_mq.mq.message import MD_INDEX, Message

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from spark_mq.errors import MQOptionError
 
@@ -25,7 +25,7 @@ class ConnectionOptions:
     reconnect: bool = False
 
     @classmethod
-    def parse(cls, options: Mapping[str, str]) -> "ConnectionOptions":
+    def parse(cls, options: Mapping[str, str]) -> ConnectionOptions:
         """Spark passes options with lower-cased keys; read them case-insensitively."""
         opts = {k.lower(): v for k, v in options.items()}
         transport = opts.get("transport", "auto").lower()

@@ -23,11 +23,17 @@ own offset log (see spark_mq/reader.py for the protocol).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
-from spark_mq.connection_options import (MQ_NAME_RULE, ConnectionOptions, parse_bool, parse_choice,
-                                 parse_int, parse_name)
+from spark_mq.connection_options import (
+    MQ_NAME_RULE,
+    ConnectionOptions,
+    parse_bool,
+    parse_choice,
+    parse_int,
+    parse_name,
+)
 from spark_mq.errors import MQOptionError
 
 DELIVERY_MODES = ("exactlyOnce", "atLeastOnce", "atMostOnce")
@@ -51,7 +57,7 @@ class ReadOptions:
     prefetch: bool = True
 
     @classmethod
-    def parse(cls, options: Mapping[str, str]) -> "ReadOptions":
+    def parse(cls, options: Mapping[str, str]) -> ReadOptions:
         opts = {k.lower(): v for k, v in options.items()}
         connection = ConnectionOptions.parse(opts)
         queue = parse_name(opts, "queue", None, "queue", "the name of a local queue: ")

@@ -49,21 +49,26 @@ from __future__ import annotations
 import atexit
 import logging
 import weakref
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Iterator, Sequence
 
 from pyspark.sql.datasource import DataSourceReader, DataSourceStreamReader, InputPartition
-from pyspark.sql.streaming.datasource import (ReadLimit, ReadAllAvailable, ReadMaxBytes,
-                                              ReadMaxRows, SupportsTriggerAvailableNow)
+from pyspark.sql.streaming.datasource import (
+    ReadAllAvailable,
+    ReadLimit,
+    ReadMaxBytes,
+    ReadMaxRows,
+    SupportsTriggerAvailableNow,
+)
 from pyspark.sql.types import StructType
 
 from spark_mq.columns import plan_columns, to_record_batch
+from spark_mq.errors import MQConnectorError
 from spark_mq.mq import records
-from spark_mq.mq.worker import ConnectionThread
 from spark_mq.mq.client import connect, load_ibmmq
 from spark_mq.mq.message import Message
-from spark_mq.errors import MQConnectorError
+from spark_mq.mq.worker import ConnectionThread
 from spark_mq.read_options import ReadOptions
 
 log = logging.getLogger(__name__)
@@ -180,7 +185,7 @@ class _Prefetch:
     future: Future
 
 
-_live_slots: "weakref.WeakSet[_Slot]" = weakref.WeakSet()
+_live_slots: weakref.WeakSet[_Slot] = weakref.WeakSet()
 
 
 @atexit.register

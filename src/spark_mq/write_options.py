@@ -15,8 +15,8 @@
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Mapping
 
 from spark_mq.connection_options import ConnectionOptions, parse_bool, parse_choice, parse_int, parse_name
 from spark_mq.errors import MQOptionError
@@ -50,7 +50,7 @@ class WriteOptions:
         return self.delivery == "exactlyOnce"
 
     @classmethod
-    def parse(cls, options: Mapping[str, str], streaming: bool) -> "WriteOptions":
+    def parse(cls, options: Mapping[str, str], streaming: bool) -> WriteOptions:
         """Streams default to exactlyOnce; batch writes to atLeastOnce (a batch job has no
         batch id to replay, only task retries, which exactlyOnce also covers when asked)."""
         opts = {k.lower(): v for k, v in options.items()}
@@ -79,7 +79,7 @@ class WriteOptions:
             context=parse_choice(opts, "context", "auto", CONTEXT),
         )
 
-    def check_commit_every(self, max_uncommitted: int) -> "WriteOptions":
+    def check_commit_every(self, max_uncommitted: int) -> WriteOptions:
         """commitEvery against the queue manager's MAXUMSGS; the two extra messages in each
         unit of work are the exactly-once marker taken and put back."""
         room = max(1, max_uncommitted - 2)

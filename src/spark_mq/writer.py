@@ -35,11 +35,10 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, List, Optional
 
-from pyspark.sql.datasource import (DataSourceArrowWriter, DataSourceStreamArrowWriter,
-                                    WriterCommitMessage)
+from pyspark.sql.datasource import DataSourceArrowWriter, DataSourceStreamArrowWriter, WriterCommitMessage
 from pyspark.sql.types import MapType, StructType
 
 from spark_mq.errors import MQOptionError
@@ -131,10 +130,10 @@ class MQBatchWriter(_MQWriter, DataSourceArrowWriter):
     def write(self, iterator: Iterator) -> MQWriteResult:
         return self._write(iterator)
 
-    def commit(self, messages: List[Optional[WriterCommitMessage]]) -> None:
+    def commit(self, messages: list[WriterCommitMessage | None]) -> None:
         self._remove_markers(messages)
 
-    def abort(self, messages: List[Optional[WriterCommitMessage]]) -> None:
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
         self._remove_markers(messages)
 
     def _remove_markers(self, messages) -> None:
@@ -161,11 +160,11 @@ class MQStreamWriter(_MQWriter, DataSourceStreamArrowWriter):
     def write(self, iterator: Iterator) -> MQWriteResult:
         return self._write(iterator)
 
-    def commit(self, messages: List[Optional[WriterCommitMessage]], batchId: int) -> None:
+    def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         # every chunk was committed in MQ by its task, with its marker: nothing left to do
         return None
 
-    def abort(self, messages: List[Optional[WriterCommitMessage]], batchId: int) -> None:
+    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         # committed chunks stay in MQ; their markers make the replay of this batch skip them
         return None
 

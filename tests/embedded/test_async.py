@@ -1,9 +1,8 @@
 """Conformance: asynchronous put with MQSTAT, and read-ahead gets."""
 from __future__ import annotations
 
-import pytest
-
 import ibmmq
+import pytest
 from ibmmq import CMQC
 
 OPEN = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE

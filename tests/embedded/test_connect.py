@@ -1,9 +1,8 @@
 """Conformance: connecting, authentication, opening and closing (ibmmq API only)."""
 from __future__ import annotations
 
-import pytest
-
 import ibmmq
+import pytest
 from ibmmq import CMQC
 
 import spark_mq.embedded as embedded

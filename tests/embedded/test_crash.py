@@ -6,9 +6,8 @@ import random
 import socket
 import struct
 
-import pytest
-
 import ibmmq
+import pytest
 from ibmmq import CMQC
 
 import spark_mq.embedded as embedded
@@ -124,7 +123,7 @@ def closed_by_server(sock: socket.socket) -> bool:
                 return True
     except (ConnectionResetError, BrokenPipeError):
         return True
-    except socket.timeout:
+    except TimeoutError:
         return False
     finally:
         sock.close()

@@ -1,9 +1,8 @@
 """Conformance: queue-manager segmentation, reassembly, message groups and logical order."""
 from __future__ import annotations
 
-import pytest
-
 import ibmmq
+import pytest
 from ibmmq import CMQC
 
 OPEN = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_OUTPUT | CMQC.MQOO_BROWSE | CMQC.MQOO_INQUIRE

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 import ibmmq
+import pytest
 from ibmmq import CMQC
 
 import spark_mq.embedded as embedded

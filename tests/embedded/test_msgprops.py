@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import struct
 
-import pytest
-
 import ibmmq
+import pytest
 from ibmmq import CMQC
 
 OPEN = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE

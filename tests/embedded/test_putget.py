@@ -4,9 +4,8 @@ from __future__ import annotations
 import threading
 import time
 
-import pytest
-
 import ibmmq
+import pytest
 from ibmmq import CMQC
 
 IN_OUT = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE
@@ -367,7 +366,7 @@ def test_ccsid_as_queue_manager_is_stored_as_the_queue_managers_ccsid(conn, queu
 
 
 def test_convert_turns_string_data_into_the_requested_ccsid(queue):
-    queue.put("café".encode("utf-8"), ibmmq.MD(Format=CMQC.MQFMT_STRING, CodedCharSetId=1208))
+    queue.put("café".encode(), ibmmq.MD(Format=CMQC.MQFMT_STRING, CodedCharSetId=1208))
     md = ibmmq.MD(CodedCharSetId=819)
     assert queue.get(None, md, nowait(CMQC.MQGMO_CONVERT)) == "café".encode("latin-1")
     assert md.CodedCharSetId == 819

@@ -1,10 +1,10 @@
 """Conformance: message selectors given on MQOPEN (MQOD SelectionString)."""
 from __future__ import annotations
 
-import pytest
-
 import ibmmq
+import pytest
 from ibmmq import CMQC
+
 
 def selector_od(name: str, selection: str) -> ibmmq.OD:
     od = ibmmq.OD(Version=CMQC.MQOD_VERSION_4, ObjectName=name.encode())

@@ -7,9 +7,8 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
-
 import ibmmq
+import pytest
 from ibmmq import CMQC
 
 IN_OUT = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE

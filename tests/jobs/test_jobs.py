@@ -12,9 +12,18 @@ import time
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from support import (connection_args, depth, drain, explain, kill_tree, put_texts, python_job, spark_submit,
-                     spark_submit_command)
 
+from support import (
+    connection_args,
+    depth,
+    drain,
+    explain,
+    kill_tree,
+    put_texts,
+    python_job,
+    spark_submit,
+    spark_submit_command,
+)
 
 JOBS = ("quickstart.py", "queue_to_files.py", "files_to_queue.py", "request_reply_bridge.py")
 

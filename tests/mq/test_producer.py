@@ -2,9 +2,8 @@
 real embedded queue manager process."""
 from __future__ import annotations
 
-import pytest
-
 import ibmmq
+import pytest
 from ibmmq import CMQC
 
 import spark_mq.embedded as embedded
@@ -16,7 +15,6 @@ from spark_mq.mq.outgoing import IGNORED_COLUMNS, MD_COLUMNS, Column, ColumnErro
 from spark_mq.mq.producer import AsyncPutError, ProducerSettings
 from spark_mq.mq.sink import write_partition
 from spark_mq.write_options import WriteOptions
-
 from support import depth, drain, mq_options
 
 BASE = {"connName": "localhost(1414)", "queue": "Q1"}

@@ -8,8 +8,18 @@ import pytest
 
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.properties import (
-    MQFMT_RF_HEADER_2, RFH2_STRUC_ID, Property, PropertyError, WildcardMatcher, coerce_value,
-    convert_for_inquiry, decode_rfh2, encode_rfh2, properties_length, validate_name)
+    MQFMT_RF_HEADER_2,
+    RFH2_STRUC_ID,
+    Property,
+    PropertyError,
+    WildcardMatcher,
+    coerce_value,
+    convert_for_inquiry,
+    decode_rfh2,
+    encode_rfh2,
+    properties_length,
+    validate_name,
+)
 
 
 @pytest.fixture(scope="module")

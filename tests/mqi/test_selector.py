@@ -8,7 +8,13 @@ import pytest
 
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.selector import (
-    JMS_NAMES, MAX_SELECTOR_LENGTH, MQMD_FIELDS, Selector, SelectorError, compile_selector)
+    JMS_NAMES,
+    MAX_SELECTOR_LENGTH,
+    MQMD_FIELDS,
+    Selector,
+    SelectorError,
+    compile_selector,
+)
 
 SYNTAX = CMQC.MQRC_SELECTOR_SYNTAX_ERROR
 ALWAYS_FALSE = CMQC.MQRC_SELECTOR_ALWAYS_FALSE

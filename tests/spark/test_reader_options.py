@@ -5,8 +5,15 @@ import datetime as dt
 
 import pytest
 
-from spark_mq.columns import (COLUMN_TYPES, DEFAULT_COLUMNS, DEFAULT_SCHEMA, convert_property,
-                              plan_columns, put_timestamp_micros, to_rows)
+from spark_mq.columns import (
+    COLUMN_TYPES,
+    DEFAULT_COLUMNS,
+    DEFAULT_SCHEMA,
+    convert_property,
+    plan_columns,
+    put_timestamp_micros,
+    to_rows,
+)
 from spark_mq.errors import MQOptionError
 from spark_mq.mq import records
 from spark_mq.mq.message import MD_FIELDS, Message

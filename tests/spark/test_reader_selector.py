@@ -3,9 +3,8 @@ from a shared queue, and a bad selector fails the query at start with MQ's reaso
 the position of the error."""
 from __future__ import annotations
 
-import pytest
-
 import ibmmq
+import pytest
 from ibmmq import CMQC
 
 pytestmark = pytest.mark.timeout(300)

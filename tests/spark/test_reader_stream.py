@@ -4,8 +4,15 @@ from __future__ import annotations
 import pytest
 from ibmmq import CMQC
 
-from support import put_group, put_reference_pair
-from support import depth, drain_payloads, put_messages, reader_options, run_available_now
+from support import (
+    depth,
+    drain_payloads,
+    put_group,
+    put_messages,
+    put_reference_pair,
+    reader_options,
+    run_available_now,
+)
 
 
 def test_available_now_drains_the_queue_in_limited_batches(qm, conn, make_queue, spark, tmp_path):

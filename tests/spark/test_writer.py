@@ -7,14 +7,24 @@ import datetime as dt
 import json
 import re
 
-import pytest
-
 import ibmmq
+import pytest
 from ibmmq import CMQC
-
-from pyspark.sql.types import (BinaryType, BooleanType, ByteType, DoubleType,
-                               FloatType, IntegerType, LongType, MapType, ShortType, StringType,
-                               StructField, StructType, TimestampType)
+from pyspark.sql.types import (
+    BinaryType,
+    BooleanType,
+    ByteType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    LongType,
+    MapType,
+    ShortType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
 
 from support import depth, drain, mq_options, read_properties, text
 

@@ -4,7 +4,6 @@ context when the columns are absent or context=none."""
 from __future__ import annotations
 
 import pytest
-
 from ibmmq import CMQC
 
 from support import drain, mq_options

@@ -12,8 +12,8 @@ import textwrap
 import time
 
 import pytest
-from support import depth, kill_tree, mq_options, numbers_on, write_json
 
+from support import depth, kill_tree, mq_options, numbers_on, write_json
 
 pytestmark = pytest.mark.timeout(400)
 

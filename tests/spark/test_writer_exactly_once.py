@@ -10,9 +10,8 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
-
 import ibmmq
+import pytest
 
 from spark_mq.connection_options import ConnectionOptions
 from spark_mq.mq import producer_pool
@@ -20,9 +19,17 @@ from spark_mq.mq.markers import ChunkLedger, ensure_state_queue, marker_id
 from spark_mq.mq.outgoing import Column, MessagePlan
 from spark_mq.mq.producer import ProducerSettings
 from spark_mq.mq.sink import write_partition
-from support import (depth, drain, hold_udf, lose_commit, mq_options, numbers_on, poison_udf, wait_for,
-                     write_json)
-
+from support import (
+    depth,
+    drain,
+    hold_udf,
+    lose_commit,
+    mq_options,
+    numbers_on,
+    poison_udf,
+    wait_for,
+    write_json,
+)
 
 pytestmark = pytest.mark.timeout(400)
 

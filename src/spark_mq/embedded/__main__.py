@@ -10,9 +10,9 @@ import sys
 import threading
 
 from spark_mq.embedded.server.admin import run_mqsc
+from spark_mq.embedded.server.listener import Server
 from spark_mq.embedded.server.mqsc import DEFAULT_MQSC
 from spark_mq.embedded.server.qmgr import QueueManager
-from spark_mq.embedded.server.listener import Server
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

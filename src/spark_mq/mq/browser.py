@@ -8,12 +8,19 @@ put while browsing do not make the snapshot grow without end.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from spark_mq.mq import records
 from spark_mq.mq.client import describe, get_message
-from spark_mq.mq.message import (DATA_FORMAT, DATA_GROUP_PROPERTY, DATA_LENGTH_PROPERTY, NO_ID,
-                      REFERENCE_FORMAT, Message, md_values)
+from spark_mq.mq.message import (
+    DATA_FORMAT,
+    DATA_GROUP_PROPERTY,
+    DATA_LENGTH_PROPERTY,
+    NO_ID,
+    REFERENCE_FORMAT,
+    Message,
+    md_values,
+)
 from spark_mq.mq.properties import read_all
 
 

@@ -24,8 +24,15 @@ from typing import Any
 
 from spark_mq.mq import records
 from spark_mq.mq.client import NO_MSG_AVAILABLE, TRUNCATED_MSG_FAILED, describe, get_message
-from spark_mq.mq.message import (DATA_GROUP_PROPERTY, DATA_LENGTH_PROPERTY, MD_INDEX, NO_ID,
-                      REFERENCE_FORMAT, Message, md_values)
+from spark_mq.mq.message import (
+    DATA_GROUP_PROPERTY,
+    DATA_LENGTH_PROPERTY,
+    MD_INDEX,
+    NO_ID,
+    REFERENCE_FORMAT,
+    Message,
+    md_values,
+)
 from spark_mq.mq.poison import PoisonMover
 from spark_mq.mq.properties import read_all
 from spark_mq.mq.rawget import RawGetter

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 from spark_mq.mq.large_messages import DATA_FORMAT, REFERENCE_FORMAT  # noqa: F401  (one definition)
 from spark_mq.mq.large_messages import GROUP_ID_PROPERTY as DATA_GROUP_PROPERTY  # noqa: F401
 from spark_mq.mq.large_messages import LENGTH_PROPERTY as DATA_LENGTH_PROPERTY  # noqa: F401
+
 NO_ID = b"\0" * 24
 
 #: the MQMD fields a message carries, in this order (see spark_mq.columns for the columns)

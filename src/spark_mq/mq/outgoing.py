@@ -30,11 +30,12 @@ read back as property columns either.
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
-from spark_mq.mqi.properties import PropertyError, validate_name
 from spark_mq.mq.properties import SPARK_TO_MQTYPE
+from spark_mq.mqi.properties import PropertyError, validate_name
 
 PAYLOAD = "payload"
 _INTS = ("byte", "short", "integer", "long")

@@ -26,7 +26,7 @@ class PackedPut:
         self.smpo, self.pd = ibmmq.SMPO().pack(), ibmmq.PD().pack()
 
     @classmethod
-    def create(cls, ibmmq) -> "PackedPut | None":
+    def create(cls, ibmmq) -> PackedPut | None:
         """A packer for this ibmmq build, or None when its MQMD layout is not the expected."""
         template = ibmmq.MD()
         fmt = getattr(template, "_MQOpts__format", None)

@@ -7,8 +7,8 @@ MQRC_BACKOUT_THRESHOLD_REACHED). MsgId, CorrelId and the message properties are 
 """
 from __future__ import annotations
 
-from spark_mq.mq.client import describe
 from spark_mq.errors import MQConnectorError
+from spark_mq.mq.client import describe
 
 BACKOUT_THRESHOLD_REACHED = 2362
 

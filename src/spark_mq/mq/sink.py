@@ -21,8 +21,8 @@ unit of work and propagates.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Sequence
 
 from spark_mq.mq.markers import ChunkLedger, Position
 from spark_mq.mq.outgoing import MessagePlan, Outgoing, RowValueError

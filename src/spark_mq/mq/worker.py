@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Callable
+from typing import Any
 
 
 class ConnectionThread:
     def __init__(self, name: str):
-        self._calls: "queue.Queue[tuple[Callable[[], Any] | None, Future | None]]" = queue.Queue()
+        self._calls: queue.Queue[tuple[Callable[[], Any] | None, Future | None]] = queue.Queue()
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self._thread.start()
 

@@ -417,7 +417,7 @@ def encode_rfh2(props: list[Property], encoding: int, ccsid: int, fmt: bytes) ->
     parts = []
     for folder, elements in folders.items():
         if elements:
-            data = f"<{folder}>{''.join(elements)}</{folder}>".encode("utf-8")
+            data = f"<{folder}>{''.join(elements)}</{folder}>".encode()
             data += b" " * (-len(data) % 4)  # NameValueLength must be a multiple of 4
             parts.append(struct.pack("=i", len(data)) + data)
     body = b"".join(parts)

@@ -33,7 +33,8 @@ import datetime
 import math
 import re
 import unicodedata
-from typing import Any, Callable, Iterable, NamedTuple, Optional
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
 
 from spark_mq.mqi.constants import CMQC
 
@@ -116,12 +117,12 @@ def _byte_field(raw: Any) -> Any:
     return raw
 
 
-def _mqlong(raw: Any) -> Optional[int]:
+def _mqlong(raw: Any) -> int | None:
     # the JMS mappings below do arithmetic on MQLONG fields; anything else is NULL to them
     return raw if isinstance(raw, int) and not isinstance(raw, bool) else None
 
 
-def _jms_id(raw: Any) -> Optional[str]:
+def _jms_id(raw: Any) -> str | None:
     """MsgId/CorrelId/GroupId as JMS shows them: 'ID:' + lowercase hex; all zeros is NULL."""
     if isinstance(raw, str):
         return raw                  # the caller already holds the JMS form
@@ -141,7 +142,7 @@ def _normalise_id_literal(text: str) -> str:
     return text
 
 
-def _put_millis(lookup: Lookup) -> Optional[int]:
+def _put_millis(lookup: Lookup) -> int | None:
     """JMSTimestamp: PutDate (YYYYMMDD) + PutTime (HHMMSSTH), GMT, as ms since the epoch."""
     date = _char_field(lookup(MQMD_PREFIX + "PutDate"))
     clock = _char_field(lookup(MQMD_PREFIX + "PutTime"))
@@ -159,7 +160,7 @@ def _put_millis(lookup: Lookup) -> Optional[int]:
     return int(stamp.timestamp()) * 1000 + hundredths * 10
 
 
-def _jms_expiration(lookup: Lookup) -> Optional[int]:
+def _jms_expiration(lookup: Lookup) -> int | None:
     """JMSExpiration: 0 for unlimited, else put time + Expiry (tenths of a second) in ms."""
     expiry = _mqlong(lookup(MQMD_PREFIX + "Expiry"))
     if expiry is None:
@@ -170,7 +171,7 @@ def _jms_expiration(lookup: Lookup) -> Optional[int]:
     return None if put is None else put + expiry * 100
 
 
-def _jms_delivery_mode(lookup: Lookup) -> Optional[str]:
+def _jms_delivery_mode(lookup: Lookup) -> str | None:
     persistence = _mqlong(lookup(MQMD_PREFIX + "Persistence"))
     if persistence == CMQC.MQPER_PERSISTENT:
         return "PERSISTENT"
@@ -179,7 +180,7 @@ def _jms_delivery_mode(lookup: Lookup) -> Optional[str]:
     return None
 
 
-def _jms_reply_to(lookup: Lookup) -> Optional[str]:
+def _jms_reply_to(lookup: Lookup) -> str | None:
     queue = _char_field(lookup(MQMD_PREFIX + "ReplyToQ"))
     if not queue:
         return None
@@ -187,12 +188,12 @@ def _jms_reply_to(lookup: Lookup) -> Optional[str]:
     return f"queue://{qmgr}/{queue}"
 
 
-def _jms_redelivered(lookup: Lookup) -> Optional[bool]:
+def _jms_redelivered(lookup: Lookup) -> bool | None:
     count = _mqlong(lookup(MQMD_PREFIX + "BackoutCount"))
     return None if count is None else count > 0
 
 
-def _jms_delivery_count(lookup: Lookup) -> Optional[int]:
+def _jms_delivery_count(lookup: Lookup) -> int | None:
     count = _mqlong(lookup(MQMD_PREFIX + "BackoutCount"))
     return None if count is None else count + 1
 
@@ -431,7 +432,7 @@ class _Ident(_Node):
     __slots__ = ("name", "key", "get", "names", "id_like")
     stype = "any"
 
-    def __init__(self, name: str, pos: int, key: Optional[str], get: Optional[Callable],
+    def __init__(self, name: str, pos: int, key: str | None, get: Callable | None,
                  names: tuple[str, ...], id_like: bool = False):
         # key: the canonical name when the raw lookup value is used as is (the fast path);
         # get: a function of lookup when the value needs a mapping (MQMD text, JMS synonyms)
@@ -800,7 +801,7 @@ def _identifier(name: str, pos: int) -> _Ident:
     return _Ident(name, pos, prop, None, (prop,))
 
 
-def _like_regex(pattern: str, escape: Optional[str], pos: int) -> re.Pattern:
+def _like_regex(pattern: str, escape: str | None, pos: int) -> re.Pattern:
     """LIKE pattern -> regex: '_' is any one character, '%' any run (even empty)."""
     out = []
     i = 0
@@ -830,7 +831,7 @@ _KINDS = {int: _NUM, float: _NUM, str: _STR, bool: _BOOL, bytes: _BYTES,
           bytearray: _BYTES, memoryview: _BYTES}
 
 
-def _kind(value: Any) -> Optional[str]:
+def _kind(value: Any) -> str | None:
     kind = _KINDS.get(value.__class__)
     if kind is not None:
         return kind
@@ -852,7 +853,7 @@ _ORDER = {
 }
 
 
-def _compare(op: str, a: Any, b: Any) -> Optional[bool]:
+def _compare(op: str, a: Any, b: Any) -> bool | None:
     if a is None or b is None:
         return None
     kind = _kind(a)
@@ -915,7 +916,7 @@ def _value_fn(node: _Node) -> Callable[[Lookup], Any]:
     return _pred_fn(node)       # a condition used as a value, e.g. (a = 1) = TRUE
 
 
-def _pred_fn(node: _Node) -> Callable[[Lookup], Optional[bool]]:
+def _pred_fn(node: _Node) -> Callable[[Lookup], bool | None]:
     """A function of lookup giving True, False or None (UNKNOWN)."""
     if isinstance(node, _Const):
         value = node.value if node.value is True or node.value is False else None
@@ -923,7 +924,7 @@ def _pred_fn(node: _Node) -> Callable[[Lookup], Optional[bool]]:
     if isinstance(node, _Ident):
         get = _value_fn(node)
 
-        def boolean_property(lookup: Lookup) -> Optional[bool]:
+        def boolean_property(lookup: Lookup) -> bool | None:
             value = get(lookup)
             return value if value is True or value is False else None
         return boolean_property
@@ -941,7 +942,7 @@ def _pred_fn(node: _Node) -> Callable[[Lookup], Optional[bool]]:
     if isinstance(node, _Not):
         inner = _pred_fn(node.operand)
 
-        def not_(lookup: Lookup) -> Optional[bool]:
+        def not_(lookup: Lookup) -> bool | None:
             result = inner(lookup)
             return None if result is None else not result
         return not_
@@ -955,7 +956,7 @@ def _pred_fn(node: _Node) -> Callable[[Lookup], Optional[bool]]:
 _FLIPPED = {"=": "=", "<>": "<>", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
 
 
-def _compare_fn(node: _Compare) -> Callable[[Lookup], Optional[bool]]:
+def _compare_fn(node: _Compare) -> Callable[[Lookup], bool | None]:
     op, left, right = node.op, node.left, node.right
     if isinstance(left, _Const) and isinstance(right, _Ident):
         left, right, op = right, left, _FLIPPED[op]
@@ -968,7 +969,7 @@ def _compare_fn(node: _Compare) -> Callable[[Lookup], Optional[bool]]:
         if op in ("=", "<>"):
             equal = op == "="
 
-            def eq_literal(lookup: Lookup) -> Optional[bool]:
+            def eq_literal(lookup: Lookup) -> bool | None:
                 value = lookup(key)
                 if value.__class__ is exact:
                     return (value == const) is equal
@@ -977,7 +978,7 @@ def _compare_fn(node: _Compare) -> Callable[[Lookup], Optional[bool]]:
         if op in _ORDER and (exact is int or exact is float):
             order = _ORDER[op]
 
-            def order_literal(lookup: Lookup) -> Optional[bool]:
+            def order_literal(lookup: Lookup) -> bool | None:
                 value = lookup(key)
                 cls = value.__class__
                 if cls is int or cls is float:
@@ -988,11 +989,11 @@ def _compare_fn(node: _Compare) -> Callable[[Lookup], Optional[bool]]:
     return lambda lookup: _compare(op, lf(lookup), rf(lookup))
 
 
-def _between_fn(node: _Between) -> Callable[[Lookup], Optional[bool]]:
+def _between_fn(node: _Between) -> Callable[[Lookup], bool | None]:
     get, low, high, negated = (_value_fn(node.operand), _value_fn(node.low),
                                _value_fn(node.high), node.negated)
 
-    def between(lookup: Lookup) -> Optional[bool]:
+    def between(lookup: Lookup) -> bool | None:
         # x BETWEEN a AND b is x >= a AND x <= b, with the AND three-valued
         value = get(lookup)
         above = _compare(">=", value, low(lookup))
@@ -1007,10 +1008,10 @@ def _between_fn(node: _Between) -> Callable[[Lookup], Optional[bool]]:
     return between
 
 
-def _in_fn(node: _In) -> Callable[[Lookup], Optional[bool]]:
+def _in_fn(node: _In) -> Callable[[Lookup], bool | None]:
     get, values, negated = _value_fn(node.operand), node.values, node.negated
 
-    def in_(lookup: Lookup) -> Optional[bool]:
+    def in_(lookup: Lookup) -> bool | None:
         value = get(lookup)
         if _kind(value) != _STR:
             return None             # NULL, or not a string: UNKNOWN either way
@@ -1018,10 +1019,10 @@ def _in_fn(node: _In) -> Callable[[Lookup], Optional[bool]]:
     return in_
 
 
-def _like_fn(node: _Like) -> Callable[[Lookup], Optional[bool]]:
+def _like_fn(node: _Like) -> Callable[[Lookup], bool | None]:
     get, fullmatch, negated = _value_fn(node.operand), node.regex.fullmatch, node.negated
 
-    def like(lookup: Lookup) -> Optional[bool]:
+    def like(lookup: Lookup) -> bool | None:
         value = get(lookup)
         if _kind(value) != _STR:
             return None
@@ -1029,11 +1030,11 @@ def _like_fn(node: _Like) -> Callable[[Lookup], Optional[bool]]:
     return like
 
 
-def _and_fn(items: list[Callable]) -> Callable[[Lookup], Optional[bool]]:
+def _and_fn(items: list[Callable]) -> Callable[[Lookup], bool | None]:
     if len(items) == 2:
         first, second = items
 
-        def and2(lookup: Lookup) -> Optional[bool]:
+        def and2(lookup: Lookup) -> bool | None:
             a = first(lookup)
             if a is False:
                 return False
@@ -1043,8 +1044,8 @@ def _and_fn(items: list[Callable]) -> Callable[[Lookup], Optional[bool]]:
             return None if a is None or b is None else True
         return and2
 
-    def and_(lookup: Lookup) -> Optional[bool]:
-        result: Optional[bool] = True
+    def and_(lookup: Lookup) -> bool | None:
+        result: bool | None = True
         for item in items:
             value = item(lookup)
             if value is False:
@@ -1055,11 +1056,11 @@ def _and_fn(items: list[Callable]) -> Callable[[Lookup], Optional[bool]]:
     return and_
 
 
-def _or_fn(items: list[Callable]) -> Callable[[Lookup], Optional[bool]]:
+def _or_fn(items: list[Callable]) -> Callable[[Lookup], bool | None]:
     if len(items) == 2:
         first, second = items
 
-        def or2(lookup: Lookup) -> Optional[bool]:
+        def or2(lookup: Lookup) -> bool | None:
             a = first(lookup)
             if a is True:
                 return True
@@ -1069,8 +1070,8 @@ def _or_fn(items: list[Callable]) -> Callable[[Lookup], Optional[bool]]:
             return None if a is None or b is None else False
         return or2
 
-    def or_(lookup: Lookup) -> Optional[bool]:
-        result: Optional[bool] = False
+    def or_(lookup: Lookup) -> bool | None:
+        result: bool | None = False
         for item in items:
             value = item(lookup)
             if value is True:
@@ -1147,7 +1148,7 @@ def _can_be(node: _Node, wanted: bool) -> bool:
     return True
 
 
-def _never_true_culprit(node: _Node) -> Optional[_Node]:
+def _never_true_culprit(node: _Node) -> _Node | None:
     """The sub-condition that makes the selector never TRUE, or None if it might be TRUE."""
     if _can_be(node, True):
         return None
@@ -1180,7 +1181,7 @@ class Selector:
 
     __slots__ = ("text", "names", "always_true", "_fn")
 
-    def __init__(self, text: str, fn: Callable[[Lookup], Optional[bool]],
+    def __init__(self, text: str, fn: Callable[[Lookup], bool | None],
                  names: Iterable[str] = (), always_true: bool = False):
         #: the selection string as given
         self.text = text

@@ -35,7 +35,7 @@ class EmbeddedQueueManager:
         self._process: subprocess.Popen | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
-    def start(self, timeout: float = 30.0) -> "EmbeddedQueueManager":
+    def start(self, timeout: float = 30.0) -> EmbeddedQueueManager:
         if self.running:
             return self
         os.makedirs(self.data_dir, exist_ok=True)
@@ -100,7 +100,7 @@ class EmbeddedQueueManager:
             raise EmbeddedQueueManagerError(output)
         return output
 
-    def __enter__(self) -> "EmbeddedQueueManager":
+    def __enter__(self) -> EmbeddedQueueManager:
         return self.start()
 
     def __exit__(self, *exc_info) -> None:

@@ -22,10 +22,10 @@ import sys
 import threading
 import time
 
+from spark_mq.embedded.wire import FrameReader, frame, get_request, put_request
 from spark_mq.mqi import properties as props_mod
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import CD, CNO, CSP, GMO, IMPO, MD, OD, PMO, text
-from spark_mq.embedded.wire import FrameReader, frame, get_request, put_request
 
 __version__ = importlib.metadata.version("ibmmq")
 __cmdlevel__ = 940
@@ -153,7 +153,7 @@ class _Connection:
             except (OSError, ConnectionError, ValueError):
                 self.broken = True
 
-    def prefetch(self, handle: "_Handle", data: bytes) -> None:
+    def prefetch(self, handle: _Handle, data: bytes) -> None:
         """Send a read-ahead refill now and read its answer later, so that the queue manager
         fills the next batch while the application works through this one."""
         with self.lock:
@@ -217,7 +217,7 @@ class _Flusher:
         self._waiting: list[_Connection] = []
         self._thread: threading.Thread | None = None
 
-    def watch(self, conn: "_Connection") -> None:
+    def watch(self, conn: _Connection) -> None:
         with self._condition:
             self._waiting.append(conn)
             if self._thread is None:

@@ -3,7 +3,13 @@ from __future__ import annotations
 
 import fnmatch
 
-from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError, default_attributes, format_display, parse_mqsc
+from spark_mq.embedded.server.mqsc import (
+    MQSCCommand,
+    MQSCError,
+    default_attributes,
+    format_display,
+    parse_mqsc,
+)
 from spark_mq.embedded.server.queues import LocalQueue
 
 # object types that IBM's MQSC files define but the embedded queue manager has no use for

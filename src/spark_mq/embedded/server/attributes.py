@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import time
 
-from spark_mq.mqi.constants import CMQC
 from spark_mq.embedded.server.queues import AliasQueue, LocalQueue
+from spark_mq.mqi.constants import CMQC
 
 # selector -> (MQSC attribute, {MQSC keyword: MQI integer} or None for plain integers)
 _QUEUE_INTS = {

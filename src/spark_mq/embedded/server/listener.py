@@ -13,9 +13,9 @@ import select
 import socket
 import threading
 
-from spark_mq.mqi.constants import CMQC
 from spark_mq.embedded.server.qmgr import FAILED, OK, WARNING, Connection, MQError, QueueManager, _Warned
 from spark_mq.embedded.wire import FrameReader, ProtocolError, reply_frame
+from spark_mq.mqi.constants import CMQC
 
 log = logging.getLogger("spark_mq.embedded")
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 
 
 class MQSCError(Exception):

@@ -13,18 +13,37 @@ import os
 import struct
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
+from spark_mq.embedded.server.mqsc import default_attributes
+from spark_mq.embedded.server.queues import (
+    GROUP_FLAGS,
+    I_BACKOUT,
+    I_CCSID,
+    I_CORRELID,
+    I_ENCODING,
+    I_EXPIRY,
+    I_FLAGS,
+    I_FORMAT,
+    I_GROUPID,
+    I_MSGID,
+    I_OFFSET,
+    I_ORIGLEN,
+    I_PERSISTENCE,
+    I_PRIORITY,
+    I_SEQ,
+    NONE_ID,
+    SEGMENT_FLAGS,
+    AliasQueue,
+    LocalQueue,
+    Message,
+)
+from spark_mq.embedded.server.store import Store, StoredMessage
+from spark_mq.embedded.wire import decode, encode
 from spark_mq.mqi import properties as props_mod
 from spark_mq.mqi.constants import CMQC
-from spark_mq.embedded.server.queues import (GROUP_FLAGS, I_BACKOUT, I_CCSID, I_CORRELID, I_ENCODING, I_EXPIRY, I_FLAGS,
-                     I_FORMAT, I_GROUPID, I_MSGID, I_OFFSET, I_ORIGLEN, I_PERSISTENCE, I_PRIORITY,
-                     I_SEQ, NONE_ID, SEGMENT_FLAGS, AliasQueue, LocalQueue, Message)
-from spark_mq.embedded.server.mqsc import default_attributes
-from spark_mq.embedded.server.store import Store, StoredMessage
 from spark_mq.mqi.structs import GMO, MD, STS, text
-from spark_mq.embedded.wire import decode, encode
 
 log = logging.getLogger("spark_mq.embedded")
 

@@ -7,12 +7,12 @@ structure serves get-first, get-by-id, browse cursors and reinsertion after a ba
 from __future__ import annotations
 
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 from sortedcontainers import SortedList
 
-from spark_mq.mqi.constants import CMQC
 from spark_mq.embedded.server.mqsc import default_attributes
+from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD
 
 _I = MD.index

@@ -10,7 +10,8 @@ import json
 import os
 import sqlite3
 import threading
-from typing import Iterable, Iterator, NamedTuple
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 
 class StoredMessage(NamedTuple):
