@@ -190,9 +190,9 @@ def poison_udf(flag: str, poison_row: int, options: dict, queue: str, first_atte
                 return payload
         elif _os.path.exists(flag):
             return payload
-        from spark_mq.connection_options import ConnectionOptions as _Options
-        from spark_mq.mq.client import connect as _connect
-        from spark_mq.mq.client import load_ibmmq as _load
+        from spark_mq.mq.connection import ConnectionOptions as _Options
+        from spark_mq.mq.connection import connect as _connect
+        from spark_mq.mq.connection import load_ibmmq as _load
         module = _load("auto")
         qmgr = _connect(_Options.parse(options))
         handle = module.Queue(qmgr, queue, module.CMQC.MQOO_INQUIRE)

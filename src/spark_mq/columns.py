@@ -1,5 +1,7 @@
-"""THE one place mapping MQMD fields to the reader's columns (the writer maps them back
-with these same names and types).
+"""The reader's side of the columns: messages -> Spark values and Arrow record batches.
+
+Which columns exist, their types and MQMD fields: the column table, spark_mq.mq.column_table
+(the writer maps the same table back in spark_mq.mq.outgoing).
 
 Default columns (`DEFAULT_SCHEMA`), in this order:
 
@@ -25,42 +27,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from spark_mq.errors import MQOptionError
+from spark_mq.mq.column_table import COLUMNS
 from spark_mq.mq.message import MD_INDEX, Message
 from spark_mq.mq.properties import as_text
 
 log = logging.getLogger(__name__)
 
 #: (column, Spark SQL type) of the default schema, in order
-DEFAULT_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("payload", "binary"), ("queue", "string"), ("message_id", "binary"),
-    ("correlation_id", "binary"), ("group_id", "binary"), ("msg_seq_number", "int"),
-    ("msg_flags", "int"), ("put_timestamp", "timestamp"), ("persistent", "boolean"),
-    ("priority", "int"), ("format", "string"), ("ccsid", "int"), ("encoding", "int"),
-    ("backout_count", "int"), ("reply_to_queue", "string"), ("reply_to_qmgr", "string"),
-    ("user_id", "string"), ("appl_identity_data", "string"), ("put_appl_name", "string"),
-    ("msg_type", "int"), ("expiry", "int"), ("feedback", "int"),
-    ("properties", "map<string,string>"),
-)
+DEFAULT_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (c.name, c.read_type) for c in COLUMNS if c.default)
 #: MQMD context columns a user schema may add (not in the default schema)
-OPTIONAL_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("accounting_token", "binary"), ("appl_origin_data", "string"), ("put_appl_type", "int"),
-)
-COLUMN_TYPES: dict[str, str] = dict(DEFAULT_COLUMNS + OPTIONAL_COLUMNS)
+OPTIONAL_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (c.name, c.read_type) for c in COLUMNS if not c.default)
+COLUMN_TYPES: dict[str, str] = {c.name: c.read_type for c in COLUMNS}
 DEFAULT_SCHEMA: str = ", ".join(f"{name} {kind}" for name, kind in DEFAULT_COLUMNS)
-
-#: default column -> the MQMD field it comes from (None: not an MQMD field)
-COLUMN_MD_FIELDS: dict[str, str | None] = {
-    "payload": None, "queue": None, "message_id": "MsgId", "correlation_id": "CorrelId",
-    "group_id": "GroupId", "msg_seq_number": "MsgSeqNumber", "msg_flags": "MsgFlags",
-    "put_timestamp": None, "persistent": "Persistence", "priority": "Priority",
-    "format": "Format", "ccsid": "CodedCharSetId", "encoding": "Encoding",
-    "backout_count": "BackoutCount", "reply_to_queue": "ReplyToQ",
-    "reply_to_qmgr": "ReplyToQMgr", "user_id": "UserIdentifier",
-    "appl_identity_data": "ApplIdentityData", "put_appl_name": "PutApplName",
-    "msg_type": "MsgType", "expiry": "Expiry", "feedback": "Feedback", "properties": None,
-    "accounting_token": "AccountingToken", "appl_origin_data": "ApplOriginData",
-    "put_appl_type": "PutApplType",
-}
 
 #: Spark types a property column may have (simpleString spellings)
 PROPERTY_COLUMN_TYPES = ("string", "boolean", "tinyint", "smallint", "int", "bigint",
@@ -110,23 +90,17 @@ def _md_text(name: str) -> Callable[[Message], Any]:
 _DATE, _TIME = MD_INDEX["PutDate"], MD_INDEX["PutTime"]
 _PERSISTENCE = MD_INDEX["Persistence"]
 
-#: default column -> function(message) -> value ("queue" is filled by the caller)
+#: column -> function(message) -> value ("queue" is filled by the caller): MQMD columns read
+#: their field (text fields without padding), the others are made here
 _EXTRACTORS: dict[str, Callable[[Message], Any]] = {
+    c.name: (_md_text if c.read_type == "string" else _md)(c.md_field)
+    for c in COLUMNS if c.md_field and c.name != "persistent"}
+_EXTRACTORS.update({
     "payload": lambda m: m.payload,
-    "message_id": _md("MsgId"), "correlation_id": _md("CorrelId"), "group_id": _md("GroupId"),
-    "msg_seq_number": _md("MsgSeqNumber"), "msg_flags": _md("MsgFlags"),
     "put_timestamp": lambda m: put_timestamp_micros(m.md[_DATE], m.md[_TIME]),
     "persistent": lambda m: m.md[_PERSISTENCE] == 1,   # MQPER_PERSISTENT
-    "priority": _md("Priority"), "format": _md_text("Format"), "ccsid": _md("CodedCharSetId"),
-    "encoding": _md("Encoding"), "backout_count": _md("BackoutCount"),
-    "reply_to_queue": _md_text("ReplyToQ"), "reply_to_qmgr": _md_text("ReplyToQMgr"),
-    "user_id": _md_text("UserIdentifier"), "appl_identity_data": _md_text("ApplIdentityData"),
-    "put_appl_name": _md_text("PutApplName"), "msg_type": _md("MsgType"),
-    "expiry": _md("Expiry"), "feedback": _md("Feedback"),
     "properties": lambda m: [(k, as_text(v)) for k, v in m.properties.items()],
-    "accounting_token": _md("AccountingToken"), "appl_origin_data": _md_text("ApplOriginData"),
-    "put_appl_type": _md("PutApplType"),
-}
+})
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,13 @@ from pyspark.sql.datasource import DataSource
 from pyspark.sql.types import StructType
 
 from spark_mq.columns import DEFAULT_SCHEMA
+from spark_mq.options import ReadOptions, WriteOptions
 
 
 class MQDataSource(DataSource):
     """IBM MQ queues as Spark sources and sinks: format("mq").
 
-    Reading: spark_mq.reader (options: spark_mq.read_options). Writing: spark_mq.writer.
+    Reading: spark_mq.reader; writing: spark_mq.writer; every option: spark_mq.options.
     """
 
     @classmethod
@@ -20,9 +21,15 @@ class MQDataSource(DataSource):
     def schema(self) -> str:
         return DEFAULT_SCHEMA
 
-    def _read_options(self):
-        from spark_mq.read_options import ReadOptions
-        return ReadOptions.parse(self.options)
+    def _read_options(self) -> ReadOptions:
+        """Parsed, and checked once against the queue manager: an unknown queue or a selector
+        the queue manager refuses fails the query when it starts."""
+        from spark_mq.mq.queues import check_input_queue
+        from spark_mq.start_checks import checked_once
+        options = ReadOptions.parse(self.options)
+        checked_once(("read", options), lambda: check_input_queue(
+            options.connection, options.queue, options.selector))
+        return options
 
     def reader(self, schema: StructType):
         from spark_mq.reader import MQBatchReader
@@ -34,8 +41,8 @@ class MQDataSource(DataSource):
 
     def writer(self, schema: StructType, overwrite: bool):
         from spark_mq.writer import MQBatchWriter
-        return MQBatchWriter(self.options, schema, overwrite)
+        return MQBatchWriter(WriteOptions.parse(self.options, streaming=False), schema, overwrite)
 
     def streamWriter(self, schema: StructType, overwrite: bool):
         from spark_mq.writer import MQStreamWriter
-        return MQStreamWriter(self.options, schema, overwrite)
+        return MQStreamWriter(WriteOptions.parse(self.options, streaming=True), schema, overwrite)

@@ -7,7 +7,7 @@
 
     df.write.format("mq").option("connName", ...).option("queue", ...).mode("append").save()
 
-Columns are described in spark_mq/mq/outgoing.py, options in spark_mq/write_options.py.
+Columns are described in spark_mq/mq/outgoing.py, options in spark_mq/options.py.
 
 Where things run: the constructor runs on the driver when the query starts. It checks the
 schema and the options and connects once to check the queue manager's MAXUMSGS, the target
@@ -19,21 +19,20 @@ backs the open unit of work out and fails the task with the MQ reason code.
 Delivery. exactlyOnce (the default for streams): each unit of work also replaces a marker
 message on the state queue (spark_mq/mq/markers.py), keyed by (query id, partition) and
 holding (batch id, rows of that batch on the queue); a batch that Spark runs again (task
-retry, restart after a crash or a lost commit file) skips exactly the rows its marker counts. The batch id comes from
-the task's local property `streaming.sql.batchId`, the query id from `sql.streaming.queryId`
-(or the `writerId` option). It relies on Spark handing a replayed batch the same rows in the
-same partitions, as it does for replayable sources (files, Kafka, spark-mq's reader), and on
-speculative execution being off (Spark's default): two attempts of one task at the same time
-could both write a chunk. A `writerId` used again by a query with a new checkpoint (whose
-batch ids start again at 0) fails the query with an explanation instead of skipping or
-doubling rows. atLeastOnce: no markers; a replayed batch is written again.
-Batch jobs default to atLeastOnce; with exactlyOnce their task retries put nothing twice and
-the job removes its markers when it commits or aborts. Chunks a failed job had committed
-stay on the queue: MQ cannot take back a committed unit of work.
+retry, restart after a crash or a lost commit file) skips exactly the rows its marker
+counts. The batch id comes from the task's local property `streaming.sql.batchId`, the query
+id from `sql.streaming.queryId` (or the `writerId` option). It relies on Spark handing a
+replayed batch the same rows in the same partitions, as it does for replayable sources
+(files, Kafka, spark-mq's reader), and on speculative execution being off (Spark's default):
+two attempts of one task at the same time could both write a chunk. A `writerId` used again
+by a query with a new checkpoint (whose batch ids start again at 0) fails the query with an
+explanation instead of skipping or doubling rows. atLeastOnce: no markers; a replayed batch
+is written again. Batch jobs default to atLeastOnce; with exactlyOnce their task retries put
+nothing twice and the job removes its markers when it commits or aborts. Chunks a failed job
+had committed stay on the queue: MQ cannot take back a committed unit of work.
 """
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -43,12 +42,14 @@ from pyspark.sql.types import MapType, StructType
 
 from spark_mq.errors import MQOptionError
 from spark_mq.mq import producer_pool
-from spark_mq.mq.client import connect, describe, load_ibmmq
+from spark_mq.mq.connection import connect, load_ibmmq
+from spark_mq.mq.errors import describe
 from spark_mq.mq.markers import ChunkLedger, ensure_state_queue, remove_markers
 from spark_mq.mq.outgoing import Column, MessagePlan
 from spark_mq.mq.producer import ProducerSettings, queue_manager_limits
 from spark_mq.mq.sink import write_partition
-from spark_mq.write_options import WriteOptions
+from spark_mq.options import WriteOptions
+from spark_mq.start_checks import checked_once
 
 BATCH_ID_PROPERTY = "streaming.sql.batchId"
 QUERY_ID_PROPERTY = "sql.streaming.queryId"
@@ -74,8 +75,8 @@ def spark_columns(schema: StructType) -> list[Column]:
 class _MQWriter:
     """What the batch and the stream writer share."""
 
-    def __init__(self, options: dict, schema: StructType, overwrite: bool, streaming: bool):
-        self.options = WriteOptions.parse(options, streaming)
+    def __init__(self, options: WriteOptions, schema: StructType):
+        self.options = options
         self.columns = spark_columns(schema)
         plan = MessagePlan(self.columns, self.options.context == "auto")
         if self.options.queue is None and not plan.routes_by_column:
@@ -121,11 +122,11 @@ class MQBatchWriter(_MQWriter, DataSourceArrowWriter):
     """df.write.format("mq"): delivery defaults to atLeastOnce; exactlyOnce makes task
     retries put nothing twice and removes its markers when the job commits or aborts."""
 
-    def __init__(self, options: dict, schema: StructType, overwrite: bool = False):
+    def __init__(self, options: WriteOptions, schema: StructType, overwrite: bool = False):
         if overwrite:
             raise MQOptionError("mode", "overwrite", "append (messages are added to a queue; "
                                                      "nothing on it can be replaced)")
-        super().__init__(options, schema, overwrite, streaming=False)
+        super().__init__(options, schema)
 
     def write(self, iterator: Iterator) -> MQWriteResult:
         return self._write(iterator)
@@ -154,8 +155,8 @@ class MQBatchWriter(_MQWriter, DataSourceArrowWriter):
 class MQStreamWriter(_MQWriter, DataSourceStreamArrowWriter):
     """df.writeStream.format("mq"): delivery defaults to exactlyOnce."""
 
-    def __init__(self, options: dict, schema: StructType, overwrite: bool = False):
-        super().__init__(options, schema, overwrite, streaming=True)
+    def __init__(self, options: WriteOptions, schema: StructType, overwrite: bool = False):
+        super().__init__(options, schema)
 
     def write(self, iterator: Iterator) -> MQWriteResult:
         return self._write(iterator)
@@ -175,20 +176,8 @@ def _rows(batches: Iterator) -> Iterator[tuple]:
         yield from zip(*columns)
 
 
-#: successful start checks, reused for a while: Spark builds a new stream writer on the
-#: driver for every microbatch commit, and one check per minute is enough
-_CHECKED: dict[WriteOptions, tuple[float, WriteOptions]] = {}
-_CHECK_TTL_SECONDS = 60.0
-
-
 def _check_at_start(options: WriteOptions) -> WriteOptions:
-    now = time.monotonic()
-    cached = _CHECKED.get(options)
-    if cached is not None and now - cached[0] < _CHECK_TTL_SECONDS:
-        return cached[1]
-    checked = _check_with_queue_manager(options)
-    _CHECKED[options] = (now, checked)
-    return checked
+    return checked_once(("write", options), lambda: _check_with_queue_manager(options))
 
 
 def _check_with_queue_manager(options: WriteOptions) -> WriteOptions:

@@ -43,7 +43,7 @@ def docker_unavailable_reason() -> str | None:
 
 
 def ibm_client_unavailable_reason() -> str | None:
-    from spark_mq.mq.client import ibm_client_available
+    from spark_mq.mq.connection import ibm_client_available
     if ibm_client_available():
         return None
     return ("IBM's MQ C client (libmqm_r.so) cannot be loaded: install the redistributable client "
@@ -100,10 +100,10 @@ def run_contract(options: dict[str, str], queue: str) -> dict:
 
 def contract(options: dict[str, str], queue: str) -> dict:
     """Syncpoint, backout, CorrelId matching, BackoutCount and properties, as facts."""
-    from spark_mq.connection_options import ConnectionOptions
-    from spark_mq.mq.client import connect, load_ibmmq
+    from spark_mq.mq.connection import connect, load_ibmmq
     from spark_mq.mq.properties import read_all, set_property
-    parsed = ConnectionOptions.parse(options)
+    from spark_mq.options import parse_connection
+    parsed = parse_connection(options)
     ibmmq = load_ibmmq(parsed.transport)
     CMQC = ibmmq.CMQC
     conn = connect(parsed)

@@ -8,13 +8,12 @@ from ibmmq import CMQC
 
 import spark_mq.embedded as embedded
 from spark_mq.columns import COLUMN_TYPES
-from spark_mq.connection_options import ConnectionOptions
-from spark_mq.errors import MQOptionError
 from spark_mq.mq import producer_pool
+from spark_mq.mq.errors import MQOptionError
 from spark_mq.mq.outgoing import IGNORED_COLUMNS, MD_COLUMNS, Column, ColumnError, MessagePlan, RowValueError
 from spark_mq.mq.producer import AsyncPutError, ProducerSettings
 from spark_mq.mq.sink import write_partition
-from spark_mq.write_options import WriteOptions
+from spark_mq.options import WriteOptions, parse_connection
 from support import depth, drain, mq_options
 
 BASE = {"connName": "localhost(1414)", "queue": "Q1"}
@@ -103,7 +102,7 @@ def test_row_values_out_of_range_name_the_column(column, type_name, value, expec
 def test_async_put_failure_raises_with_reason_queue_and_backs_out(qm, conn, make_queue):
     queue = make_queue()
     qm.run_mqsc(f"ALTER QLOCAL({queue}) MAXDEPTH(3)")
-    options = ConnectionOptions.parse(mq_options(qm))
+    options = parse_connection(mq_options(qm))
     producer, maxumsgs = producer_pool.acquire(options, ProducerSettings())
     plan = MessagePlan([Column("payload", "binary")])
     with pytest.raises(AsyncPutError) as excinfo:
@@ -115,7 +114,7 @@ def test_async_put_failure_raises_with_reason_queue_and_backs_out(qm, conn, make
 
 def test_a_bad_property_name_in_the_map_fails_naming_it_and_its_reason(qm, make_queue):
     queue = make_queue()
-    options = ConnectionOptions.parse(mq_options(qm))
+    options = parse_connection(mq_options(qm))
     producer, maxumsgs = producer_pool.acquire(options, ProducerSettings())
     plan = MessagePlan([Column("payload", "binary"), Column("properties", "map<string,string>")])
     with pytest.raises(Exception) as excinfo:
@@ -127,7 +126,7 @@ def test_a_bad_property_name_in_the_map_fails_naming_it_and_its_reason(qm, make_
 def test_pooled_connection_survives_a_queue_manager_restart(tmp_path):
     with embedded.EmbeddedQueueManager(str(tmp_path / "qm"), name="QMW") as manager:
         manager.run_mqsc("DEFINE QLOCAL(W.Q) DEFPSIST(YES)")
-        options = ConnectionOptions.parse(mq_options(manager))
+        options = parse_connection(mq_options(manager))
         plan = MessagePlan([Column("payload", "binary")])
         producer, maxumsgs = producer_pool.acquire(options, ProducerSettings())
         write_partition([(b"one",)], plan, producer, "W.Q", 100, maxumsgs - 2)
@@ -145,7 +144,7 @@ def test_pooled_connection_survives_a_queue_manager_restart(tmp_path):
 def test_segments_count_towards_the_unit_of_work_limit(qm, conn, make_queue):
     """Rows of 3 segments each, 10 messages per unit of work at most: chunks of 3 rows."""
     queue = make_queue("MAXMSGL(1024)")
-    options = ConnectionOptions.parse(mq_options(qm))
+    options = parse_connection(mq_options(qm))
     producer, _ = producer_pool.acquire(options, ProducerSettings())
     plan = MessagePlan([Column("payload", "binary")])
     try:
@@ -171,21 +170,21 @@ def test_packed_mqmd_is_byte_for_byte_what_ibmmq_packs():
 
 
 def test_a_missing_state_queue_is_explained_and_created_on_the_embedded_queue_manager(qm, conn):
-    from spark_mq.errors import MQConnectorError
+    from spark_mq.mq.errors import MQConnectorError
     from spark_mq.mq.markers import ensure_state_queue, open_state_queue
     name = f"TEST.NEW.STATE.{id(conn) % 100000}"
     with pytest.raises(MQConnectorError) as excinfo:
         open_state_queue(conn, ibmmq, name)
     message = str(excinfo.value)
     assert "2085" in message and f"DEFINE QLOCAL({name})" in message and "stateQueue" in message
-    ensure_state_queue(conn, ibmmq, name, ConnectionOptions.parse(mq_options(qm)))
+    ensure_state_queue(conn, ibmmq, name, parse_connection(mq_options(qm)))
     open_state_queue(conn, ibmmq, name).close()
     assert depth(conn, name) == 0
 
 
 def test_idle_pooled_producers_are_closed_and_release_their_queues(qm, make_queue):
     queue = make_queue()
-    options = ConnectionOptions.parse(mq_options(qm))
+    options = parse_connection(mq_options(qm))
     plan = MessagePlan([Column("payload", "binary")])
     producer, maxumsgs = producer_pool.acquire(options, ProducerSettings(persistence="asQueueDef"))
     write_partition([(b"x",)], plan, producer, queue, 10, maxumsgs - 2)

@@ -17,7 +17,7 @@ from spark_mq.columns import (
 from spark_mq.errors import MQOptionError
 from spark_mq.mq import records
 from spark_mq.mq.message import MD_FIELDS, Message
-from spark_mq.read_options import ReadOptions
+from spark_mq.options import ReadOptions
 
 BASE = {"connname": "localhost(1414)", "queue": "DEV.QUEUE.1"}
 

@@ -1,5 +1,5 @@
 """The driver-side offset protocol of MQStreamReader, driven call by call the way Spark calls
-it (see spark_mq/reader.py), against the real embedded queue manager. The end-to-end proof
+it (see spark_mq/reader/stream.py), against the real embedded queue manager. The end-to-end proof
 with real Spark and SIGKILL is test_reader_exactly_once.py; these pin down each step."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from pyspark.sql.streaming.datasource import ReadAllAvailable
 from pyspark.sql.types import BinaryType, StringType, StructField, StructType
 
-from spark_mq.read_options import ReadOptions
+from spark_mq.options import ReadOptions
 from spark_mq.reader import MQStreamReader
 from support import depth, drain_payloads, put_messages, reader_options
 

@@ -13,12 +13,12 @@ import textwrap
 import ibmmq
 import pytest
 
-from spark_mq.connection_options import ConnectionOptions
 from spark_mq.mq import producer_pool
 from spark_mq.mq.markers import ChunkLedger, ensure_state_queue, marker_id
 from spark_mq.mq.outgoing import Column, MessagePlan
 from spark_mq.mq.producer import ProducerSettings
 from spark_mq.mq.sink import write_partition
+from spark_mq.options import parse_connection
 from support import (
     depth,
     drain,
@@ -48,7 +48,7 @@ def rows_failing_after(count: int, fail_at: int | None):
 
 def test_partition_rerun_after_a_mid_way_failure_skips_committed_chunks(qm, conn, make_queue):
     queue = make_queue()
-    options = ConnectionOptions.parse(mq_options(qm))
+    options = parse_connection(mq_options(qm))
     plan = MessagePlan([Column("payload", "binary"), Column("n", "integer")])
     producer, max_uncommitted = producer_pool.acquire(options, ProducerSettings())
     try:
@@ -298,7 +298,7 @@ def test_a_marker_ahead_of_the_batch_fails_instead_of_skipping_or_doubling(qm, c
     """A writer id used again by a query with a new checkpoint (batch ids start again at 0)."""
     from spark_mq.mq.sink import MarkerAheadError
     queue = make_queue()
-    options = ConnectionOptions.parse(mq_options(qm))
+    options = parse_connection(mq_options(qm))
     plan = MessagePlan([Column("payload", "binary"), Column("n", "integer")])
     producer, max_uncommitted = producer_pool.acquire(options, ProducerSettings())
     try:
@@ -326,7 +326,7 @@ def test_partition_cut_off_mid_chunk_then_replayed_whole_puts_every_row_once(qm,
     cannot tell that from the partition's end, so it commits what it has. The replay of the
     whole partition must then put exactly the rows not committed, whatever the chunk size."""
     queue = make_queue()
-    options = ConnectionOptions.parse(mq_options(qm))
+    options = parse_connection(mq_options(qm))
     plan = MessagePlan([Column("payload", "binary"), Column("n", "integer")])
     producer, max_uncommitted = producer_pool.acquire(options, ProducerSettings())
     try:
@@ -353,7 +353,7 @@ def test_a_chunk_numbered_marker_of_the_first_writer_is_read_with_its_own_cut(qm
                                                                              make_queue):
     """Upgrade rule: {"batch": b, "chunk": c} meant chunks 0..c as that writer cut them."""
     queue = make_queue()
-    options = ConnectionOptions.parse(mq_options(qm))
+    options = parse_connection(mq_options(qm))
     plan = MessagePlan([Column("payload", "binary"), Column("n", "integer")])
     producer, max_uncommitted = producer_pool.acquire(options, ProducerSettings())
     writer_id = f"legacy-{queue}"

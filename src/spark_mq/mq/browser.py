@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from spark_mq.mq import records
-from spark_mq.mq.client import describe, get_message
+from spark_mq.mq.errors import describe
 from spark_mq.mq.message import (
     DATA_FORMAT,
     DATA_GROUP_PROPERTY,
@@ -21,23 +21,19 @@ from spark_mq.mq.message import (
     Message,
     md_values,
 )
+from spark_mq.mq.mqget import get_message
 from spark_mq.mq.properties import read_all
+from spark_mq.mq.queues import open_queue
 
 
 class Browser:
     def __init__(self, ibmmq, qmgr, queue: str, selector: str | None = None):
         self.ibmmq, self.qmgr, self.queue_name = ibmmq, qmgr, queue
         CMQC = ibmmq.CMQC
-        od = ibmmq.OD()
-        od.ObjectName = queue.encode()
-        if selector:
-            od.set_vs("SelectionString", selector)
-        try:
-            self._queue = ibmmq.Queue(qmgr, od, CMQC.MQOO_BROWSE | CMQC.MQOO_INQUIRE
-                                      | CMQC.MQOO_FAIL_IF_QUIESCING)
-            self._data = ibmmq.Queue(qmgr, queue, CMQC.MQOO_BROWSE | CMQC.MQOO_FAIL_IF_QUIESCING)
-        except ibmmq.MQMIError as exc:
-            raise describe(exc, f"opening queue {queue} for browse") from exc
+        browse = CMQC.MQOO_BROWSE | CMQC.MQOO_FAIL_IF_QUIESCING
+        self._queue = open_queue(ibmmq, qmgr, queue, browse | CMQC.MQOO_INQUIRE, selector,
+                                 "browse")
+        self._data = open_queue(ibmmq, qmgr, queue, browse, None, "browse")
         self._handle = ibmmq.MessageHandle(qmgr)
         self._buffer = 64 << 10
 

@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 from spark_mq.mq import records
-from spark_mq.mq.client import NO_MSG_AVAILABLE, TRUNCATED_MSG_FAILED, describe, get_message
+from spark_mq.mq.errors import describe
 from spark_mq.mq.message import (
     DATA_GROUP_PROPERTY,
     DATA_LENGTH_PROPERTY,
@@ -33,13 +33,14 @@ from spark_mq.mq.message import (
     Message,
     md_values,
 )
+from spark_mq.mq.mqget import RawGetter, get_message
 from spark_mq.mq.poison import PoisonMover
 from spark_mq.mq.properties import read_all
-from spark_mq.mq.rawget import RawGetter
+from spark_mq.mq.queues import open_queue
+from spark_mq.mqi.constants import CMQC
 
 log = logging.getLogger(__name__)
 
-_PROPERTY_NOT_AVAILABLE = 2471
 _BACKOUT, _FORMAT = MD_INDEX["BackoutCount"], MD_INDEX["Format"]
 _GROUP, _SEQ, _MSGID = MD_INDEX["GroupId"], MD_INDEX["MsgSeqNumber"], MD_INDEX["MsgId"]
 _UOW_MARGIN = 8            # room kept below MAXUMSGS for the last message's extra operations
@@ -97,18 +98,11 @@ class Consumer:
 
     # --- setup --------------------------------------------------------------------------
     def _open(self, selector: str | None, read_ahead: bool):
-        ibmmq, CMQC = self.ibmmq, self.ibmmq.CMQC
-        od = ibmmq.OD()
-        od.ObjectName = self.queue_name.encode()
-        if selector:
-            od.set_vs("SelectionString", selector)
+        CMQC = self.ibmmq.CMQC
         options = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING
         if read_ahead:
             options |= CMQC.MQOO_READ_AHEAD
-        try:
-            return ibmmq.Queue(self.qmgr, od, options)
-        except ibmmq.MQMIError as exc:
-            raise describe(exc, f"opening queue {self.queue_name} for input") from exc
+        return open_queue(self.ibmmq, self.qmgr, self.queue_name, options, selector)
 
     def _inquire_max_uow(self) -> int:
         try:
@@ -197,9 +191,9 @@ class Consumer:
             payload, md, md_bytes, extra, reason = self._raw.get(self._buffer, wait_ms)
             if not reason:
                 break
-            if reason == NO_MSG_AVAILABLE:
+            if reason == CMQC.MQRC_NO_MSG_AVAILABLE:
                 return None
-            if reason == TRUNCATED_MSG_FAILED and extra:
+            if reason == CMQC.MQRC_TRUNCATED_MSG_FAILED and extra:
                 self._buffer = max(self._buffer * 2, int(extra) + 1024)  # it stayed: again
                 continue
             raise describe(self.ibmmq.MQMIError(2, reason), self._get_action)
@@ -222,7 +216,7 @@ class Consumer:
         if self._inqmp is not None:
             reply = self._inqmp(self.qmgr.get_handle(), self._handle.msg_handle, self._impo_first,
                                 b"%", self._pd, self.ibmmq.CMQC.MQTYPE_AS_SET, 1024)
-            if reply[-1] == _PROPERTY_NOT_AVAILABLE:
+            if reply[-1] == CMQC.MQRC_PROPERTY_NOT_AVAILABLE:
                 return {}
         return read_all(self._handle, self.ibmmq)
 
@@ -266,7 +260,7 @@ class Consumer:
         return payload
 
     def _missing_data(self, md, group_id: bytes):
-        from spark_mq.errors import MQConnectorError
+        from spark_mq.mq.errors import MQConnectorError
         return MQConnectorError(
             f"reference message {md.MsgId.hex()} on {self.queue_name} names data group "
             f"{bytes(group_id).hex()}, but no complete data message with that GroupId is on the "

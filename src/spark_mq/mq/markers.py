@@ -18,11 +18,9 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from spark_mq.connection_options import ConnectionOptions
-from spark_mq.errors import MQConnectorError
-from spark_mq.mq.client import describe
-
-_UNKNOWN_OBJECT, _NO_MSG = 2085, 2033
+from spark_mq.mq.connection import ConnectionOptions
+from spark_mq.mq.errors import MQConnectorError, describe
+from spark_mq.mqi.constants import CMQC
 
 
 @dataclass(frozen=True)
@@ -56,7 +54,7 @@ class ChunkLedger:
         try:
             body = self.queue.get(None, md, gmo)
         except ibmmq.MQMIError as exc:
-            if exc.reason == _NO_MSG:
+            if exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
                 return None
             raise describe(exc, f"getting the exactly-once marker from {self.queue_name!r}") from exc
         state = json.loads(body)
@@ -93,7 +91,7 @@ def remove_markers(qmgr, ibmmq, state_queue: str, writer_id: str, partitions) ->
                     queue.get(None, md, gmo)
                     removed += 1
                 except ibmmq.MQMIError as exc:
-                    if exc.reason == _NO_MSG:
+                    if exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
                         break
                     raise describe(exc, f"removing exactly-once markers from {state_queue!r}") from exc
     finally:
@@ -106,12 +104,12 @@ def open_state_queue(qmgr, ibmmq, name: str):
     try:
         return ibmmq.Queue(qmgr, name, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
     except ibmmq.MQMIError as exc:
-        if exc.reason == _UNKNOWN_OBJECT:
+        if exc.reason == CMQC.MQRC_UNKNOWN_OBJECT_NAME:
             raise MQConnectorError(
                 f"the exactly-once state queue {name!r} does not exist (MQ reason 2085 "
                 f"MQRC_UNKNOWN_OBJECT_NAME): define it, e.g. runmqsc: DEFINE QLOCAL({name}) "
                 "DEFPSIST(YES), or name another with option 'stateQueue', or use "
-                "delivery=atLeastOnce", 2085, "MQRC_UNKNOWN_OBJECT_NAME") from exc
+                "delivery=atLeastOnce", CMQC.MQRC_UNKNOWN_OBJECT_NAME, "MQRC_UNKNOWN_OBJECT_NAME") from exc
         raise describe(exc, f"opening the exactly-once state queue {name!r}") from exc
 
 
@@ -122,7 +120,7 @@ def ensure_state_queue(qmgr, ibmmq, name: str, connection: ConnectionOptions) ->
         open_state_queue(qmgr, ibmmq, name).close()
         return
     except MQConnectorError as exc:
-        if exc.reason != _UNKNOWN_OBJECT or not _embedded(connection):
+        if exc.reason != CMQC.MQRC_UNKNOWN_OBJECT_NAME or not _embedded(connection):
             raise
     from spark_mq.embedded.client.admin import run_mqsc
     host, port = _first_address(connection.conn_name or "")

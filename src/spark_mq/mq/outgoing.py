@@ -1,17 +1,18 @@
-"""Rows -> MQ messages: which column sets which MQMD field, and which become properties.
+"""Rows -> MQ messages: which column sets which MQMD field, and which become properties
+(the columns themselves are in the column table, spark_mq.mq.column_table).
 
 Columns (the reader's names): `payload` (binary or string, required) is the message body;
 `queue` routes the row to that queue (when no `queue` option is set: the option wins, as
-Spark's Kafka sink's `topic` option does over its topic column); `correlation_id`, `group_id` (binary, or string taken
-as UTF-8, at most 24 bytes), `reply_to_queue`, `reply_to_qmgr` (string), `priority`
-(0-9, -1 = the queue's default), `persistent` (boolean, overrides the `persistence`
-option), `expiry` (tenths of a second, -1 = unlimited), `msg_type`, `format` (up to 8
-characters), `ccsid`, `encoding`, `feedback` (integers) set MQMD fields; `properties`
-(map<string,string>) adds a string property per entry. Every other column becomes a message
-property of its own name, typed from its Spark type (string, boolean, byte/short/integer/
-long, float/double, binary; timestamp as INT64 epoch milliseconds, the JMS convention the
-reader reads back); a null value gives a null property. A null MQMD column leaves the
-field at its default.
+Spark's Kafka sink's `topic` option does over its topic column); `correlation_id`,
+`group_id` (binary, or string taken as UTF-8, at most 24 bytes), `reply_to_queue`,
+`reply_to_qmgr` (string), `priority` (0-9, -1 = the queue's default), `persistent` (boolean,
+overrides the `persistence` option), `expiry` (tenths of a second, -1 = unlimited),
+`msg_type`, `format` (up to 8 characters), `ccsid`, `encoding`, `feedback` (integers) set
+MQMD fields; `properties` (map<string,string>) adds a string property per entry. Every other
+column becomes a message property of its own name, typed from its Spark type (string,
+boolean, byte/short/integer/ long, float/double, binary; timestamp as INT64 epoch
+milliseconds, the JMS convention the reader reads back); a null value gives a null property.
+A null MQMD column leaves the field at its default.
 
 Message context (MQ's identity and origin fields): `user_id`, `accounting_token`,
 `appl_identity_data` set the identity context (the queue is opened with
@@ -34,46 +35,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from spark_mq.mq.column_table import BY_NAME, with_role
 from spark_mq.mq.properties import SPARK_TO_MQTYPE
 from spark_mq.mqi.properties import PropertyError, validate_name
 
 PAYLOAD = "payload"
-_INTS = ("byte", "short", "integer", "long")
-PROPERTIES_MAP = "map<string,string>"
-#: MQMD columns and the Spark types each accepts (type names as DataType.typeName() gives)
+#: MQMD columns (and `queue`, `properties`) -> the Spark types each accepts
 MD_COLUMNS: dict[str, tuple[str, ...]] = {
-    "queue": ("string",),
-    "correlation_id": ("binary", "string"),
-    "group_id": ("binary", "string"),
-    "reply_to_queue": ("string",),
-    "reply_to_qmgr": ("string",),
-    "priority": _INTS,
-    "persistent": ("boolean",),
-    "expiry": _INTS,
-    "msg_type": _INTS,
-    "format": ("string",),
-    "ccsid": _INTS,
-    "encoding": _INTS,
-    "feedback": _INTS,
-    "properties": (PROPERTIES_MAP,),
-}
+    name: c.write_types for name, c in with_role("route", "md", "properties").items()}
 #: context columns -> (MQMD field, accepted Spark types, field length in bytes or None)
 IDENTITY_COLUMNS: dict[str, tuple[str, tuple[str, ...], int | None]] = {
-    "user_id": ("UserIdentifier", ("string",), 12),
-    "accounting_token": ("AccountingToken", ("binary",), 32),
-    "appl_identity_data": ("ApplIdentityData", ("string",), 32),
-}
+    name: (c.md_field or "", c.write_types, c.length) for name, c in with_role("identity").items()}
 ORIGIN_COLUMNS: dict[str, tuple[str, tuple[str, ...], int | None]] = {
-    "put_appl_name": ("PutApplName", ("string",), 28),
-    "put_appl_type": ("PutApplType", _INTS, None),
-    "appl_origin_data": ("ApplOriginData", ("string",), 4),
-}
+    name: (c.md_field or "", c.write_types, c.length) for name, c in with_role("origin").items()}
 CONTEXT_COLUMNS = {**IDENTITY_COLUMNS, **ORIGIN_COLUMNS}
 #: the reader's delivery-only columns: the queue manager sets these fields on every put
-IGNORED_COLUMNS = frozenset({"message_id", "msg_seq_number", "msg_flags", "put_timestamp",
-                             "backout_count"})
+IGNORED_COLUMNS = frozenset(with_role("delivered"))
 _TIMESTAMP = "timestamp"
-_ID_LENGTH, _NAME_LENGTH, _FORMAT_LENGTH = 24, 48, 8
+_ID_LENGTH = BY_NAME["correlation_id"].length or 24
+_NAME_LENGTH = BY_NAME["reply_to_queue"].length or 48
+_FORMAT_LENGTH = BY_NAME["format"].length or 8
 
 
 class ColumnError(ValueError):

@@ -3,40 +3,38 @@
 `Queue.put` packs the ~30 fields of the MQMD and the MQPMO through generic per-field Python
 code, then unpacks both again: that is most of a put's cost in Python (see
 ../shared/reference/mqi-semantics.md, section 4). A writer puts many messages that differ in
-a few fields, so it packs the MQMD from a template list with one `struct.Struct`, packs the
-MQPMO once, and calls the same `ibmmqc.MQPUT` verb `Queue.put` calls (IBM's C extension, or
-the embedded transport installed in its place). The template is checked against
-`ibmmq.MD().pack()` at start; if this ibmmq build differs, `PackedPut.create` returns None
-and the producer uses `Queue.put`.
+a few fields, so it packs the MQMD from a template list with one `struct.Struct` (the MQMD
+layout of spark_mq.mqi.structs, the project's one description of it), packs the MQPMO once,
+and calls the same `ibmmqc.MQPUT` verb `Queue.put` calls (IBM's C extension, or the embedded
+transport installed in its place). The layout is checked against `ibmmq.MD().pack()` at
+start; if this ibmmq build differs, `PackedPut.create` returns None and the producer uses
+`Queue.put`.
 """
 from __future__ import annotations
 
 import struct
 from typing import Any
 
+from spark_mq.mqi.structs import MD
+
 
 class PackedPut:
-    def __init__(self, ibmmq, fmt: str, names: list[str]):
+    def __init__(self, ibmmq: Any):
         self.ibmmq = ibmmq
         self.verbs = ibmmq.ibmmqc
-        self.struct = struct.Struct(fmt)
-        self.index = {name: i for i, name in enumerate(names)}
+        self.struct = MD.struct
+        self.index = MD.index
         self.template = list(self.struct.unpack(ibmmq.MD().pack()))
         # MQSETMP's option structures never change: pack them once too
         self.smpo, self.pd = ibmmq.SMPO().pack(), ibmmq.PD().pack()
 
     @classmethod
-    def create(cls, ibmmq) -> PackedPut | None:
-        """A packer for this ibmmq build, or None when its MQMD layout is not the expected."""
-        template = ibmmq.MD()
-        fmt = getattr(template, "_MQOpts__format", None)
-        entries = getattr(template, "_MQOpts__list", None)
-        if not fmt or not entries or getattr(getattr(ibmmq, "ibmmqc", None), "MQPUT", None) is None:
+    def create(cls, ibmmq: Any) -> PackedPut | None:
+        """A packer for this ibmmq build, or None when its MQMD is not packed as we know it."""
+        if getattr(getattr(ibmmq, "ibmmqc", None), "MQPUT", None) is None:
             return None
-        if any(len(entry) > 3 and entry[3] != 1 for entry in entries):
-            return None           # array members: not in the MQMD we know
         try:
-            packer = cls(ibmmq, fmt, [entry[0] for entry in entries])
+            packer = cls(ibmmq)
             probe = ibmmq.MD(Priority=3, Format=b"MQSTR", CorrelId=b"c" * 24)
             ok = packer.md({"Priority": 3, "Format": b"MQSTR", "CorrelId": b"c" * 24}) == probe.pack()
         except (struct.error, TypeError, KeyError):

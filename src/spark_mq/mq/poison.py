@@ -7,10 +7,7 @@ MQRC_BACKOUT_THRESHOLD_REACHED). MsgId, CorrelId and the message properties are 
 """
 from __future__ import annotations
 
-from spark_mq.errors import MQConnectorError
-from spark_mq.mq.client import describe
-
-BACKOUT_THRESHOLD_REACHED = 2362
+from spark_mq.mq.errors import MQConnectorError, describe
 
 
 def _name(value) -> str:
@@ -63,7 +60,7 @@ class PoisonMover:
     def _dead_letter_header(self, md) -> bytes:
         ibmmq, CMQC = self._ibmmq, self._ibmmq.CMQC
         dlh = ibmmq.DLH()
-        dlh.Reason = BACKOUT_THRESHOLD_REACHED
+        dlh.Reason = CMQC.MQRC_BACKOUT_THRESHOLD_REACHED
         dlh.DestQName = self._source.encode()
         dlh.Encoding = md.Encoding
         dlh.CodedCharSetId = md.CodedCharSetId

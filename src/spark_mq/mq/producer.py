@@ -14,14 +14,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from spark_mq.errors import MQConnectorError
-from spark_mq.mq.client import describe
+from spark_mq.mq.errors import MQConnectorError, describe
 from spark_mq.mq.large_messages import DATA_FORMAT, REFERENCE_FORMAT, new_group_id, reference_properties
 from spark_mq.mq.outgoing import Outgoing, RowValueError, property_size
 from spark_mq.mq.packed_put import PackedPut
 from spark_mq.mq.properties import PropertyValueError, to_mq
+from spark_mq.mqi.constants import CMQC
 
-_NOT_AUTHORIZED, _NOT_OPEN_FOR_INQUIRE = 2035, 2038
 _RFH2_ROOM = 1024   # bytes kept free for the MQRFH2 header when properties travel with a body
 
 
@@ -112,7 +111,7 @@ class Producer:
             except ibmmq.MQMIError:
                 max_length = self.qmgr_max_length
         except ibmmq.MQMIError as exc:
-            if exc.reason not in (_NOT_AUTHORIZED, _NOT_OPEN_FOR_INQUIRE):
+            if exc.reason not in (CMQC.MQRC_NOT_AUTHORIZED, CMQC.MQRC_NOT_OPEN_FOR_INQUIRE):
                 raise describe(exc, f"opening queue {name!r} for output") from exc
             # no inquire authority: put with the queue manager's limit as the estimate
             try:

@@ -12,8 +12,7 @@ from __future__ import annotations
 import threading
 import time
 
-from spark_mq.connection_options import ConnectionOptions
-from spark_mq.mq.client import connect, load_ibmmq
+from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
 from spark_mq.mq.producer import Producer, ProducerSettings, queue_manager_limits
 
 IDLE_SECONDS = 60.0

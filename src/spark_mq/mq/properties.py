@@ -8,11 +8,12 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+from spark_mq.mqi.constants import CMQC
+
 # MQTYPE_* values (fixed by the MQI; kept here so this module needs no ibmmq import)
 MQTYPE_NULL, MQTYPE_BOOLEAN, MQTYPE_BYTE_STRING = 0x2, 0x4, 0x8
 MQTYPE_INT8, MQTYPE_INT16, MQTYPE_INT32, MQTYPE_INT64 = 0x10, 0x20, 0x40, 0x80
 MQTYPE_FLOAT32, MQTYPE_FLOAT64, MQTYPE_STRING = 0x100, 0x200, 0x400
-_PROPERTY_NOT_AVAILABLE, _VALUE_TOO_BIG = 2471, 2469
 _INQ_NEXT = 0x8
 
 #: Spark type name (DataType.typeName()) -> MQ property type
@@ -73,9 +74,9 @@ def read_all(handle, ibmmq) -> dict[str, Any]:
             value, name = handle.properties.get("%", impo_options=options,
                                                 max_value_length=max_length)
         except ibmmq.MQMIError as exc:
-            if exc.reason == _PROPERTY_NOT_AVAILABLE:
+            if exc.reason == CMQC.MQRC_PROPERTY_NOT_AVAILABLE:
                 return result
-            if exc.reason == _VALUE_TOO_BIG:
+            if exc.reason == CMQC.MQRC_PROPERTY_VALUE_TOO_BIG:
                 # the same property again, with room for its value
                 max_length = max(getattr(exc, "data_length", 0) or 0, max_length * 4)
                 options = 0x10 if options else 0  # MQIMPO_INQ_PROP_UNDER_CURSOR after the first

@@ -1,6 +1,8 @@
-"""The batch get's hot path: MQGET through ibmmq's C boundary (`ibmmq.ibmmqc.MQGET`, the
-same function `Queue.get` calls) with the MQMD and MQGMO packed once, and only the fields
-the reader needs unpacked (with one struct call).
+"""MQGET, two ways: `get_message` through ibmmq's Queue.get (any client, pymqi too), and
+`RawGetter`, the batch get's hot path: MQGET through ibmmq's C boundary (`ibmmq.ibmmqc.MQGET`,
+the same function `Queue.get` calls) with the MQMD and MQGMO packed once, and only the
+fields the reader needs unpacked with one struct call, using the one description of the
+MQMD and MQGMO layouts, spark_mq.mqi.structs (checked against this ibmmq's packing).
 
 ibmmq's own Queue.get builds, packs and unpacks the ~30-field MQMD and MQGMO through
 Python on every call, which costs more than the get itself (see the project's reference
@@ -10,18 +12,41 @@ notes, "What the ibmmq Python layer itself costs"). Where the boundary is not th
 from __future__ import annotations
 
 import struct
+from typing import Any
 
+from spark_mq.mq.errors import describe
 from spark_mq.mq.message import MD_FIELDS
+from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.structs import GMO, MD, Layout
 
-MQCC_FAILED = 2
+
+def get_message(ibmmq: Any, queue: Any, buffer_size: int, md: Any, gmo: Any,
+                action: str) -> tuple[bytes | None, int]:
+    """One MQGET (or browse): (payload or None when no message matches, buffer size to use
+    next). A message larger than the buffer stays where it is (MQRC_TRUNCATED_MSG_FAILED; a
+    browse cursor does not move), so it is asked for again with room for it; the match
+    fields in `md` still name it."""
+    while True:
+        try:
+            return queue.get(buffer_size, md, gmo), buffer_size
+        except ibmmq.MQMIError as exc:
+            if exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
+                return None, buffer_size
+            if exc.reason == CMQC.MQRC_TRUNCATED_MSG_FAILED and getattr(exc, "original_length", 0):
+                buffer_size = max(buffer_size * 2, int(exc.original_length) + 1024)
+                continue
+            raise describe(exc, action) from exc
 
 
-def _layout(opts) -> tuple[struct.Struct, list[str]] | None:
-    fmt = getattr(opts, "_MQOpts__format", None)
-    members = getattr(opts, "_MQOpts__list", None)
-    if not fmt or not members or any(len(m) > 3 and m[3] != 1 for m in members):
+def _layout(ibmmq_struct: Any, layout: Layout) -> tuple[struct.Struct, list[str]] | None:
+    """Our description of the structure (spark_mq.mqi.structs), if this ibmmq build packs
+    it the same way (same size, same field order is checked by the callers' probes)."""
+    try:
+        if len(ibmmq_struct.pack()) != layout.size:
+            return None
+    except Exception:  # noqa: BLE001 - a build we do not know: use Queue.get
         return None
-    return struct.Struct(fmt), [m[0] for m in members]
+    return layout.struct, list(layout.names)
 
 
 class RawGetter:
@@ -30,7 +55,7 @@ class RawGetter:
         module = getattr(ibmmq, "ibmmqc", None)
         self._mqget = getattr(module, "MQGET", None)
         md, gmo = ibmmq.MD(), ibmmq.GMO()
-        md_layout, gmo_layout = _layout(md), _layout(gmo)
+        md_layout, gmo_layout = _layout(md, MD), _layout(gmo, GMO)
         self.available = bool(self._mqget and md_layout and gmo_layout)
         if not self.available:
             return
@@ -59,7 +84,7 @@ class RawGetter:
             gmo = self._gmo_no_wait
         data, md_out, gmo_out, length, comp, reason = self._mqget(
             self._hconn, self._hobj, self._md_bytes, gmo, buffer)
-        if comp == MQCC_FAILED or reason:
+        if comp == CMQC.MQCC_FAILED or reason:
             return None, None, md_out, length, reason
         fields = self._md_struct.unpack(md_out)
         md = tuple(fields[i] for i in self.md_index)

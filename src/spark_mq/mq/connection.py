@@ -1,4 +1,4 @@
-"""Choosing the MQ transport and opening connections.
+"""Connection settings, choosing the MQ transport, and opening connections.
 
 `transport`: `ibmmq` uses IBM's client library (libmqm_r.so must load), `embedded` uses
 spark_mq.embedded's transport, `auto` takes IBM's client when its library loads, else the
@@ -10,27 +10,29 @@ from __future__ import annotations
 import ctypes
 import sys
 import threading
+from dataclasses import dataclass
 
-from spark_mq.connection_options import ConnectionOptions
-from spark_mq.errors import MQConnectorError
+from spark_mq.mq.errors import MQConnectorError, describe
+
+TRANSPORTS = ("auto", "ibmmq", "embedded")
+
+
+@dataclass(frozen=True)
+class ConnectionOptions:
+    """Where and how to connect (parsed from Spark's options by spark_mq.options)."""
+    queue_manager: str = "QM1"
+    conn_name: str | None = None       # MQ syntax host(port)[,host(port)]
+    channel: str = "DEV.APP.SVRCONN"
+    user: str | None = None
+    password: str | None = None
+    transport: str = "auto"
+    cipher_spec: str | None = None
+    key_repository: str | None = None
+    ccdt_url: str | None = None
+    reconnect: bool = False
 
 _lock = threading.Lock()
 _chosen: str | None = None
-
-HINTS = {
-    2035: "the user or password was refused, or the user lacks authority: check 'user' and 'password'",
-    2085: "no such queue on this queue manager: check the queue name (MQ names are case-sensitive)",
-    2059: "the queue manager is not reachable: check 'connName' (host(port)) and that it is running",
-    2058: "the queue manager name does not match the one listening at 'connName': check 'queueManager'",
-    2538: "the host could not be reached: check 'connName'",
-    2540: "the channel is not known to the queue manager: check 'channel'",
-    2393: "TLS could not be set up: check 'cipherSpec' and 'keyRepository'",
-    2030: "the message is larger than the queue's MAXMSGL",
-    2053: "the queue is full (MAXDEPTH)",
-    2009: "the connection to the queue manager broke",
-    2024: "too many messages in one unit of work (MAXUMSGS): lower the batch size",
-}
-
 
 def ibm_client_available() -> bool:
     for library in ("libmqm_r.so", "libmqm_r.dylib", "mqm.dll"):
@@ -75,21 +77,6 @@ def load_ibmmq(transport: str = "auto"):
                 "(libmqm_r.so) or use transport 'embedded'") from exc
 
 
-def describe(exc: Exception, action: str) -> MQConnectorError:
-    """An MQ failure as a connector error: reason code number, name and a hint."""
-    reason = getattr(exc, "reason", None)
-    comp = getattr(exc, "comp", None)
-    if reason is None:
-        return MQConnectorError(f"{action} failed: {exc}")
-    from spark_mq.mqi.constants import reason_name
-    name = reason_name(reason)
-    hint = HINTS.get(reason)
-    message = f"{action} failed: MQ reason {reason} {name} (completion code {comp})"
-    if hint:
-        message += f": {hint}"
-    return MQConnectorError(message, reason, name)
-
-
 def connect(options: ConnectionOptions, action: str | None = None):
     """A connected `ibmmq.QueueManager` for these options."""
     ibmmq = load_ibmmq(options.transport)
@@ -126,23 +113,3 @@ def connect(options: ConnectionOptions, action: str | None = None):
         raise describe(exc, action or f"connecting to queue manager {options.queue_manager} "
                                       f"at {options.conn_name}") from exc
     return qmgr
-
-
-NO_MSG_AVAILABLE, TRUNCATED_MSG_FAILED = 2033, 2080
-
-
-def get_message(ibmmq, queue, buffer_size: int, md, gmo, action: str) -> tuple[bytes | None, int]:
-    """One MQGET (or browse): (payload or None when no message matches, buffer size to use
-    next). A message larger than the buffer stays where it is (2080; a browse cursor does
-    not move), so it is asked for again with room for it; the match fields in `md` still
-    name it."""
-    while True:
-        try:
-            return queue.get(buffer_size, md, gmo), buffer_size
-        except ibmmq.MQMIError as exc:
-            if exc.reason == NO_MSG_AVAILABLE:
-                return None, buffer_size
-            if exc.reason == TRUNCATED_MSG_FAILED and getattr(exc, "original_length", 0):
-                buffer_size = max(buffer_size * 2, int(exc.original_length) + 1024)
-                continue
-            raise describe(exc, action) from exc

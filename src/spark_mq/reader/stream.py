@@ -46,14 +46,12 @@ the messages in the client's read-ahead buffer (MQ's own read-ahead loss window)
 """
 from __future__ import annotations
 
-import atexit
 import logging
-import weakref
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 
-from pyspark.sql.datasource import DataSourceReader, DataSourceStreamReader, InputPartition
+from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import (
     ReadAllAvailable,
     ReadLimit,
@@ -63,111 +61,14 @@ from pyspark.sql.streaming.datasource import (
 )
 from pyspark.sql.types import StructType
 
-from spark_mq.columns import plan_columns, to_record_batch
 from spark_mq.errors import MQConnectorError
 from spark_mq.mq import records
-from spark_mq.mq.client import connect, load_ibmmq
 from spark_mq.mq.message import Message
-from spark_mq.mq.worker import ConnectionThread
-from spark_mq.read_options import ReadOptions
+from spark_mq.options import ReadOptions
+from spark_mq.reader.rows import MessagesPartition, arrow_schema, column_specs, record_batches
+from spark_mq.reader.slots import ConnectionSlot, connection_lost, live_slots
 
 log = logging.getLogger(__name__)
-_ARROW_CHUNK = 4096  # rows per Arrow record batch handed to Spark
-# reasons after which the connection is gone (its unit of work backed out): reconnect
-_CONNECTION_LOST = {2009, 2019, 2018, 2059, 2161, 2162, 2202, 2203, 2538}
-
-
-def _connection_lost(exc: Exception) -> bool:
-    return getattr(exc, "reason", None) in _CONNECTION_LOST
-
-
-def _arrow_schema(schema: StructType):
-    from pyspark.sql.pandas.types import to_arrow_schema
-    return to_arrow_schema(schema, timezone="UTC")
-
-
-def _specs(schema: StructType):
-    return plan_columns([(f.name, f.dataType.simpleString()) for f in schema.fields])
-
-
-class MessagesPartition(InputPartition):
-    """A slice of one microbatch's messages, carried from the driver to an executor."""
-
-    def __init__(self, index: int, messages: list[Message]):
-        super().__init__(index)
-        self.messages = messages
-
-
-def _record_batches(messages: Sequence[Message], queue: str, specs, arrow_schema):
-    for i in range(0, len(messages), _ARROW_CHUNK):
-        yield to_record_batch(messages[i:i + _ARROW_CHUNK], queue, specs, arrow_schema)
-
-
-class _Slot:
-    """One MQ connection (a Consumer), used only from its own thread (spark_mq.mq.worker)."""
-
-    def __init__(self, options: ReadOptions, index: int):
-        self.options = options
-        self.thread = ConnectionThread(f"spark-mq-reader-{index}")
-        self.consumer = None
-        self.closed = False
-
-    def _open(self):
-        if self.consumer is None:
-            from spark_mq.mq.consumer import Consumer
-            opts = self.options
-            ibmmq = load_ibmmq(opts.connection.transport)
-            qmgr = connect(opts.connection)
-            try:
-                self.consumer = Consumer(
-                    ibmmq, qmgr, opts.queue, selector=opts.selector, syncpoint=opts.syncpoint,
-                    read_ahead=opts.read_ahead and not opts.syncpoint,
-                    backout_threshold=opts.backout_threshold, backout_queue=opts.backout_queue)
-            except Exception:
-                try:
-                    qmgr.disconnect()
-                except Exception:  # noqa: BLE001
-                    pass
-                raise
-        return self.consumer
-
-    def submit(self, action) -> Future:
-        return self.thread.submit(lambda: action(self._open()))
-
-    def call(self, action):
-        return self.submit(action).result()
-
-    def call_retrying(self, action):
-        """action(consumer); once more on a new connection if the connection broke (a broken
-        connection backed its unit of work out, so starting again is safe)."""
-        try:
-            return self.call(action)
-        except MQConnectorError as exc:
-            if not _connection_lost(exc):
-                raise
-            log.warning("connection to the queue manager lost (%s); reconnecting", exc)
-            self.reset()
-            return self.call(action)
-
-    def _close_consumer(self) -> None:
-        if self.consumer is not None:
-            consumer, self.consumer = self.consumer, None
-            try:
-                consumer.close()  # backs out first: MQDISC alone would commit
-            except Exception:  # noqa: BLE001 - it may be broken already
-                pass
-
-    def reset(self, timeout: float | None = None) -> None:
-        self.thread.run(self._close_consumer, timeout)
-
-    def close(self, timeout: float | None = None) -> None:
-        if self.closed:
-            return
-        self.closed = True
-        try:
-            self.reset(timeout)
-        finally:
-            self.thread.stop()
 
 
 @dataclass
@@ -175,27 +76,14 @@ class _HeldBatch:
     start_seq: int
     end: dict
     messages: list[Message]
-    slot: _Slot | None
+    slot: ConnectionSlot | None
 
 
 @dataclass
 class _Prefetch:
     start_seq: int
-    slot: _Slot
+    slot: ConnectionSlot
     future: Future
-
-
-_live_slots: weakref.WeakSet[_Slot] = weakref.WeakSet()
-
-
-@atexit.register
-def _back_out_on_exit() -> None:
-    # MQDISC (ibmmq's QueueManager.__del__ at exit) would COMMIT held batches: back out first
-    for slot in list(_live_slots):
-        try:
-            slot.close(timeout=10)
-        except Exception:  # noqa: BLE001 - best effort at interpreter exit
-            pass
 
 
 class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
@@ -204,8 +92,8 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def __init__(self, options: ReadOptions, schema: StructType):
         self.options = options
         self.schema = schema
-        self.specs = _specs(schema)
-        self._slots: list[_Slot] = []
+        self.specs = column_specs(schema)
+        self._slots: list[ConnectionSlot] = []
         self._held: dict[int, _HeldBatch] = {}
         self._prefetch: _Prefetch | None = None
         self._settled_seq = 0               # every batch up to this seq is settled in MQ
@@ -220,12 +108,12 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return state
 
     # --- connections --------------------------------------------------------------------
-    def _all_slots(self) -> list[_Slot]:
+    def _all_slots(self) -> list[ConnectionSlot]:
         if not self._slots:
             # two connections when prefetching: one holds batch N while the other gets N+1
             count = 2 if self.options.prefetch else 1
-            self._slots = [_Slot(self.options, i) for i in range(count)]
-            _live_slots.update(self._slots)
+            self._slots = [ConnectionSlot(self.options, i) for i in range(count)]
+            live_slots.update(self._slots)
         return self._slots
 
     def _busy(self) -> set[int]:
@@ -234,14 +122,14 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             busy.add(id(self._prefetch.slot))
         return busy
 
-    def _free_slot(self) -> _Slot:
+    def _free_slot(self) -> ConnectionSlot:
         busy = self._busy()
         for slot in self._all_slots():
             if id(slot) not in busy:
                 return slot
         raise MQConnectorError("internal error: no free MQ connection for the next batch")
 
-    def _idle_slot(self) -> _Slot:
+    def _idle_slot(self) -> ConnectionSlot:
         """A slot not getting a batch in the background (MQINQ needs no unit of work)."""
         prefetching = self._prefetch.slot if self._prefetch is not None else None
         return next(s for s in self._all_slots() if s is not prefetching)
@@ -283,7 +171,8 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             if slot is None:
                 slot = self._free_slot()
                 wait = self.options.wait_interval_ms
-                batch = slot.call_retrying(lambda c: c.get_batch(max_messages, max_bytes, wait))
+                batch = slot.call_retrying(
+                    lambda c, wait=wait: c.get_batch(max_messages, max_bytes, wait))
             got = len(batch)
             batch = self._without_delivered(batch)
             if batch:
@@ -362,7 +251,7 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             return None, None
         return batch, prefetch.slot
 
-    def _top_up(self, batch: list[Message], slot: _Slot, max_messages: int, max_bytes: int):
+    def _top_up(self, batch: list[Message], slot: ConnectionSlot, max_messages: int, max_bytes: int):
         """A prefetched batch may be short (the queue was nearly empty then): add what has
         arrived since, in the same unit of work. (None, None) if its connection broke."""
         room, size = max_messages - len(batch), sum(len(m.payload) for m in batch)
@@ -371,7 +260,7 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         try:
             return batch + slot.call(lambda c: c.get_batch(room, max_bytes - size, 0)), slot
         except MQConnectorError as exc:
-            if not _connection_lost(exc):
+            if not connection_lost(exc):
                 raise
             slot.reset()  # the prefetched gets were backed out with the connection
             return None, None
@@ -458,7 +347,7 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         try:
             held.slot.call(lambda c: c.commit())
         except MQConnectorError as exc:
-            if not _connection_lost(exc):
+            if not connection_lost(exc):
                 raise
             # the outcome of a commit on a broken connection is unknown: treat the batch
             # like after a restart (exactlyOnce: take whatever came back off by id)
@@ -468,7 +357,7 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             if self.options.exactly_once:
                 self._remove([m.record for m in held.messages], int(held.end["seq"]), held.slot)
 
-    def _remove(self, wanted: list[bytes], seq: int, slot: _Slot | None = None) -> None:
+    def _remove(self, wanted: list[bytes], seq: int, slot: ConnectionSlot | None = None) -> None:
         def remove(consumer):
             removed = consumer.remove_records(wanted)
             consumer.commit()
@@ -487,8 +376,8 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     # --- executors ----------------------------------------------------------------------
     def read(self, partition: MessagesPartition) -> Iterator:
-        yield from _record_batches(partition.messages, self.options.queue, self.specs,
-                                   _arrow_schema(self.schema))
+        yield from record_batches(partition.messages, self.options.queue, self.specs,
+                                   arrow_schema(self.schema))
 
     def stop(self) -> None:
         # backs out: a held batch comes back and is settled on restart
@@ -500,33 +389,3 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self._slots = []
         self._held.clear()
         self._prefetch = None
-
-
-class MQBatchReader(DataSourceReader):
-    """spark.read.format("mq"): browses the queue (a snapshot; nothing is consumed)."""
-
-    def __init__(self, options: ReadOptions, schema: StructType):
-        self.options = options
-        self.schema = schema
-        self.specs = _specs(schema)
-
-    def partitions(self) -> Sequence[InputPartition]:
-        return [InputPartition(0)]
-
-    def read(self, partition: InputPartition) -> Iterator:
-        from spark_mq.mq.browser import Browser
-        opts = self.options
-        ibmmq = load_ibmmq(opts.connection.transport)
-        browser = Browser(ibmmq, connect(opts.connection), opts.queue, opts.selector)
-        try:
-            arrow_schema = _arrow_schema(self.schema)
-            chunk: list[Message] = []
-            for message in browser.messages():
-                chunk.append(message)
-                if len(chunk) >= _ARROW_CHUNK:
-                    yield to_record_batch(chunk, opts.queue, self.specs, arrow_schema)
-                    chunk = []
-            if chunk:
-                yield to_record_batch(chunk, opts.queue, self.specs, arrow_schema)
-        finally:
-            browser.close()

@@ -1,0 +1,76 @@
+"""THE column table: every column the connector knows, for both directions.
+
+One row per column: the Spark type the reader gives it, the MQMD field behind it, whether
+it is in the reader's default schema, what the writer does with it and which Spark types
+the writer accepts for it. The reader's conversions (spark_mq.columns) and the writer's
+(spark_mq.mq.outgoing) are keyed by these names and derive their tables from this one.
+
+Writer roles:
+    payload     the message body (binary or string)
+    route       names the row's target queue (when no `queue` option is set)
+    md          sets its MQMD field
+    properties  map<string,string>: a string property per entry
+    identity    MQMD identity context (needs MQOO/MQPMO_SET_IDENTITY_CONTEXT)
+    origin      MQMD origin context (needs MQOO/MQPMO_SET_ALL_CONTEXT)
+    delivered   describes the message as it was delivered; the queue manager sets it on
+                every put, so the writer ignores it (read -> write passes through)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Spark typeName()s of the integer types the writer accepts for integer MQMD fields
+INTEGER_TYPES = ("byte", "short", "integer", "long")
+PROPERTIES_MAP = "map<string,string>"
+
+
+@dataclass(frozen=True)
+class MQColumn:
+    name: str
+    read_type: str                  # Spark simpleString type the reader gives it
+    md_field: str | None            # the MQMD field behind it (None: not one field)
+    default: bool                   # in the reader's default schema
+    write_role: str                 # see the module docstring
+    write_types: tuple[str, ...]    # Spark typeName()s the writer accepts
+    length: int | None = None       # MQMD field length in bytes (text and byte fields)
+
+
+def _c(name: str, read_type: str, md_field: str | None, default: bool, write_role: str,
+       write_types: tuple[str, ...] = (), length: int | None = None) -> MQColumn:
+    return MQColumn(name, read_type, md_field, default, write_role, write_types, length)
+
+
+#: in the reader's default column order; the context columns at the end are opt-in
+COLUMNS: tuple[MQColumn, ...] = (
+    _c("payload", "binary", None, True, "payload", ("binary", "string")),
+    _c("queue", "string", None, True, "route", ("string",)),
+    _c("message_id", "binary", "MsgId", True, "delivered"),
+    _c("correlation_id", "binary", "CorrelId", True, "md", ("binary", "string"), 24),
+    _c("group_id", "binary", "GroupId", True, "md", ("binary", "string"), 24),
+    _c("msg_seq_number", "int", "MsgSeqNumber", True, "delivered"),
+    _c("msg_flags", "int", "MsgFlags", True, "delivered"),
+    _c("put_timestamp", "timestamp", None, True, "delivered"),     # PutDate + PutTime
+    _c("persistent", "boolean", "Persistence", True, "md", ("boolean",)),
+    _c("priority", "int", "Priority", True, "md", INTEGER_TYPES),
+    _c("format", "string", "Format", True, "md", ("string",), 8),
+    _c("ccsid", "int", "CodedCharSetId", True, "md", INTEGER_TYPES),
+    _c("encoding", "int", "Encoding", True, "md", INTEGER_TYPES),
+    _c("backout_count", "int", "BackoutCount", True, "delivered"),
+    _c("reply_to_queue", "string", "ReplyToQ", True, "md", ("string",), 48),
+    _c("reply_to_qmgr", "string", "ReplyToQMgr", True, "md", ("string",), 48),
+    _c("user_id", "string", "UserIdentifier", True, "identity", ("string",), 12),
+    _c("appl_identity_data", "string", "ApplIdentityData", True, "identity", ("string",), 32),
+    _c("put_appl_name", "string", "PutApplName", True, "origin", ("string",), 28),
+    _c("msg_type", "int", "MsgType", True, "md", INTEGER_TYPES),
+    _c("expiry", "int", "Expiry", True, "md", INTEGER_TYPES),
+    _c("feedback", "int", "Feedback", True, "md", INTEGER_TYPES),
+    _c("properties", PROPERTIES_MAP, None, True, "properties", (PROPERTIES_MAP,)),
+    _c("accounting_token", "binary", "AccountingToken", False, "identity", ("binary",), 32),
+    _c("appl_origin_data", "string", "ApplOriginData", False, "origin", ("string",), 4),
+    _c("put_appl_type", "int", "PutApplType", False, "origin", INTEGER_TYPES),
+)
+BY_NAME: dict[str, MQColumn] = {column.name: column for column in COLUMNS}
+
+
+def with_role(*roles: str) -> dict[str, MQColumn]:
+    return {c.name: c for c in COLUMNS if c.write_role in roles}

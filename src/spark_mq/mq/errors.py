@@ -1,0 +1,63 @@
+"""The connector's errors, in one place: each names what was wrong and what would be right.
+
+`MQOptionError` is a bad option or column (raised before anything reaches MQ);
+`MQConnectorError` is an MQ call that failed, carrying the reason code, its name and a hint
+(`describe` makes one from ibmmq's MQMIError).
+"""
+from __future__ import annotations
+
+from spark_mq.mqi.constants import CMQC, reason_name
+
+
+class MQOptionError(ValueError):
+    """A data source option is missing or has a bad value."""
+
+    def __init__(self, option: str, value: object, valid: str):
+        self.option, self.value, self.valid = option, value, valid
+        shown = "(missing)" if value is None else repr(value)
+        super().__init__(f"option '{option}': invalid value {shown}; valid: {valid}")
+
+
+class MQConnectorError(RuntimeError):
+    """An MQ call failed: carries the reason code, its name and a hint."""
+
+    def __init__(self, message: str, reason: int | None = None, reason_name: str | None = None):
+        super().__init__(message)
+        self.reason = reason
+        self.reason_name = reason_name
+
+
+#: what a person can do about the reasons users meet first
+HINTS: dict[int, str] = {
+    CMQC.MQRC_NOT_AUTHORIZED: "the user or password was refused, or the user lacks authority: "
+                              "check 'user' and 'password'",
+    CMQC.MQRC_UNKNOWN_OBJECT_NAME: "no such queue on this queue manager: check the queue name "
+                                   "(MQ names are case-sensitive)",
+    CMQC.MQRC_Q_MGR_NOT_AVAILABLE: "the queue manager is not reachable: check 'connName' "
+                                   "(host(port)) and that it is running",
+    CMQC.MQRC_Q_MGR_NAME_ERROR: "the queue manager name does not match the one listening at "
+                                "'connName': check 'queueManager'",
+    CMQC.MQRC_HOST_NOT_AVAILABLE: "the host could not be reached: check 'connName'",
+    CMQC.MQRC_UNKNOWN_CHANNEL_NAME: "the channel is not known to the queue manager: check 'channel'",
+    CMQC.MQRC_SSL_INITIALIZATION_ERROR: "TLS could not be set up: check 'cipherSpec' and "
+                                        "'keyRepository'",
+    CMQC.MQRC_MSG_TOO_BIG_FOR_Q: "the message is larger than the queue's MAXMSGL",
+    CMQC.MQRC_Q_FULL: "the queue is full (MAXDEPTH)",
+    CMQC.MQRC_CONNECTION_BROKEN: "the connection to the queue manager broke",
+    CMQC.MQRC_SYNCPOINT_LIMIT_REACHED: "too many messages in one unit of work (MAXUMSGS): lower "
+                                       "the batch size",
+}
+
+
+def describe(exc: Exception, action: str) -> MQConnectorError:
+    """An MQ failure as a connector error: reason code number, name and a hint."""
+    reason = getattr(exc, "reason", None)
+    comp = getattr(exc, "comp", None)
+    if reason is None:
+        return MQConnectorError(f"{action} failed: {exc}")
+    name = reason_name(reason)
+    hint = HINTS.get(reason)
+    message = f"{action} failed: MQ reason {reason} {name} (completion code {comp})"
+    if hint:
+        message += f": {hint}"
+    return MQConnectorError(message, reason, name)

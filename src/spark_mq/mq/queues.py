@@ -1,0 +1,58 @@
+"""Opening queues, with MQ's reason code and a hint when it fails.
+
+`check_input_queue` is the reader's start check: it opens the queue for input with the
+selector on the queue manager the query will read from, so an unknown queue or a selector
+that queue manager refuses fails the query when it starts, with MQ's own verdict (IBM MQ's
+selector grammar is the reference, not ours). When the refusal is a syntax error, our
+grammar (spark_mq.mqi.selector) adds the position of the error if it finds one.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
+from spark_mq.mq.errors import MQOptionError, describe
+from spark_mq.mqi.constants import CMQC, reason_name
+
+
+def open_queue(ibmmq: Any, qmgr: Any, name: str, options: int, selector: str | None = None,
+               purpose: str = "input") -> Any:
+    """An ibmmq.Queue opened with `options` (and the selector, if any)."""
+    od = ibmmq.OD()
+    od.ObjectName = name.encode()
+    if selector:
+        od.set_vs("SelectionString", selector)
+    try:
+        return ibmmq.Queue(qmgr, od, options)
+    except ibmmq.MQMIError as exc:
+        if exc.reason == CMQC.MQRC_SELECTOR_SYNTAX_ERROR and selector:
+            raise selector_error(selector, exc.reason) from None
+        raise describe(exc, f"opening queue {name} for {purpose}") from exc
+
+
+def selector_error(selector: str, reason: int) -> MQOptionError:
+    from spark_mq.mqi.selector import SelectorError, compile_selector
+    where = ""
+    try:
+        compile_selector(selector)
+    except SelectorError as exc:
+        where = f" at position {exc.position}: {exc}"
+    return MQOptionError(
+        "selector", selector,
+        f"an MQ message selector (SQL92 subset); the queue manager refuses this one with MQ "
+        f"reason {reason} {reason_name(reason)}{where}")
+
+
+def check_input_queue(connection: ConnectionOptions, queue: str, selector: str | None) -> None:
+    """Open and close the queue for input (with the selector) once, at query start."""
+    ibmmq = load_ibmmq(connection.transport)
+    qmgr = connect(connection, f"connecting to queue manager {connection.queue_manager} at "
+                               f"{connection.conn_name} to read")
+    try:
+        open_queue(ibmmq, qmgr, queue, CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_FAIL_IF_QUIESCING,
+                   selector).close()
+    finally:
+        try:
+            qmgr.disconnect()
+        except ibmmq.MQMIError:
+            pass

@@ -1,0 +1,288 @@
+"""Every option of the "mq" data source, parsed once from Spark's (case-insensitive) options
+and validated: an error names the option, the bad value and what would be valid.
+
+Connection (reader and writer):
+
+    connName               host(port), comma-separated for multi-instance (or ccdtUrl)
+    queueManager           queue manager name (default QM1)
+    channel                server-connection channel (default DEV.APP.SVRCONN)
+    user, password         MQCSP authentication
+    transport              auto (IBM's client when its library loads, else embedded) | ibmmq
+                           | embedded
+    cipherSpec, keyRepository, ccdtUrl, reconnect
+
+Reader (`ReadOptions`):
+
+    queue                  (required) the queue to read
+    selector               an MQ message selector (SQL92 subset), e.g. "colour = 'red'"
+    delivery               exactlyOnce (default) | atLeastOnce | atMostOnce
+    maxMessagesPerTrigger  messages per microbatch (default 10000); also capped below the
+                           queue manager's MAXUMSGS because a batch is one unit of work
+    maxBytesPerTrigger     payload bytes per microbatch (default 64 MiB); a batch always
+                           takes at least one message, so one message may pass the limit
+    waitIntervalMs         how long a trigger waits for the first message of a batch when
+                           the queue is empty (default 500)
+    readAhead              atMostOnce only: MQOO_READ_AHEAD on the queue (default true)
+    backoutThreshold       BackoutCount at which a message is poison (default: the
+                           queue's BOTHRESH; 0 = never)
+    backoutQueue           where poison messages go (default: the queue's BOQNAME, else the
+                           queue manager's dead-letter queue, with an MQDLH)
+    numPartitions          Spark partitions a microbatch is split into (default 2)
+    prefetch               get the next microbatch (on a second connection, in its own
+                           unit of work) while Spark runs the current one (default true)
+
+exactlyOnce needs no state queue: the message ids of each microbatch travel inside Spark's
+own offset log (see spark_mq/reader/stream.py for the protocol).
+
+Writer (`WriteOptions`):
+
+    queue                  target queue (or a `queue` column that names each row's queue)
+    persistence            persistent (default) | nonPersistent | asQueueDef
+    asyncPut               MQPMO_ASYNC_RESPONSE, checked with MQSTAT (default true)
+    commitEvery            rows per unit of work (default 2000, below MAXUMSGS)
+    delivery               exactlyOnce (streams' default) | atLeastOnce (batch default)
+    segmentation           let the queue manager segment large payloads (default true)
+    largeMessageThreshold  bytes: payloads with properties past this use the
+                           reference/data pattern (default 4 MiB)
+    stateQueue             exactly-once markers (default SPARK.MQ.WRITER.STATE)
+    writerId               exactly-once identity (default: the query id)
+    context                auto: context columns set MQMD context | none
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from spark_mq.mq.connection import TRANSPORTS, ConnectionOptions
+from spark_mq.mq.errors import MQOptionError
+
+# --- values ---------------------------------------------------------------------------------
+MQ_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
+MQ_NAME_RULE = "1 to 48 characters of A-Z a-z 0-9 . / _ %"
+_CONN_NAME = re.compile(r"^\s*[^\s(),]+\(\d{1,5}\)\s*(,\s*[^\s(),]+\(\d{1,5}\)\s*)*$")
+_MAX_INT = 2**31 - 1
+_MAX_LONG = 2**63 - 1
+
+
+def lower_keys(options: Mapping[str, str]) -> dict[str, str]:
+    """Spark passes options with lower-cased keys; direct callers may not."""
+    return {k.lower(): v for k, v in options.items()}
+
+
+def parse_name(opts: Mapping[str, str], key: str, default: str | None, label: str,
+               what: str = "") -> str | None:
+    """An MQ object name (queue or queue manager), blanks around it ignored."""
+    value = opts.get(key)
+    if value is None:
+        return default
+    if not MQ_NAME.fullmatch(value.strip()):
+        raise MQOptionError(label, value, f"{what}{MQ_NAME_RULE}")
+    return value.strip()
+
+
+def parse_bool(opts: Mapping[str, str], key: str, default: bool, label: str | None = None) -> bool:
+    value = opts.get(key)
+    if value is None:
+        return default
+    lowered = str(value).strip().lower()
+    if lowered in ("true", "yes", "1"):
+        return True
+    if lowered in ("false", "no", "0"):
+        return False
+    raise MQOptionError(label or key, value, "true | false")
+
+
+def parse_int(opts: Mapping[str, str], key: str, default: int, low: int, high: int,
+              label: str | None = None) -> int:
+    number = parse_optional_int(opts, key, low, high, label)
+    return default if number is None else number
+
+
+def parse_optional_int(opts: Mapping[str, str], key: str, low: int, high: int,
+                       label: str | None = None) -> int | None:
+    value = opts.get(key)
+    if value is None:
+        return None
+    try:
+        number: int | None = int(str(value).strip())
+    except ValueError:
+        number = None
+    if number is None or not low <= number <= high:
+        raise MQOptionError(label or key, value, f"an integer from {low} to {high}")
+    return number
+
+
+def parse_choice(opts: Mapping[str, str], key: str, default: str, choices: tuple[str, ...],
+                 label: str | None = None) -> str:
+    """Case-insensitive choice; returns the canonical spelling from `choices`."""
+    value = opts.get(key)
+    if value is None:
+        return default
+    for choice in choices:
+        if str(value).strip().lower() == choice.lower():
+            return choice
+    raise MQOptionError(label or key, value, " | ".join(choices))
+
+
+# --- connection -----------------------------------------------------------------------------
+def parse_connection(options: Mapping[str, str]) -> ConnectionOptions:
+    opts = lower_keys(options)
+    transport = opts.get("transport", "auto").lower()
+    if transport not in TRANSPORTS:
+        raise MQOptionError("transport", opts.get("transport"), " | ".join(TRANSPORTS))
+    conn_name = opts.get("connname")
+    if conn_name is not None and not _CONN_NAME.match(conn_name):
+        raise MQOptionError("connName", conn_name,
+                            "host(port), comma-separated for multi-instance, e.g. localhost(1414)")
+    if conn_name is None and opts.get("ccdturl") is None:
+        raise MQOptionError("connName", None,
+                            "host(port) of the queue manager's listener, e.g. localhost(1414), "
+                            "or a ccdtUrl")
+    return ConnectionOptions(
+        queue_manager=parse_name(opts, "queuemanager", "QM1", "queueManager") or "QM1",
+        conn_name=conn_name.replace(" ", "") if conn_name else None,
+        channel=opts.get("channel", "DEV.APP.SVRCONN"),
+        user=opts.get("user"),
+        password=opts.get("password"),
+        transport=transport,
+        cipher_spec=opts.get("cipherspec"),
+        key_repository=opts.get("keyrepository"),
+        ccdt_url=opts.get("ccdturl"),
+        reconnect=parse_bool(opts, "reconnect", False),
+    )
+
+
+# --- reader ---------------------------------------------------------------------------------
+READ_DELIVERY = ("exactlyOnce", "atLeastOnce", "atMostOnce")
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    connection: ConnectionOptions
+    queue: str
+    selector: str | None = None
+    delivery: str = "exactlyOnce"
+    max_messages: int = 10000
+    max_bytes: int = 64 << 20
+    wait_interval_ms: int = 500
+    read_ahead: bool = True
+    backout_threshold: int | None = None   # None: the queue's BOTHRESH
+    backout_queue: str | None = None       # None: the queue's BOQNAME, else the DLQ
+    num_partitions: int = 2
+    prefetch: bool = True
+
+    @classmethod
+    def parse(cls, options: Mapping[str, str]) -> ReadOptions:
+        opts = lower_keys(options)
+        connection = parse_connection(opts)
+        queue = parse_name(opts, "queue", None, "queue", "the name of a local queue: ")
+        if queue is None:
+            raise MQOptionError("queue", None, f"the name of a local queue: {MQ_NAME_RULE}")
+        selector = opts.get("selector")
+        if selector is not None and not selector.strip():
+            raise MQOptionError("selector", selector,
+                                "a non-empty MQ selector, e.g. \"colour = 'red'\"")
+        delivery = parse_choice(opts, "delivery", "exactlyOnce", READ_DELIVERY)
+        read_ahead = parse_bool(opts, "readahead", True, "readAhead")
+        if "readahead" in opts and read_ahead and delivery != "atMostOnce":
+            raise MQOptionError("readAhead", opts["readahead"],
+                                "false, or true only with delivery atMostOnce (read-ahead works "
+                                "only outside syncpoint)")
+        return cls(
+            connection=connection,
+            queue=queue,
+            selector=selector.strip() if selector else None,
+            delivery=delivery,
+            max_messages=parse_int(opts, "maxmessagespertrigger", 10000, 1, _MAX_INT,
+                                   "maxMessagesPerTrigger"),
+            max_bytes=parse_int(opts, "maxbytespertrigger", 64 << 20, 1, _MAX_LONG,
+                                "maxBytesPerTrigger"),
+            wait_interval_ms=parse_int(opts, "waitintervalms", 500, 0, 3_600_000, "waitIntervalMs"),
+            read_ahead=read_ahead,
+            backout_threshold=parse_optional_int(opts, "backoutthreshold", 0, 999_999_999,
+                                                 "backoutThreshold"),
+            backout_queue=parse_name(opts, "backoutqueue", None, "backoutQueue",
+                                     "the name of a queue: "),
+            num_partitions=parse_int(opts, "numpartitions", 2, 1, 1024, "numPartitions"),
+            prefetch=parse_bool(opts, "prefetch", True),
+        )
+
+    @property
+    def exactly_once(self) -> bool:
+        return self.delivery == "exactlyOnce"
+
+    @property
+    def syncpoint(self) -> bool:
+        return self.delivery != "atMostOnce"
+
+
+# --- writer ---------------------------------------------------------------------------------
+PERSISTENCE = ("persistent", "nonPersistent", "asQueueDef")
+WRITE_DELIVERY = ("exactlyOnce", "atLeastOnce")
+CONTEXT = ("auto", "none")
+DEFAULT_STATE_QUEUE = "SPARK.MQ.WRITER.STATE"
+DEFAULT_COMMIT_EVERY = 2000
+DEFAULT_LARGE_MESSAGE_THRESHOLD = 4 * 1024 * 1024
+_MAX_MESSAGE = 100 * 1024 * 1024          # MQ's largest MAXMSGL
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    connection: ConnectionOptions
+    queue: str | None
+    persistence: str = "persistent"
+    async_put: bool = True
+    commit_every: int = DEFAULT_COMMIT_EVERY
+    commit_every_given: bool = False
+    delivery: str = "exactlyOnce"
+    segmentation: bool = True
+    large_message_threshold: int = DEFAULT_LARGE_MESSAGE_THRESHOLD
+    state_queue: str = DEFAULT_STATE_QUEUE
+    writer_id: str | None = None
+    context: str = "auto"
+
+    @property
+    def exactly_once(self) -> bool:
+        return self.delivery == "exactlyOnce"
+
+    @classmethod
+    def parse(cls, options: Mapping[str, str], streaming: bool) -> WriteOptions:
+        """Streams default to exactlyOnce; batch writes to atLeastOnce (a batch job has no
+        batch id to replay, only task retries, which exactlyOnce also covers when asked)."""
+        opts = lower_keys(options)
+        connection = parse_connection(opts)
+        writer_id = opts.get("writerid")
+        if writer_id is not None and not 1 <= len(writer_id.strip()) <= 200:
+            raise MQOptionError("writerId", writer_id, "a non-empty string of up to 200 characters")
+        return cls(
+            connection=connection,
+            queue=parse_name(opts, "queue", None, "queue"),
+            persistence=parse_choice(opts, "persistence", "persistent", PERSISTENCE),
+            async_put=parse_bool(opts, "asyncput", True, "asyncPut"),
+            commit_every=parse_int(opts, "commitevery", DEFAULT_COMMIT_EVERY, 1, 999_999_999,
+                                   "commitEvery"),
+            commit_every_given="commitevery" in opts,
+            delivery=parse_choice(opts, "delivery", "exactlyOnce" if streaming else "atLeastOnce",
+                                  WRITE_DELIVERY),
+            segmentation=parse_bool(opts, "segmentation", True),
+            large_message_threshold=parse_int(opts, "largemessagethreshold",
+                                              DEFAULT_LARGE_MESSAGE_THRESHOLD, 1, _MAX_MESSAGE,
+                                              "largeMessageThreshold"),
+            state_queue=parse_name(opts, "statequeue", DEFAULT_STATE_QUEUE, "stateQueue")
+            or DEFAULT_STATE_QUEUE,
+            writer_id=writer_id.strip() if writer_id else None,
+            context=parse_choice(opts, "context", "auto", CONTEXT),
+        )
+
+    def check_commit_every(self, max_uncommitted: int) -> WriteOptions:
+        """commitEvery against the queue manager's MAXUMSGS; the two extra messages in each
+        unit of work are the exactly-once marker taken and put back."""
+        room = max(1, max_uncommitted - 2)
+        if self.commit_every <= room:
+            return self
+        if self.commit_every_given:
+            raise MQOptionError("commitEvery", self.commit_every,
+                                f"an integer from 1 to {room} (below the queue manager's "
+                                f"MAXUMSGS {max_uncommitted})")
+        return replace(self, commit_every=room)

@@ -1,0 +1,43 @@
+"""spark.read.format("mq"): a browse of the queue (a snapshot; nothing is consumed)."""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from pyspark.sql.datasource import DataSourceReader, InputPartition
+from pyspark.sql.types import StructType
+
+from spark_mq.columns import to_record_batch
+from spark_mq.mq.connection import connect, load_ibmmq
+from spark_mq.mq.message import Message
+from spark_mq.options import ReadOptions
+from spark_mq.reader.rows import ARROW_CHUNK, arrow_schema, column_specs
+
+
+class MQBatchReader(DataSourceReader):
+    """spark.read.format("mq"): browses the queue (a snapshot; nothing is consumed)."""
+
+    def __init__(self, options: ReadOptions, schema: StructType):
+        self.options = options
+        self.schema = schema
+        self.specs = column_specs(schema)
+
+    def partitions(self) -> Sequence[InputPartition]:
+        return [InputPartition(0)]
+
+    def read(self, partition: InputPartition) -> Iterator:
+        from spark_mq.mq.browser import Browser
+        opts = self.options
+        ibmmq = load_ibmmq(opts.connection.transport)
+        browser = Browser(ibmmq, connect(opts.connection), opts.queue, opts.selector)
+        try:
+            schema = arrow_schema(self.schema)
+            chunk: list[Message] = []
+            for message in browser.messages():
+                chunk.append(message)
+                if len(chunk) >= ARROW_CHUNK:
+                    yield to_record_batch(chunk, opts.queue, self.specs, schema)
+                    chunk = []
+            if chunk:
+                yield to_record_batch(chunk, opts.queue, self.specs, schema)
+        finally:
+            browser.close()

@@ -1,0 +1,108 @@
+"""The stream reader's MQ connections: each a `ConnectionSlot` holding one Consumer, used only
+from its own thread (spark_mq.mq.worker), reconnecting when the connection is lost.
+
+Open slots are backed out at interpreter exit: ibmmq's QueueManager.__del__ would MQDISC,
+and MQDISC COMMITS open work (a held batch Spark may not have made durable yet)."""
+from __future__ import annotations
+
+import atexit
+import logging
+import weakref
+from concurrent.futures import Future
+
+from spark_mq.mq.connection import connect, load_ibmmq
+from spark_mq.mq.errors import MQConnectorError
+from spark_mq.mq.worker import ConnectionThread
+from spark_mq.mqi.constants import CMQC
+from spark_mq.options import ReadOptions
+
+log = logging.getLogger(__name__)
+# reasons after which the connection is gone (its unit of work backed out): reconnect
+_CONNECTION_LOST = {CMQC.MQRC_CONNECTION_BROKEN, CMQC.MQRC_HOBJ_ERROR, CMQC.MQRC_HCONN_ERROR,
+                    CMQC.MQRC_Q_MGR_NOT_AVAILABLE, CMQC.MQRC_Q_MGR_QUIESCING,
+                    CMQC.MQRC_Q_MGR_STOPPING, CMQC.MQRC_CONNECTION_QUIESCING,
+                    CMQC.MQRC_CONNECTION_STOPPING, CMQC.MQRC_HOST_NOT_AVAILABLE}
+
+
+def connection_lost(exc: Exception) -> bool:
+    return getattr(exc, "reason", None) in _CONNECTION_LOST
+
+
+class ConnectionSlot:
+    """One MQ connection (a Consumer), used only from its own thread (spark_mq.mq.worker)."""
+
+    def __init__(self, options: ReadOptions, index: int):
+        self.options = options
+        self.thread = ConnectionThread(f"spark-mq-reader-{index}")
+        self.consumer = None
+        self.closed = False
+
+    def _open(self):
+        if self.consumer is None:
+            from spark_mq.mq.consumer import Consumer
+            opts = self.options
+            ibmmq = load_ibmmq(opts.connection.transport)
+            qmgr = connect(opts.connection)
+            try:
+                self.consumer = Consumer(
+                    ibmmq, qmgr, opts.queue, selector=opts.selector, syncpoint=opts.syncpoint,
+                    read_ahead=opts.read_ahead and not opts.syncpoint,
+                    backout_threshold=opts.backout_threshold, backout_queue=opts.backout_queue)
+            except Exception:
+                try:
+                    qmgr.disconnect()
+                except Exception:  # noqa: BLE001
+                    pass
+                raise
+        return self.consumer
+
+    def submit(self, action) -> Future:
+        return self.thread.submit(lambda: action(self._open()))
+
+    def call(self, action):
+        return self.submit(action).result()
+
+    def call_retrying(self, action):
+        """action(consumer); once more on a new connection if the connection broke (a broken
+        connection backed its unit of work out, so starting again is safe)."""
+        try:
+            return self.call(action)
+        except MQConnectorError as exc:
+            if not connection_lost(exc):
+                raise
+            log.warning("connection to the queue manager lost (%s); reconnecting", exc)
+            self.reset()
+            return self.call(action)
+
+    def _close_consumer(self) -> None:
+        if self.consumer is not None:
+            consumer, self.consumer = self.consumer, None
+            try:
+                consumer.close()  # backs out first: MQDISC alone would commit
+            except Exception:  # noqa: BLE001 - it may be broken already
+                pass
+
+    def reset(self, timeout: float | None = None) -> None:
+        self.thread.run(self._close_consumer, timeout)
+
+    def close(self, timeout: float | None = None) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self.reset(timeout)
+        finally:
+            self.thread.stop()
+
+
+live_slots: weakref.WeakSet[ConnectionSlot] = weakref.WeakSet()
+
+
+@atexit.register
+def _back_out_on_exit() -> None:
+    # MQDISC (ibmmq's QueueManager.__del__ at exit) would COMMIT held batches: back out first
+    for slot in list(live_slots):
+        try:
+            slot.close(timeout=10)
+        except Exception:  # noqa: BLE001 - best effort at interpreter exit
+            pass
