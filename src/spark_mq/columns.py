@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spark_mq.errors import MQOptionError
+from spark_mq.mq.errors import MQOptionError
 from spark_mq.mq.column_table import COLUMNS
 from spark_mq.mq.message import MD_INDEX, Message
 from spark_mq.mq.properties import as_text
@@ -163,10 +163,10 @@ def convert_property(value: Any, kind: str) -> Any:
             bits = _INT_RANGES[kind]
             return number if -(1 << (bits - 1)) <= number < (1 << (bits - 1)) else None
         if kind in ("float", "double"):
-            number = float(value)
-            if kind == "float" and math.isfinite(number) and abs(number) > 3.4028235e38:
+            real = float(value)
+            if kind == "float" and math.isfinite(real) and abs(real) > 3.4028235e38:
                 return None  # does not fit a float
-            return number
+            return real
         if kind == "timestamp":
             # JMS-style epoch milliseconds, or ISO-8601 text
             if isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -93,6 +93,7 @@ class _MQWriter:
     def _write(self, batches: Iterator) -> MQWriteResult:
         from pyspark import TaskContext
         context = TaskContext.get()
+        assert context is not None, "write() runs in a Spark task"
         batch_id = int(context.getLocalProperty(BATCH_ID_PROPERTY) or 0)
         writer_id = (self.options.writer_id or context.getLocalProperty(QUERY_ID_PROPERTY)
                      or self.job_id)

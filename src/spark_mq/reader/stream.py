@@ -344,6 +344,8 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             self._settled_seq = seq
 
     def _commit_held(self, held: _HeldBatch) -> None:
+        if held.slot is None:
+            return      # nothing of it is held in an open unit of work
         try:
             held.slot.call(lambda c: c.commit())
         except MQConnectorError as exc:
@@ -375,7 +377,8 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return {"queue": self.options.queue, "queueDepth": depth, "seq": self._last_seq}
 
     # --- executors ----------------------------------------------------------------------
-    def read(self, partition: MessagesPartition) -> Iterator:
+    def read(self, partition: InputPartition) -> Iterator:
+        assert isinstance(partition, MessagesPartition)
         yield from record_batches(partition.messages, self.options.queue, self.specs,
                                    arrow_schema(self.schema))
 

@@ -1,0 +1,78 @@
+"""Spark finds format("mq") by itself (pyspark_mq.DefaultSource, no register() call) however
+the package is installed: the editable install the README uses, run from a folder outside
+the repository, and a wheel installed into a fresh virtual environment. Each runs a real
+Spark job in a child process that reads a real queue through format("mq")."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from support import PROJECT_ROOT, put_messages, reader_options
+
+pytestmark = [pytest.mark.spark, pytest.mark.timeout(600)]
+
+JOB = r'''
+import json, os, sys
+import spark_mq
+from pyspark.sql import SparkSession
+options = json.loads(sys.argv[1])
+spark = (SparkSession.builder.master("local[1]").appName("discovery")
+         .config("spark.ui.enabled", "false").getOrCreate())
+spark.sparkContext.setLogLevel("ERROR")
+rows = spark.read.format("mq").options(**options).load().select("payload").collect()
+print("RESULT " + json.dumps({"payloads": sorted(r.payload.decode() for r in rows),
+                              "spark_mq": spark_mq.__file__}), flush=True)
+spark.stop()
+'''
+
+
+def run_job(python: str, cwd: Path, options: dict) -> dict:
+    script = cwd / "discovery_job.py"
+    script.write_text(JOB)
+    env = dict(os.environ, PYSPARK_PYTHON=python, PYSPARK_DRIVER_PYTHON=python)
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run([python, str(script), json.dumps(options)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+    results = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+    assert results, done.stdout[-2000:] + done.stderr[-4000:]
+    return json.loads(results[-1][len("RESULT "):])
+
+
+@pytest.fixture
+def queue_with_three(qm, conn, make_queue):
+    queue = make_queue()
+    put_messages(conn, queue, [b"a", b"b", b"c"])
+    return queue
+
+
+def test_editable_install_is_discovered_from_a_folder_outside_the_repository(
+        qm, queue_with_three, tmp_path):
+    result = run_job(sys.executable, tmp_path, reader_options(qm, queue_with_three))
+    assert result["payloads"] == ["a", "b", "c"]
+    assert result["spark_mq"].startswith(os.path.join(PROJECT_ROOT, "src"))
+
+
+def test_wheel_installed_in_a_fresh_environment_is_discovered(qm, queue_with_three, tmp_path):
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(wheels), PROJECT_ROOT], check=True, timeout=300)
+    [wheel] = wheels.glob("spark_mq-*.whl")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    # the dependencies (pyspark, ibmmq, pyarrow) come from this environment's site-packages,
+    # added as a plain path: its .pth files (our editable install among them) are not read
+    Path(site, "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", python, "install", "--no-deps",
+                    "-q", str(wheel)], check=True, timeout=300)
+    result = run_job(python, tmp_path, reader_options(qm, queue_with_three))
+    assert result["payloads"] == ["a", "b", "c"]
+    assert result["spark_mq"].startswith(site)
