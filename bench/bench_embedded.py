@@ -128,7 +128,8 @@ def _keep_best(best: dict[str, float], run: dict[str, float]) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--messages", type=int, default=20000, help="messages per loop (default 20000)")
     parser.add_argument("--rounds", type=int, default=2,
                         help="alternate embedded and ceiling runs this many times and keep each "
@@ -149,7 +150,8 @@ def main() -> int:
     ceiling: dict[str, float] = {}
     for _ in range(args.rounds):
         with tempfile.TemporaryDirectory() as data_dir, \
-                embedded.EmbeddedQueueManager(data_dir, mqsc="DEFINE QLOCAL(BENCH.Q) MAXDEPTH(999999999)\n") as qm:
+                embedded.EmbeddedQueueManager(
+                    data_dir, mqsc="DEFINE QLOCAL(BENCH.Q) MAXDEPTH(999999999)\n") as qm:
             _keep_best(measured, side_process("embedded", qm.conn_name, args.messages))
         _keep_best(ceiling, side_process("null", "127.0.0.1(1)", args.messages))
 

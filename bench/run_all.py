@@ -72,7 +72,8 @@ def run_script(script: str, quick: bool, timeout: float) -> Result:
                                  cwd=os.path.dirname(BENCH_DIR))
         output, code = process.stdout + process.stderr, process.returncode
     except subprocess.TimeoutExpired as exc:
-        output = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        stdout = exc.stdout or b""
+        output = stdout.decode(errors="replace") if isinstance(stdout, bytes) else stdout
         output += f"\n(timed out after {timeout:.0f} s)"
         code = -1
     seconds = time.monotonic() - started
@@ -83,8 +84,8 @@ def run_script(script: str, quick: bool, timeout: float) -> Result:
     if quick and "unrecognized arguments: --quick" in output:
         tail = f"{os.path.basename(script)} does not accept --quick (see the convention in bench/README.md)"
     if code != 0 or not reports:
-        print(f"    FAILED (exit {code}); last lines:\n" + "\n".join("      " + l for l in tail.splitlines()),
-              flush=True)
+        shown = "\n".join("      " + line for line in tail.splitlines())
+        print(f"    FAILED (exit {code}); last lines:\n{shown}", flush=True)
     return Result(os.path.basename(script), code, seconds, reports, tail)
 
 
@@ -132,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="pass --quick to every benchmark (small runs)")
     parser.add_argument("--only", help="comma-separated names, e.g. reader,writer (bench_<name>.py)")
-    parser.add_argument("--timeout", type=float, default=3600.0, help="per-script timeout in seconds (default: 3600)")
+    parser.add_argument("--timeout", type=float, default=3600.0,
+                        help="per-script timeout in seconds (default: 3600)")
     parser.add_argument("--json", help="also write all reports to this JSON file")
     parser.add_argument("--dir", default=BENCH_DIR, help=argparse.SUPPRESS)  # for run_all's own test
     args = parser.parse_args(argv)

@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spark_mq.mq.errors import MQOptionError
 from spark_mq.mq.column_table import COLUMNS
+from spark_mq.mq.errors import MQOptionError
 from spark_mq.mq.message import MD_INDEX, Message
 from spark_mq.mq.properties import as_text
 
