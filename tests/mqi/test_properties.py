@@ -89,7 +89,7 @@ def test_property_error_carries_reason_and_names_property_and_value():
     prop = Property("colour", T.MQTYPE_STRING, "abc")
     with pytest.raises(PropertyError) as info:
         convert_for_inquiry(prop, T.MQTYPE_INT32, True)
-    assert info.value.reason == NUMBER_ERR == 2472
+    assert info.value.reason == NUMBER_ERR
     assert "colour" in str(info.value) and "'abc'" in str(info.value)
     assert "MQRC_PROP_NUMBER_FORMAT_ERROR" in str(info.value)
     with pytest.raises(PropertyError) as info:
@@ -518,7 +518,8 @@ def test_rfh2_header_layout():
     props = [Property("colour", T.MQTYPE_STRING, "red"), Property("JMSType", T.MQTYPE_STRING, "t"),
              Property("JMSPriority", T.MQTYPE_INT32, 4), Property("n", T.MQTYPE_NULL, None)]
     data = encode_rfh2(props, 0x111, 819, b"MQSTR")
-    (struc_id, version, struc_len, encoding, ccsid, fmt, flags, nv_ccsid) = struct.unpack("=4s4i8s2i", data[:36])
+    (struc_id, version, struc_len, encoding, ccsid, fmt, flags, nv_ccsid) = struct.unpack(
+        "=4s4i8s2i", data[:36])
     assert (struc_id, version, struc_len) == (b"RFH ", 2, len(data))
     assert (encoding, ccsid, fmt, flags, nv_ccsid) == (0x111, 819, b"MQSTR   ", 0, 1208)
     assert len(data) % 4 == 0
@@ -715,9 +716,18 @@ GOOD = rfh2_with(b"<usr><a>1</a></usr>")
     rfh2_with(b"<usr><a>1</a></usr>", pad=False)[:-1],            # data cut inside a folder
 ])
 def test_malformed_rfh2(data):
-    assert reason_of(decode_rfh2, data) == RFH_ERR == 2334
+    assert reason_of(decode_rfh2, data) == RFH_ERR
 
 
 def test_unpadded_folders_and_blank_folders_are_accepted():
-    assert decode_rfh2(rfh2_with(b"<usr><a>1</a></usr>", pad=False))[0] == [Property("a", T.MQTYPE_STRING, "1")]
+    assert (decode_rfh2(rfh2_with(b"<usr><a>1</a></usr>", pad=False))[0]
+            == [Property("a", T.MQTYPE_STRING, "1")])
     assert decode_rfh2(rfh2_with(b"    "))[0] == []
+
+
+def test_decode_rfh2_result_has_named_fields():
+    data = encode_rfh2([Property("a", T.MQTYPE_INT32, 1)], 0x111, 819, CMQC.MQFMT_STRING)
+    decoded = decode_rfh2(data + b"body")
+    assert decoded.properties == [Property("a", T.MQTYPE_INT32, 1)]
+    assert (decoded.rest, decoded.encoding, decoded.ccsid, decoded.format) == (
+        b"body", 0x111, 819, CMQC.MQFMT_STRING)

@@ -420,3 +420,17 @@ def test_compiled_selector_is_reusable_across_messages():
     messages = [{"colour": "red", "weight": 3}, {"colour": "red", "weight": 2},
                 {"colour": "blue", "weight": 9}, {"weight": 9}, {"colour": "red", "weight": 2.6}]
     assert [selector.matches(m.get) for m in messages] == [True, False, False, False, True]
+
+
+def test_selection_string_given_as_utf8_bytes():
+    assert compile_selector("colour = 'rød'".encode()).matches({"colour": "rød"}.get)
+    assert compile_selector(bytearray(b"  ")).always_true
+    with pytest.raises(SelectorError) as info:
+        compile_selector(b"colour = '\xff'")
+    assert (info.value.reason, info.value.position) == (TOO_LONG, 10)
+
+
+def test_names_other_modules_import_from_the_selector_package():
+    from spark_mq.mqi.selector import MQMD_PREFIX, Lookup, Selector  # noqa: F401
+    assert MQMD_PREFIX == "Root.MQMD."
+    assert compile_selector("Root.MQMD.Priority > 4").names == {"Root.MQMD.Priority"}

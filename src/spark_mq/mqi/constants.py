@@ -1,7 +1,9 @@
-"""MQI constants for the embedded queue manager, taken from the installed ibmmq package.
+"""The MQI constants (CMQC) and reason-code names, taken from the installed ibmmq package.
 
-The constants file ships inside `ibmmq` as plain Python; it is loaded by path so that the
-embedded server never imports `ibmmq` itself (which would load, or need, an `ibmmqc`).
+`CMQC` is IBM's own constants file, shipped inside `ibmmq` as plain Python. It is loaded by
+path so that neither side has to import `ibmmq` itself, which would load (and need) its C
+extension `ibmmqc`. `REASON_NAMES` / `reason_name` turn an MQRC number back into its name for
+messages.
 """
 from __future__ import annotations
 
@@ -9,26 +11,42 @@ import importlib.util
 import os
 import types
 
+# Always the Linux x64 definitions: the embedded queue manager packs the MQI structures in that
+# layout (see structs.py), whatever machine it runs on.
+_CMQC_FILE = "_CMQC_linux_x64.py"
+
 
 def _load_cmqc() -> types.ModuleType:
     spec = importlib.util.find_spec("ibmmq")
     if spec is None or not spec.submodule_search_locations:
         raise ImportError("the ibmmq package is required (pip install ibmmq)")
-    path = os.path.join(list(spec.submodule_search_locations)[0], "_CMQC_linux_x64.py")
+    path = os.path.join(list(spec.submodule_search_locations)[0], _CMQC_FILE)
     module_spec = importlib.util.spec_from_file_location("_spark_mq_cmqc", path)
+    if module_spec is None or module_spec.loader is None:
+        raise ImportError(f"cannot load the MQI constants from {path}")
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
     return module
 
 
-CMQC = _load_cmqc()
+#: IBM's CMQC module. Its thousands of constants are only known once the file is loaded, so
+#: every attribute is `Any` to the type checker (ModuleType's __getattr__); modules that keep a
+#: constant annotate it with its real type (int, or bytes for StrucIds and formats).
+CMQC: types.ModuleType = _load_cmqc()
+
+
+def _reason_names() -> dict[int, str]:
+    names: dict[int, str] = {}
+    for name, value in vars(CMQC).items():
+        if name.startswith("MQRC_") and isinstance(value, int):
+            names.setdefault(value, name)  # the first name wins where CMQC has aliases
+    return names
+
 
 #: reason code number -> "MQRC_..." name
-REASON_NAMES: dict[int, str] = {}
-for _name, _value in vars(CMQC).items():
-    if _name.startswith("MQRC_") and isinstance(_value, int):
-        REASON_NAMES.setdefault(_value, _name)
+REASON_NAMES: dict[int, str] = _reason_names()
 
 
 def reason_name(reason: int) -> str:
+    """The MQRC_* name of a reason code, or "MQRC_<number>" for one CMQC does not define."""
     return REASON_NAMES.get(reason, f"MQRC_{reason}")

@@ -5,11 +5,13 @@ canonical name (see `validate_name`), `type` a CMQC.MQTYPE_* value and `value` a
 (bool, int, float, str, bytes, or None for MQTYPE_NULL). This module holds the rules that do not
 depend on any server state: name validation, MQSETMP value coercion, MQINQMP type conversion and
 wildcard matching, the MAXPROPL size, and the MQRFH2 form used when properties travel in the
-message body.
+message body (`encode_rfh2` / `decode_rfh2`). Failures raise `PropertyError` with the MQRC.
 
 Sources: IBM MQ docs "Property names", "Property name restrictions", "MQSETMP", "MQINQMP",
 "Message properties and message length", "Mapping property data types to MQRFH2 data types",
-"MQRFH2" / "NameValueData", and reason codes 2442, 2470, 2472, 2473, 2513.
+"MQRFH2" / "NameValueData", and the reason codes MQRC_PROPERTY_NAME_ERROR,
+MQRC_PROP_CONV_NOT_SUPPORTED, MQRC_PROP_NUMBER_FORMAT_ERROR, MQRC_PROPERTY_TYPE_ERROR and
+MQRC_PROPERTY_NAME_LENGTH_ERR.
 
 Choices where the docs leave room (each one is marked where it is made):
   * Canonical names follow what MQINQMP returns: "usr." is dropped, "jms.*"/"mcd.Type" become the
@@ -33,8 +35,9 @@ import math
 import re
 import struct
 import unicodedata
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, TypeAlias, cast
 
 from spark_mq.mqi.constants import CMQC, reason_name
 
@@ -43,20 +46,30 @@ MQFMT_RF_HEADER_2: bytes = CMQC.MQFMT_RF_HEADER_2  # b"MQHRF2  "
 NAME_VALUE_CCSID = 1208  # UTF-8: the CCSID this module writes NameValueData in
 
 _T = CMQC  # short alias for the MQTYPE_* names below
-_KNOWN_TYPES = frozenset({_T.MQTYPE_NULL, _T.MQTYPE_BOOLEAN, _T.MQTYPE_BYTE_STRING, _T.MQTYPE_INT8,
-                          _T.MQTYPE_INT16, _T.MQTYPE_INT32, _T.MQTYPE_INT64, _T.MQTYPE_FLOAT32,
-                          _T.MQTYPE_FLOAT64, _T.MQTYPE_STRING})
-_INT_BITS = {_T.MQTYPE_INT8: 8, _T.MQTYPE_INT16: 16, _T.MQTYPE_INT32: 32, _T.MQTYPE_INT64: 64}
+_KNOWN_TYPES: frozenset[int] = frozenset({
+    _T.MQTYPE_NULL, _T.MQTYPE_BOOLEAN, _T.MQTYPE_BYTE_STRING, _T.MQTYPE_INT8, _T.MQTYPE_INT16,
+    _T.MQTYPE_INT32, _T.MQTYPE_INT64, _T.MQTYPE_FLOAT32, _T.MQTYPE_FLOAT64, _T.MQTYPE_STRING})
+_INT_BITS: dict[int, int] = {_T.MQTYPE_INT8: 8, _T.MQTYPE_INT16: 16, _T.MQTYPE_INT32: 32,
+                             _T.MQTYPE_INT64: 64}
 # Value sizes "as passed into MQSETMP" (its ValueLength rules), used for MAXPROPL.
-_FIXED_SIZE = {_T.MQTYPE_NULL: 0, _T.MQTYPE_BOOLEAN: 4, _T.MQTYPE_INT8: 1, _T.MQTYPE_INT16: 2,
-               _T.MQTYPE_INT32: 4, _T.MQTYPE_INT64: 8, _T.MQTYPE_FLOAT32: 4, _T.MQTYPE_FLOAT64: 8}
+_FIXED_SIZE: dict[int, int] = {
+    _T.MQTYPE_NULL: 0, _T.MQTYPE_BOOLEAN: 4, _T.MQTYPE_INT8: 1, _T.MQTYPE_INT16: 2,
+    _T.MQTYPE_INT32: 4, _T.MQTYPE_INT64: 8, _T.MQTYPE_FLOAT32: 4, _T.MQTYPE_FLOAT64: 8}
+
+
+#: A property value as stored: bool, int, float, str, bytes, or None for MQTYPE_NULL.
+PropertyValue: TypeAlias = bool | int | float | str | bytes | None
 
 
 @dataclass(frozen=True)
 class Property:
+    """One message property: canonical name, CMQC.MQTYPE_* type and the value of that type."""
+
     name: str
     type: int
-    value: Any
+    # The Python type follows `type` (str for MQTYPE_STRING, ...), so code that has checked
+    # `type` casts the value instead of testing it again.
+    value: PropertyValue
 
 
 def _show(value: Any) -> str:
@@ -139,10 +152,11 @@ def _check_reserved(name: str, shown: str) -> None:
 def validate_name(name: str | bytes) -> str:
     """Check a property name against MQ's rules and return its canonical form."""
     if isinstance(name, (bytes, bytearray)):  # ibmmq passes names as UTF-8 bytes
+        raw = bytes(name)
         try:
-            name = bytes(name).decode("utf-8")
+            name = raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise _name_error(bytes(name).decode("utf-8", "replace"), "not valid UTF-8") from None
+            raise _name_error(raw.decode("utf-8", "replace"), "not valid UTF-8") from None
     if not name or len(name) > CMQC.MQ_MAX_PROPERTY_NAME_LENGTH:
         raise _length_error(name)
     _check_syntax(name)
@@ -215,10 +229,11 @@ def _type_error(what: str) -> PropertyError:
 
 
 def _to_float32(value: float) -> float:
-    return struct.unpack("=f", struct.pack("=f", value))[0]  # OverflowError if out of range
+    single: float = struct.unpack("=f", struct.pack("=f", value))[0]  # OverflowError if out of range
+    return single
 
 
-def coerce_value(type_: int, value: Any, length: int, *, name: str = "") -> Any:
+def coerce_value(type_: int, value: Any, length: int, *, name: str = "") -> PropertyValue:
     """The value MQSETMP stores for `value` of MQTYPE `type_` with ValueLength `length`.
 
     For the fixed-size types ibmmq's C layer supplies the length itself, so `length` is only
@@ -286,8 +301,8 @@ _INT_TEXT = re.compile(r" *([+-]?[0-9]+)")
 _FLOAT_TEXT = re.compile(r" *([+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)")
 
 
-def _from_string(prop: Property, target: int) -> Any:
-    text = prop.value
+def _from_string(prop: Property, target: int) -> PropertyValue:
+    text = cast(str, prop.value)  # the caller checked that prop.type is MQTYPE_STRING
 
     def bad() -> PropertyError:
         return PropertyError(CMQC.MQRC_PROP_NUMBER_FORMAT_ERROR,
@@ -311,8 +326,8 @@ def _from_string(prop: Property, target: int) -> Any:
 
 
 # (stored type, requested type) -> converter, from MQINQMP's "supported conversions" table.
-_INTS = (_T.MQTYPE_INT8, _T.MQTYPE_INT16, _T.MQTYPE_INT32, _T.MQTYPE_INT64)
-_CONVERSIONS: dict[tuple[int, int], Any] = {
+_INTS: tuple[int, ...] = (_T.MQTYPE_INT8, _T.MQTYPE_INT16, _T.MQTYPE_INT32, _T.MQTYPE_INT64)
+_CONVERSIONS: dict[tuple[int, int], Callable[[Any], PropertyValue]] = {
     (_T.MQTYPE_BOOLEAN, _T.MQTYPE_STRING): lambda v: "TRUE" if v else "FALSE",
     (_T.MQTYPE_BYTE_STRING, _T.MQTYPE_STRING): lambda v: v.hex().upper(),
     (_T.MQTYPE_FLOAT32, _T.MQTYPE_STRING): lambda v: _float_text(v, _T.MQTYPE_FLOAT32),
@@ -327,7 +342,8 @@ for _i, _src in enumerate(_INTS):
 del _i, _src, _dst
 
 
-def convert_for_inquiry(prop: Property, requested_type: int, convert: bool) -> tuple[int, Any]:
+def convert_for_inquiry(prop: Property, requested_type: int,
+                        convert: bool) -> tuple[int, PropertyValue]:
     """MQINQMP's (Type, Value) for `prop` when the caller asks for `requested_type`;
     `convert` is whether MQIMPO_CONVERT_TYPE was given."""
     if requested_type in (CMQC.MQTYPE_AS_SET, prop.type):
@@ -350,9 +366,9 @@ def properties_length(props: list[Property]) -> int:
     for prop in props:
         total += len(prop.name.encode("utf-8"))
         if prop.type == CMQC.MQTYPE_STRING:
-            total += len(prop.value.encode("utf-8"))
+            total += len(cast(str, prop.value).encode("utf-8"))
         elif prop.type == CMQC.MQTYPE_BYTE_STRING:
-            total += len(prop.value)
+            total += len(cast(bytes, prop.value))
         else:
             total += _FIXED_SIZE[prop.type]
     return total
@@ -360,10 +376,12 @@ def properties_length(props: list[Property]) -> int:
 
 # --------------------------------------------------------------------------- MQRFH2
 
-_DT = {_T.MQTYPE_BOOLEAN: "boolean", _T.MQTYPE_BYTE_STRING: "bin.hex", _T.MQTYPE_INT8: "i1",
-       _T.MQTYPE_INT16: "i2", _T.MQTYPE_INT32: "i4", _T.MQTYPE_INT64: "i8",
-       _T.MQTYPE_FLOAT32: "r4", _T.MQTYPE_FLOAT64: "r8"}  # MQTYPE_STRING: no dt attribute
-_TYPE_OF_DT = {dt: t for t, dt in _DT.items()} | {"string": _T.MQTYPE_STRING, "int": _T.MQTYPE_INT64}
+_DT: dict[int, str] = {  # MQTYPE_STRING: no dt attribute
+    _T.MQTYPE_BOOLEAN: "boolean", _T.MQTYPE_BYTE_STRING: "bin.hex", _T.MQTYPE_INT8: "i1",
+    _T.MQTYPE_INT16: "i2", _T.MQTYPE_INT32: "i4", _T.MQTYPE_INT64: "i8",
+    _T.MQTYPE_FLOAT32: "r4", _T.MQTYPE_FLOAT64: "r8"}
+_TYPE_OF_DT: dict[str, int] = ({dt: t for t, dt in _DT.items()}
+                               | {"string": _T.MQTYPE_STRING, "int": _T.MQTYPE_INT64})
 # MQRFH2 fixed part: StrucId, Version, StrucLength, Encoding, CodedCharSetId, Format, Flags,
 # NameValueCCSID (36 bytes); the byte-order character is added when packing.
 _HEADER_FMT = "4s4i8s2i"
@@ -389,22 +407,22 @@ def _element_text(prop: Property) -> str:
         dt = _DT.get(prop.type)
         attrs = f" dt='{dt}'" if dt else ""
         if prop.type == CMQC.MQTYPE_STRING:
-            body = _escape(prop.value)
+            body = _escape(cast(str, prop.value))
         elif prop.type == CMQC.MQTYPE_BYTE_STRING:
-            body = prop.value.hex().upper()
+            body = cast(bytes, prop.value).hex().upper()
         elif prop.type == CMQC.MQTYPE_BOOLEAN:
             body = "1" if prop.value else "0"
         elif prop.type in _INT_BITS:
             body = str(prop.value)
         else:
-            body = _float_text(prop.value, prop.type)
+            body = _float_text(cast(float, prop.value), prop.type)
     return ("".join(f"<{g}>" for g in groups) + f"<{leaf}{attrs}>{body}</{leaf}>"
             + "".join(f"</{g}>" for g in reversed(groups)))
 
 
-def encode_rfh2(props: list[Property], encoding: int, ccsid: int, fmt: bytes) -> bytes:
+def encode_rfh2(props: list[Property], encoding: int, ccsid: int, fmt: bytes | str) -> bytes:
     """An MQRFH2 (version 2) carrying `props`; Encoding/CodedCharSetId/Format describe the body
-    that the caller appends after it."""
+    that the caller appends after it (`fmt` as bytes, or as ASCII text)."""
     if isinstance(fmt, str):
         fmt = fmt.encode("ascii")
     if len(fmt) > 8:
@@ -414,7 +432,7 @@ def encode_rfh2(props: list[Property], encoding: int, ccsid: int, fmt: bytes) ->
         loc = _location(prop.name)
         if loc is not None:  # MQMD-only properties travel in the MQMD, not the RFH2
             folders[loc[0]].append(_element_text(prop))
-    parts = []
+    parts: list[bytes] = []
     for folder, elements in folders.items():
         if elements:
             data = f"<{folder}>{''.join(elements)}</{folder}>".encode()
@@ -432,7 +450,7 @@ def _rfh_error(why: str) -> PropertyError:
 
 
 # NameValueCCSIDs read; 0 (queue manager's CCSID) is taken as UTF-8, the embedded QM's choice.
-_NV_CODECS = {0: "utf-8", 1208: "utf-8", 819: "latin-1", 1200: "utf-16", 13488: "utf-16",
+_NV_CODECS: dict[int, str] = {0: "utf-8", 1208: "utf-8", 819: "latin-1", 1200: "utf-16", 13488: "utf-16",
               17584: "utf-16"}
 _TAG = re.compile(r"<(/?)([^\s<>/=&'\"]+)((?:\s+[^\s<>/=]+\s*=\s*(?:'[^']*'|\"[^\"]*\"))*)\s*(/?)>")
 _ATTR = re.compile(r"([^\s<>/=]+)\s*=\s*(?:'([^']*)'|\"([^\"]*)\")")
@@ -441,7 +459,7 @@ _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 
 
 def _unescape(text: str) -> str:
-    def ref(match: re.Match) -> str:
+    def ref(match: re.Match[str]) -> str:
         key = match.group(1)
         if key in _NAMED:
             return _NAMED[key]
@@ -452,17 +470,33 @@ def _unescape(text: str) -> str:
     return _ENTITY.sub(ref, text)
 
 
-def _parse_folder(text: str) -> tuple[str, list[tuple[list[str], dict[str, str], str]]]:
-    """Folder name and its leaf elements as (path below the folder, attributes, text)."""
-    stack: list[list] = []  # open elements: [tag, attributes, text chunks, has child elements]
-    leaves: list[tuple[list[str], dict[str, str], str]] = []
+class _Leaf(NamedTuple):
+    """An element of an RFH2 folder that holds a value rather than other elements."""
+
+    path: list[str]         # element names below the folder element
+    attrs: dict[str, str]
+    text: str               # still escaped
+
+
+@dataclass
+class _OpenElement:
+    tag: str
+    attrs: dict[str, str]
+    chunks: list[str] = field(default_factory=list)     # its text so far
+    has_children: bool = False
+
+
+def _parse_folder(text: str) -> tuple[str, list[_Leaf]]:
+    """Folder name and its leaf elements."""
+    stack: list[_OpenElement] = []
+    leaves: list[_Leaf] = []
     folder, pos = None, 0
     while pos < len(text):
         if text[pos] != "<":
             end = text.find("<", pos)
             end = len(text) if end < 0 else end
             if stack:
-                stack[-1][2].append(text[pos:end])
+                stack[-1].chunks.append(text[pos:end])
             elif text[pos:end].strip():
                 raise _rfh_error(f"text outside the folder element: {text[pos:end]!r}")
             pos = end
@@ -473,34 +507,35 @@ def _parse_folder(text: str) -> tuple[str, list[tuple[list[str], dict[str, str],
         closing, tag, raw_attrs, empty = match.groups()
         pos = match.end()
         if closing:
-            if raw_attrs or empty or not stack or stack[-1][0] != tag:
+            if raw_attrs or empty or not stack or stack[-1].tag != tag:
                 raise _rfh_error(f"unexpected </{tag}>")
-            name, attrs, chunks, has_children = stack.pop()
-            if has_children:
-                if "".join(chunks).strip():
-                    raise _rfh_error(f"<{name}> mixes text and elements")
+            closed = stack.pop()
+            if closed.has_children:
+                if "".join(closed.chunks).strip():
+                    raise _rfh_error(f"<{closed.tag}> mixes text and elements")
             elif stack:
-                leaves.append(([f[0] for f in stack[1:]] + [name], attrs, "".join(chunks)))
+                leaves.append(_Leaf([f.tag for f in stack[1:]] + [closed.tag], closed.attrs,
+                                    "".join(closed.chunks)))
             continue
         if folder is not None and not stack:
             raise _rfh_error("more than one element at the top of a folder")
         attrs = {m.group(1): _unescape(m.group(2) if m.group(2) is not None else m.group(3))
                  for m in _ATTR.finditer(raw_attrs)}
         if stack:
-            stack[-1][3] = True
+            stack[-1].has_children = True
         if folder is None:
             folder = tag
         if empty:
             if stack:
-                leaves.append(([f[0] for f in stack[1:]] + [tag], attrs, ""))
+                leaves.append(_Leaf([f.tag for f in stack[1:]] + [tag], attrs, ""))
         else:
-            stack.append([tag, attrs, [], False])
+            stack.append(_OpenElement(tag, attrs))
     if folder is None or stack:
         raise _rfh_error(f"folder is empty or not closed: {text[:60]!r}")
     return folder, leaves
 
 
-def _typed_value(path: list[str], attrs: dict[str, str], text: str) -> tuple[int, Any]:
+def _typed_value(path: list[str], attrs: dict[str, str], text: str) -> tuple[int, PropertyValue]:
     if attrs.get("xsi:nil") == "true":
         return CMQC.MQTYPE_NULL, None
     # Types MQ does not map (e.g. dt='date') are kept as their text, as MQINQMP returns them.
@@ -525,7 +560,18 @@ def _typed_value(path: list[str], attrs: dict[str, str], text: str) -> tuple[int
         raise _rfh_error(f"{'.'.join(path)}: {_show(value)} is not a valid {attrs.get('dt')}") from None
 
 
-def decode_rfh2(data: bytes) -> tuple[list[Property], bytes, int, int, bytes]:
+class DecodedRFH2(NamedTuple):
+    """What `decode_rfh2` returns: the properties, then the data after the MQRFH2 and the
+    Encoding, CodedCharSetId and Format the MQRFH2 gives for that data."""
+
+    properties: list[Property]
+    rest: bytes
+    encoding: int
+    ccsid: int
+    format: bytes
+
+
+def decode_rfh2(data: bytes) -> DecodedRFH2:
     """Parse the MQRFH2 at the start of `data`: (properties, rest of the data, and the Encoding,
     CodedCharSetId and Format of that rest). Only the folders encode_rfh2 writes are read."""
     if len(data) < _HEADER_SIZE or data[:4] != RFH2_STRUC_ID:
@@ -567,4 +613,4 @@ def decode_rfh2(data: bytes) -> tuple[list[Property], bytes, int, int, bytes]:
             name = _name_at(folder, path)
             found.pop(name, None)  # a repeated name: the later element wins
             found[name] = Property(name, *_typed_value(path, attrs, body))
-    return list(found.values()), data[struc_length:], encoding, ccsid, fmt
+    return DecodedRFH2(list(found.values()), data[struc_length:], encoding, ccsid, fmt)

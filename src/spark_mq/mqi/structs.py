@@ -1,36 +1,54 @@
 """Byte layouts of the MQI structures as IBM's `ibmmq` package packs them (native alignment).
 
-The embedded client receives these structures as bytes from `ibmmq` and hands some back;
-only the fields the queue manager acts on are named here.
+One `Layout` per structure (MD, GMO, PMO, OD, CNO, CSP, STS, CD and the message-handle option
+structures), plus `text` for reading an MQCHAR field. The embedded client receives these
+structures as bytes from `ibmmq` and hands some back, so every field is listed in order; the
+queue manager reads and writes only some of them.
 """
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
+from typing import Any, TypeAlias
+
+#: One unpacked field: int for the i/q/b/P formats, bytes for s/c. Left as Any so callers can
+#: use a field as the type its name implies without narrowing each one.
+FieldValue: TypeAlias = Any
 
 
 class Layout:
-    """One MQI structure: field names in order and a precompiled struct."""
+    """One MQI structure: field names in order and a precompiled struct.
 
-    def __init__(self, fields: str):
+    `fields` is "Name:fmt Name:fmt ...", with `struct` format characters in native alignment.
+    """
+
+    def __init__(self, fields: str) -> None:
         pairs = [item.split(":") for item in fields.split()]
-        self.names = [name for name, _ in pairs]
+        #: field names in structure order
+        self.names: list[str] = [name for name, _ in pairs]
         self.struct = struct.Struct("".join(fmt for _, fmt in pairs))
-        self.size = self.struct.size
-        self.index = {name: i for i, name in enumerate(self.names)}
-        self.offsets = {}
+        #: size in bytes, alignment padding included
+        self.size: int = self.struct.size
+        #: field name -> its position in the list `unpack` returns
+        self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
+        #: field name -> its byte offset in the structure
+        self.offsets: dict[str, int] = {}
         offset_fmt = ""
         for name, fmt in pairs:
             # the offset of a field is the size of everything before it plus its alignment
             self.offsets[name] = struct.calcsize(offset_fmt + fmt) - struct.calcsize(fmt)
             offset_fmt += fmt
 
-    def unpack(self, data: bytes) -> list:
+    def unpack(self, data: bytes) -> list[FieldValue]:
+        """Every field of the structure at the start of `data`, in order (a list, so that
+        callers can change fields and `pack` it again)."""
         return list(self.struct.unpack_from(data))
 
-    def pack(self, values: list) -> bytes:
+    def pack(self, values: Sequence[FieldValue]) -> bytes:
         return self.struct.pack(*values)
 
-    def get(self, data: bytes, name: str):
+    def get(self, data: bytes, name: str) -> FieldValue:
+        """One field of the structure at the start of `data`."""
         return self.unpack(data)[self.index[name]]
 
 
@@ -106,6 +124,7 @@ IMPO = Layout(
     "ReturnedNameVSBufSize:i ReturnedNameVSLength:i ReturnedNameVSCCSID:i TypeString:8s")
 PD = Layout("StrucId:4s Version:i Options:i Support:i Context:i CopyOptions:i")
 
+# The sizes ibmmq's structures have on 64-bit Linux: a mismatch means a typo in a layout above.
 assert MD.size == 364 and GMO.size == 112 and PMO.size == 184 and OD.size == 424
 assert CNO.size == 272 and CSP.size == 104 and STS.size == 280 and IMPO.size == 64
 
