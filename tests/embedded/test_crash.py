@@ -56,7 +56,8 @@ def test_kill_9_keeps_committed_persistent_and_backs_out_the_rest(tmp_path):
         manager.start()
         conn = connect(manager)
         queue = ibmmq.Queue(conn, "DEV.QUEUE.1", OPEN)
-        expected = [f"p{index}".encode() for index in range(5)] + [f"c{index}".encode() for index in range(100)]
+        expected = ([f"p{index}".encode() for index in range(5)]
+                    + [f"c{index}".encode() for index in range(100)])
         assert drain(queue) == expected
         conn.disconnect()
 

@@ -1,19 +1,18 @@
-"""Unit tests of the MQSC parser (spark_mq.embedded.server.mqsc)."""
+"""Unit tests of the MQSC parser (spark_mq.embedded.server.mqsc), its attribute tables
+(mqsc_attributes) and runmqsc's DISPLAY output (admin)."""
 from __future__ import annotations
 
 import dataclasses
 
 import pytest
 
-from spark_mq.embedded.server.mqsc import (
+from spark_mq.embedded.server.admin import format_display
+from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError, parse_mqsc
+from spark_mq.embedded.server.mqsc_attributes import (
     DEFAULT_MQSC,
     QMGR_ATTRIBUTES,
     QUEUE_ATTRIBUTES,
-    MQSCCommand,
-    MQSCError,
     default_attributes,
-    format_display,
-    parse_mqsc,
 )
 
 

@@ -136,7 +136,8 @@ def test_invalid_expiry_is_2013(queue):
 
 
 def test_put_inhibited_is_2051_and_get_inhibited_is_2016(qm, queue):
-    name = queue.get_name().strip() if isinstance(queue.get_name(), str) else queue.get_name().decode().strip()
+    raw_name = queue.get_name()
+    name = raw_name.strip() if isinstance(raw_name, str) else raw_name.decode().strip()
     queue.put(b"before")
     qm.run_mqsc(f"ALTER QLOCAL({name}) PUT(DISABLED) GET(DISABLED)")
     with pytest.raises(ibmmq.MQMIError) as exc:

@@ -27,7 +27,8 @@ def selected(conn, name: str, selection: str, options=CMQC.MQOO_INPUT_SHARED) ->
     browse = CMQC.MQGMO_BROWSE_NEXT if options == CMQC.MQOO_BROWSE else 0
     while True:
         try:
-            out.append(queue.get(None, ibmmq.MD(), ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_NO_PROPERTIES | browse)))
+            gmo = ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_NO_PROPERTIES | browse)
+            out.append(queue.get(None, ibmmq.MD(), gmo))
         except ibmmq.MQMIError as exc:
             assert exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE
             queue.close()
@@ -112,7 +113,8 @@ def test_selector_is_ignored_below_od_version_4(conn, loaded):
     od = selector_od(loaded, "colour = 'blue'")
     od.Version = CMQC.MQOD_VERSION_3
     queue = ibmmq.Queue(conn, od, CMQC.MQOO_INPUT_SHARED)
-    assert queue.get(None, ibmmq.MD(), ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_NO_PROPERTIES)) == b"red-small"
+    gmo = ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_NO_PROPERTIES)
+    assert queue.get(None, ibmmq.MD(), gmo) == b"red-small"
     queue.close()
 
 

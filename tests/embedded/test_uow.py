@@ -138,7 +138,7 @@ def test_syncpoint_limit_is_2024(qm, conn, make_queue):
     queue = ibmmq.Queue(conn, make_queue(), IN_OUT)
     qm.run_mqsc("ALTER QMGR MAXUMSGS(5)")
     try:
-        for index in range(5):
+        for _ in range(5):
             queue.put(b"x", ibmmq.MD(), SYNC_PUT)
         with pytest.raises(ibmmq.MQMIError) as exc:
             queue.put(b"x", ibmmq.MD(), SYNC_PUT)

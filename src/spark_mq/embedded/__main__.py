@@ -1,4 +1,9 @@
-"""Run an embedded queue manager in the foreground: python -m spark_mq.embedded --data-dir DIR."""
+"""Run an embedded queue manager in the foreground: python -m spark_mq.embedded --data-dir DIR.
+
+This is the queue-manager process: client/process.py starts it, and it runs the MQSC
+start-up scripts, the listener (server/listener.py) and the queue manager (server/qmgr.py)
+until SIGTERM or SIGINT.
+"""
 from __future__ import annotations
 
 import argparse
@@ -11,7 +16,7 @@ import threading
 
 from spark_mq.embedded.server.admin import run_mqsc
 from spark_mq.embedded.server.listener import Server
-from spark_mq.embedded.server.mqsc import DEFAULT_MQSC
+from spark_mq.embedded.server.mqsc_attributes import DEFAULT_MQSC
 from spark_mq.embedded.server.qmgr import QueueManager
 
 

@@ -1,5 +1,8 @@
 """The embedded transport's wire format: length-prefixed frames holding a small, safe value codec.
 
+Shared by both processes: client/ (in the application's process) sends requests and reads
+answers, server/listener.py (in the queue-manager process) does the opposite.
+
 A frame is a 4-byte little-endian length followed by one encoded value (normally a tuple
 whose first item is the verb). The codec knows None, bool, int (64-bit), float, str, bytes
 and lists/tuples: nothing that can run code or build arbitrary objects, so a hostile peer

@@ -1,9 +1,13 @@
-"""Sending MQSC to a running embedded queue manager (the embedded `runmqsc`)."""
+"""Sending MQSC to a running embedded queue manager (the embedded `runmqsc`).
+
+Runs in the application's process; server/admin.py applies the script in the queue manager.
+"""
 from __future__ import annotations
 
 import socket
 
 from spark_mq.embedded.wire import FrameReader, frame
+from spark_mq.mqi.constants import CMQC, reason_name
 
 
 def run_mqsc(host: str, port: int, text: str, user: str | None = None,
@@ -13,7 +17,6 @@ def run_mqsc(host: str, port: int, text: str, user: str | None = None,
     with socket.create_connection((host, port), timeout=30) as sock:
         sock.sendall(frame(("MQSC", text, user or "", password or "")))
         reply = FrameReader(sock).read()
-    if reply[0] != 0:
-        from spark_mq.mqi.constants import reason_name
+    if reply[0] != CMQC.MQCC_OK:
         return False, f"MQSC refused: {reply[1]} {reason_name(reply[1])}"
     return bool(reply[2]), reply[3]

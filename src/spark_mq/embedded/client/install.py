@@ -1,4 +1,7 @@
-"""Installing the embedded transport in place of IBM's `ibmmq.ibmmqc` C extension."""
+"""Installing the embedded transport in place of IBM's `ibmmq.ibmmqc` C extension.
+
+Runs in the application's process, which then talks to embedded queue managers only.
+"""
 from __future__ import annotations
 
 import sys

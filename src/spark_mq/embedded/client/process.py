@@ -1,4 +1,8 @@
-"""Starting and stopping an embedded queue manager process from Python."""
+"""Starting and stopping an embedded queue manager process from Python.
+
+Runs in the application's process; the queue manager itself runs in the child process it
+starts (`python -m spark_mq.embedded`, see __main__.py).
+"""
 from __future__ import annotations
 
 import json
@@ -67,8 +71,8 @@ class EmbeddedQueueManager:
             time.sleep(0.02)
         with open(ready) as handle:
             self.port = json.load(handle)["port"]
-        from spark_mq.embedded.client import transport as client
-        client.local_queue_managers[self.name] = self.conn_name
+        from spark_mq.embedded.client.connection import local_queue_managers
+        local_queue_managers[self.name] = self.conn_name  # found by a connect without CONNAME
         return self
 
     def stop(self, timeout: float = 10.0) -> None:

@@ -1,23 +1,34 @@
-"""Applying MQSC commands to the embedded queue manager (what runmqsc does)."""
+"""Applying MQSC commands to the embedded queue manager, and runmqsc's DISPLAY output.
+
+Runs in the queue-manager process: the listener's MQSC verb and the start-up scripts of
+`python -m spark_mq.embedded` come here. Parsing is mqsc.py's job, the attribute tables
+are mqsc_attributes.py's; this module applies parsed commands to a `QueueManager`.
+"""
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server.mqsc import (
-    MQSCCommand,
-    MQSCError,
+from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError, parse_mqsc
+from spark_mq.embedded.server.mqsc_attributes import (
+    QMGR_ATTRIBUTES,
+    QUEUE_ATTRIBUTES,
+    TYPE_SYNONYMS,
+    AttributeSpec,
     default_attributes,
-    format_display,
-    parse_mqsc,
 )
 from spark_mq.embedded.server.queues import LocalQueue
+
+if TYPE_CHECKING:
+    from spark_mq.embedded.server.qmgr import QueueManager
 
 # object types that IBM's MQSC files define but the embedded queue manager has no use for
 _IGNORED_TYPES = {"CHANNEL", "CHLAUTH", "AUTHINFO", "LISTENER", "SERVICE", "AUTHREC", "SECURITY",
                   "TOPIC", "SUB", "NAMELIST", "PROCESS", "COMMINFO", "QMODEL", "QREMOTE"}
 
 
-def run_mqsc(qmgr, text: str, existing_ok: bool = False) -> tuple[bool, str]:
+def run_mqsc(qmgr: QueueManager, text: str, existing_ok: bool = False) -> tuple[bool, str]:
     """Run a script; returns (all succeeded, runmqsc-style output).
 
     Every command runs even after one fails, as with runmqsc; a syntax error stops the
@@ -46,7 +57,7 @@ def run_mqsc(qmgr, text: str, existing_ok: bool = False) -> tuple[bool, str]:
     return ok, "\n".join(line for line in lines if line)
 
 
-def _apply(qmgr, command: MQSCCommand) -> str:
+def _apply(qmgr: QueueManager, command: MQSCCommand) -> str:
     verb, kind, name = command.verb, command.object_type, command.name
     attrs = dict(command.attributes)
     for flag in ("SHARE", "NOSHARE"):
@@ -90,7 +101,7 @@ def _requested(attrs: dict, flags) -> dict:
     return {key: value for key, value in attrs.items() if key in wanted or key == "TYPE"}
 
 
-def _display(qmgr, kind: str, pattern: str, flags=frozenset()) -> str:
+def _display(qmgr: QueueManager, kind: str, pattern: str, flags=frozenset()) -> str:
     found = []
     for queue_name in sorted(qmgr.queues):
         queue = qmgr.queues[queue_name]
@@ -105,3 +116,52 @@ def _display(qmgr, kind: str, pattern: str, flags=frozenset()) -> str:
     if not found:
         raise ValueError(f"no {kind} matches {pattern} (AMQ8147E: IBM MQ object not found)")
     return "\n".join(found)
+
+
+# --- DISPLAY output, as runmqsc prints it ------------------------------------------------
+_DISPLAY_HEADERS = {
+    "QLOCAL": ("AMQ8409I: Display Queue details.", "QUEUE"),
+    "QALIAS": ("AMQ8409I: Display Queue details.", "QUEUE"),
+    "QMGR": ("AMQ8408I: Display Queue Manager details.", "QMNAME"),
+}
+_COLUMN = 40   # runmqsc prints two 40-character columns indented by three blanks
+
+
+def _display_item(key: str, value: object, specs: Mapping[str, AttributeSpec]) -> str:
+    spec = specs.get(key)
+    if spec is not None and spec.kind == "flag":
+        return str(value)                       # SHARE / NOSHARE print as bare keywords
+    if value is True:
+        return key
+    if spec is not None and spec.keywords:      # e.g. MAXPROPL(-1) prints as NOLIMIT
+        value = next((w for w, n in spec.keywords.items() if n == value), value)
+    text = str(value)
+    return f"{key}({text if text else ' '})"    # MQ shows an empty string as ( )
+
+
+def format_display(object_type: str, name: str, attributes: dict) -> str:
+    """Render one object's attributes the way runmqsc's DISPLAY does.
+
+    ``object_type`` is QLOCAL, QALIAS or QMGR (QUEUE uses ``attributes['TYPE']``);
+    attributes are listed alphabetically after the name and type.
+    """
+    object_type = TYPE_SYNONYMS.get(object_type.upper(), object_type.upper())
+    if object_type == "QUEUE":
+        object_type = str(attributes.get("TYPE", "QLOCAL"))
+    header, name_key = _DISPLAY_HEADERS.get(
+        object_type, (f"Display {object_type.title()} details.", object_type))
+    items = [f"{name_key}({name})"]
+    if name_key == "QUEUE":
+        items.append(f"TYPE({object_type})")
+    specs = QMGR_ATTRIBUTES if object_type == "QMGR" else QUEUE_ATTRIBUTES
+    for key in sorted(attributes):
+        if key not in ("TYPE", "QUEUE", "QMNAME") and attributes[key] is not None:
+            items.append(_display_item(key, attributes[key], specs))
+    lines = [header]
+    while items:
+        left = items.pop(0)
+        if items and len(left) < _COLUMN:
+            lines.append("   " + left.ljust(_COLUMN) + items.pop(0))
+        else:
+            lines.append("   " + left)
+    return "\n".join(lines)

@@ -1,5 +1,8 @@
 """The embedded queue manager's network side: one thread per client connection.
 
+Runs in the queue-manager process; the other end is client/transport.py in the
+application's process, and both speak wire.py's frames.
+
 Each frame is a tuple (verb, args...). Synchronous verbs are answered with
 [CompCode, Reason, outputs...]; asynchronous puts are not answered at all (their outcome
 is counted for MQSTAT), which is what lets a client pipeline them. A frame that does not
@@ -13,8 +16,12 @@ import select
 import socket
 import threading
 
-from spark_mq.embedded.server.qmgr import FAILED, OK, WARNING, Connection, MQError, QueueManager, _Warned
+from spark_mq.embedded.server.admin import run_mqsc
+from spark_mq.embedded.server.errors import FAILED, NONE, OK, WARNING, MQError, WarnedPut
+from spark_mq.embedded.server.qmgr import QueueManager
+from spark_mq.embedded.server.state import Connection
 from spark_mq.embedded.wire import FrameReader, ProtocolError, reply_frame
+from spark_mq.mqi import properties as props_mod
 from spark_mq.mqi.constants import CMQC
 
 log = logging.getLogger("spark_mq.embedded")
@@ -99,10 +106,10 @@ class _Session:
         if self.conn is None and verb not in ("CONN", "MQSC", "PING"):
             return [FAILED, CMQC.MQRC_HCONN_ERROR]
         try:
-            return [OK, OK, *handler(self, *args)]
+            return [OK, NONE, *handler(self, *args)]
         except _Outputs as partial:
             return [partial.comp_code, partial.reason, *partial.outputs]
-        except _Warned as warned:
+        except WarnedPut as warned:
             return [WARNING, warned.reason, warned.md]
         except MQError as exc:
             return [exc.comp_code, exc.reason]
@@ -115,8 +122,8 @@ class _Session:
         name = handle.name if handle else ""
         try:
             self.qmgr.put(self.conn, *args)
-            self.qmgr.record_async(self.conn, OK, OK, name)
-        except _Warned as warned:
+            self.qmgr.record_async(self.conn, OK, NONE, name)
+        except WarnedPut as warned:
             self.qmgr.record_async(self.conn, WARNING, warned.reason, name)
         except MQError as exc:
             self.qmgr.record_async(self.conn, exc.comp_code, exc.reason, name)
@@ -201,7 +208,6 @@ class _Session:
         # the admin path is as guarded as MQCONNX: with users configured, only they run MQSC
         if self.qmgr.users is not None and self.qmgr.users.get(user) != password:
             raise MQError(CMQC.MQRC_NOT_AUTHORIZED)
-        from spark_mq.embedded.server.admin import run_mqsc
         ok, output = run_mqsc(self.qmgr, text)
         return [ok, output]
 
@@ -257,7 +263,6 @@ def _check_properties(props) -> None:
     """Properties come from the client's message handle: [name, MQTYPE, value] each."""
     if props is None:
         return
-    from spark_mq.mqi import properties as props_mod
     for item in props:
         if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
                 and type(item[1]) is int):

@@ -1,4 +1,4 @@
-"""MQSC (runmqsc script) parser for the embedded queue manager.
+"""MQSC (runmqsc script) parser for the embedded queue manager (runs in the queue-manager process).
 
 The embedded queue manager reads the same MQSC files as IBM MQ's developer container, so
 this module follows IBM's "MQSC input file syntax" rules:
@@ -15,10 +15,10 @@ this module follows IBM's "MQSC input file syntax" rules:
 * a parameter may appear at most once.
 
 Only commands on local and alias queues (and ``ALTER QMGR``) are validated against
-`QUEUE_ATTRIBUTES` / `QMGR_ATTRIBUTES`.  Everything else a real queue manager understands
-(channels, CHLAUTH, AUTHREC, listeners, topics, REFRESH SECURITY, START/STOP ...) is returned
-with raw string attributes so the caller can ignore it: IBM's developer-container scripts
-contain such commands and must load without error.
+`QUEUE_ATTRIBUTES` / `QMGR_ATTRIBUTES` (mqsc_attributes.py).  Everything else a real queue
+manager understands (channels, CHLAUTH, AUTHREC, listeners, topics, REFRESH SECURITY,
+START/STOP ...) is returned with raw string attributes so the caller can ignore it: IBM's
+developer-container scripts contain such commands and must load without error.
 """
 from __future__ import annotations
 
@@ -26,6 +26,13 @@ import bisect
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+
+from spark_mq.embedded.server.mqsc_attributes import (
+    QMGR_ATTRIBUTES,
+    QUEUE_ATTRIBUTES,
+    TYPE_SYNONYMS,
+    attribute_specs,
+)
 
 
 class MQSCError(Exception):
@@ -49,114 +56,6 @@ class MQSCCommand:
     line: int = 0
 
 
-# --------------------------------------------------------------------------------------
-# Attribute specifications
-# --------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class AttributeSpec:
-    """How one attribute is typed and validated.
-
-    ``allowed`` is ``(low, high)`` for "int", the keywords for "enum" and "flag", and the
-    maximum length for "str".  A "flag" attribute is written as a bare keyword (SHARE or
-    NOSHARE), so the parser reports it in `MQSCCommand.flags`; its stored value is the
-    keyword.  ``readonly`` attributes are runtime status that only DISPLAY shows.
-    """
-
-    kind: str
-    allowed: object
-    default: object
-    object_types: frozenset[str]
-    readonly: bool = False
-    keywords: Mapping[str, int] = field(default_factory=dict)  # named ints, e.g. NOLIMIT
-
-    def describe(self) -> str:
-        """The valid values, as shown in error messages."""
-        if self.kind == "int":
-            low, high = self.allowed
-            named = "".join(f" or {word}" for word in self.keywords)
-            return f"{low} to {high}{named}"
-        if self.kind == "str":
-            return f"a string of at most {self.allowed} characters"
-        return ", ".join(self.allowed)
-
-    def coerce(self, text: str, quoted: bool = False) -> object:
-        """Turn the text written in parentheses into a typed value, or raise ValueError."""
-        if self.kind == "str":
-            value = text if quoted else text.upper()   # MQ folds unquoted values
-            if len(value) > self.allowed:
-                raise ValueError(f"value '{value}' is {len(value)} characters long")
-            return value
-        word = text.strip().upper()
-        if self.kind in ("enum", "flag"):
-            if word not in self.allowed:
-                raise ValueError(f"value '{text}' is not allowed")
-            return word
-        if word in self.keywords:
-            return self.keywords[word]
-        if not re.fullmatch(r"[+-]?\d+", word):
-            raise ValueError(f"value '{text}' is not an integer")
-        number = int(word)
-        low, high = self.allowed
-        if not low <= number <= high:
-            raise ValueError(f"value {number} is out of range")
-        return number
-
-
-_LOCAL = frozenset({"QLOCAL"})
-_ALIAS = frozenset({"QALIAS"})
-_BOTH = _LOCAL | _ALIAS
-_MAX_COUNT = 999_999_999
-_MAX_MSG_LENGTH = 104_857_600      # 100 MB, IBM MQ's largest message
-_NAME_LENGTH = 48                  # IBM MQ object names
-
-
-def _int(low: int, high: int, default: int, types: frozenset[str], **kw: object) -> AttributeSpec:
-    return AttributeSpec("int", (low, high), default, types, **kw)
-
-
-def _enum(values: str, types: frozenset[str]) -> AttributeSpec:
-    choices = tuple(values.split())
-    return AttributeSpec("enum", choices, choices[0], types)   # first value is the default
-
-
-def _str(length: int, types: frozenset[str]) -> AttributeSpec:
-    return AttributeSpec("str", length, "", types)
-
-
-#: Queue attributes the embedded queue manager supports: name -> spec.
-QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
-    "DESCR": _str(64, _BOTH),
-    "MAXMSGL": _int(0, _MAX_MSG_LENGTH, 4_194_304, _LOCAL),
-    "MAXDEPTH": _int(0, _MAX_COUNT, 5000, _LOCAL),
-    "DEFPSIST": _enum("NO YES", _BOTH),
-    "DEFPRTY": _int(0, 9, 0, _BOTH),
-    "MSGDLVSQ": _enum("PRIORITY FIFO", _LOCAL),
-    "BOTHRESH": _int(0, _MAX_COUNT, 0, _LOCAL),
-    "BOQNAME": _str(_NAME_LENGTH, _LOCAL),
-    "DEFREADA": _enum("NO YES DISABLED", _BOTH),
-    "DEFPRESP": _enum("SYNC ASYNC", _BOTH),
-    "PROPCTL": _enum("COMPAT NONE ALL FORCE V6COMPAT", _BOTH),
-    "TARGET": _str(_NAME_LENGTH, _ALIAS),
-    "GET": _enum("ENABLED DISABLED", _BOTH),
-    "PUT": _enum("ENABLED DISABLED", _BOTH),
-    "SHARE": AttributeSpec("flag", ("SHARE", "NOSHARE"), "SHARE", _LOCAL),
-    "DEFSOPT": _enum("SHARED EXCL", _LOCAL),
-    "CURDEPTH": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
-    "IPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
-    "OPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
-}
-
-#: Queue-manager attributes modelled by ALTER QMGR (others are kept as raw strings).
-#: Kept apart from QUEUE_ATTRIBUTES because MAXMSGL has a different range here.
-QMGR_ATTRIBUTES: dict[str, AttributeSpec] = {
-    "DESCR": _str(64, frozenset({"QMGR"})),
-    "DEADQ": _str(_NAME_LENGTH, frozenset({"QMGR"})),
-    "MAXMSGL": _int(32_768, _MAX_MSG_LENGTH, 4_194_304, frozenset({"QMGR"})),
-    "MAXPROPL": _int(-1, _MAX_MSG_LENGTH, -1, frozenset({"QMGR"}), keywords={"NOLIMIT": -1}),
-    "MAXUMSGS": _int(1, _MAX_COUNT, 10_000, frozenset({"QMGR"})),
-}
-
 _ATTRIBUTE_SYNONYMS = {"TARGQ": "TARGET"}
 
 # Bare keywords each modelled queue command accepts; a missing pair means the verb is not
@@ -178,28 +77,10 @@ _MQSC_VERBS = frozenset(
     "ALTER ARCHIVE BACKUP CLEAR DEFINE DELETE DISPLAY END MOVE PING PURGE RECOVER REFRESH "
     "RESET RESOLVE RESUME RVERIFY SET START STOP SUSPEND".split()
 )
-_TYPE_SYNONYMS = {
-    "QL": "QLOCAL", "QA": "QALIAS", "QR": "QREMOTE", "QM": "QMODEL", "Q": "QUEUE",
-    "QC": "QCLUSTER", "QS": "QSTATUS", "CHL": "CHANNEL", "CHS": "CHSTATUS",
-    "LSTR": "LISTENER", "SVC": "SERVICE", "NL": "NAMELIST", "PRO": "PROCESS",
-}
 _QUEUE_TYPES = frozenset({"QLOCAL", "QALIAS", "QUEUE"})   # QUEUE: any type, DISPLAY only
 _QUEUE_VERBS = frozenset({"DEFINE", "ALTER", "DELETE", "CLEAR", "DISPLAY"})
 _QUEUE_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
 _GENERIC_NAME = re.compile(r"[A-Za-z0-9._/%]{0,47}\*")
-
-
-def attribute_specs(object_type: str) -> dict[str, AttributeSpec]:
-    """The attribute specs that apply to QLOCAL, QALIAS or QMGR."""
-    object_type = _TYPE_SYNONYMS.get(object_type.upper(), object_type.upper())
-    if object_type == "QMGR":
-        return dict(QMGR_ATTRIBUTES)
-    return {k: s for k, s in QUEUE_ATTRIBUTES.items() if object_type in s.object_types}
-
-
-def default_attributes(object_type: str) -> dict[str, object]:
-    """Attribute values of a freshly defined object (read-only status excluded)."""
-    return {k: s.default for k, s in attribute_specs(object_type).items() if not s.readonly}
 
 
 # --------------------------------------------------------------------------------------
@@ -391,7 +272,7 @@ def _command(params: list[_Param], line: int) -> MQSCCommand:
     if len(params) < 2:
         raise MQSCError(line, f"{verb} needs an object type, e.g. QLOCAL or CHANNEL")
     noun = params[1]
-    object_type = _TYPE_SYNONYMS.get(noun.keyword, noun.keyword)
+    object_type = TYPE_SYNONYMS.get(noun.keyword, noun.keyword)
     rest = params[2:]
     if object_type == "QUEUE" and verb != "DISPLAY":
         raise MQSCError(line, f"{verb} QUEUE is not valid (valid: QLOCAL, QALIAS)")
@@ -517,7 +398,7 @@ def _display_command(object_type: str, name: str, params: list[_Param],
             flags.add(key)
         elif key == "TYPE":
             value = param.folded()
-            attributes[key] = _TYPE_SYNONYMS.get(value, value)
+            attributes[key] = TYPE_SYNONYMS.get(value, value)
         else:
             attributes[key] = param.folded()
     return MQSCCommand("DISPLAY", object_type, name, attributes, frozenset(flags), line)
@@ -564,79 +445,3 @@ def _generic_command(verb: str, object_type: str, noun: _Param, params: list[_Pa
         else:
             attributes[param.keyword] = param.folded()
     return MQSCCommand(verb, object_type, name, attributes, frozenset(flags), line)
-
-
-# --------------------------------------------------------------------------------------
-# DISPLAY output
-# --------------------------------------------------------------------------------------
-
-_DISPLAY_HEADERS = {
-    "QLOCAL": ("AMQ8409I: Display Queue details.", "QUEUE"),
-    "QALIAS": ("AMQ8409I: Display Queue details.", "QUEUE"),
-    "QMGR": ("AMQ8408I: Display Queue Manager details.", "QMNAME"),
-}
-_COLUMN = 40   # runmqsc prints two 40-character columns indented by three blanks
-
-
-def _display_item(key: str, value: object, specs: Mapping[str, AttributeSpec]) -> str:
-    spec = specs.get(key)
-    if spec is not None and spec.kind == "flag":
-        return str(value)                       # SHARE / NOSHARE print as bare keywords
-    if value is True:
-        return key
-    if spec is not None and spec.keywords:      # e.g. MAXPROPL(-1) prints as NOLIMIT
-        value = next((w for w, n in spec.keywords.items() if n == value), value)
-    text = str(value)
-    return f"{key}({text if text else ' '})"    # MQ shows an empty string as ( )
-
-
-def format_display(object_type: str, name: str, attributes: dict) -> str:
-    """Render one object's attributes the way runmqsc's DISPLAY does.
-
-    ``object_type`` is QLOCAL, QALIAS or QMGR (QUEUE uses ``attributes['TYPE']``);
-    attributes are listed alphabetically after the name and type.
-    """
-    object_type = _TYPE_SYNONYMS.get(object_type.upper(), object_type.upper())
-    if object_type == "QUEUE":
-        object_type = str(attributes.get("TYPE", "QLOCAL"))
-    header, name_key = _DISPLAY_HEADERS.get(
-        object_type, (f"Display {object_type.title()} details.", object_type))
-    items = [f"{name_key}({name})"]
-    if name_key == "QUEUE":
-        items.append(f"TYPE({object_type})")
-    specs = QMGR_ATTRIBUTES if object_type == "QMGR" else QUEUE_ATTRIBUTES
-    for key in sorted(attributes):
-        if key not in ("TYPE", "QUEUE", "QMNAME") and attributes[key] is not None:
-            items.append(_display_item(key, attributes[key], specs))
-    lines = [header]
-    while items:
-        left = items.pop(0)
-        if items and len(left) < _COLUMN:
-            lines.append("   " + left.ljust(_COLUMN) + items.pop(0))
-        else:
-            lines.append("   " + left)
-    return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------------------
-# IBM MQ developer container defaults
-# --------------------------------------------------------------------------------------
-
-#: The objects IBM's MQ developer container creates (its dev MQSC), as far as queues and
-#: the application channel go.  The embedded queue manager ignores the channel line; it is
-#: kept so this text matches what the container runs.
-DEFAULT_MQSC: str = """\
-* Default objects of the IBM MQ developer container
-
-* Developer queues
-DEFINE QLOCAL('DEV.QUEUE.1') REPLACE
-DEFINE QLOCAL('DEV.QUEUE.2') REPLACE
-DEFINE QLOCAL('DEV.QUEUE.3') REPLACE
-DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
-
-* Use a different dead letter queue, for undeliverable messages
-ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')
-
-* Developer application channel
-DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
-"""

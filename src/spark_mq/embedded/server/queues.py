@@ -1,8 +1,9 @@
 """Queues of the embedded queue manager: messages, delivery order and the indexes for matching.
 
-A queue keeps its available messages (committed, not taken by a unit of work) in a sorted
-list of keys: priority first when MSGDLVSQ is PRIORITY, then arrival sequence. That one
-structure serves get-first, get-by-id, browse cursors and reinsertion after a backout.
+Runs in the queue-manager process. A queue keeps its available messages (committed, not
+taken by a unit of work) in a sorted list of keys: priority first when MSGDLVSQ is
+PRIORITY, then arrival sequence. That one structure serves get-first, get-by-id, browse
+cursors and reinsertion after a backout.
 """
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ from collections.abc import Iterator
 
 from sortedcontainers import SortedList
 
-from spark_mq.embedded.server.mqsc import default_attributes
+from spark_mq.embedded.server.mqsc_attributes import default_attributes
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD
 
 _I = MD.index
-I_PRIORITY, I_PERSISTENCE, I_MSGID, I_CORRELID = _I["Priority"], _I["Persistence"], _I["MsgId"], _I["CorrelId"]
+I_PRIORITY, I_PERSISTENCE = _I["Priority"], _I["Persistence"]
+I_MSGID, I_CORRELID = _I["MsgId"], _I["CorrelId"]
 I_BACKOUT, I_EXPIRY, I_GROUPID, I_SEQ = _I["BackoutCount"], _I["Expiry"], _I["GroupId"], _I["MsgSeqNumber"]
 I_OFFSET, I_FLAGS, I_FORMAT, I_ORIGLEN = _I["Offset"], _I["MsgFlags"], _I["Format"], _I["OriginalLength"]
 I_ENCODING, I_CCSID = _I["Encoding"], _I["CodedCharSetId"]

@@ -1,8 +1,9 @@
 """Durable state of the embedded queue manager: object definitions and persistent messages.
 
-SQLite in WAL mode gives atomic, crash-safe commits without a hand-written log: a unit of
-work becomes one SQLite transaction, so after a kill -9 either all of it is there or none.
-Uncommitted work is never written, which is exactly MQ's "backed out on restart".
+Runs in the queue-manager process. SQLite in WAL mode gives atomic, crash-safe
+commits without a hand-written log: a unit of work becomes one SQLite transaction, so after
+a kill -9 either all of it is there or none. Uncommitted work is never written, which is
+exactly MQ's "backed out on restart".
 """
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+from spark_mq.embedded.wire import encode
+from spark_mq.mqi.structs import MD
+
+if TYPE_CHECKING:
+    from spark_mq.embedded.server.queues import Message
 
 
 class StoredMessage(NamedTuple):
@@ -111,3 +118,13 @@ class Store:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+
+def stored(message: Message, queue_name: str) -> StoredMessage:
+    """The row a persistent message is kept as."""
+    return StoredMessage(message.seq, queue_name, MD.pack(message.md), message.body,
+                         encode(message.props) if message.props else None,
+                         message.md[_I_BACKOUT], message.expires_at)
+
+
+_I_BACKOUT = MD.index["BackoutCount"]

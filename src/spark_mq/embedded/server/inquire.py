@@ -1,9 +1,18 @@
-"""MQINQ and MQSET: the mapping between MQI selectors and the MQSC attributes we keep."""
+"""MQINQ and MQSET: the mapping between MQI selectors and the MQSC attributes we keep.
+
+Runs in the queue-manager process, under the queue manager's lock (see qmgr.py). Queue
+attributes live as MQSC keywords and values (mqsc_attributes.py); this module translates
+selectors (MQIA_*, MQCA_*) and MQI integer values to and from them.
+"""
 from __future__ import annotations
 
 import time
 
+from spark_mq.embedded.server.connections import handle_of
+from spark_mq.embedded.server.definitions import save_definition
+from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.queues import AliasQueue, LocalQueue
+from spark_mq.embedded.server.state import QMGR_CCSID, Connection, QueueManagerState
 from spark_mq.mqi.constants import CMQC
 
 # selector -> (MQSC attribute, {MQSC keyword: MQI integer} or None for plain integers)
@@ -47,7 +56,7 @@ _QMGR_INTS = {
 _QMGR_CONSTANT_INTS = {
     CMQC.MQIA_COMMAND_LEVEL: 940, CMQC.MQIA_PLATFORM: CMQC.MQPL_UNIX,
     CMQC.MQIA_SYNCPOINT: CMQC.MQSP_AVAILABLE, CMQC.MQIA_MAX_PRIORITY: 9,
-    CMQC.MQIA_CODED_CHAR_SET_ID: 1208,
+    CMQC.MQIA_CODED_CHAR_SET_ID: QMGR_CCSID,
 }
 _QMGR_CHARS = {
     CMQC.MQCA_Q_MGR_NAME: CMQC.MQ_Q_MGR_NAME_LENGTH,
@@ -59,13 +68,37 @@ _QMGR_CHARS = {
 _SETTABLE = {CMQC.MQIA_INHIBIT_GET, CMQC.MQIA_INHIBIT_PUT}
 
 
+def inquire(qm: QueueManagerState, conn: Connection, hobj: int,
+            selectors: list[int]) -> tuple[list[int], bytes, bool]:
+    """MQINQ: (integer values, character values, some selector did not apply)."""
+    handle = handle_of(conn, hobj)
+    if not handle.options & CMQC.MQOO_INQUIRE:
+        raise MQError(CMQC.MQRC_NOT_OPEN_FOR_INQUIRE)
+    if len(selectors) > 256:
+        raise MQError(CMQC.MQRC_SELECTOR_COUNT_ERROR)
+    definition = qm.queues.get(handle.name, handle.queue) if handle.queue else None
+    return inquire_values(qm, handle.queue, definition, selectors)
+
+
+def set_attributes(qm: QueueManagerState, conn: Connection, hobj: int, selectors: list[int],
+                   ints: list[int], chars: bytes) -> None:
+    """MQSET, made durable at once as MQ does."""
+    handle = handle_of(conn, hobj)
+    if not handle.options & CMQC.MQOO_SET:
+        raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET)
+    definition = qm.queues.get(handle.name, handle.queue)
+    set_values(definition, selectors, ints, chars)
+    save_definition(qm, definition)
+
+
 def _is_int_selector(selector: int) -> bool:
     return CMQC.MQIA_FIRST <= selector <= CMQC.MQIA_LAST
 
 
-def inquire_values(qmgr, queue: LocalQueue | None, definition, selectors: list[int]):
+def inquire_values(qmgr: QueueManagerState, queue: LocalQueue | None,
+                   definition: LocalQueue | AliasQueue | None,
+                   selectors: list[int]) -> tuple[list[int], bytes, bool]:
     """Integer values in selector order, and the character values concatenated."""
-    from spark_mq.embedded.server.qmgr import MQError
     ints: list[int] = []
     chars = bytearray()
     warning = False
@@ -121,7 +154,7 @@ def _queue_value(queue: LocalQueue, definition, selector: int):
     return None
 
 
-def _qmgr_value(qmgr, selector: int):
+def _qmgr_value(qmgr: QueueManagerState, selector: int):
     if selector in _QMGR_INTS:
         return qmgr.attrs[_QMGR_INTS[selector]]
     if selector in _QMGR_CONSTANT_INTS:
@@ -137,9 +170,9 @@ def _qmgr_value(qmgr, selector: int):
     return None
 
 
-def set_values(definition, selectors: list[int], ints: list[int], chars: bytes) -> list[str]:
+def set_values(definition: LocalQueue | AliasQueue | None, selectors: list[int], ints: list[int],
+               chars: bytes) -> list[str]:
     """MQSET: validate everything first, then change all or nothing (as MQ does)."""
-    from spark_mq.embedded.server.qmgr import MQError
     if definition is None:
         raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET)
     if len(selectors) > 256:

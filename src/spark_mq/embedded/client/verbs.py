@@ -1,0 +1,222 @@
+"""The MQI verbs on objects, except MQGET: MQOPEN, MQCLOSE, MQPUT, MQPUT1, units of work,
+MQSTAT, MQINQ, MQSET, and the verbs the embedded queue manager does not support.
+
+Runs in the application's process (part of the module installed as `ibmmq.ibmmqc`, see
+transport.py). Each verb checks what IBM's client checks before sending anything, sends one
+request over its connection and returns the tuple the C extension returns. Asynchronous
+puts are the exception: they are pipelined without waiting for an answer (connection.py),
+so their message ids are made here.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from spark_mq.embedded.client.connection import (
+    BROKEN,
+    FAILED,
+    NONE,
+    OK,
+    WARNING,
+    Connection,
+    ObjectHandle,
+    connection_of,
+    connections,
+    read_pointer,
+)
+from spark_mq.embedded.client.message_handles import properties_to_send
+from spark_mq.embedded.client.packed import NONE_ID, error, md_ok, read_pmo
+from spark_mq.embedded.wire import frame, put_request
+from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.structs import MD, OD, text
+
+_callback: Callable | None = None
+
+
+# === objects =============================================================================
+def MQOPEN(hconn: int, od: bytes, options: int) -> tuple[int, bytes, int, int]:
+    conn = connection_of(hconn)
+    if conn is None:
+        return (0, od, FAILED, CMQC.MQRC_HCONN_ERROR)
+    if len(od) != OD.size:
+        raise error("wrong size for MQOD")
+    fields = OD.unpack(od)
+    name = text(fields[OD.index["ObjectName"]])
+    selection = None
+    if fields[OD.index["Version"]] >= 4:  # SelectionString exists from MQOD version 4
+        selection = read_pointer(fields[OD.index["SelectionStringVSPtr"]],
+                                 fields[OD.index["SelectionStringVSLength"]]).decode() or None
+    reply = conn.call("OPEN", fields[OD.index["ObjectType"]], name, options, selection)
+    if reply[0] == FAILED:
+        return (0, od, reply[0], reply[1])
+    hobj, resolved, read_ahead, async_default = reply[2:6]
+    conn.handles[hobj] = ObjectHandle(name, read_ahead, async_default)
+    fields[OD.index["ResolvedQName"]] = resolved.encode()[:48].ljust(48, b" ")
+    fields[OD.index["ResolvedQMgrName"]] = conn.qm_name.encode()[:48].ljust(48, b" ")
+    return (hobj, OD.pack(fields), reply[0], reply[1])
+
+
+def MQCLOSE(hconn: int, hobj: int, options: int) -> tuple[int, int]:
+    conn = connection_of(hconn)
+    if conn is None:
+        return (FAILED, CMQC.MQRC_HCONN_ERROR)
+    handle = conn.handles.get(hobj)
+    if handle is not None and handle.prefetching and options & CMQC.MQCO_QUIESCE:
+        conn.collect()
+    if handle is not None and handle.buffer and options & CMQC.MQCO_QUIESCE:
+        # MQ keeps the handle open so that the application can get what was read ahead
+        return (WARNING, CMQC.MQRC_READ_AHEAD_MSGS)
+    conn.handles.pop(hobj, None)
+    reply = conn.call("CLOSE", hobj, options)
+    return (reply[0], reply[1])
+
+
+
+# === put =================================================================================
+def MQPUT(hconn: int, hobj: int, md: bytes, pmo: bytes, msg: bytes) -> tuple[bytes, bytes, int, int]:
+    conn = connection_of(hconn)
+    if conn is None:
+        return (md, pmo, FAILED, CMQC.MQRC_HCONN_ERROR)
+    if not md_ok(md):
+        return (md, pmo, FAILED, CMQC.MQRC_MD_ERROR)
+    fields = read_pmo(pmo)
+    if fields is None:
+        return (md, pmo, FAILED, CMQC.MQRC_PMO_ERROR)
+    options, context, hmsg = fields
+    try:
+        props = properties_to_send(hmsg)
+    except LookupError:
+        return (md, pmo, FAILED, CMQC.MQRC_HMSG_ERROR)
+    handle = conn.handles.get(hobj)
+    if options & CMQC.MQPMO_ASYNC_RESPONSE and options & CMQC.MQPMO_SYNC_RESPONSE:
+        return (md, pmo, FAILED, CMQC.MQRC_OPTIONS_ERROR)
+    if handle is not None and (options & CMQC.MQPMO_ASYNC_RESPONSE or (
+            handle.async_default and not options & CMQC.MQPMO_SYNC_RESPONSE)):
+        md = _with_client_ids(conn, md, options)
+        options &= ~(CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_NEW_CORREL_ID)
+        request = (put_request(hobj, md, options, context, msg, True) if props is None
+                   else frame(("PUTA", hobj, md, options, context, props, msg)))
+        if not conn.pipeline(request):
+            return (md, pmo, *BROKEN)
+        return (md, pmo, OK, NONE)
+    if props is None:
+        reply = conn.call_frame(put_request(hobj, md, options, context, msg, False))
+    else:
+        reply = conn.call("PUT", hobj, md, options, context, props, msg)
+    return (reply[2] if len(reply) > 2 else md, pmo, reply[0], reply[1])
+
+
+def _with_client_ids(conn: Connection, md: bytes, options: int) -> bytes:
+    """An asynchronous put is not answered, so its ids are made here, as IBM's client does."""
+    msgid_at, correlid_at = MD.offsets["MsgId"], MD.offsets["CorrelId"]
+    new_msgid = options & CMQC.MQPMO_NEW_MSG_ID or md[msgid_at:msgid_at + 24] == NONE_ID
+    if not new_msgid and not options & CMQC.MQPMO_NEW_CORREL_ID:
+        return md
+    out = bytearray(md)
+    if new_msgid:
+        out[msgid_at:msgid_at + 24] = conn.new_msgid()
+    if options & CMQC.MQPMO_NEW_CORREL_ID:
+        out[correlid_at:correlid_at + 24] = conn.new_msgid()
+    return bytes(out)
+
+
+def MQPUT1(hconn: int, od: bytes, md: bytes, pmo: bytes, msg: bytes) -> tuple[bytes, bytes, int, int]:
+    conn = connection_of(hconn)
+    if conn is None:
+        return (md, pmo, FAILED, CMQC.MQRC_HCONN_ERROR)
+    if not md_ok(md):
+        return (md, pmo, FAILED, CMQC.MQRC_MD_ERROR)
+    pmo_fields = read_pmo(pmo)
+    if pmo_fields is None:
+        return (md, pmo, FAILED, CMQC.MQRC_PMO_ERROR)
+    options, context, hmsg = pmo_fields
+    try:
+        props = properties_to_send(hmsg)
+    except LookupError:
+        return (md, pmo, FAILED, CMQC.MQRC_HMSG_ERROR)
+    fields = OD.unpack(od)
+    reply = conn.call("PUT1", fields[OD.index["ObjectType"]], text(fields[OD.index["ObjectName"]]),
+                      md, options, context, props, msg)
+    return (reply[2] if len(reply) > 2 else md, pmo, reply[0], reply[1])
+
+
+
+# === units of work, status, inquire/set ==================================================
+def MQBEGIN(hconn: int) -> tuple[int, int]:
+    # client connections cannot coordinate global units of work, as with IBM's client
+    return (FAILED, CMQC.MQRC_ENVIRONMENT_ERROR) if hconn in connections else (FAILED, CMQC.MQRC_HCONN_ERROR)
+
+
+def _simple(hconn: int, verb: str) -> tuple[int, int]:
+    conn = connection_of(hconn)
+    if conn is None:
+        return (FAILED, CMQC.MQRC_HCONN_ERROR)
+    reply = conn.call(verb)
+    return (reply[0], reply[1])
+
+
+def MQCMIT(hconn: int) -> tuple[int, int]:
+    return _simple(hconn, "CMIT")
+
+
+def MQBACK(hconn: int) -> tuple[int, int]:
+    return _simple(hconn, "BACK")
+
+
+def MQSTAT(hconn: int, stat_type: int, sts: bytes) -> tuple[bytes, int, int]:
+    conn = connection_of(hconn)
+    if conn is None:
+        return (sts, FAILED, CMQC.MQRC_HCONN_ERROR)
+    reply = conn.call("STAT", stat_type, sts)
+    return (reply[2] if len(reply) > 2 else sts, reply[0], reply[1])
+
+
+def MQINQ(hconn: int, hobj: int, selectors: list[int], int_attrs: list[int], int_count: int,
+          char_count: int, char_length: int) -> tuple[list[int], bytes, int, int]:
+    conn = connection_of(hconn)
+    if conn is None:
+        return ([], b"", FAILED, CMQC.MQRC_HCONN_ERROR)
+    reply = conn.call("INQ", hobj, list(selectors))
+    if len(reply) < 4:
+        return ([], b"", reply[0], reply[1])
+    ints, chars = reply[2], reply[3]
+    if len(chars) != char_length:
+        chars = chars[:char_length].ljust(char_length, b" ")
+    int_attrs[:] = ints
+    return (ints, chars, reply[0], reply[1])
+
+
+def MQSET(hconn: int, hobj: int, selectors: list[int], int_attrs: list[int],
+          char_attrs: bytes | None) -> tuple[int, int]:
+    conn = connection_of(hconn)
+    if conn is None:
+        return (FAILED, CMQC.MQRC_HCONN_ERROR)
+    reply = conn.call("SET", hobj, list(selectors), list(int_attrs), bytes(char_attrs or b""))
+    return (reply[0], reply[1])
+
+
+
+# === publish/subscribe, callbacks and tracing are not part of the embedded queue manager ==
+def MQCBINIT(function: Callable) -> None:
+    global _callback
+    _callback = function
+
+
+def MQLOGCF(*_args: object) -> tuple[int]:
+    return (0,)
+
+
+def MQSUB(hconn: int, sd: bytes, hobj: int) -> tuple[bytes, int, int, int, int]:
+    return (sd, hobj, 0, FAILED, CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
+
+
+def MQSUBRQ(hconn: int, hsub: int, action: int, sro: bytes) -> tuple[bytes, int, int]:
+    return (sro, FAILED, CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
+
+
+def MQCB(hconn: int, operation: int, cbd: bytes, hobj: int, md: bytes,
+         gmo: bytes) -> tuple[int, int]:
+    return (FAILED, CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
+
+
+def MQCTL(hconn: int, operation: int, ctlo: bytes) -> tuple[int, int]:
+    return (FAILED, CMQC.MQRC_FUNCTION_NOT_SUPPORTED)

@@ -1,0 +1,169 @@
+"""Connections and object handles: MQCONN, MQDISC, MQOPEN and MQCLOSE.
+
+Runs in the queue-manager process, under the queue manager's lock (see qmgr.py). Opening
+resolves an alias to its local queue, checks the open options and input sharing, compiles
+the handle's selection string and decides read-ahead; closing and disconnecting give the
+queue's open counts back.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from spark_mq.embedded.server import units_of_work
+from spark_mq.embedded.server.errors import NONE, WARNING, MQError
+from spark_mq.embedded.server.queues import AliasQueue, LocalQueue
+from spark_mq.embedded.server.state import Connection, Handle, QueueManagerState, os_user
+from spark_mq.mqi.constants import CMQC
+
+INPUT_OPTIONS: int = CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INPUT_EXCLUSIVE
+_READ_AHEAD_OPTIONS = CMQC.MQOO_READ_AHEAD | CMQC.MQOO_NO_READ_AHEAD
+_KNOWN_OPEN_OPTIONS = (
+    INPUT_OPTIONS | _READ_AHEAD_OPTIONS | CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE
+    | CMQC.MQOO_SET | CMQC.MQOO_SAVE_ALL_CONTEXT | CMQC.MQOO_PASS_IDENTITY_CONTEXT
+    | CMQC.MQOO_PASS_ALL_CONTEXT | CMQC.MQOO_SET_IDENTITY_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT
+    | CMQC.MQOO_ALTERNATE_USER_AUTHORITY | CMQC.MQOO_FAIL_IF_QUIESCING | CMQC.MQOO_BIND_ON_OPEN
+    | CMQC.MQOO_BIND_NOT_FIXED | CMQC.MQOO_BIND_ON_GROUP | CMQC.MQOO_RESOLVE_LOCAL_Q
+    | CMQC.MQOO_NO_MULTICAST)
+
+
+# === connections =========================================================================
+def connect(qm: QueueManagerState, user: str, password: str, appl_name: str,
+            alive: Callable[[], bool]) -> Connection:
+    if qm.quiescing:
+        raise MQError(CMQC.MQRC_Q_MGR_QUIESCING)
+    if qm.users is not None and qm.users.get(user) != password:
+        raise MQError(CMQC.MQRC_NOT_AUTHORIZED)
+    return Connection(next(qm.conn_ids), user or os_user(), appl_name, alive)
+
+
+def disconnect(qm: QueueManagerState, conn: Connection, clean: bool) -> int:
+    """MQDISC commits open work; a broken connection backs it out. Returns the reason."""
+    reason = NONE
+    if clean:
+        try:
+            units_of_work.commit(qm, conn)
+        except MQError:
+            units_of_work.backout(qm, conn)
+            reason = CMQC.MQRC_BACKED_OUT
+    else:
+        units_of_work.backout(qm, conn)
+    for handle in list(conn.handles.values()):
+        release(handle)
+    conn.handles.clear()
+    return reason
+
+
+# === open and close ======================================================================
+def open_object(qm: QueueManagerState, conn: Connection, obj_type: int, name: str, options: int,
+                selection: str | None) -> Handle:
+    if obj_type == CMQC.MQOT_Q_MGR:
+        if options & ~(CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING):
+            raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+        handle = Handle(next(conn.hobj_counter), None, qm.name, options)
+        conn.handles[handle.hobj] = handle
+        return handle
+    if obj_type != CMQC.MQOT_Q:
+        raise MQError(CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
+    _check_open_options(options)
+    queue, alias = resolve(qm, name)
+    _check_sharing(queue, options)
+    selector = _compile_selector(selection, options) if selection else None
+    handle = Handle(next(conn.hobj_counter), queue, name, options, selector=selector)
+    handle.read_ahead = _read_ahead(alias or queue, options)
+    if options & INPUT_OPTIONS:
+        exclusive = options & CMQC.MQOO_INPUT_EXCLUSIVE or (
+            options & CMQC.MQOO_INPUT_AS_Q_DEF and queue.attrs["DEFSOPT"] == "EXCL")
+        if queue.input_exclusive or (exclusive and queue.input_shared):
+            raise MQError(CMQC.MQRC_OBJECT_IN_USE)
+        if exclusive:
+            queue.input_exclusive += 1
+        else:
+            queue.input_shared += 1
+    if options & CMQC.MQOO_OUTPUT:
+        queue.output_count += 1
+    conn.handles[handle.hobj] = handle
+    return handle
+
+
+def close(conn: Connection, hobj: int) -> None:
+    handle = handle_of(conn, hobj)
+    del conn.handles[hobj]
+    release(handle)
+    if handle.put_group is not None:
+        raise MQError(CMQC.MQRC_INCOMPLETE_GROUP, WARNING)
+
+
+def resolve(qm: QueueManagerState, name: str) -> tuple[LocalQueue, AliasQueue | None]:
+    """The local queue a name opens, and the alias it was opened through (if any)."""
+    queue = qm.queues.get(name)
+    if queue is None:
+        raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
+    if isinstance(queue, AliasQueue):
+        target = qm.queues.get(queue.attrs["TARGET"])
+        if not isinstance(target, LocalQueue):
+            raise MQError(CMQC.MQRC_UNKNOWN_ALIAS_BASE_Q)
+        return target, queue
+    return queue, None
+
+
+def handle_of(conn: Connection, hobj: int) -> Handle:
+    handle = conn.handles.get(hobj)
+    if handle is None:
+        raise MQError(CMQC.MQRC_HOBJ_ERROR)
+    return handle
+
+
+def release(handle: Handle) -> None:
+    """Give back the open counts a handle holds on its queue."""
+    queue = handle.queue
+    if queue is None:
+        return
+    if handle.options & INPUT_OPTIONS:
+        if queue.input_exclusive and handle.options & CMQC.MQOO_INPUT_EXCLUSIVE:
+            queue.input_exclusive -= 1
+        elif queue.input_shared:
+            queue.input_shared -= 1
+        elif queue.input_exclusive:
+            queue.input_exclusive -= 1
+    if handle.options & CMQC.MQOO_OUTPUT:
+        queue.output_count -= 1
+
+
+def _check_open_options(options: int) -> None:
+    if options & ~_KNOWN_OPEN_OPTIONS:
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+    inputs = options & INPUT_OPTIONS
+    if inputs & (inputs - 1):
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+    if options & _READ_AHEAD_OPTIONS == _READ_AHEAD_OPTIONS:
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+    if not options & (INPUT_OPTIONS | CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE
+                      | CMQC.MQOO_SET):
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+
+
+def _check_sharing(queue: LocalQueue, options: int) -> None:
+    # inhibit checks (GET/PUT DISABLED) happen at get/put time, as in MQ
+    if options & INPUT_OPTIONS and queue.attrs.get("SHARE") == "NOSHARE" and (
+            queue.input_shared or queue.input_exclusive):
+        raise MQError(CMQC.MQRC_OBJECT_IN_USE)
+
+
+def _compile_selector(selection: str, options: int):
+    if not options & (INPUT_OPTIONS | CMQC.MQOO_BROWSE):
+        raise MQError(CMQC.MQRC_SELECTOR_INVALID_FOR_TYPE)
+    # loaded on first use: most handles have no selection string
+    from spark_mq.mqi.selector import SelectorError, compile_selector
+    try:
+        return compile_selector(selection)
+    except SelectorError as exc:
+        raise MQError(exc.reason) from exc
+
+
+def _read_ahead(definition: LocalQueue | AliasQueue, options: int) -> bool:
+    if not options & (INPUT_OPTIONS | CMQC.MQOO_BROWSE):
+        return False
+    setting = definition.attrs.get("DEFREADA", "NO")
+    if setting == "DISABLED" or options & CMQC.MQOO_NO_READ_AHEAD:
+        return False
+    return bool(options & CMQC.MQOO_READ_AHEAD) or setting == "YES"

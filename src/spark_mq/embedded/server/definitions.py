@@ -1,0 +1,96 @@
+"""Object definitions: recovery at start-up, and what MQSC DEFINE/ALTER/DELETE/CLEAR change.
+
+Runs in the queue-manager process, called through `qmgr.QueueManager` by admin.run_mqsc,
+which holds the queue manager's lock for the whole script. Failures are `ValueError`s with
+the text runmqsc shows, not MQI reasons: these are administration commands, not MQI verbs.
+"""
+from __future__ import annotations
+
+import itertools
+
+from spark_mq.embedded.server.queues import I_BACKOUT, AliasQueue, LocalQueue, Message
+from spark_mq.embedded.server.state import QueueManagerState
+from spark_mq.embedded.wire import decode
+from spark_mq.mqi.structs import MD
+
+
+def recover(qm: QueueManagerState) -> None:
+    """Reload definitions and persistent messages; uncommitted work was never stored."""
+    for kind, name, attrs in qm.store.objects():
+        if kind == "QMGR":
+            qm.attrs.update(attrs)
+        else:
+            qm.queues[name] = (LocalQueue if kind == "QLOCAL" else AliasQueue)(name, attrs)
+    last = 0
+    for stored in qm.store.messages():
+        queue = qm.queues.get(stored.queue)
+        last = stored.seq
+        if not isinstance(queue, LocalQueue):
+            continue
+        md = MD.unpack(stored.md)
+        md[I_BACKOUT] = stored.backout
+        message = Message(stored.seq, md, stored.body,
+                          decode(stored.props) if stored.props else None, stored.expires_at)
+        queue.insert(message)
+    qm.seq = itertools.count(last + 1)
+
+
+def define(qm: QueueManagerState, kind: str, name: str, attrs: dict, replace: bool) -> None:
+    existing = qm.queues.get(name)
+    if existing is not None:
+        if not replace:
+            raise ValueError(f"{existing.kind}({name}) already exists; use REPLACE")
+        if existing.kind != kind:
+            raise ValueError(f"{name} exists as {existing.kind}, not {kind}")
+        existing.alter(attrs)
+        queue = existing
+    else:
+        queue = (LocalQueue if kind == "QLOCAL" else AliasQueue)(name, attrs)
+        qm.queues[name] = queue
+    qm.store.save_object(kind, name, dict(queue.attrs))
+
+
+def alter(qm: QueueManagerState, kind: str, name: str, attrs: dict) -> None:
+    queue = _definition(qm, kind, name)
+    queue.alter(attrs)
+    save_definition(qm, queue)
+
+
+def alter_qmgr(qm: QueueManagerState, attrs: dict) -> None:
+    qm.attrs.update(attrs)
+    qm.store.save_object("QMGR", qm.name, qm.attrs)
+
+
+def delete(qm: QueueManagerState, kind: str, name: str, purge: bool) -> None:
+    queue = _definition(qm, kind, name)
+    if isinstance(queue, LocalQueue):
+        if queue.input_shared or queue.input_exclusive or queue.output_count:
+            raise ValueError(f"QLOCAL({name}) is open")
+        if queue.depth and not purge:
+            raise ValueError(f"QLOCAL({name}) is not empty; use PURGE")
+        qm.store.apply(purge_queue=name)
+    del qm.queues[name]
+    qm.store.delete_object(kind, name)
+
+
+def clear(qm: QueueManagerState, name: str) -> int:
+    """CLEAR QLOCAL: the number of messages removed."""
+    queue = _definition(qm, "QLOCAL", name)
+    assert isinstance(queue, LocalQueue)
+    if queue.pending_puts or queue.input_shared or queue.input_exclusive or queue.output_count:
+        raise ValueError(f"QLOCAL({name}) is open or has uncommitted work")
+    count = len(queue.msgs)
+    queue.clear_index()
+    qm.store.apply(purge_queue=name)
+    return count
+
+
+def save_definition(qm: QueueManagerState, queue: LocalQueue | AliasQueue) -> None:
+    qm.store.save_object(queue.kind, queue.name, dict(queue.attrs))
+
+
+def _definition(qm: QueueManagerState, kind: str, name: str) -> LocalQueue | AliasQueue:
+    queue = qm.queues.get(name)
+    if queue is None or queue.kind != kind:
+        raise ValueError(f"{kind}({name}) not found")
+    return queue

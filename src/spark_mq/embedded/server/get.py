@@ -1,0 +1,293 @@
+"""MQGET and read-ahead batches: checking a get, waiting for a message, and delivering it.
+
+Runs in the queue-manager process, under the queue manager's lock (see qmgr.py); a get
+that waits sleeps on the queue manager's `arrived` condition, which lets the lock go.
+matching.py picks the message; this module checks the get options against the handle,
+takes the message off its queue (into the connection's unit of work under syncpoint) or
+moves the browse cursor, and builds the outputs: MD, GMO, data (converted when asked),
+and properties (properties.py). `get_batch` serves a client's read-ahead buffer.
+"""
+from __future__ import annotations
+
+import time
+
+from spark_mq.embedded.server.connections import INPUT_OPTIONS, handle_of
+from spark_mq.embedded.server.errors import NONE, OK, WARNING, MQError
+from spark_mq.embedded.server.matching import MSG_TOKEN, find
+from spark_mq.embedded.server.properties import properties_for_getter
+from spark_mq.embedded.server.queues import (
+    I_CCSID,
+    I_EXPIRY,
+    I_FLAGS,
+    I_FORMAT,
+    I_GROUPID,
+    I_OFFSET,
+    I_ORIGLEN,
+    I_SEQ,
+    SEGMENT_FLAGS,
+    LocalQueue,
+    Message,
+)
+from spark_mq.embedded.server.state import (
+    QMGR_CCSID,
+    Connection,
+    Handle,
+    QueueManagerState,
+    blank,
+    check_md_header,
+)
+from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.structs import GMO, MD
+
+_GI = GMO.index
+_GI_VERSION, _GI_MATCH = _GI["Version"], _GI["MatchOptions"]
+_BROWSE_GETS = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT
+                | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+# LOCK/UNLOCK need a browse lock, SET_SIGNAL is z/OS only, MARK_SKIP_BACKOUT is z/OS only
+_UNSUPPORTED_GETS = (CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK | CMQC.MQGMO_SET_SIGNAL
+                     | CMQC.MQGMO_MARK_SKIP_BACKOUT
+                     | CMQC.MQGMO_MARK_BROWSE_HANDLE | CMQC.MQGMO_MARK_BROWSE_CO_OP
+                     | CMQC.MQGMO_UNMARK_BROWSE_CO_OP | CMQC.MQGMO_UNMARK_BROWSE_HANDLE
+                     | CMQC.MQGMO_UNMARKED_BROWSE_MSG)
+_PROPERTY_GETS = (CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2 | CMQC.MQGMO_NO_PROPERTIES
+                  | CMQC.MQGMO_PROPERTIES_IN_HANDLE | CMQC.MQGMO_PROPERTIES_COMPATIBILITY)
+_ANY_LENGTH = 0x7FFFFFFF
+_BATCH_OVERHEAD = 400  # bytes counted per message besides its data (MD, GMO, framing)
+# the MD of a read-ahead get: matches any message
+_EMPTY_MD = MD.pack([
+    b"MD  ", CMQC.MQMD_VERSION_2, CMQC.MQRO_NONE, CMQC.MQMT_DATAGRAM, CMQC.MQEI_UNLIMITED,
+    CMQC.MQFB_NONE, CMQC.MQENC_NATIVE, CMQC.MQCCSI_Q_MGR, b"", 0, CMQC.MQPER_PERSISTENCE_AS_Q_DEF,
+    b"", b"", 0, b"", b"", b"", b"", b"", CMQC.MQAT_NO_CONTEXT, b"", b"", b"", b"", b"",
+    1, 0, CMQC.MQMF_NONE, CMQC.MQOL_UNDEFINED])
+#: CCSIDs whose text MQGMO_CONVERT can convert, with Python's codec for each
+_CODECS = {1208: "utf-8", 819: "latin-1", 437: "cp437", 850: "cp850", 1252: "cp1252",
+           37: "cp037", 500: "cp500", 1200: "utf-16-be", 1140: "cp1140", 367: "ascii"}
+
+
+class _PersistentNext(Exception):
+    """The next message a read-ahead batch would take is persistent."""
+
+
+def get(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, gmo_bytes: bytes,
+        max_length: int, has_handle: bool, non_persistent_only: bool = False) -> tuple:
+    """One MQGET. Returns (comp_code, reason, md, gmo, data, total_length, props).
+    non_persistent_only: raise _PersistentNext rather than return a persistent message."""
+    if len(md_bytes) != MD.size:
+        raise MQError(CMQC.MQRC_MD_ERROR)
+    if len(gmo_bytes) != GMO.size:
+        raise MQError(CMQC.MQRC_GMO_ERROR)
+    gmo = GMO.unpack(gmo_bytes)
+    md_in = MD.unpack(md_bytes)
+    check_md_header(md_in)
+    if gmo[0] != b"GMO " or not 1 <= gmo[_GI_VERSION] <= 4:
+        raise MQError(CMQC.MQRC_GMO_ERROR)
+    if gmo[_GI_VERSION] < 2:  # no MatchOptions field before version 2: MQ's default applies
+        gmo[_GI_MATCH] = CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID
+    options = gmo[_GI["Options"]]
+    wait = gmo[_GI["WaitInterval"]]
+    handle = handle_of(conn, hobj)
+    _check_get(qm, handle, options, wait, max_length)
+    deadline = None
+    if options & CMQC.MQGMO_WAIT and wait != CMQC.MQWI_UNLIMITED:
+        deadline = time.monotonic() + wait / 1000.0
+    while True:
+        found = find(qm, handle, options, gmo, md_in)
+        if found is not None:
+            if non_persistent_only and found[0].persistent:
+                raise _PersistentNext()
+            return _deliver(qm, conn, handle, found, options, gmo, max_length, has_handle, md_in)
+        if not options & CMQC.MQGMO_WAIT or (options & _BROWSE_GETS
+                                              and options & CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+            raise MQError(CMQC.MQRC_NO_MSG_AVAILABLE)
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            raise MQError(CMQC.MQRC_NO_MSG_AVAILABLE)
+        # short waits: a quiescing queue manager or a vanished client must be noticed soon
+        qm.arrived.wait(0.25 if remaining is None else min(remaining, 0.25))
+        if qm.quiescing:  # a waiting get is told why, before the process ends
+            raise MQError(CMQC.MQRC_Q_MGR_QUIESCING if options & CMQC.MQGMO_FAIL_IF_QUIESCING
+                          else CMQC.MQRC_Q_MGR_STOPPING)
+        if not conn.alive():
+            raise MQError(CMQC.MQRC_CONNECTION_BROKEN)
+        if conn.handles.get(hobj) is not handle:
+            raise MQError(CMQC.MQRC_HOBJ_ERROR)
+        _check_get(qm, handle, options, wait, max_length)
+
+
+def get_batch(qm: QueueManagerState, conn: Connection, hobj: int, gmo_bytes: bytes,
+              has_handle: bool, max_count: int, max_bytes: int) -> list:
+    """Read-ahead: up to max_count non-persistent messages gotten outside syncpoint.
+
+    The first message may be waited for; the rest are only what is there already.
+    Stops before a persistent message, which is left for a synchronous get: a persistent
+    message must never sit in a client's buffer, where a crash would lose it."""
+    empty_md = _EMPTY_MD
+    try:
+        first = get(qm, conn, hobj, empty_md, gmo_bytes, _ANY_LENGTH, has_handle,
+                    non_persistent_only=True)
+    except _PersistentNext:
+        return []
+    results = [first]
+    total = len(first[4]) + _BATCH_OVERHEAD
+    # the checks of the first get hold for the rest: the lock has not been let go since
+    handle = handle_of(conn, hobj)
+    gmo = GMO.unpack(gmo_bytes)
+    if gmo[_GI_VERSION] < 2:
+        gmo[_GI_MATCH] = CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID
+    options = gmo[_GI["Options"]] & ~CMQC.MQGMO_WAIT
+    md_in = MD.unpack(empty_md)
+    while len(results) < max_count and total < max_bytes:
+        found = find(qm, handle, options, gmo, md_in)
+        if found is None or found[0].persistent:
+            break
+        result = _deliver(qm, conn, handle, found, options, gmo, _ANY_LENGTH, has_handle, md_in)
+        results.append(result)
+        total += len(result[4]) + _BATCH_OVERHEAD
+    return results
+
+
+def _check_get(qm: QueueManagerState, handle: Handle, options: int, wait: int,
+               max_length: int) -> None:
+    queue = handle.queue
+    if queue is None:
+        raise MQError(CMQC.MQRC_NOT_OPEN_FOR_INPUT)
+    browse = options & _BROWSE_GETS
+    if browse & (browse - 1):
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+    if browse:
+        if not handle.options & CMQC.MQOO_BROWSE:
+            raise MQError(CMQC.MQRC_NOT_OPEN_FOR_BROWSE)
+    elif not handle.options & INPUT_OPTIONS:
+        raise MQError(CMQC.MQRC_NOT_OPEN_FOR_INPUT)
+    if options & CMQC.MQGMO_MSG_UNDER_CURSOR and (browse or not handle.options & CMQC.MQOO_BROWSE):
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR if browse else CMQC.MQRC_NOT_OPEN_FOR_BROWSE)
+    sync = options & (CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_SYNCPOINT | CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT)
+    if browse and sync & (CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT):
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)  # a browse takes nothing into a unit of work
+    if sync & (sync - 1):
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+    properties = options & _PROPERTY_GETS
+    if properties & (properties - 1):
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+    if options & _UNSUPPORTED_GETS:
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+    if options & CMQC.MQGMO_WAIT and wait < CMQC.MQWI_UNLIMITED:
+        raise MQError(CMQC.MQRC_WAIT_INTERVAL_ERROR)
+    if max_length < 0:
+        raise MQError(CMQC.MQRC_BUFFER_LENGTH_ERROR)
+    definition = qm.queues.get(handle.name, queue)
+    if not browse and (definition.attrs["GET"] == "DISABLED" or queue.attrs["GET"] == "DISABLED"):
+        raise MQError(CMQC.MQRC_GET_INHIBITED)
+
+
+def _deliver(qm: QueueManagerState, conn: Connection, handle: Handle, found: list[Message],
+             options: int, gmo: list, max_length: int, has_handle: bool,
+             md_in: list | None = None) -> tuple:
+    queue = handle.queue
+    first = found[0]
+    md = list(first.md)
+    body = first.body if len(found) == 1 else b"".join(m.body for m in found)
+    if len(found) > 1 or options & CMQC.MQGMO_COMPLETE_MSG and first.flags & SEGMENT_FLAGS:
+        md[I_FLAGS] &= ~SEGMENT_FLAGS
+        md[I_ORIGLEN] = CMQC.MQOL_UNDEFINED
+        md[I_OFFSET] = 0
+    if first.expires_at is not None:
+        md[I_EXPIRY] = max(1, int((first.expires_at - time.time()) * 10))
+    props_out, body = properties_for_getter(qm, queue, handle, first.props, md, body,
+                                            options, has_handle)
+    comp_code, reason = OK, NONE
+    if options & CMQC.MQGMO_CONVERT and md_in is not None:
+        body, reason = _convert(md, body, md_in)
+        comp_code = WARNING if reason else OK
+    total = len(body)
+    browse = options & _BROWSE_GETS
+    if total > max_length:
+        if not options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG:
+            # the message stays where it is; the caller learns its length and MD
+            return (WARNING, CMQC.MQRC_TRUNCATED_MSG_FAILED, MD.pack(md),
+                    _gmo_out(gmo, queue, first, md, options), body[:max_length], total, None)
+        comp_code, reason = WARNING, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED
+    if browse:
+        handle.cursor = first.key
+        handle.cursor_msg = first
+    else:
+        _take(qm, conn, found, options)
+        if handle.cursor_msg is not None and handle.cursor_msg in found:
+            handle.cursor_msg = None
+        if handle.options & CMQC.MQOO_SAVE_ALL_CONTEXT:
+            handle.saved_context = md
+    if options & CMQC.MQGMO_LOGICAL_ORDER:
+        _advance_group(handle, found)
+    return (comp_code, reason, MD.pack(md), _gmo_out(gmo, queue, first, md, options),
+            body[:max_length], total, props_out)
+
+
+def _take(qm: QueueManagerState, conn: Connection, found: list[Message], options: int) -> None:
+    queue = found[0].queue
+    syncpoint = options & CMQC.MQGMO_SYNCPOINT or (
+        options & CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT and found[0].persistent)
+    if syncpoint and len(conn.uow_puts) + len(conn.uow_gets) + len(found) > qm.attrs["MAXUMSGS"]:
+        raise MQError(CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+    if not syncpoint and len(found) > 1 and found[0].persistent and (conn.uow_puts or conn.uow_gets):
+        # reassembling persistent segments needs the queue manager's own unit of work
+        raise MQError(CMQC.MQRC_UOW_NOT_AVAILABLE)
+    for message in found:
+        queue.remove(message)
+    if syncpoint:
+        conn.uow_gets.extend(found)
+    else:
+        deletes = [m.seq for m in found if m.persistent]
+        if deletes:
+            qm.store.apply(deletes=deletes)
+
+
+def _advance_group(handle: Handle, found: list[Message]) -> None:
+    """Where a logical-order get continues: the next segment, the next message, or nowhere."""
+    last = found[-1]
+    md = last.md
+    flags = md[I_FLAGS]
+    if flags & CMQC.MQMF_SEGMENT and len(found) == 1 and not flags & CMQC.MQMF_LAST_SEGMENT:
+        handle.get_group = (md[I_GROUPID], md[I_SEQ], md[I_OFFSET] + len(last.body))
+    elif flags & CMQC.MQMF_MSG_IN_GROUP and not flags & CMQC.MQMF_LAST_MSG_IN_GROUP:
+        handle.get_group = (md[I_GROUPID], md[I_SEQ] + 1, 0)
+    else:
+        handle.get_group = None
+
+
+def _gmo_out(gmo: list, queue: LocalQueue, first: Message, md: list, options: int) -> bytes:
+    out = list(gmo)
+    flags = md[I_FLAGS]
+    out[_GI["ResolvedQName"]] = blank(queue.name, 48)
+    out[_GI["GroupStatus"]] = (CMQC.MQGS_LAST_MSG_IN_GROUP if flags & CMQC.MQMF_LAST_MSG_IN_GROUP
+                               else CMQC.MQGS_MSG_IN_GROUP if flags & CMQC.MQMF_MSG_IN_GROUP
+                               else CMQC.MQGS_NOT_IN_GROUP)
+    out[_GI["SegmentStatus"]] = (CMQC.MQSS_LAST_SEGMENT if flags & CMQC.MQMF_LAST_SEGMENT
+                                 else CMQC.MQSS_SEGMENT if flags & CMQC.MQMF_SEGMENT
+                                 else CMQC.MQSS_NOT_A_SEGMENT)
+    out[_GI["Segmentation"]] = (CMQC.MQSEG_ALLOWED if flags & CMQC.MQMF_SEGMENTATION_ALLOWED
+                                else CMQC.MQSEG_INHIBITED)
+    out[_GI["MsgToken"]] = MSG_TOKEN.pack(first.seq)
+    out[_GI["ReturnedLength"]] = CMQC.MQRL_UNDEFINED
+    return GMO.pack(out)
+
+
+def _convert(md: list, body: bytes, md_in: list) -> tuple[bytes, int]:
+    """MQGMO_CONVERT of the data to the CCSID the getter's MD asks for.
+
+    Only MQFMT_STRING data is converted; anything that cannot be converted is returned as
+    it is with MQ's warning (MQRC_FORMAT_ERROR, MQRC_NOT_CONVERTED), never silently."""
+    wanted = md_in[I_CCSID] or QMGR_CCSID
+    have = md[I_CCSID] or QMGR_CCSID
+    if wanted < 0 or wanted == have:
+        return body, NONE
+    if md[I_FORMAT] != CMQC.MQFMT_STRING:
+        return body, CMQC.MQRC_FORMAT_ERROR
+    source, target = _CODECS.get(have), _CODECS.get(wanted)
+    if source is None or target is None:
+        return body, CMQC.MQRC_NOT_CONVERTED
+    try:
+        converted = body.decode(source).encode(target)
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return body, CMQC.MQRC_NOT_CONVERTED
+    md[I_CCSID] = wanted
+    return converted, NONE

@@ -1,0 +1,160 @@
+"""The MQSC objects the embedded queue manager keeps: their attributes, types and defaults.
+
+Runs in the queue-manager process. `QUEUE_ATTRIBUTES` and `QMGR_ATTRIBUTES` say which
+attributes a QLOCAL, QALIAS or the QMGR has, how each is typed and validated (the MQSC
+parser checks DEFINE/ALTER against them) and what a freshly defined object starts with
+(`default_attributes`). `DEFAULT_MQSC` is the script IBM's developer container runs, which
+a new embedded queue manager runs too.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class AttributeSpec:
+    """How one attribute is typed and validated.
+
+    ``allowed`` is ``(low, high)`` for "int", the keywords for "enum" and "flag", and the
+    maximum length for "str".  A "flag" attribute is written as a bare keyword (SHARE or
+    NOSHARE), so the parser reports it in `MQSCCommand.flags`; its stored value is the
+    keyword.  ``readonly`` attributes are runtime status that only DISPLAY shows.
+    """
+
+    kind: str
+    allowed: object
+    default: object
+    object_types: frozenset[str]
+    readonly: bool = False
+    keywords: Mapping[str, int] = field(default_factory=dict)  # named ints, e.g. NOLIMIT
+
+    def describe(self) -> str:
+        """The valid values, as shown in error messages."""
+        if self.kind == "int":
+            low, high = self.allowed
+            named = "".join(f" or {word}" for word in self.keywords)
+            return f"{low} to {high}{named}"
+        if self.kind == "str":
+            return f"a string of at most {self.allowed} characters"
+        return ", ".join(self.allowed)
+
+    def coerce(self, text: str, quoted: bool = False) -> object:
+        """Turn the text written in parentheses into a typed value, or raise ValueError."""
+        if self.kind == "str":
+            value = text if quoted else text.upper()   # MQ folds unquoted values
+            if len(value) > self.allowed:
+                raise ValueError(f"value '{value}' is {len(value)} characters long")
+            return value
+        word = text.strip().upper()
+        if self.kind in ("enum", "flag"):
+            if word not in self.allowed:
+                raise ValueError(f"value '{text}' is not allowed")
+            return word
+        if word in self.keywords:
+            return self.keywords[word]
+        if not re.fullmatch(r"[+-]?\d+", word):
+            raise ValueError(f"value '{text}' is not an integer")
+        number = int(word)
+        low, high = self.allowed
+        if not low <= number <= high:
+            raise ValueError(f"value {number} is out of range")
+        return number
+
+
+_LOCAL = frozenset({"QLOCAL"})
+_ALIAS = frozenset({"QALIAS"})
+_BOTH = _LOCAL | _ALIAS
+_MAX_COUNT = 999_999_999
+_MAX_MSG_LENGTH = 104_857_600      # 100 MB, IBM MQ's largest message
+_NAME_LENGTH = 48                  # IBM MQ object names
+
+
+def _int(low: int, high: int, default: int, types: frozenset[str], **kw: object) -> AttributeSpec:
+    return AttributeSpec("int", (low, high), default, types, **kw)
+
+
+def _enum(values: str, types: frozenset[str]) -> AttributeSpec:
+    choices = tuple(values.split())
+    return AttributeSpec("enum", choices, choices[0], types)   # first value is the default
+
+
+def _str(length: int, types: frozenset[str]) -> AttributeSpec:
+    return AttributeSpec("str", length, "", types)
+
+
+#: Queue attributes the embedded queue manager supports: name -> spec.
+QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
+    "DESCR": _str(64, _BOTH),
+    "MAXMSGL": _int(0, _MAX_MSG_LENGTH, 4_194_304, _LOCAL),
+    "MAXDEPTH": _int(0, _MAX_COUNT, 5000, _LOCAL),
+    "DEFPSIST": _enum("NO YES", _BOTH),
+    "DEFPRTY": _int(0, 9, 0, _BOTH),
+    "MSGDLVSQ": _enum("PRIORITY FIFO", _LOCAL),
+    "BOTHRESH": _int(0, _MAX_COUNT, 0, _LOCAL),
+    "BOQNAME": _str(_NAME_LENGTH, _LOCAL),
+    "DEFREADA": _enum("NO YES DISABLED", _BOTH),
+    "DEFPRESP": _enum("SYNC ASYNC", _BOTH),
+    "PROPCTL": _enum("COMPAT NONE ALL FORCE V6COMPAT", _BOTH),
+    "TARGET": _str(_NAME_LENGTH, _ALIAS),
+    "GET": _enum("ENABLED DISABLED", _BOTH),
+    "PUT": _enum("ENABLED DISABLED", _BOTH),
+    "SHARE": AttributeSpec("flag", ("SHARE", "NOSHARE"), "SHARE", _LOCAL),
+    "DEFSOPT": _enum("SHARED EXCL", _LOCAL),
+    "CURDEPTH": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
+    "IPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
+    "OPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
+}
+
+#: Queue-manager attributes modelled by ALTER QMGR (others are kept as raw strings).
+#: Kept apart from QUEUE_ATTRIBUTES because MAXMSGL has a different range here.
+QMGR_ATTRIBUTES: dict[str, AttributeSpec] = {
+    "DESCR": _str(64, frozenset({"QMGR"})),
+    "DEADQ": _str(_NAME_LENGTH, frozenset({"QMGR"})),
+    "MAXMSGL": _int(32_768, _MAX_MSG_LENGTH, 4_194_304, frozenset({"QMGR"})),
+    "MAXPROPL": _int(-1, _MAX_MSG_LENGTH, -1, frozenset({"QMGR"}), keywords={"NOLIMIT": -1}),
+    "MAXUMSGS": _int(1, _MAX_COUNT, 10_000, frozenset({"QMGR"})),
+}
+
+
+#: MQSC's short names of object types (DEF QL(...) is DEFINE QLOCAL(...))
+TYPE_SYNONYMS = {
+    "QL": "QLOCAL", "QA": "QALIAS", "QR": "QREMOTE", "QM": "QMODEL", "Q": "QUEUE",
+    "QC": "QCLUSTER", "QS": "QSTATUS", "CHL": "CHANNEL", "CHS": "CHSTATUS",
+    "LSTR": "LISTENER", "SVC": "SERVICE", "NL": "NAMELIST", "PRO": "PROCESS",
+}
+
+
+def attribute_specs(object_type: str) -> dict[str, AttributeSpec]:
+    """The attribute specs that apply to QLOCAL, QALIAS or QMGR."""
+    object_type = TYPE_SYNONYMS.get(object_type.upper(), object_type.upper())
+    if object_type == "QMGR":
+        return dict(QMGR_ATTRIBUTES)
+    return {k: s for k, s in QUEUE_ATTRIBUTES.items() if object_type in s.object_types}
+
+
+def default_attributes(object_type: str) -> dict[str, object]:
+    """Attribute values of a freshly defined object (read-only status excluded)."""
+    return {k: s.default for k, s in attribute_specs(object_type).items() if not s.readonly}
+
+
+
+#: The objects IBM's MQ developer container creates (its dev MQSC), as far as queues and
+#: the application channel go.  The embedded queue manager ignores the channel line; it is
+#: kept so this text matches what the container runs.
+DEFAULT_MQSC: str = """\
+* Default objects of the IBM MQ developer container
+
+* Developer queues
+DEFINE QLOCAL('DEV.QUEUE.1') REPLACE
+DEFINE QLOCAL('DEV.QUEUE.2') REPLACE
+DEFINE QLOCAL('DEV.QUEUE.3') REPLACE
+DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
+
+* Use a different dead letter queue, for undeliverable messages
+ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')
+
+* Developer application channel
+DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
+"""

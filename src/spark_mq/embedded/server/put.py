@@ -1,0 +1,302 @@
+"""MQPUT and MQPUT1: checking a put, filling its MD, segmenting it, and placing it.
+
+Runs in the queue-manager process, under the queue manager's lock (see qmgr.py). A put
+gets the queue's defaults (persistence, priority), its context fields (identity and origin
+as the put options say), its ids, its group and segment fields (logical order is tracked
+on the handle), and is split into segments when the queue cannot hold it whole and the
+putter allows that. Outside syncpoint it lands on the queue at once; under syncpoint it
+waits on the connection's unit of work (units_of_work.py).
+"""
+from __future__ import annotations
+
+import time
+
+from spark_mq.embedded.server.connections import handle_of, open_object, release
+from spark_mq.embedded.server.errors import MQError, WarnedPut
+from spark_mq.embedded.server.properties import check_properties
+from spark_mq.embedded.server.queues import (
+    GROUP_FLAGS,
+    I_CCSID,
+    I_CORRELID,
+    I_EXPIRY,
+    I_FLAGS,
+    I_GROUPID,
+    I_MSGID,
+    I_OFFSET,
+    I_ORIGLEN,
+    I_PERSISTENCE,
+    I_PRIORITY,
+    I_SEQ,
+    NONE_ID,
+    SEGMENT_FLAGS,
+    AliasQueue,
+    LocalQueue,
+    Message,
+)
+from spark_mq.embedded.server.state import (
+    QMGR_CCSID,
+    Connection,
+    Handle,
+    QueueManagerState,
+    blank,
+    check_md_header,
+)
+from spark_mq.embedded.server.store import stored
+from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.structs import MD
+
+_MDI = MD.index
+_CONTEXT_PUTS = (CMQC.MQPMO_NO_CONTEXT | CMQC.MQPMO_DEFAULT_CONTEXT
+                 | CMQC.MQPMO_PASS_IDENTITY_CONTEXT | CMQC.MQPMO_PASS_ALL_CONTEXT
+                 | CMQC.MQPMO_SET_IDENTITY_CONTEXT | CMQC.MQPMO_SET_ALL_CONTEXT)
+_IDENTITY_FIELDS = ("UserIdentifier", "AccountingToken", "ApplIdentityData")
+_ORIGIN_FIELDS = ("PutApplType", "PutApplName", "PutDate", "PutTime", "ApplOriginData")
+_I_PUTAPPLTYPE, _I_PUTAPPLNAME = _MDI["PutApplType"], _MDI["PutApplName"]
+_I_PUTDATE, _I_PUTTIME, _I_APPLORIGIN = _MDI["PutDate"], _MDI["PutTime"], _MDI["ApplOriginData"]
+_stamp_cache: list = [None, None]
+
+
+def put(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, pmo_options: int,
+        context_hobj: int, props: list | None, body: bytes) -> bytes:
+    """MQPUT on an open handle; returns the MD as put (raises WarnedPut with it on a warning)."""
+    handle = handle_of(conn, hobj)
+    if not handle.options & CMQC.MQOO_OUTPUT:
+        raise MQError(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)
+    return _put(qm, conn, handle, md_bytes, pmo_options, context_hobj, props, body)
+
+
+def put1(qm: QueueManagerState, conn: Connection, name: str, md_bytes: bytes, pmo_options: int,
+         context_hobj: int, props: list | None, body: bytes) -> bytes:
+    """MQPUT1: open, put, close; the handle opens with the context authority the put needs."""
+    open_options = CMQC.MQOO_OUTPUT
+    if pmo_options & CMQC.MQPMO_SET_ALL_CONTEXT:
+        open_options |= CMQC.MQOO_SET_ALL_CONTEXT
+    elif pmo_options & CMQC.MQPMO_SET_IDENTITY_CONTEXT:
+        open_options |= CMQC.MQOO_SET_IDENTITY_CONTEXT
+    if pmo_options & CMQC.MQPMO_PASS_ALL_CONTEXT:
+        open_options |= CMQC.MQOO_PASS_ALL_CONTEXT
+    elif pmo_options & CMQC.MQPMO_PASS_IDENTITY_CONTEXT:
+        open_options |= CMQC.MQOO_PASS_IDENTITY_CONTEXT
+    handle = open_object(qm, conn, CMQC.MQOT_Q, name, open_options, None)
+    try:
+        return _put(qm, conn, handle, md_bytes, pmo_options & ~CMQC.MQPMO_LOGICAL_ORDER,
+                    context_hobj, props, body)
+    finally:
+        del conn.handles[handle.hobj]
+        release(handle)
+
+
+def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: bytes, options: int,
+         context_hobj: int, props: list | None, body: bytes) -> bytes:
+    if len(md_bytes) != MD.size:
+        raise MQError(CMQC.MQRC_MD_ERROR)
+    queue = handle.queue
+    definition = qm.queues.get(handle.name, queue)
+    if definition.attrs["PUT"] == "DISABLED" or queue.attrs["PUT"] == "DISABLED":
+        raise MQError(CMQC.MQRC_PUT_INHIBITED)
+    if options & CMQC.MQPMO_SYNCPOINT and options & CMQC.MQPMO_NO_SYNCPOINT:
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+    if options & CMQC.MQPMO_ASYNC_RESPONSE and options & CMQC.MQPMO_SYNC_RESPONSE:
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+    md = MD.unpack(md_bytes)
+    check_md_header(md)
+    if md[1] < 2:  # an MQMD version 1 has no group or segment fields
+        if options & CMQC.MQPMO_LOGICAL_ORDER:
+            raise MQError(CMQC.MQRC_WRONG_MD_VERSION)
+        md[I_GROUPID], md[I_SEQ], md[I_OFFSET] = NONE_ID, 1, 0
+        md[I_FLAGS], md[I_ORIGLEN] = CMQC.MQMF_NONE, CMQC.MQOL_UNDEFINED
+    if md[I_CCSID] == CMQC.MQCCSI_Q_MGR:
+        md[I_CCSID] = QMGR_CCSID  # MQ stores the queue manager's CCSID, not "as qmgr"
+    warning = _resolve_put_fields(md, definition)
+    _apply_context(conn, handle, md, options, context_hobj)
+    if options & CMQC.MQPMO_NEW_MSG_ID or md[I_MSGID] == NONE_ID:
+        md[I_MSGID] = qm.new_msgid()
+    if options & CMQC.MQPMO_NEW_CORREL_ID:
+        md[I_CORRELID] = qm.new_msgid()
+    syncpoint = bool(options & CMQC.MQPMO_SYNCPOINT)
+    next_group = _assign_group(qm, handle, md, options, len(body), syncpoint)
+    if props:
+        check_properties(qm, props)
+    if not body and md[I_FLAGS] & CMQC.MQMF_SEGMENT and not md[I_FLAGS] & CMQC.MQMF_LAST_SEGMENT:
+        raise MQError(CMQC.MQRC_SEGMENT_LENGTH_ZERO)  # only a last segment may be empty
+    pieces = _segment(qm, queue, md, props, body)
+    if len(pieces) > 1 and not syncpoint and md[I_PERSISTENCE] == CMQC.MQPER_PERSISTENT \
+            and (conn.uow_puts or conn.uow_gets):
+        # segmenting a persistent message needs the queue manager's own unit of work
+        raise MQError(CMQC.MQRC_UOW_NOT_AVAILABLE)
+    if queue.depth + len(pieces) > queue.attrs["MAXDEPTH"]:
+        raise MQError(CMQC.MQRC_Q_FULL)
+    if syncpoint and len(conn.uow_puts) + len(conn.uow_gets) + len(pieces) > qm.attrs["MAXUMSGS"]:
+        raise MQError(CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+    expires_at = None
+    if md[I_EXPIRY] > 0:
+        expires_at = time.time() + md[I_EXPIRY] / 10.0
+    messages = [Message(next(qm.seq), piece_md, piece_body, piece_props, expires_at)
+                for piece_md, piece_body, piece_props in pieces]
+    if syncpoint:
+        conn.uow_puts.extend(messages)
+        queue.pending_puts += len(messages)
+        for message in messages:
+            message.queue = queue
+    else:
+        rows = [stored(m, queue.name) for m in messages if m.persistent]
+        if rows:
+            qm.store.apply(inserts=rows)
+        for message in messages:
+            queue.insert(message)
+        qm.arrived.notify_all()
+    if options & CMQC.MQPMO_LOGICAL_ORDER:
+        handle.put_group = next_group  # only a put that succeeded moves the group on
+    if warning:
+        raise WarnedPut(MD.pack(md), warning)
+    return MD.pack(md)
+
+
+def _resolve_put_fields(md: list, definition: LocalQueue | AliasQueue) -> int:
+    """Apply queue defaults and check MD values; return a warning reason or 0."""
+    warning = CMQC.MQRC_NONE
+    persistence = md[I_PERSISTENCE]
+    if persistence == CMQC.MQPER_PERSISTENCE_AS_Q_DEF:
+        md[I_PERSISTENCE] = (CMQC.MQPER_PERSISTENT if definition.attrs["DEFPSIST"] == "YES"
+                             else CMQC.MQPER_NOT_PERSISTENT)
+    elif persistence not in (CMQC.MQPER_NOT_PERSISTENT, CMQC.MQPER_PERSISTENT):
+        raise MQError(CMQC.MQRC_PERSISTENCE_ERROR)
+    priority = md[I_PRIORITY]
+    if priority == CMQC.MQPRI_PRIORITY_AS_Q_DEF:
+        md[I_PRIORITY] = definition.attrs["DEFPRTY"]
+    elif priority < -1:
+        raise MQError(CMQC.MQRC_PRIORITY_ERROR)
+    elif priority > 9:
+        warning = CMQC.MQRC_PRIORITY_EXCEEDS_MAXIMUM
+    expiry = md[I_EXPIRY]
+    if expiry != CMQC.MQEI_UNLIMITED and expiry <= 0:
+        raise MQError(CMQC.MQRC_EXPIRY_ERROR)
+    return warning
+
+
+def _apply_context(conn: Connection, handle: Handle, md: list, options: int,
+                   context_hobj: int) -> None:
+    chosen = options & _CONTEXT_PUTS
+    if chosen & (chosen - 1):
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)  # more than one context option
+    if chosen == CMQC.MQPMO_NO_CONTEXT:
+        for name in _IDENTITY_FIELDS + _ORIGIN_FIELDS:
+            md[_MDI[name]] = 0 if name == "PutApplType" else b""
+        return
+    if chosen == CMQC.MQPMO_SET_ALL_CONTEXT:
+        if not handle.options & CMQC.MQOO_SET_ALL_CONTEXT:
+            raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+        return
+    if chosen in (CMQC.MQPMO_PASS_IDENTITY_CONTEXT, CMQC.MQPMO_PASS_ALL_CONTEXT):
+        needed = (CMQC.MQOO_PASS_ALL_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT
+                  if chosen == CMQC.MQPMO_PASS_ALL_CONTEXT else
+                  CMQC.MQOO_PASS_IDENTITY_CONTEXT | CMQC.MQOO_PASS_ALL_CONTEXT
+                  | CMQC.MQOO_SET_IDENTITY_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT)
+        if not handle.options & needed:
+            raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+        source = conn.handles.get(context_hobj)
+        if source is None or not source.options & CMQC.MQOO_SAVE_ALL_CONTEXT:
+            raise MQError(CMQC.MQRC_CONTEXT_HANDLE_ERROR)
+        saved = source.saved_context
+        fields = _IDENTITY_FIELDS + (_ORIGIN_FIELDS if chosen == CMQC.MQPMO_PASS_ALL_CONTEXT else ())
+        for name in fields:
+            md[_MDI[name]] = saved[_MDI[name]] if saved else (0 if name == "PutApplType" else b"")
+        if chosen == CMQC.MQPMO_PASS_ALL_CONTEXT:
+            return
+        _set_origin(conn, md)
+        return
+    if chosen == CMQC.MQPMO_SET_IDENTITY_CONTEXT:
+        if not handle.options & (CMQC.MQOO_SET_IDENTITY_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT):
+            raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+    else:  # default context: the queue manager fills identity and origin
+        md[_MDI["UserIdentifier"]] = blank(conn.user, 12)
+        md[_MDI["AccountingToken"]] = b""
+        md[_MDI["ApplIdentityData"]] = b""
+    _set_origin(conn, md)
+
+
+def _set_origin(conn: Connection, md: list) -> None:
+    now = time.time()
+    date, hms = _put_stamp(int(now))
+    md[_I_PUTAPPLTYPE] = CMQC.MQAT_UNIX
+    md[_I_PUTAPPLNAME] = conn.appl_name_field
+    md[_I_PUTDATE] = date
+    md[_I_PUTTIME] = hms + b"%02d" % (int(now * 100) % 100)
+    md[_I_APPLORIGIN] = b""
+
+
+def _put_stamp(second: int) -> tuple[bytes, bytes]:
+    """PutDate and PutTime (to the second) in GMT, formatted once per second."""
+    if _stamp_cache[0] != second:
+        stamp = time.gmtime(second)
+        _stamp_cache[1] = (time.strftime("%Y%m%d", stamp).encode(),
+                           time.strftime("%H%M%S", stamp).encode())
+        _stamp_cache[0] = second
+    return _stamp_cache[1]
+
+
+def _assign_group(qm: QueueManagerState, handle: Handle, md: list, options: int, length: int,
+                  syncpoint: bool) -> tuple | None:
+    """Group and segment fields of a put; returns the handle's next logical-order state."""
+    flags = md[I_FLAGS]
+    in_group = bool(flags & GROUP_FLAGS)
+    segment = bool(flags & SEGMENT_FLAGS)
+    if not options & CMQC.MQPMO_LOGICAL_ORDER:
+        if md[I_OFFSET] < 0 or (md[I_OFFSET] and not segment):
+            raise MQError(CMQC.MQRC_OFFSET_ERROR)
+        if md[I_SEQ] < 1 or (in_group and md[I_GROUPID] == NONE_ID and md[I_SEQ] != 1):
+            raise MQError(CMQC.MQRC_MSG_SEQ_NUMBER_ERROR)
+        if (in_group or segment) and md[I_GROUPID] == NONE_ID:
+            if segment and md[I_OFFSET]:
+                raise MQError(CMQC.MQRC_OFFSET_ERROR)  # a later segment needs its GroupId
+            md[I_GROUPID] = qm.new_msgid()
+        return handle.put_group
+    state = handle.put_group
+    if state is None:
+        if not (in_group or segment):
+            return None
+        state = (qm.new_msgid(), 1, 0, in_group, syncpoint, md[I_PERSISTENCE])
+    else:
+        groupid, seq, offset, was_in_group, was_syncpoint, persistence = state
+        if not (in_group or segment) or (was_in_group and not in_group):
+            raise MQError(CMQC.MQRC_INCOMPLETE_GROUP if was_in_group else CMQC.MQRC_INCOMPLETE_MSG)
+        if syncpoint != was_syncpoint:
+            raise MQError(CMQC.MQRC_INCONSISTENT_UOW)
+        if md[I_PERSISTENCE] != persistence:
+            raise MQError(CMQC.MQRC_INCONSISTENT_PERSISTENCE)
+    groupid, seq, offset, _, was_syncpoint, persistence = state
+    md[I_GROUPID], md[I_SEQ], md[I_OFFSET] = groupid, seq, offset
+    if segment and not flags & CMQC.MQMF_LAST_SEGMENT:
+        return (groupid, seq, offset + length, in_group, was_syncpoint, persistence)
+    if in_group and not flags & CMQC.MQMF_LAST_MSG_IN_GROUP:
+        return (groupid, seq + 1, 0, in_group, was_syncpoint, persistence)
+    return None
+
+
+def _segment(qm: QueueManagerState, queue: LocalQueue, md: list, props: list | None,
+             body: bytes) -> list[tuple[list, bytes, list | None]]:
+    """Split a message the queue cannot hold whole, when the putter allows it."""
+    queue_limit, qmgr_limit = queue.attrs["MAXMSGL"], qm.attrs["MAXMSGL"]
+    limit = min(queue_limit, qmgr_limit)
+    if len(body) <= limit:
+        return [(md, body, props)]
+    too_big = (CMQC.MQRC_MSG_TOO_BIG_FOR_Q if queue_limit <= qmgr_limit
+               else CMQC.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
+    # A message that carries properties cannot be segmented safely: the properties
+    # travel in the first segment and push it past MAXMSGL (see DESIGN.md).
+    if not md[I_FLAGS] & CMQC.MQMF_SEGMENTATION_ALLOWED or props or limit < 16:
+        raise MQError(too_big)
+    if md[I_FLAGS] & SEGMENT_FLAGS:
+        raise MQError(too_big)  # an application segment that is itself too big
+    size = limit - limit % 16
+    if md[I_GROUPID] == NONE_ID:
+        md[I_GROUPID] = qm.new_msgid()
+    pieces = []
+    for offset in range(0, len(body), size):
+        piece = list(md)
+        last = offset + size >= len(body)
+        piece[I_OFFSET] = md[I_OFFSET] + offset
+        piece[I_FLAGS] = md[I_FLAGS] | (CMQC.MQMF_LAST_SEGMENT if last else CMQC.MQMF_SEGMENT)
+        piece[I_ORIGLEN] = len(body)
+        pieces.append((piece, body[offset:offset + size], None))
+    return pieces

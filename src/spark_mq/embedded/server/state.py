@@ -1,0 +1,107 @@
+"""The state the queue manager's verbs share (runs in the queue-manager process).
+
+`QueueManagerState` is the queue manager itself: its queues, its attributes, its store, the
+lock every verb runs under and the condition a waiting MQGET sleeps on. `Connection` is one
+client connection (its open handles and its unit of work), `Handle` one open object.
+The verb modules (connections, put, get, ...) are functions over these; `qmgr.QueueManager`
+is the façade that takes the lock and calls them.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from spark_mq.embedded.server.errors import MQError
+from spark_mq.embedded.server.mqsc_attributes import default_attributes
+from spark_mq.embedded.server.queues import AliasQueue, LocalQueue, Message
+from spark_mq.embedded.server.store import Store
+from spark_mq.mqi.constants import CMQC
+
+if TYPE_CHECKING:  # the selector grammar is loaded only when a handle uses one
+    from spark_mq.mqi.selector import Selector
+
+
+QMGR_CCSID = 1208  # the queue manager's CCSID: what MQCCSI_Q_MGR in an MD stands for
+
+
+@dataclass
+class Handle:
+    hobj: int
+    queue: LocalQueue | None          # None for the queue manager object
+    name: str
+    options: int
+    read_ahead: bool = False
+    selector: Selector | None = None
+    cursor: int | None = None          # browse cursor: key of the last message browsed
+    cursor_msg: Message | None = None
+    get_group: tuple | None = None     # logical-order get in progress: (groupid, seq, offset)
+    put_group: tuple | None = None     # logical-order put in progress:
+    #                                    (groupid, next seq, next offset, in a group, syncpoint, persistence)
+    saved_context: list | None = None  # MQOO_SAVE_ALL_CONTEXT: MD of the last message got
+    rejected_upto: tuple | None = None  # (key, queue.reorders): head run the selector rejected
+
+
+@dataclass
+class Connection:
+    conn_id: int
+    user: str
+    appl_name: str
+    alive: Callable[[], bool] = lambda: True
+    handles: dict[int, Handle] = field(default_factory=dict)
+    uow_puts: list[Message] = field(default_factory=list)
+    uow_gets: list[Message] = field(default_factory=list)
+    hobj_counter: itertools.count = field(default_factory=lambda: itertools.count(101))
+    # asynchronous put results since the last MQSTAT
+    put_success: int = 0
+    put_warning: int = 0
+    put_failure: int = 0
+    first_error: tuple | None = None   # (comp_code, reason, object name)
+
+    @property
+    def appl_name_field(self) -> bytes:
+        return blank(self.appl_name, 28)
+
+
+class QueueManagerState:
+    """The queue manager's data; see `qmgr.QueueManager` for the verbs."""
+
+    def __init__(self, name: str, data_dir: str, users: dict[str, str] | None = None):
+        self.name = name
+        self.users = users
+        self.lock = threading.RLock()
+        self.arrived = threading.Condition(self.lock)
+        self.queues: dict[str, LocalQueue | AliasQueue] = {}
+        self.attrs: dict[str, Any] = default_attributes("QMGR")
+        self.quiescing = False
+        self.store = Store(data_dir)
+        self.conn_ids = itertools.count(1)
+        self.msgid_prefix = b"AMQ " + name.encode()[:12].ljust(12, b" ")
+        self.msgid_counter = itertools.count(time.time_ns() // 1000)
+        self.seq = itertools.count(1)  # arrival order of messages; restarts after recovery
+
+    def new_msgid(self) -> bytes:
+        return self.msgid_prefix + next(self.msgid_counter).to_bytes(8, "big")
+
+
+def blank(value: str, length: int) -> bytes:
+    """An MQCHAR field as MQ fills it: blank padded, not NUL padded."""
+    return value.encode()[:length].ljust(length, b" ")
+
+
+def check_md_header(md: list) -> None:
+    if md[0] != b"MD  " or md[1] not in (1, 2):
+        raise MQError(CMQC.MQRC_MD_ERROR)
+
+
+def os_user() -> str:
+    """The user a connection without credentials runs as, as MQ takes it from the OS."""
+    try:
+        import pwd
+        return pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError):
+        return "mqapp"

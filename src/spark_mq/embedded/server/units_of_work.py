@@ -1,0 +1,51 @@
+"""Units of work: MQCMIT and MQBACK of a connection's syncpoint puts and gets.
+
+Runs in the queue-manager process, under the queue manager's lock (see qmgr.py). Puts
+under syncpoint wait on the connection (counted in their queue's depth) and gets under
+syncpoint are already off their queue; commit makes both durable in one store transaction,
+backout puts the gotten messages back with their backout count raised.
+"""
+from __future__ import annotations
+
+from spark_mq.embedded.server.queues import I_BACKOUT
+from spark_mq.embedded.server.state import Connection, QueueManagerState
+from spark_mq.embedded.server.store import stored
+
+
+def commit(qm: QueueManagerState, conn: Connection) -> None:
+    puts, gets = conn.uow_puts, conn.uow_gets
+    if not puts and not gets:
+        return
+    inserts = [stored(m, m.queue.name) for m in puts if m.persistent]
+    deletes = [m.seq for m in gets if m.persistent]
+    if inserts or deletes:
+        qm.store.apply(inserts=inserts, deletes=deletes)
+    for message in puts:
+        queue = message.queue
+        queue.pending_puts -= 1
+        if qm.queues.get(queue.name) is queue:  # a queue deleted meanwhile takes nothing
+            queue.insert(message)
+    conn.uow_puts, conn.uow_gets = [], []
+    if puts:
+        qm.arrived.notify_all()
+
+
+def backout(qm: QueueManagerState, conn: Connection) -> None:
+    puts, gets = conn.uow_puts, conn.uow_gets
+    if not puts and not gets:
+        return
+    for message in puts:
+        message.queue.pending_puts -= 1
+    hardened = []
+    for message in gets:
+        message.md[I_BACKOUT] += 1
+        queue = message.queue
+        if qm.queues.get(queue.name) is queue:
+            queue.insert(message)
+            if message.persistent:
+                hardened.append((message.seq, message.md[I_BACKOUT]))
+    if hardened:
+        qm.store.apply(backouts=hardened)
+    conn.uow_puts, conn.uow_gets = [], []
+    if gets:
+        qm.arrived.notify_all()
