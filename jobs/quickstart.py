@@ -18,191 +18,44 @@ What it does:
 """
 from __future__ import annotations
 
-import json
+import argparse
 import os
-import sys
-import tempfile
-import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _common  # noqa: E402
+from spark_mq.jobs import cli, quickstart
 
-ORDER_SCHEMA = "order_id LONG, customer STRING, amount DOUBLE, currency STRING, note STRING"
-EUR_PER_USD = 0.92
+# The queue definitions the embedded queue manager starts with: mqsc/ next to jobs/.
+MQSC = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "mqsc", "spark-mq.mqsc")
 
 
-def parse_args(argv=None):
-    parser = _common.new_parser(
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = cli.new_parser(
         "quickstart.py", __doc__,
         epilog="Without --conn-name an embedded queue manager is started with mqsc/spark-mq.mqsc "
                "and stopped at the end.")
-    parser.add_argument("--messages", type=_common.positive, default=100_000,
+    parser.add_argument("--messages", type=cli.positive, default=100_000,
                         help="messages to put on the input queue first (default: 100000)")
     parser.add_argument("--payload-bytes", type=int, default=200,
                         help="approximate size of each message (default: 200)")
-    parser.add_argument("--sink", choices=("files", "queue", "both"), default="both",
+    parser.add_argument("--sink", choices=quickstart.SINKS, default="both",
                         help="where the transformed rows go (default: both = queue, then files)")
     parser.add_argument("--input-queue", default="SPARK.MQ.IN")
     parser.add_argument("--output-queue", default="SPARK.MQ.OUT")
     parser.add_argument("--output", help="directory for the Parquet files (default: a new temp dir)")
     parser.add_argument("--checkpoint", help="checkpoint directory (default: under --output)")
-    parser.add_argument("--max-messages-per-trigger", type=_common.positive, default=10_000,
+    parser.add_argument("--max-messages-per-trigger", type=cli.positive, default=10_000,
                         help="messages per micro-batch (default: 10000; below the queue manager's MAXUMSGS)")
-    parser.add_argument("--delivery", default="exactlyOnce",
-                        choices=("exactlyOnce", "atLeastOnce", "atMostOnce"))
+    parser.add_argument("--delivery", default="exactlyOnce", choices=quickstart.DELIVERIES)
     parser.add_argument("--timeout", type=float, default=900.0,
                         help="give up after this many seconds (default: 900)")
-    _common.add_connection_arguments(parser)
-    _common.add_embedded_arguments(parser)
-    _common.add_extra_option_arguments(parser, "read", "write")
+    cli.add_connection_arguments(parser)
+    cli.add_embedded_arguments(parser, default_mqsc=MQSC)
+    cli.add_extra_option_arguments(parser, "read", "write")
     return parser.parse_args(argv)
 
 
-def order_messages(count: int, size: int):
-    """Deterministic orders, so the summary can check that each arrived exactly once."""
-    for order_id in range(count):
-        order = {"order_id": order_id, "customer": f"C{order_id % 1000:04d}",
-                 "amount": (order_id * 7919 % 100_000) / 100, "currency": "USD", "note": ""}
-        padding = size - len(json.dumps(order))
-        if padding > 0:
-            order["note"] = "x" * padding
-        yield json.dumps(order).encode()
-
-
-def enriched_orders(stream):
-    """The transformation: parse the JSON payload, convert the amount, flag large orders."""
-    from pyspark.sql import functions as F
-    orders = stream.select(F.from_json(F.col("payload").cast("string"), ORDER_SCHEMA).alias("o"),
-                           F.col("message_id"), F.col("put_timestamp"))
-    return (orders.select("o.order_id", "o.customer", "o.amount", "message_id", "put_timestamp")
-            .withColumn("amount_eur", F.round(F.col("amount") * EUR_PER_USD, 2))
-            .withColumn("large", F.col("amount") >= 500))
-
-
-def as_messages(orders):
-    """Rows for the MQ writer: a JSON payload, the input's MsgId as CorrelId, two properties."""
-    from pyspark.sql import functions as F
-    body = F.to_json(F.struct("order_id", "customer", "amount_eur", "large"))
-    return orders.select(body.alias("payload"), F.col("message_id").alias("correlation_id"),
-                         "order_id", "large")
-
-
-def from_messages(stream):
-    """Second stage: the transformed messages back into rows, with the originating MsgId."""
-    from pyspark.sql import functions as F
-    parsed = F.from_json(F.col("payload").cast("string"),
-                         "order_id LONG, customer STRING, amount_eur DOUBLE, large BOOLEAN")
-    return stream.select(parsed.alias("o"), F.hex("correlation_id").alias("source_message_id"),
-                         "put_timestamp").select("o.*", "source_message_id", "put_timestamp")
-
-
-def main(argv=None) -> int:
-    args = parse_args(argv)
-    output = args.output or tempfile.mkdtemp(prefix="spark-mq-quickstart-")
-    files_path = os.path.join(output, "orders")
-    checkpoint = args.checkpoint or os.path.join(output, "checkpoints")
-    if os.path.isdir(files_path) and os.listdir(files_path):
-        # The summary counts every order in the files: a previous run's would show as duplicates.
-        raise _common.JobError(f"--output: {output} already holds a previous run's files; "
-                               "give a new or empty directory")
-    with _common.queue_manager(args) as connection:
-        with _common.MQ(connection) as mq:
-            return run_pipeline(args, connection, mq, files_path, checkpoint)
-
-
-def run_pipeline(args, connection, mq, files_path, checkpoint) -> int:
-    before_in, before_out = mq.depth(args.input_queue), mq.depth(args.output_queue)
-    if before_in or before_out:
-        print(f"note: {args.input_queue} already holds {before_in:,} and {args.output_queue} "
-              f"{before_out:,} messages; they flow through too", flush=True)
-    started = time.monotonic()
-    mq.put_many(args.input_queue, order_messages(args.messages, args.payload_bytes),
-                on_progress=lambda n: n % 20_000 == 0 and print(f"  put {n:,} messages", flush=True))
-    load_seconds = time.monotonic() - started
-    print(f"put {args.messages:,} messages on {args.input_queue} in {load_seconds:.1f} s "
-          f"({args.messages / load_seconds:,.0f} msg/s, plain ibmmq)", flush=True)
-    expected = args.messages + before_in + (before_out if args.sink == "both" else 0)
-
-    spark = _common.spark_session("spark-mq-quickstart")
-    read_options = {**connection, "delivery": args.delivery,
-                    "maxMessagesPerTrigger": str(args.max_messages_per_trigger),
-                    **_common.key_values(args.read_options, "--read-option")}
-    write_options = {**connection, "queue": args.output_queue,
-                     **_common.key_values(args.write_options, "--write-option")}
-
-    def depths() -> str:
-        return f"depth {args.input_queue}={mq.depth(args.input_queue):,} {args.output_queue}={mq.depth(args.output_queue):,}"
-
-    monitor = _common.ProgressMonitor(expected=expected, depth=depths)
-    source = spark.readStream.format("mq").options(**read_options).option("queue", args.input_queue).load()
-    orders = enriched_orders(source)
-    queries = []
-    print(f"streaming with delivery={args.delivery}, sink={args.sink}, "
-          f"maxMessagesPerTrigger={args.max_messages_per_trigger} ...", flush=True)
-    started = monitor.started = time.monotonic()
-    if args.sink in ("queue", "both"):
-        to_queue = (as_messages(orders).writeStream.format("mq").options(**write_options)
-                    .option("checkpointLocation", os.path.join(checkpoint, "to-queue"))
-                    .queryName("in_to_out_queue").trigger(availableNow=True).start())
-        monitor.track("in -> queue", to_queue)
-        queries.append(to_queue)
-    if args.sink in ("files", "both"):
-        rows = orders
-        if args.sink == "both":
-            second = (spark.readStream.format("mq").options(**read_options)
-                      .option("queue", args.output_queue).load())
-            rows = from_messages(second)
-        else:
-            from pyspark.sql import functions as F
-            rows = orders.withColumn("message_id", F.hex("message_id"))
-        to_files = (rows.writeStream.format("parquet").option("path", files_path)
-                    .option("checkpointLocation", os.path.join(checkpoint, "to-files"))
-                    .queryName("to_parquet")
-                    .trigger(**({"processingTime": "1 second"} if args.sink == "both" else {"availableNow": True}))
-                    .start())
-        monitor.track("queue -> files" if args.sink == "both" else "in -> files", to_files)
-        queries.append(to_files)
-
-    last = monitor.tracked[-1].label
-    drained = [args.input_queue] + ([args.output_queue] if args.sink == "both" else [])
-    finished = _common.wait_for_pipeline(queries, monitor, last, expected, mq, drained, args.timeout)
-    elapsed = finished - started
-
-    rows_out, distinct, missing = count_output(spark, args, files_path, mq, expected, before_out)
-    print_summary(args, expected, rows_out, distinct, missing, elapsed, monitor, mq, files_path)
-    spark.stop()
-    return 0 if rows_out == expected and distinct == expected else 1
-
-
-def count_output(spark, args, files_path, mq, expected, before_out):
-    """(rows out, distinct orders among them, orders we put that are missing)."""
-    from pyspark.sql import functions as F
-    if args.sink == "queue":
-        rows_out = mq.depth(args.output_queue) - before_out
-        return rows_out, rows_out, max(expected - rows_out, 0)
-    written = spark.read.parquet(files_path)
-    row = written.agg(F.count("*").alias("rows"), F.countDistinct("order_id").alias("distinct")).first()
-    ours = written.where(F.col("order_id") < args.messages).select("order_id").distinct().count()
-    return row["rows"], row["distinct"], args.messages - ours
-
-
-def print_summary(args, expected, rows_out, distinct, missing, elapsed, monitor, mq, files_path) -> None:
-    rate = expected / elapsed if elapsed > 0 else 0.0
-    batches = ", ".join(f"{t.label}: {t.batches} batch{'' if t.batches == 1 else 'es'}" for t in monitor.tracked)
-    print("\n=== spark-mq quickstart summary ===", flush=True)
-    print(f"messages in        {expected:,} ({args.input_queue})")
-    print(f"rows out           {rows_out:,} ({'Parquet in ' + files_path if args.sink != 'queue' else args.output_queue})")
-    print(f"duplicates         {rows_out - distinct:,}")
-    print(f"missing            {missing:,}")
-    print(f"micro-batches      {batches}")
-    print(f"elapsed            {elapsed:.1f} s")
-    print(f"throughput         {rate:,.0f} messages/s end to end, start-up included (delivery={args.delivery})")
-    steady = monitor.steady_rate(monitor.tracked[-1].label)
-    if steady:
-        print(f"                   {steady:,.0f} messages/s after the first micro-batch")
-    print(f"queue depths after {args.input_queue}={mq.depth(args.input_queue):,} "
-          f"{args.output_queue}={mq.depth(args.output_queue):,}", flush=True)
+def main(argv: list[str] | None = None) -> int:
+    return quickstart.main(parse_args(argv))
 
 
 if __name__ == "__main__":
-    _common.run(main)
+    cli.run(main)

@@ -363,8 +363,8 @@ def job_env() -> dict[str, str]:
     env["PYSPARK_DRIVER_PYTHON"] = sys.executable
     env["SPARK_HOME"] = SPARK_HOME
     env.pop("PYSPARK_SUBMIT_ARGS", None)
-    # The jobs import spark_mq from the project even where it is not installed.
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [PROJECT_ROOT, env.get("PYTHONPATH")]))
+    # No PYTHONPATH and no --py-files: the jobs import spark_mq (and spark_mq.jobs) from the
+    # installed package (`pip install -e .`), in the driver and in PYSPARK_PYTHON's workers.
     return env
 
 
@@ -411,7 +411,8 @@ def put_texts(conn, queue: str, texts, **md_fields) -> list[bytes]:
     ids = []
     try:
         for text in texts:
-            md = ibmmq.MD(Format=ibmmq.CMQC.MQFMT_STRING, Persistence=ibmmq.CMQC.MQPER_PERSISTENT, **md_fields)
+            md = ibmmq.MD(Format=ibmmq.CMQC.MQFMT_STRING, Persistence=ibmmq.CMQC.MQPER_PERSISTENT,
+                          **md_fields)
             pmo = ibmmq.PMO(Options=ibmmq.CMQC.MQPMO_SYNCPOINT | ibmmq.CMQC.MQPMO_NEW_MSG_ID)
             handle.put(text.encode(), md, pmo)
             ids.append(md.MsgId)

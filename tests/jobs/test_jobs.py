@@ -121,12 +121,14 @@ def put_with_region(ibmmq, conn, queue: str, count: int) -> None:
         handle.close()
 
 
-def test_queue_to_files_csv_with_a_selector_takes_only_matching_messages(qm, ibmmq, conn, make_queue, tmp_path):
+def test_queue_to_files_csv_with_a_selector_takes_only_matching_messages(qm, ibmmq, conn, make_queue,
+                                                                          tmp_path):
     queue = make_queue()
     put_with_region(ibmmq, conn, queue, 60)
     out = tmp_path / "eu"
     process = spark_submit("queue_to_files.py", *connection_args(qm), "--queue", queue, "--format", "csv",
-                           "--selector", "region = 'EU'", "--partition-by-date", "--path", str(out), timeout=300)
+                           "--selector", "region = 'EU'", "--partition-by-date", "--path", str(out),
+                           timeout=300)
     assert process.returncode == 0, explain(process)
     import csv
     rows = [row for name in glob.glob(str(out / "put_date=*" / "part-*.csv"))
@@ -185,9 +187,9 @@ def test_files_to_queue_puts_one_message_per_row_with_properties(qm, ibmmq, conn
                       "region": [("EU", "US")[n % 2] for n in range(40)],
                       "body": [f"order {n}" for n in range(40)]})
     pq.write_table(table, str(tmp_path / "orders.parquet"))
-    process = spark_submit("files_to_queue.py", *connection_args(qm), "--path", str(tmp_path / "orders.parquet"),
-                           "--payload-column", "body", "--columns", "order_id,region", "--queue", queue,
-                           timeout=300)
+    process = spark_submit("files_to_queue.py", *connection_args(qm),
+                           "--path", str(tmp_path / "orders.parquet"), "--payload-column", "body",
+                           "--columns", "order_id,region", "--queue", queue, timeout=300)
     assert process.returncode == 0, explain(process)
     assert "done: put 40 rows" in process.stdout
     messages = drain(conn, queue)
@@ -230,7 +232,8 @@ def put_requests(ibmmq, conn, queue: str, requests: list[tuple[str, str, str]]) 
         for text, reply_to, identity in requests:
             md = ibmmq.MD(MsgType=CMQC.MQMT_REQUEST, ReplyToQ=reply_to.encode(), Format=CMQC.MQFMT_STRING,
                           Persistence=CMQC.MQPER_PERSISTENT, ApplIdentityData=identity.encode())
-            pmo = ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_SET_IDENTITY_CONTEXT)
+            pmo = ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_NEW_MSG_ID
+                            | CMQC.MQPMO_SET_IDENTITY_CONTEXT)
             handle.put(text.encode(), md, pmo)
             ids.append(md.MsgId)
         conn.commit()

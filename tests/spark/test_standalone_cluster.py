@@ -70,7 +70,8 @@ def standalone_cluster(tmp_path_factory):
                     str(base / "master.log"), env)
     worker = None
     try:
-        wait_for(lambda: "Starting Spark master" in master.output() or "I have been elected leader" in master.output(),
+        wait_for(lambda: any(line in master.output()
+                             for line in ("Starting Spark master", "I have been elected leader")),
                  90, "the master starting", [master.log])
         work_dir = str(base / "work")
         worker = Daemon("worker", ["org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",

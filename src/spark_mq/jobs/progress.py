@@ -1,0 +1,90 @@
+"""Progress of a job's streaming queries, from Spark's query progress: a line per micro-batch
+with data, and the counts and rates the jobs' summaries print."""
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+
+@dataclass
+class Tracked:
+    """One query's progress so far."""
+    label: str
+    query: Any                          # a pyspark StreamingQuery
+    seen: set[tuple[int, str]] = field(default_factory=set)
+    rows: int = 0
+    batches: int = 0
+    first_rows: int = 0                 # rows of the first batch with data
+    first_done: float | None = None     # when it was seen done
+    last_done: float | None = None
+
+
+@dataclass
+class ProgressMonitor:
+    """Prints one line per micro-batch with data of each query, from Spark's query progress.
+
+    `expected` (rows) is shown as the total to reach; `depth`, when given, is appended to
+    each line (e.g. the queue depths)."""
+
+    expected: int | None = None
+    depth: Callable[[], str] | None = None
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    tracked: list[Tracked] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    def track(self, label: str, query: Any) -> None:
+        """Follow this StreamingQuery under `label`."""
+        self.tracked.append(Tracked(label, query))
+
+    def rows(self, label: str) -> int:
+        return self._get(label).rows
+
+    def batches(self, label: str) -> int:
+        return self._get(label).batches
+
+    def steady_rate(self, label: str) -> float | None:
+        """Rows/s after the first micro-batch (which also pays for Spark's start-up)."""
+        tracked = self._get(label)
+        if tracked.first_done is None or tracked.last_done is None or tracked.last_done <= tracked.first_done:
+            return None
+        return (tracked.rows - tracked.first_rows) / (tracked.last_done - tracked.first_done)
+
+    def poll(self) -> None:
+        """Print the micro-batches finished since the last poll."""
+        for tracked in self.tracked:
+            try:
+                progresses = tracked.query.recentProgress
+            except Exception:  # noqa: BLE001 - the query's JVM side is gone; nothing more to show
+                continue
+            for progress in progresses:
+                self._show(tracked, progress)
+
+    def _get(self, label: str) -> Tracked:
+        return next(t for t in self.tracked if t.label == label)
+
+    def _show(self, tracked: Tracked, progress: Any) -> None:
+        # An idle trigger reports the batch id that runs next, with no rows; the batch that
+        # then runs reports the same id. So a progress is known by its id AND timestamp.
+        key = (progress.batchId, progress.timestamp)
+        if key in tracked.seen:
+            return
+        tracked.seen.add(key)
+        rows = int(progress.numInputRows or 0)
+        if rows == 0:
+            return
+        tracked.rows += rows
+        tracked.batches += 1
+        now = time.monotonic()
+        if tracked.first_done is None:
+            tracked.first_rows, tracked.first_done = rows, now
+        tracked.last_done = now
+        rate = progress.processedRowsPerSecond or 0.0
+        total = f"{tracked.rows:,}" + (f"/{self.expected:,}" if self.expected else "")
+        line = (f"[{tracked.label}] t+{time.monotonic() - self.started:5.1f}s batch {progress.batchId}: "
+                f"{rows:,} rows at {rate:,.0f} rows/s (total {total})")
+        if self.depth is not None:
+            line += f"  {self.depth()}"
+        print(line, file=self.out, flush=True)

@@ -1,0 +1,54 @@
+"""The queue manager a job works on: the one given by the connection arguments, or, for a
+local run without one, an embedded queue manager started with the job's MQSC file."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+
+from spark_mq.jobs.cli import connection_options
+from spark_mq.jobs.errors import JobError
+
+
+def given(options: dict[str, str]) -> bool:
+    """Whether the connection options name a queue manager (by address or CCDT)."""
+    return "connName" in options or "ccdtUrl" in options
+
+
+@contextlib.contextmanager
+def queue_manager(args: argparse.Namespace, announce: bool = True) -> Iterator[dict[str, str]]:
+    """Yields the connection options; starts an embedded queue manager when none is given
+    (with --mqsc, its data in --data-dir or a temporary directory) and stops it at the end."""
+    options = connection_options(args)
+    if given(options):
+        yield options
+        return
+    if not os.path.exists(args.mqsc):
+        raise JobError(f"--mqsc: no such file {args.mqsc!r} (it defines the queues the job uses)")
+    from spark_mq.embedded import EmbeddedQueueManager
+    data_dir = args.data_dir or tempfile.mkdtemp(prefix="spark-mq-qmgr-")
+    manager = EmbeddedQueueManager(data_dir, name=options.get("queueManager", "QM1"), port=0, mqsc=args.mqsc)
+    manager.start()
+    if announce:
+        print(f"started embedded queue manager {manager.name} at {manager.conn_name} (data in {data_dir})",
+              flush=True)
+    try:
+        yield {**options, "queueManager": manager.name, "connName": manager.conn_name,
+               "channel": manager.channel, "transport": "embedded"}
+    finally:
+        manager.stop()
+        if not args.data_dir:
+            shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def require_connection(args: argparse.Namespace) -> dict[str, str]:
+    """The connection options of a job that works on an existing queue manager."""
+    options = connection_options(args)
+    if not given(options):
+        raise JobError("no queue manager given: pass --conn-name host(port) (or --ccdt-url), or set "
+                       "SPARK_MQ_CONN_NAME; `python -m spark_mq.embedded --data-dir DIR --mqsc "
+                       "mqsc/spark-mq.mqsc` runs a local one")
+    return options

@@ -1,0 +1,89 @@
+"""The queue_to_files pipeline (jobs/queue_to_files.py): a queue archived as files, exactly
+once, one MQ unit of work per micro-batch committed after Spark's file sink committed the
+batch's files."""
+from __future__ import annotations
+
+import argparse
+import os
+from typing import TYPE_CHECKING
+
+from spark_mq.jobs.cli import csv_list, key_values
+from spark_mq.jobs.errors import JobError
+from spark_mq.jobs.progress import ProgressMonitor
+from spark_mq.jobs.queue_manager import require_connection
+from spark_mq.jobs.session import spark_session
+from spark_mq.jobs.streaming import apply_trigger, await_query
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+FORMATS = ("parquet", "json", "csv", "orc", "text")
+DELIVERIES = ("exactlyOnce", "atLeastOnce", "atMostOnce")
+PAYLOAD_ENCODINGS = ("utf8", "base64", "binary")
+DEFAULT_COLUMNS = ("message_id", "correlation_id", "put_timestamp", "priority", "persistent",
+                   "format", "reply_to_queue", "properties", "payload")
+BINARY_IDS = ("message_id", "correlation_id", "group_id")
+
+
+def file_columns(frame: DataFrame, columns: list[str], file_format: str, payload_encoding: str) -> DataFrame:
+    """The reader's columns made fit for the file format (ids as hex, text payloads)."""
+    from pyspark.sql import functions as F
+    if file_format == "text":
+        columns = ["payload"]
+    if payload_encoding == "binary" and file_format in ("csv", "json", "text"):
+        raise JobError(f"--payload-encoding binary: {file_format} cannot hold binary payloads; "
+                       "use utf8 or base64, or --format parquet/orc")
+    selected = []
+    for name in columns:
+        column = F.col(name)
+        if name in BINARY_IDS:
+            column = F.hex(column)
+        elif name == "payload":
+            column = {"utf8": column.cast("string"), "base64": F.base64(column),
+                      "binary": column}[payload_encoding]
+        elif name == "properties" and file_format == "csv":
+            column = F.to_json(column)
+        selected.append(column.alias(name))
+    return frame.select(*selected)
+
+
+def main(args: argparse.Namespace) -> int:
+    """Stream --queue into files until the trigger says stop."""
+    connection = require_connection(args)
+    columns = csv_list(args.columns) or list(DEFAULT_COLUMNS)
+    checkpoint = args.checkpoint or os.path.join(args.path, "_checkpoint")
+    spark = spark_session(f"spark-mq queue_to_files {args.queue}")
+    options = {**connection, "queue": args.queue, "delivery": args.delivery,
+               "maxMessagesPerTrigger": str(args.max_messages_per_trigger),
+               **key_values(args.read_options, "--read-option")}
+    if args.selector:
+        options["selector"] = args.selector
+    messages = spark.readStream.format("mq").options(**options).load()
+    wanted = list(columns)
+    if args.partition_by_date and "put_timestamp" not in wanted:
+        wanted.append("put_timestamp")
+    unknown = [name for name in wanted if name not in messages.columns]
+    if unknown:
+        raise JobError(f"--columns: unknown column(s) {', '.join(unknown)}; "
+                       f"valid: {', '.join(messages.columns)}")
+    rows = file_columns(messages, wanted, args.format, args.payload_encoding)
+    writer = rows.writeStream
+    if args.partition_by_date:
+        from pyspark.sql import functions as F
+        writer = rows.withColumn("put_date", F.to_date("put_timestamp")).writeStream.partitionBy("put_date")
+    writer = writer.format(args.format).option("path", args.path) \
+        .option("checkpointLocation", checkpoint).queryName("queue_to_files")
+    if args.format == "csv":
+        # RFC 4180 quoting (a quote inside a field is doubled), which other tools read;
+        # Spark's default backslash escaping is its own.
+        writer = writer.option("header", "true").option("escape", '"')
+    query = apply_trigger(writer, args).start()
+    print(f"streaming {args.queue} -> {args.format} files in {args.path} "
+          f"(delivery={args.delivery}, trigger={args.trigger}, checkpoint {checkpoint})", flush=True)
+    monitor = ProgressMonitor()
+    monitor.track("queue -> files", query)
+    await_query(query, args, monitor)
+    print(f"done: {monitor.rows('queue -> files'):,} messages from {args.queue} written as {args.format} "
+          f"to {args.path} in {monitor.batches('queue -> files')} micro-batches", flush=True)
+    spark.stop()
+    return 0

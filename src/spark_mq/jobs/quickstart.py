@@ -1,0 +1,184 @@
+"""The quickstart pipeline (jobs/quickstart.py): orders put on SPARK.MQ.IN with plain ibmmq,
+streamed with the "mq" source, parsed and enriched with Spark SQL, written to Parquet files,
+to SPARK.MQ.OUT, or to both (queue, then files: two streaming queries at once), and a
+summary that checks each order arrived exactly once."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from spark_mq.jobs.cli import key_values
+from spark_mq.jobs.errors import JobError
+from spark_mq.jobs.plain_mq import PlainMQ
+from spark_mq.jobs.progress import ProgressMonitor
+from spark_mq.jobs.queue_manager import queue_manager
+from spark_mq.jobs.session import spark_session
+from spark_mq.jobs.streaming import wait_for_pipeline
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+SINKS = ("files", "queue", "both")
+DELIVERIES = ("exactlyOnce", "atLeastOnce", "atMostOnce")
+ORDER_SCHEMA = "order_id LONG, customer STRING, amount DOUBLE, currency STRING, note STRING"
+EUR_PER_USD = 0.92
+
+
+def order_messages(count: int, size: int) -> Iterator[bytes]:
+    """Deterministic orders, so the summary can check that each arrived exactly once."""
+    for order_id in range(count):
+        order = {"order_id": order_id, "customer": f"C{order_id % 1000:04d}",
+                 "amount": (order_id * 7919 % 100_000) / 100, "currency": "USD", "note": ""}
+        padding = size - len(json.dumps(order))
+        if padding > 0:
+            order["note"] = "x" * padding
+        yield json.dumps(order).encode()
+
+
+def enriched_orders(stream: DataFrame) -> DataFrame:
+    """The transformation: parse the JSON payload, convert the amount, flag large orders."""
+    from pyspark.sql import functions as F
+    orders = stream.select(F.from_json(F.col("payload").cast("string"), ORDER_SCHEMA).alias("o"),
+                           F.col("message_id"), F.col("put_timestamp"))
+    return (orders.select("o.order_id", "o.customer", "o.amount", "message_id", "put_timestamp")
+            .withColumn("amount_eur", F.round(F.col("amount") * EUR_PER_USD, 2))
+            .withColumn("large", F.col("amount") >= 500))
+
+
+def as_messages(orders: DataFrame) -> DataFrame:
+    """Rows for the MQ writer: a JSON payload, the input's MsgId as CorrelId, two properties."""
+    from pyspark.sql import functions as F
+    body = F.to_json(F.struct("order_id", "customer", "amount_eur", "large"))
+    return orders.select(body.alias("payload"), F.col("message_id").alias("correlation_id"),
+                         "order_id", "large")
+
+
+def from_messages(stream: DataFrame) -> DataFrame:
+    """Second stage: the transformed messages back into rows, with the originating MsgId."""
+    from pyspark.sql import functions as F
+    parsed = F.from_json(F.col("payload").cast("string"),
+                         "order_id LONG, customer STRING, amount_eur DOUBLE, large BOOLEAN")
+    return stream.select(parsed.alias("o"), F.hex("correlation_id").alias("source_message_id"),
+                         "put_timestamp").select("o.*", "source_message_id", "put_timestamp")
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run the quickstart; 0 when every order came out exactly once, else 1."""
+    output = args.output or tempfile.mkdtemp(prefix="spark-mq-quickstart-")
+    files_path = os.path.join(output, "orders")
+    checkpoint = args.checkpoint or os.path.join(output, "checkpoints")
+    if os.path.isdir(files_path) and os.listdir(files_path):
+        # The summary counts every order in the files: a previous run's would show as duplicates.
+        raise JobError(f"--output: {output} already holds a previous run's files; "
+                       "give a new or empty directory")
+    with queue_manager(args) as connection, PlainMQ(connection) as mq:
+        return run_pipeline(args, connection, mq, files_path, checkpoint)
+
+
+def run_pipeline(args: argparse.Namespace, connection: dict[str, str], mq: PlainMQ, files_path: str,
+                 checkpoint: str) -> int:
+    """Put the orders, stream them through to the --sink, print the summary."""
+    before_in, before_out = mq.depth(args.input_queue), mq.depth(args.output_queue)
+    if before_in or before_out:
+        print(f"note: {args.input_queue} already holds {before_in:,} and {args.output_queue} "
+              f"{before_out:,} messages; they flow through too", flush=True)
+    started = time.monotonic()
+    mq.put_many(args.input_queue, order_messages(args.messages, args.payload_bytes),
+                on_progress=lambda n: n % 20_000 == 0 and print(f"  put {n:,} messages", flush=True))
+    load_seconds = time.monotonic() - started
+    print(f"put {args.messages:,} messages on {args.input_queue} in {load_seconds:.1f} s "
+          f"({args.messages / load_seconds:,.0f} msg/s, plain ibmmq)", flush=True)
+    expected = args.messages + before_in + (before_out if args.sink == "both" else 0)
+
+    spark = spark_session("spark-mq-quickstart")
+    read_options = {**connection, "delivery": args.delivery,
+                    "maxMessagesPerTrigger": str(args.max_messages_per_trigger),
+                    **key_values(args.read_options, "--read-option")}
+    write_options = {**connection, "queue": args.output_queue,
+                     **key_values(args.write_options, "--write-option")}
+
+    def depths() -> str:
+        return (f"depth {args.input_queue}={mq.depth(args.input_queue):,} "
+                f"{args.output_queue}={mq.depth(args.output_queue):,}")
+
+    monitor = ProgressMonitor(expected=expected, depth=depths)
+    source = spark.readStream.format("mq").options(**read_options).option("queue", args.input_queue).load()
+    orders = enriched_orders(source)
+    queries = []
+    print(f"streaming with delivery={args.delivery}, sink={args.sink}, "
+          f"maxMessagesPerTrigger={args.max_messages_per_trigger} ...", flush=True)
+    started = monitor.started = time.monotonic()
+    if args.sink in ("queue", "both"):
+        to_queue = (as_messages(orders).writeStream.format("mq").options(**write_options)
+                    .option("checkpointLocation", os.path.join(checkpoint, "to-queue"))
+                    .queryName("in_to_out_queue").trigger(availableNow=True).start())
+        monitor.track("in -> queue", to_queue)
+        queries.append(to_queue)
+    if args.sink in ("files", "both"):
+        rows = orders
+        if args.sink == "both":
+            second = (spark.readStream.format("mq").options(**read_options)
+                      .option("queue", args.output_queue).load())
+            rows = from_messages(second)
+        else:
+            from pyspark.sql import functions as F
+            rows = orders.withColumn("message_id", F.hex("message_id"))
+        # After the queue stage the files stage keeps running (its input is still filling).
+        trigger = {"processingTime": "1 second"} if args.sink == "both" else {"availableNow": True}
+        to_files = (rows.writeStream.format("parquet").option("path", files_path)
+                    .option("checkpointLocation", os.path.join(checkpoint, "to-files"))
+                    .queryName("to_parquet").trigger(**trigger).start())
+        monitor.track("queue -> files" if args.sink == "both" else "in -> files", to_files)
+        queries.append(to_files)
+
+    last = monitor.tracked[-1].label
+    drained = [args.input_queue] + ([args.output_queue] if args.sink == "both" else [])
+    finished = wait_for_pipeline(queries, monitor, last, expected, mq.depth, drained, args.timeout)
+    elapsed = finished - started
+
+    rows_out, distinct, missing = count_output(spark, args, files_path, mq, expected, before_out)
+    print_summary(args, expected, rows_out, distinct, missing, elapsed, monitor, mq, files_path)
+    spark.stop()
+    return 0 if rows_out == expected and distinct == expected else 1
+
+
+def count_output(spark: SparkSession, args: argparse.Namespace, files_path: str, mq: PlainMQ, expected: int,
+                 before_out: int) -> tuple[int, int, int]:
+    """(rows out, distinct orders among them, orders we put that are missing)."""
+    from pyspark.sql import functions as F
+    if args.sink == "queue":
+        rows_out = mq.depth(args.output_queue) - before_out
+        return rows_out, rows_out, max(expected - rows_out, 0)
+    written = spark.read.parquet(files_path)
+    row = written.agg(F.count("*").alias("rows"), F.countDistinct("order_id").alias("distinct")).first()
+    assert row is not None  # an aggregate without grouping has one row
+    ours = written.where(F.col("order_id") < args.messages).select("order_id").distinct().count()
+    return row["rows"], row["distinct"], args.messages - ours
+
+
+def print_summary(args: argparse.Namespace, expected: int, rows_out: int, distinct: int, missing: int,
+                  elapsed: float, monitor: ProgressMonitor, mq: PlainMQ, files_path: str) -> None:
+    """Messages in, rows out, duplicates, missing, micro-batches, time, rates, final depths."""
+    rate = expected / elapsed if elapsed > 0 else 0.0
+    batches = ", ".join(f"{t.label}: {t.batches} batch{'' if t.batches == 1 else 'es'}"
+                        for t in monitor.tracked)
+    destination = f"Parquet in {files_path}" if args.sink != "queue" else args.output_queue
+    print("\n=== spark-mq quickstart summary ===", flush=True)
+    print(f"messages in        {expected:,} ({args.input_queue})")
+    print(f"rows out           {rows_out:,} ({destination})")
+    print(f"duplicates         {rows_out - distinct:,}")
+    print(f"missing            {missing:,}")
+    print(f"micro-batches      {batches}")
+    print(f"elapsed            {elapsed:.1f} s")
+    print(f"throughput         {rate:,.0f} messages/s end to end, start-up included "
+          f"(delivery={args.delivery})")
+    steady = monitor.steady_rate(monitor.tracked[-1].label)
+    if steady:
+        print(f"                   {steady:,.0f} messages/s after the first micro-batch")
+    print(f"queue depths after {args.input_queue}={mq.depth(args.input_queue):,} "
+          f"{args.output_queue}={mq.depth(args.output_queue):,}", flush=True)

@@ -1,0 +1,80 @@
+"""The request/reply bridge (jobs/request_reply_bridge.py): every request answered on the
+queue its sender named, with CorrelId = the request's MsgId, MsgType reply and the request's
+context passed on."""
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from spark_mq.jobs.cli import csv_list, key_values
+from spark_mq.jobs.errors import JobError
+from spark_mq.jobs.progress import ProgressMonitor
+from spark_mq.jobs.queue_manager import require_connection
+from spark_mq.jobs.session import spark_session
+from spark_mq.jobs.streaming import apply_trigger, await_query
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+TRANSFORMS = ("upper", "lower", "reverse", "echo")
+# Context columns that the reader gives and the writer sets (issue 6); others stay as MQ fills them.
+CONTEXT_COLUMNS = ("appl_identity_data", "user_id", "put_appl_name")
+MQMT_REPLY = 2
+
+
+def context_columns(text: str) -> list[str]:
+    """--context: the context columns to copy, or none."""
+    if text.strip().lower() == "none":
+        return []
+    chosen = csv_list(text)
+    bad = [name for name in chosen if name not in CONTEXT_COLUMNS]
+    if bad:
+        raise JobError(f"--context: unknown field(s) {', '.join(bad)}; valid: "
+                       f"{', '.join(CONTEXT_COLUMNS)} or none")
+    return chosen
+
+
+def replies(requests: DataFrame, transform: str, no_reply_queue: str, context: list[str]) -> DataFrame:
+    """One reply row per request, by the writer's column names."""
+    from pyspark.sql import functions as F
+    text = F.col("payload").cast("string")
+    body = {"upper": F.upper(text), "lower": F.lower(text), "reverse": F.reverse(text),
+            "echo": F.col("payload")}[transform]
+    reply_to = F.trim(F.col("reply_to_queue"))
+    target = F.when(reply_to.isNull() | (reply_to == ""), F.lit(no_reply_queue)).otherwise(reply_to)
+    return requests.select(
+        body.alias("payload"),
+        target.alias("queue"),
+        F.col("message_id").alias("correlation_id"),
+        F.lit(MQMT_REPLY).alias("msg_type"),
+        F.col("priority"),
+        F.col("persistent"),
+        *[F.col(name) for name in context],
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    """Answer requests from --request-queue until the trigger says stop."""
+    connection = require_connection(args)
+    context = context_columns(args.context)
+    spark = spark_session(f"spark-mq request/reply bridge {args.request_queue}")
+    read_options = {**connection, "queue": args.request_queue,
+                    "maxMessagesPerTrigger": str(args.max_messages_per_trigger),
+                    **key_values(args.read_options, "--read-option")}
+    # No `queue` option: it would win over the per-row `queue` column (as Spark's Kafka
+    # sink's `topic` option does), and each reply must go to its own request's ReplyToQ.
+    write_options = {**connection, **key_values(args.write_options, "--write-option")}
+    requests = spark.readStream.format("mq").options(**read_options).load()
+    writer = (replies(requests, args.transform, args.no_reply_queue, context).writeStream.format("mq")
+              .options(**write_options).option("checkpointLocation", args.checkpoint)
+              .queryName("request_reply_bridge"))
+    query = apply_trigger(writer, args).start()
+    print(f"bridge running: {args.request_queue} -> each request's ReplyToQ "
+          f"(transform={args.transform}, context={','.join(context) or 'none'}, trigger={args.trigger})",
+          flush=True)
+    monitor = ProgressMonitor()
+    monitor.track("requests -> replies", query)
+    await_query(query, args, monitor)
+    print(f"done: answered {monitor.rows('requests -> replies'):,} requests", flush=True)
+    spark.stop()
+    return 0

@@ -1,0 +1,100 @@
+"""Running a job's streaming queries: the trigger the arguments ask for, waiting for one
+query (available-now to its end, processing-time for --run-seconds or until Ctrl-C), and
+waiting for a pipeline of several queries to have moved everything through."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from spark_mq.jobs.errors import JobError
+from spark_mq.jobs.progress import ProgressMonitor
+
+if TYPE_CHECKING:
+    from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
+
+
+def apply_trigger(writer: DataStreamWriter, args: argparse.Namespace) -> DataStreamWriter:
+    """The writer with the trigger of --trigger (and --interval)."""
+    if args.trigger == "available-now":
+        return writer.trigger(availableNow=True)
+    return writer.trigger(processingTime=args.interval)
+
+
+def await_query(query: StreamingQuery, args: argparse.Namespace, monitor: ProgressMonitor) -> None:
+    """Wait for an available-now query to finish, or run a processing-time one for
+    --run-seconds (forever when 0), printing progress; stop it on Ctrl-C. A query that
+    failed raises its exception."""
+    deadline = None
+    if args.trigger == "processing-time" and args.run_seconds:
+        deadline = time.monotonic() + args.run_seconds
+    try:
+        while query.isActive:
+            query.awaitTermination(1)
+            monitor.poll()
+            if deadline is not None and time.monotonic() >= deadline:
+                # Let the running batch finish so that its MQ unit of work is committed.
+                query.stop()
+                break
+    except KeyboardInterrupt:
+        print("\ninterrupted: stopping the query", file=sys.stderr, flush=True)
+        query.stop()
+    monitor.poll()
+    failure = query.exception()
+    if failure is not None:
+        raise failure
+
+
+def wait_for_pipeline(queries: list[StreamingQuery], monitor: ProgressMonitor, last_label: str, expected: int,
+                      depth: Callable[[str], int], drained: list[str], timeout: float,
+                      settle: float = 15.0) -> float:
+    """Run the queries until the last one has output `expected` rows, or, failing that,
+    until the finite queries have ended and the queues in `drained` have stayed empty for
+    `settle` seconds (by `depth(queue)`); then stop them.
+
+    Returns the monotonic time at which the pipeline was seen complete. A query that fails
+    raises its exception; past `timeout` seconds a JobError says how far it got."""
+    deadline = time.monotonic() + timeout
+    empty_since = None
+    try:
+        while True:
+            for query in queries:
+                failure = None if query.isActive else query.exception()
+                if failure is not None:
+                    raise failure
+            monitor.poll()
+            now = time.monotonic()
+            if monitor.rows(last_label) >= expected or all(not query.isActive for query in queries):
+                done_at = now
+                break
+            finite_done = all(not q.isActive for q in queries[:-1])
+            if finite_done and all(depth(queue) == 0 for queue in drained):
+                empty_since = empty_since or now
+                if now - empty_since >= settle:
+                    done_at = empty_since
+                    break
+            else:
+                empty_since = None
+            if now > deadline:
+                raise JobError(f"the pipeline did not finish within {timeout:.0f} s: "
+                               f"{monitor.rows(last_label):,} of {expected:,} rows out (see --timeout)")
+            time.sleep(0.5)
+        # The last query's last unit of work is committed on its next trigger: give the
+        # queues a moment to show empty before stopping, so the depths printed are final.
+        drain_deadline = time.monotonic() + 30
+        while queries[-1].isActive and time.monotonic() < drain_deadline:
+            if all(depth(queue) == 0 for queue in drained):
+                break
+            time.sleep(0.5)
+    finally:
+        for query in queries:
+            if query.isActive:
+                query.stop()
+    monitor.poll()
+    for query in queries:
+        failure = query.exception()
+        if failure is not None:
+            raise failure
+    return done_at

@@ -1,0 +1,85 @@
+"""spark_mq.jobs without Spark: the jobs' CLIs stay thin, the shared arguments parse as the
+jobs document them, and errors come out as one clear line."""
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import subprocess
+import sys
+
+import pytest
+
+from spark_mq.jobs import cli
+from spark_mq.jobs.errors import JobError, explain
+from spark_mq.jobs.queue_manager import require_connection
+from support import JOBS
+
+JOB_FILES = sorted(name for name in os.listdir(JOBS) if name.endswith(".py"))
+
+
+@pytest.mark.parametrize("job", JOB_FILES)
+def test_a_job_file_imports_only_spark_mq_jobs_and_the_standard_library(job):
+    tree = ast.parse(open(os.path.join(JOBS, job)).read())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            imported.add(node.module or "")
+    outside = {name for name in imported
+               if name != "spark_mq.jobs" and not name.startswith("spark_mq.jobs.")
+               and name.split(".")[0] not in sys.stdlib_module_names}
+    assert not outside, f"{job} imports {sorted(outside)}"
+    assert "sys.path" not in open(os.path.join(JOBS, job)).read()
+
+
+def test_importing_the_job_helpers_imports_neither_spark_nor_ibmmq():
+    code = ("import sys; import spark_mq.jobs.cli, spark_mq.jobs.queue_manager, spark_mq.jobs.streaming; "
+            "print(sorted(m for m in ('pyspark', 'ibmmq') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def parse(argv, monkeypatch=None, **environment):
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    parser = cli.new_parser("job.py", "a job")
+    cli.add_connection_arguments(parser)
+    cli.add_extra_option_arguments(parser, "read")
+    cli.add_trigger_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def test_connection_arguments_come_from_the_command_line_or_the_environment(monkeypatch):
+    args = parse(["--conn-name", "mq1(1414)", "--channel", "APP.SVRCONN"], monkeypatch,
+                 SPARK_MQ_PASSWORD="secret", SPARK_MQ_RECONNECT="true")
+    assert cli.connection_options(args) == {"connName": "mq1(1414)", "channel": "APP.SVRCONN",
+                                            "password": "secret", "reconnect": "true"}
+    assert require_connection(args)["connName"] == "mq1(1414)"
+
+
+def test_a_job_without_a_queue_manager_says_how_to_give_one(monkeypatch):
+    for name in ("SPARK_MQ_CONN_NAME", "SPARK_MQ_CCDT_URL"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(JobError, match="--conn-name.*SPARK_MQ_CONN_NAME"):
+        require_connection(parse([]))
+
+
+def test_key_values_and_positive_reject_what_they_cannot_use():
+    assert cli.key_values(["a=1", " b =x=y"], "--read-option") == {"a": "1", "b": "x=y"}
+    with pytest.raises(JobError, match="--read-option: expected KEY=VALUE, got 'oops'"):
+        cli.key_values(["oops"], "--read-option")
+    assert cli.positive("3") == 3
+    for bad in ("0", "-1", "x"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            cli.positive(bad)
+    assert cli.csv_list(" a, b,,c ") == ["a", "b", "c"]
+
+
+def test_explain_finds_the_connector_error_inside_a_spark_error():
+    wrapped = RuntimeError("[STREAM_FAILED] Query terminated\nTraceback ...\n"
+                           "spark_mq.mq.errors.MQOptionError: option 'delivery': invalid value 'x'\n  more")
+    assert explain(wrapped) == "option 'delivery': invalid value 'x'"
+    assert explain(JobError("--stream needs --checkpoint")) == "--stream needs --checkpoint"
+    assert explain(ValueError("first\n\nsecond")) == "ValueError: first\nsecond"
