@@ -6,7 +6,8 @@ import os
 import subprocess
 import sys
 
-RUN_ALL = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "bench", "run_all.py")
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUN_ALL = os.path.join(PROJECT_ROOT, "bench", "run_all.py")
 
 GOOD = '''
 import json, sys

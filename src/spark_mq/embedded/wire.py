@@ -173,7 +173,7 @@ def _encode_into(out: bytearray, value: object, depth: int) -> None:
         raise TypeError(f"cannot encode {type(value).__name__}")
 
 
-def decode(data: bytes) -> object:
+def decode(data: bytes | bytearray | memoryview) -> object:
     buf = memoryview(data)
     if not len(buf):
         raise ProtocolError("empty frame")
@@ -281,6 +281,13 @@ class FrameReader:
             buf = self._fill(buf, end)
         self.buf = buf[end:]
         return decode(memoryview(buf)[4:end])
+
+    def read_reply(self) -> list:
+        """The next frame as an answer, [CompCode, Reason, outputs...]: always a list."""
+        reply = self.read()
+        if not isinstance(reply, list):
+            raise ProtocolError(f"an answer must be a list, not {type(reply).__name__}")
+        return reply
 
     def _fill(self, buf: bytes, needed: int) -> bytes:
         chunks = [buf]

@@ -16,7 +16,7 @@ def run_mqsc(host: str, port: int, text: str, user: str | None = None,
     (otherwise the answer is (False, "... 2035 MQRC_NOT_AUTHORIZED ..."))."""
     with socket.create_connection((host, port), timeout=30) as sock:
         sock.sendall(frame(("MQSC", text, user or "", password or "")))
-        reply = FrameReader(sock).read()
+        reply = FrameReader(sock).read_reply()
     if reply[0] != CMQC.MQCC_OK:
         return False, f"MQSC refused: {reply[1]} {reason_name(reply[1])}"
     return bool(reply[2]), reply[3]

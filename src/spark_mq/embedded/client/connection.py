@@ -77,7 +77,7 @@ class Connection:
         self.msgid_prefix = b"AMQ " + qm_name.encode()[:8].ljust(8, b" ") + os.urandom(4)
         self.msgid_counter = itertools.count(1)
 
-    def call(self, *request) -> list:
+    def call(self, *request: object) -> list:
         """Send one verb (after any pipelined puts) and wait for its answer."""
         return self.call_frame(frame(request))
 
@@ -91,14 +91,14 @@ class Connection:
                     data, self.pending = bytes(self.pending), bytearray()
                 self.sock.sendall(data)
                 self._collect_inflight()
-                return self.reader.read()
+                return self.reader.read_reply()
             except (OSError, ConnectionError, ValueError):
                 self.broken = True
                 return list(BROKEN)
 
     def _collect_inflight(self) -> None:
         while self.inflight:
-            self.inflight.popleft().absorb(self.reader.read())
+            self.inflight.popleft().absorb(self.reader.read_reply())
 
     def collect(self) -> None:
         """Read the answers of prefetched refills that are still on the way."""
@@ -169,7 +169,7 @@ class _Flusher:
     _FLUSH_AFTER seconds: batching must never leave a put unsent while the application
     does nothing else (MQ sends asynchronous puts at once; it only does not wait)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._condition = threading.Condition()
         self._waiting: list[Connection] = []
         self._thread: threading.Thread | None = None
@@ -220,6 +220,8 @@ def _parse_conn_names(conn_names: str) -> list[tuple[str, int]]:
         if not part:
             continue
         match = re.fullmatch(r"(.+?)(?:\((\d+)\))?", part)
+        if match is None:  # only a line break inside a name fails "(.+?)": no such host
+            continue
         targets.append((match.group(1), int(match.group(2) or 1414)))
     return targets
 

@@ -50,7 +50,7 @@ class EmbeddedQueueManager:
                    "--name", self.name, "--host", self.host,
                    "--port", str(self.port or self.requested_port), "--ready-file", ready]
         if self.mqsc:
-            command += ["--mqsc", self._mqsc_file()]
+            command += ["--mqsc", self._mqsc_file(self.mqsc)]
         for user, password in (self.users or {}).items():
             command += ["--user", f"{user}:{password}"]
         log = open(os.path.join(self.data_dir, "qmgr.log"), "ab")
@@ -99,6 +99,8 @@ class EmbeddedQueueManager:
         """Run MQSC commands on the running queue manager; returns runmqsc-style output."""
         from spark_mq.embedded.client.admin import run_mqsc
         user, password = next(iter((self.users or {}).items()), (None, None))
+        if self.port is None:
+            raise EmbeddedQueueManagerError("the embedded queue manager has not been started")
         ok, output = run_mqsc(self.host, self.port, text, user, password)
         if not ok:
             raise EmbeddedQueueManagerError(output)
@@ -107,7 +109,7 @@ class EmbeddedQueueManager:
     def __enter__(self) -> EmbeddedQueueManager:
         return self.start()
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
     # --- facts -----------------------------------------------------------------------------
@@ -123,12 +125,13 @@ class EmbeddedQueueManager:
     def conn_name(self) -> str:
         return f"{self.host}({self.port})"
 
-    def _mqsc_file(self) -> str:
-        if os.path.exists(self.mqsc) if "\n" not in self.mqsc else False:
-            return os.path.abspath(self.mqsc)
+    def _mqsc_file(self, mqsc: str) -> str:
+        """The file of the start-up MQSC: `mqsc` itself when it names one, else a file of its text."""
+        if os.path.exists(mqsc) if "\n" not in mqsc else False:
+            return os.path.abspath(mqsc)
         handle = tempfile.NamedTemporaryFile("w", suffix=".mqsc", dir=self.data_dir, delete=False)
         with handle:
-            handle.write(self.mqsc)
+            handle.write(mqsc)
         return handle.name
 
 

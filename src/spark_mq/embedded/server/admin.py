@@ -93,7 +93,7 @@ def _apply(qmgr: QueueManager, command: MQSCCommand) -> str:
                      "CLEAR, DISPLAY)")
 
 
-def _requested(attrs: dict, flags) -> dict:
+def _requested(attrs: Mapping[str, object], flags: frozenset[str]) -> dict[str, object]:
     """DISPLAY shows the attributes asked for (all of them for ALL or none named), as runmqsc."""
     wanted = {flag for flag in flags if flag != "ALL"}
     if not wanted or "ALL" in flags:
@@ -101,7 +101,8 @@ def _requested(attrs: dict, flags) -> dict:
     return {key: value for key, value in attrs.items() if key in wanted or key == "TYPE"}
 
 
-def _display(qmgr: QueueManager, kind: str, pattern: str, flags=frozenset()) -> str:
+def _display(qmgr: QueueManager, kind: str, pattern: str,
+             flags: frozenset[str] = frozenset()) -> str:
     found = []
     for queue_name in sorted(qmgr.queues):
         queue = qmgr.queues[queue_name]

@@ -8,12 +8,16 @@ queue's open counts back.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server import units_of_work
 from spark_mq.embedded.server.errors import NONE, WARNING, MQError
 from spark_mq.embedded.server.queues import AliasQueue, LocalQueue
 from spark_mq.embedded.server.state import Connection, Handle, QueueManagerState, os_user
 from spark_mq.mqi.constants import CMQC
+
+if TYPE_CHECKING:  # the selector grammar is loaded only when a handle uses one
+    from spark_mq.mqi.selector import Selector
 
 INPUT_OPTIONS: int = CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INPUT_EXCLUSIVE
 _READ_AHEAD_OPTIONS = CMQC.MQOO_READ_AHEAD | CMQC.MQOO_NO_READ_AHEAD
@@ -149,7 +153,7 @@ def _check_sharing(queue: LocalQueue, options: int) -> None:
         raise MQError(CMQC.MQRC_OBJECT_IN_USE)
 
 
-def _compile_selector(selection: str, options: int):
+def _compile_selector(selection: str, options: int) -> Selector:
     if not options & (INPUT_OPTIONS | CMQC.MQOO_BROWSE):
         raise MQError(CMQC.MQRC_SELECTOR_INVALID_FOR_TYPE)
     # loaded on first use: most handles have no selection string

@@ -29,10 +29,20 @@ def recover(qm: QueueManagerState) -> None:
             continue
         md = MD.unpack(stored.md)
         md[I_BACKOUT] = stored.backout
-        message = Message(stored.seq, md, stored.body,
-                          decode(stored.props) if stored.props else None, stored.expires_at)
+        message = Message(stored.seq, md, stored.body, _stored_properties(stored.props),
+                          stored.expires_at, queue)
         queue.insert(message)
     qm.seq = itertools.count(last + 1)
+
+
+def _stored_properties(data: bytes | None) -> list | None:
+    """The properties of a stored message: the wire encoding of its [name, type, value] list."""
+    if not data:
+        return None
+    props = decode(data)
+    if not isinstance(props, list):  # only store.stored() writes this column, always a list
+        raise ValueError("the stored properties of a message are not a list")
+    return props
 
 
 def define(qm: QueueManagerState, kind: str, name: str, attrs: dict, replace: bool) -> None:

@@ -148,9 +148,7 @@ def get_batch(qm: QueueManagerState, conn: Connection, hobj: int, gmo_bytes: byt
 
 def _check_get(qm: QueueManagerState, handle: Handle, options: int, wait: int,
                max_length: int) -> None:
-    queue = handle.queue
-    if queue is None:
-        raise MQError(CMQC.MQRC_NOT_OPEN_FOR_INPUT)
+    queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_INPUT)
     browse = options & _BROWSE_GETS
     if browse & (browse - 1):
         raise MQError(CMQC.MQRC_OPTIONS_ERROR)
@@ -183,7 +181,7 @@ def _check_get(qm: QueueManagerState, handle: Handle, options: int, wait: int,
 def _deliver(qm: QueueManagerState, conn: Connection, handle: Handle, found: list[Message],
              options: int, gmo: list, max_length: int, has_handle: bool,
              md_in: list | None = None) -> tuple:
-    queue = handle.queue
+    queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_INPUT)  # _check_get has said so already
     first = found[0]
     md = list(first.md)
     body = first.body if len(found) == 1 else b"".join(m.body for m in found)

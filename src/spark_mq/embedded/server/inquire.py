@@ -7,6 +7,7 @@ selectors (MQIA_*, MQCA_*) and MQI integer values to and from them.
 from __future__ import annotations
 
 import time
+from typing import cast
 
 from spark_mq.embedded.server.connections import handle_of
 from spark_mq.embedded.server.definitions import save_definition
@@ -16,7 +17,7 @@ from spark_mq.embedded.server.state import QMGR_CCSID, Connection, QueueManagerS
 from spark_mq.mqi.constants import CMQC
 
 # selector -> (MQSC attribute, {MQSC keyword: MQI integer} or None for plain integers)
-_QUEUE_INTS = {
+_QUEUE_INTS: dict[int, tuple[str, dict[str, int] | None]] = {
     CMQC.MQIA_MAX_MSG_LENGTH: ("MAXMSGL", None),
     CMQC.MQIA_MAX_Q_DEPTH: ("MAXDEPTH", None),
     CMQC.MQIA_DEF_PRIORITY: ("DEFPRTY", None),
@@ -76,8 +77,9 @@ def inquire(qm: QueueManagerState, conn: Connection, hobj: int,
         raise MQError(CMQC.MQRC_NOT_OPEN_FOR_INQUIRE)
     if len(selectors) > 256:
         raise MQError(CMQC.MQRC_SELECTOR_COUNT_ERROR)
-    definition = qm.queues.get(handle.name, handle.queue) if handle.queue else None
-    return inquire_values(qm, handle.queue, definition, selectors)
+    queue = handle.queue
+    target = None if queue is None else (queue, qm.queues.get(handle.name, queue))
+    return inquire_values(qm, target, selectors)
 
 
 def set_attributes(qm: QueueManagerState, conn: Connection, hobj: int, selectors: list[int],
@@ -86,7 +88,8 @@ def set_attributes(qm: QueueManagerState, conn: Connection, hobj: int, selectors
     handle = handle_of(conn, hobj)
     if not handle.options & CMQC.MQOO_SET:
         raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET)
-    definition = qm.queues.get(handle.name, handle.queue)
+    queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_SET)  # a queue-manager handle has no SET
+    definition = qm.queues.get(handle.name, queue)
     set_values(definition, selectors, ints, chars)
     save_definition(qm, definition)
 
@@ -95,32 +98,34 @@ def _is_int_selector(selector: int) -> bool:
     return CMQC.MQIA_FIRST <= selector <= CMQC.MQIA_LAST
 
 
-def inquire_values(qmgr: QueueManagerState, queue: LocalQueue | None,
-                   definition: LocalQueue | AliasQueue | None,
+def inquire_values(qmgr: QueueManagerState,
+                   target: tuple[LocalQueue, LocalQueue | AliasQueue] | None,
                    selectors: list[int]) -> tuple[list[int], bytes, bool]:
-    """Integer values in selector order, and the character values concatenated."""
+    """Integer values in selector order, and the character values concatenated.
+
+    `target` is the open queue and the definition it was opened through (itself, or an
+    alias); None inquires on the queue manager."""
     ints: list[int] = []
     chars = bytearray()
     warning = False
     for selector in selectors:
         if not (_is_int_selector(selector) or CMQC.MQCA_FIRST <= selector <= CMQC.MQCA_LAST):
             raise MQError(CMQC.MQRC_SELECTOR_ERROR)
-        if definition is None:
-            value = _qmgr_value(qmgr, selector)
-        else:
-            value = _queue_value(queue, definition, selector)
+        value = _qmgr_value(qmgr, selector) if target is None else _queue_value(*target, selector)
         if value is None:
             warning = True
             value = 0 if _is_int_selector(selector) else b""
+        # an MQIA_* selector has an int value, an MQCA_* selector bytes
         if _is_int_selector(selector):
-            ints.append(value)
+            ints.append(cast(int, value))
         else:
-            length = (_QMGR_CHARS if definition is None else _QUEUE_CHARS).get(selector, 0)
-            chars += value[:length].ljust(length, b" ")
+            length = (_QMGR_CHARS if target is None else _QUEUE_CHARS).get(selector, 0)
+            chars += cast(bytes, value)[:length].ljust(length, b" ")
     return ints, bytes(chars), warning
 
 
-def _queue_value(queue: LocalQueue, definition, selector: int):
+def _queue_value(queue: LocalQueue, definition: LocalQueue | AliasQueue,
+                 selector: int) -> int | bytes | None:
     attrs = definition.attrs
     if selector == CMQC.MQIA_CURRENT_Q_DEPTH:
         return queue.depth if isinstance(definition, LocalQueue) else None
@@ -154,7 +159,7 @@ def _queue_value(queue: LocalQueue, definition, selector: int):
     return None
 
 
-def _qmgr_value(qmgr: QueueManagerState, selector: int):
+def _qmgr_value(qmgr: QueueManagerState, selector: int) -> int | bytes | None:
     if selector in _QMGR_INTS:
         return qmgr.attrs[_QMGR_INTS[selector]]
     if selector in _QMGR_CONSTANT_INTS:
@@ -182,12 +187,12 @@ def set_values(definition: LocalQueue | AliasQueue | None, selectors: list[int],
         raise MQError(CMQC.MQRC_INT_ATTR_COUNT_ERROR)
     if len(int_selectors) != len(selectors) and chars:
         raise MQError(CMQC.MQRC_SELECTOR_ERROR)  # no character attribute is settable here
-    changes = {}
+    changes: dict[str, str] = {}
     for selector, value in zip(int_selectors, ints):
         if selector not in _SETTABLE:
             raise MQError(CMQC.MQRC_SELECTOR_ERROR)
         name, mapping = _QUEUE_INTS[selector]
-        keyword = {v: k for k, v in mapping.items()}.get(value)
+        keyword = {v: k for k, v in (mapping or {}).items()}.get(value)  # settable ones are mapped
         if keyword is None:
             raise MQError(CMQC.MQRC_INHIBIT_VALUE_ERROR)
         changes[name] = keyword

@@ -15,6 +15,7 @@ import logging
 import select
 import socket
 import threading
+from collections.abc import Callable
 
 from spark_mq.embedded.server.admin import run_mqsc
 from spark_mq.embedded.server.errors import FAILED, NONE, OK, WARNING, MQError, WarnedPut
@@ -77,6 +78,13 @@ class _Session:
         self.reader = FrameReader(sock) if sock is not None else None
         self.conn: Connection | None = None
         self.clean = False
+
+    @property
+    def connected(self) -> Connection:
+        """The session's connection; `_call` answers MQRC_HCONN_ERROR before CONN, and so does this."""
+        if self.conn is None:
+            raise MQError(CMQC.MQRC_HCONN_ERROR)
+        return self.conn
 
     def alive(self) -> bool:
         """False once the client has gone away (checked while a get waits)."""
@@ -147,14 +155,14 @@ class _Session:
 
     def v_disc(self) -> list:
         self.clean = True
-        conn, self.conn = self.conn, None
+        conn, self.conn = self.connected, None
         reason = self.qmgr.disconnect(conn, clean=True)
         if reason:
             raise MQError(reason, WARNING)
         return []
 
-    def v_open(self, obj_type: int, name: str, options: int, selection) -> list:
-        handle = self.qmgr.open(self.conn, obj_type, name, options, selection)
+    def v_open(self, obj_type: int, name: str, options: int, selection: str | None) -> list:
+        handle = self.qmgr.open(self.connected, obj_type, name, options, selection)
         queue = handle.queue
         definition = self.qmgr.queues.get(name, queue)
         async_default = bool(definition and definition.attrs.get("DEFPRESP") == "ASYNC")
@@ -162,46 +170,49 @@ class _Session:
         return [handle.hobj, resolved, handle.read_ahead, async_default]
 
     def v_close(self, hobj: int, options: int) -> list:
-        self.qmgr.close(self.conn, hobj)
+        self.qmgr.close(self.connected, hobj)
         return []
 
-    def v_put(self, hobj, md, pmo_options, context, props, body) -> list:
-        return [self.qmgr.put(self.conn, hobj, md, pmo_options, context, props, body)]
+    def v_put(self, hobj: int, md: bytes, pmo_options: int, context: int, props: list | None,
+              body: bytes) -> list:
+        return [self.qmgr.put(self.connected, hobj, md, pmo_options, context, props, body)]
 
-    def v_put1(self, obj_type, name, md, pmo_options, context, props, body) -> list:
+    def v_put1(self, obj_type: int, name: str, md: bytes, pmo_options: int, context: int,
+               props: list | None, body: bytes) -> list:
         if obj_type != CMQC.MQOT_Q:
             raise MQError(CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
-        return [self.qmgr.put1(self.conn, name, md, pmo_options, context, props, body)]
+        return [self.qmgr.put1(self.connected, name, md, pmo_options, context, props, body)]
 
-    def v_get(self, hobj, md, gmo, max_length, has_handle) -> list:
-        comp_code, reason, *outputs = self.qmgr.get(self.conn, hobj, md, gmo, max_length, has_handle)
+    def v_get(self, hobj: int, md: bytes, gmo: bytes, max_length: int, has_handle: bool) -> list:
+        comp_code, reason, *outputs = self.qmgr.get(self.connected, hobj, md, gmo, max_length, has_handle)
         if comp_code != OK:
             raise _Outputs(comp_code, reason, outputs)
         return outputs
 
-    def v_getn(self, hobj, gmo, has_handle, max_count, max_bytes) -> list:
-        results = self.qmgr.get_batch(self.conn, hobj, gmo, has_handle, max_count, max_bytes)
+    def v_getn(self, hobj: int, gmo: bytes, has_handle: bool, max_count: int,
+               max_bytes: int) -> list:
+        results = self.qmgr.get_batch(self.connected, hobj, gmo, has_handle, max_count, max_bytes)
         return [[list(result) for result in results]]
 
     def v_cmit(self) -> list:
-        self.qmgr.commit(self.conn)
+        self.qmgr.commit(self.connected)
         return []
 
     def v_back(self) -> list:
-        self.qmgr.backout(self.conn)
+        self.qmgr.backout(self.connected)
         return []
 
     def v_stat(self, stat_type: int, sts: bytes) -> list:
-        return [self.qmgr.stat(self.conn, stat_type, sts)]
+        return [self.qmgr.stat(self.connected, stat_type, sts)]
 
     def v_inq(self, hobj: int, selectors: list) -> list:
-        ints, chars, warning = self.qmgr.inquire(self.conn, hobj, selectors)
+        ints, chars, warning = self.qmgr.inquire(self.connected, hobj, selectors)
         if warning:
             raise _Outputs(WARNING, CMQC.MQRC_SELECTOR_NOT_FOR_TYPE, [ints, chars])
         return [ints, chars]
 
     def v_set(self, hobj: int, selectors: list, ints: list, chars: bytes) -> list:
-        self.qmgr.set(self.conn, hobj, selectors, ints, chars)
+        self.qmgr.set(self.connected, hobj, selectors, ints, chars)
         return []
 
     def v_mqsc(self, text: str, user: str = "", password: str = "") -> list:
@@ -220,7 +231,8 @@ class _Outputs(MQError):
         self.outputs = outputs
 
 
-_VERBS = {
+#: verb -> the _Session method that serves it (called with the session and the frame's arguments)
+_VERBS: dict[str, Callable[..., list]] = {
     "PING": _Session.v_ping, "CONN": _Session.v_conn, "DISC": _Session.v_disc,
     "OPEN": _Session.v_open, "CLOSE": _Session.v_close, "PUT": _Session.v_put,
     "PUT1": _Session.v_put1, "GET": _Session.v_get, "GETN": _Session.v_getn,
@@ -259,7 +271,7 @@ def _check_arguments(verb: str, args: list) -> None:
             raise ProtocolError(f"{verb} selectors and values must be integers")
 
 
-def _check_properties(props) -> None:
+def _check_properties(props: list | None) -> None:
     """Properties come from the client's message handle: [name, MQTYPE, value] each."""
     if props is None:
         return

@@ -35,7 +35,7 @@ MSG_TOKEN = struct.Struct("<q8x")  # a message's MsgToken: its arrival sequence 
 def find(qm: QueueManagerState, handle: Handle, options: int, gmo: list,
          md_in: list) -> list[Message] | None:
     """The message (or the segments of a complete logical message) this get returns."""
-    queue = handle.queue
+    queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_INPUT)  # get._check_get has said so already
     if options & (CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR | CMQC.MQGMO_MSG_UNDER_CURSOR):
         message = handle.cursor_msg
         if message is None or not queue.available(message) or message.expired(time.time()):

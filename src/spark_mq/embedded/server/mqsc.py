@@ -31,6 +31,7 @@ from spark_mq.embedded.server.mqsc_attributes import (
     QMGR_ATTRIBUTES,
     QUEUE_ATTRIBUTES,
     TYPE_SYNONYMS,
+    AttributeValue,
     attribute_specs,
 )
 
@@ -174,6 +175,7 @@ def _tokenize(src: _Source) -> list[list[_Token]]:
             i = end
         else:
             match = _WORD.match(text, i)
+            assert match is not None  # text[i] is none of the characters _WORD stops at
             statements[-1].append(_Token("word", match.group(), i))
             i = match.end()
     return [tokens for tokens in statements if tokens]
@@ -350,8 +352,8 @@ def _queue_flag(key: str, param: _Param, verb: str, object_type: str,
     if key in allowed_flags:
         return key
     spec = QUEUE_ATTRIBUTES.get(key)
-    settable = spec is not None and spec.kind != "flag" and not spec.readonly
-    if settable and object_type in spec.object_types and verb in ("DEFINE", "ALTER"):
+    if (spec is not None and spec.kind != "flag" and not spec.readonly
+            and object_type in spec.object_types and verb in ("DEFINE", "ALTER")):
         raise MQSCError(param.line, f"needs a value in parentheses, e.g. {key}(...) "
                                     f"(valid: {spec.describe()})", key)
     valid = _valid_keywords(verb, object_type, allowed_flags)
@@ -360,7 +362,7 @@ def _queue_flag(key: str, param: _Param, verb: str, object_type: str,
 
 
 def _queue_value(key: str, param: _Param, verb: str, object_type: str,
-                 allowed_flags: frozenset[str]) -> object:
+                 allowed_flags: frozenset[str]) -> AttributeValue:
     spec = QUEUE_ATTRIBUTES.get(key)
     valid = _valid_keywords(verb, object_type, allowed_flags)
     if key in allowed_flags or (spec is not None and spec.kind == "flag"):

@@ -11,45 +11,64 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
+
+#: One attribute's value: an int for an "int" attribute, the keyword or text otherwise.
+AttributeValue = int | str
+#: An object's attributes, MQSC keyword -> value. Read as Any: which of int or str a key
+#: holds is fixed by its `AttributeSpec`, which the type cannot say.
+Attributes = dict[str, Any]
 
 
 @dataclass(frozen=True)
 class AttributeSpec:
     """How one attribute is typed and validated.
 
-    ``allowed`` is ``(low, high)`` for "int", the keywords for "enum" and "flag", and the
-    maximum length for "str".  A "flag" attribute is written as a bare keyword (SHARE or
-    NOSHARE), so the parser reports it in `MQSCCommand.flags`; its stored value is the
-    keyword.  ``readonly`` attributes are runtime status that only DISPLAY shows.
+    ``bounds`` is ``(low, high)`` for "int", ``choices`` the keywords for "enum" and "flag",
+    and ``max_length`` the maximum length for "str" (``allowed`` is whichever applies).
+    A "flag" attribute is written as a bare keyword (SHARE or NOSHARE), so the parser
+    reports it in `MQSCCommand.flags`; its stored value is the keyword.  ``readonly``
+    attributes are runtime status that only DISPLAY shows.
     """
 
     kind: str
-    allowed: object
-    default: object
+    default: AttributeValue
     object_types: frozenset[str]
+    bounds: tuple[int, int] = (0, 0)
+    choices: tuple[str, ...] = ()
+    max_length: int = 0
     readonly: bool = False
     keywords: Mapping[str, int] = field(default_factory=dict)  # named ints, e.g. NOLIMIT
+
+    @property
+    def allowed(self) -> tuple[int, int] | tuple[str, ...] | int:
+        """The valid values: bounds, choices or max_length, as the kind says."""
+        if self.kind == "int":
+            return self.bounds
+        if self.kind == "str":
+            return self.max_length
+        return self.choices
 
     def describe(self) -> str:
         """The valid values, as shown in error messages."""
         if self.kind == "int":
-            low, high = self.allowed
+            low, high = self.bounds
             named = "".join(f" or {word}" for word in self.keywords)
             return f"{low} to {high}{named}"
         if self.kind == "str":
-            return f"a string of at most {self.allowed} characters"
-        return ", ".join(self.allowed)
+            return f"a string of at most {self.max_length} characters"
+        return ", ".join(self.choices)
 
-    def coerce(self, text: str, quoted: bool = False) -> object:
+    def coerce(self, text: str, quoted: bool = False) -> AttributeValue:
         """Turn the text written in parentheses into a typed value, or raise ValueError."""
         if self.kind == "str":
             value = text if quoted else text.upper()   # MQ folds unquoted values
-            if len(value) > self.allowed:
+            if len(value) > self.max_length:
                 raise ValueError(f"value '{value}' is {len(value)} characters long")
             return value
         word = text.strip().upper()
         if self.kind in ("enum", "flag"):
-            if word not in self.allowed:
+            if word not in self.choices:
                 raise ValueError(f"value '{text}' is not allowed")
             return word
         if word in self.keywords:
@@ -57,7 +76,7 @@ class AttributeSpec:
         if not re.fullmatch(r"[+-]?\d+", word):
             raise ValueError(f"value '{text}' is not an integer")
         number = int(word)
-        low, high = self.allowed
+        low, high = self.bounds
         if not low <= number <= high:
             raise ValueError(f"value {number} is out of range")
         return number
@@ -71,17 +90,19 @@ _MAX_MSG_LENGTH = 104_857_600      # 100 MB, IBM MQ's largest message
 _NAME_LENGTH = 48                  # IBM MQ object names
 
 
-def _int(low: int, high: int, default: int, types: frozenset[str], **kw: object) -> AttributeSpec:
-    return AttributeSpec("int", (low, high), default, types, **kw)
+def _int(low: int, high: int, default: int, types: frozenset[str], readonly: bool = False,
+         keywords: Mapping[str, int] | None = None) -> AttributeSpec:
+    return AttributeSpec("int", default, types, bounds=(low, high), readonly=readonly,
+                         keywords=keywords or {})
 
 
 def _enum(values: str, types: frozenset[str]) -> AttributeSpec:
     choices = tuple(values.split())
-    return AttributeSpec("enum", choices, choices[0], types)   # first value is the default
+    return AttributeSpec("enum", choices[0], types, choices=choices)   # first value is the default
 
 
 def _str(length: int, types: frozenset[str]) -> AttributeSpec:
-    return AttributeSpec("str", length, "", types)
+    return AttributeSpec("str", "", types, max_length=length)
 
 
 #: Queue attributes the embedded queue manager supports: name -> spec.
@@ -100,7 +121,7 @@ QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
     "TARGET": _str(_NAME_LENGTH, _ALIAS),
     "GET": _enum("ENABLED DISABLED", _BOTH),
     "PUT": _enum("ENABLED DISABLED", _BOTH),
-    "SHARE": AttributeSpec("flag", ("SHARE", "NOSHARE"), "SHARE", _LOCAL),
+    "SHARE": AttributeSpec("flag", "SHARE", _LOCAL, choices=("SHARE", "NOSHARE")),
     "DEFSOPT": _enum("SHARED EXCL", _LOCAL),
     "CURDEPTH": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
     "IPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
@@ -134,7 +155,7 @@ def attribute_specs(object_type: str) -> dict[str, AttributeSpec]:
     return {k: s for k, s in QUEUE_ATTRIBUTES.items() if object_type in s.object_types}
 
 
-def default_attributes(object_type: str) -> dict[str, object]:
+def default_attributes(object_type: str) -> Attributes:
     """Attribute values of a freshly defined object (read-only status excluded)."""
     return {k: s.default for k, s in attribute_specs(object_type).items() if not s.readonly}
 

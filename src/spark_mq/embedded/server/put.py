@@ -90,7 +90,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
          context_hobj: int, props: list | None, body: bytes) -> bytes:
     if len(md_bytes) != MD.size:
         raise MQError(CMQC.MQRC_MD_ERROR)
-    queue = handle.queue
+    queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)  # a queue-manager handle has no OUTPUT
     definition = qm.queues.get(handle.name, queue)
     if definition.attrs["PUT"] == "DISABLED" or queue.attrs["PUT"] == "DISABLED":
         raise MQError(CMQC.MQRC_PUT_INHIBITED)
@@ -131,13 +131,11 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
     expires_at = None
     if md[I_EXPIRY] > 0:
         expires_at = time.time() + md[I_EXPIRY] / 10.0
-    messages = [Message(next(qm.seq), piece_md, piece_body, piece_props, expires_at)
+    messages = [Message(next(qm.seq), piece_md, piece_body, piece_props, expires_at, queue)
                 for piece_md, piece_body, piece_props in pieces]
     if syncpoint:
         conn.uow_puts.extend(messages)
         queue.pending_puts += len(messages)
-        for message in messages:
-            message.queue = queue
     else:
         rows = [stored(m, queue.name) for m in messages if m.persistent]
         if rows:
@@ -291,7 +289,7 @@ def _segment(qm: QueueManagerState, queue: LocalQueue, md: list, props: list | N
     size = limit - limit % 16
     if md[I_GROUPID] == NONE_ID:
         md[I_GROUPID] = qm.new_msgid()
-    pieces = []
+    pieces: list[tuple[list, bytes, list | None]] = []
     for offset in range(0, len(body), size):
         piece = list(md)
         last = offset + size >= len(body)

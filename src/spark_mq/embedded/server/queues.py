@@ -29,12 +29,15 @@ GROUP_FLAGS = CMQC.MQMF_MSG_IN_GROUP | CMQC.MQMF_LAST_MSG_IN_GROUP
 _PRIORITY_SHIFT = 44
 
 class Message:
-    """One physical message (a segment is one physical message)."""
+    """One physical message (a segment is one physical message).
+
+    `queue` is the local queue the message was put to: where it lies while available, and
+    where a commit (of a put) or a backout (of a get) puts it back."""
 
     __slots__ = ("seq", "md", "body", "props", "persistent", "expires_at", "key", "queue")
 
     def __init__(self, seq: int, md: list, body: bytes, props: list | None,
-                 expires_at: float | None):
+                 expires_at: float | None, queue: LocalQueue):
         self.seq = seq
         self.md = md
         self.body = body
@@ -42,7 +45,7 @@ class Message:
         self.persistent = md[I_PERSISTENCE] == CMQC.MQPER_PERSISTENT
         self.expires_at = expires_at
         self.key = 0
-        self.queue: LocalQueue | None = None
+        self.queue = queue
 
     @property
     def flags(self) -> int:

@@ -45,6 +45,13 @@ class Handle:
     saved_context: list | None = None  # MQOO_SAVE_ALL_CONTEXT: MD of the last message got
     rejected_upto: tuple | None = None  # (key, queue.reorders): head run the selector rejected
 
+    def local_queue(self, reason: int) -> LocalQueue:
+        """The queue this handle has open; on a queue-manager handle the verb fails with `reason`
+        (the reason MQ gives for a handle not opened for what the verb does)."""
+        if self.queue is None:
+            raise MQError(reason)
+        return self.queue
+
 
 @dataclass
 class Connection:
