@@ -30,6 +30,9 @@ Reader (`ReadOptions`):
     numPartitions          Spark partitions a microbatch is split into (default 2)
     prefetch               get the next microbatch (on a second connection, in its own
                            unit of work) while Spark runs the current one (default true)
+    orphanedWorkTimeoutMs  exactlyOnce, after a restart: how long to wait for an earlier
+                           driver's connection to end before removing the batch it held
+                           (default 300000; see spark_mq/mq/orphans.py)
 
 exactlyOnce needs no state queue: the message ids of each microbatch travel inside Spark's
 own offset log (see spark_mq/reader/stream.py for the protocol).
@@ -171,6 +174,7 @@ class ReadOptions:
     backout_queue: str | None = None       # None: the queue's BOQNAME, else the DLQ
     num_partitions: int = 2
     prefetch: bool = True
+    orphaned_work_timeout_ms: int = 300_000
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> ReadOptions:
@@ -206,6 +210,8 @@ class ReadOptions:
                                      "the name of a queue: "),
             num_partitions=parse_int(opts, "numpartitions", 2, 1, 1024, "numPartitions"),
             prefetch=parse_bool(opts, "prefetch", True),
+            orphaned_work_timeout_ms=parse_int(opts, "orphanedworktimeoutms", 300_000, 0,
+                                               86_400_000, "orphanedWorkTimeoutMs"),
         )
 
     @property

@@ -158,3 +158,55 @@ def test_a_short_prefetched_batch_is_topped_up(qm, conn, make_queue):
     following = _offset(reader.latestOffset(end, ReadAllAvailable()))
     assert _payloads(reader, end, following) == [b"m1", b"m2", b"m3"]
     reader.stop()
+
+
+# --- a restart while the old driver's connection still holds the finished batch ---------
+@pytest.mark.parametrize("prefetch", ["true", "false"])
+def test_a_restart_waits_for_the_old_drivers_unit_of_work_before_removing_its_batch(
+        qm, conn, make_queue, prefetch):
+    """The old driver is not dead to the queue manager (a stopped process, a network
+    partition): its unit of work still locks the batch Spark finished. The restarted reader
+    must not read past it, or those messages come back when that work is backed out and
+    are delivered twice (issue 14)."""
+    import threading
+    queue = make_queue()
+    put_messages(conn, queue, [b"m%d" % i for i in range(6)])
+    old = _reader(qm, queue, maxMessagesPerTrigger=3, prefetch=prefetch)
+    start = _offset(old.initialOffset())
+    end = _offset(old.latestOffset(start, ReadAllAvailable()))
+    assert _payloads(old, start, end) == [b"m0", b"m1", b"m2"]
+    # Spark committed the batch; the old driver is frozen with its unit of work open
+    restarted = _reader(qm, queue, maxMessagesPerTrigger=3, prefetch=prefetch)
+    answer: dict = {}
+    waiting = threading.Thread(target=lambda: answer.update(
+        offset=restarted.latestOffset(end, ReadAllAvailable())))
+    waiting.start()
+    waiting.join(2.0)
+    assert waiting.is_alive()           # it waits for the old connection...
+    old.stop()                          # ...which the queue manager finally backs out
+    waiting.join(60)
+    assert not waiting.is_alive()
+    following = _offset(answer["offset"])
+    assert _payloads(restarted, end, following) == [b"m3", b"m4", b"m5"]   # not m0-m2 again
+    assert restarted.latestOffset(following, ReadAllAvailable()) == following
+    restarted.stop()
+    assert depth(conn, queue) == 0
+
+
+def test_the_wait_for_an_old_drivers_unit_of_work_is_bounded_and_names_the_option(
+        qm, conn, make_queue):
+    from spark_mq.errors import MQConnectorError
+    queue = make_queue()
+    put_messages(conn, queue, [b"m%d" % i for i in range(4)])
+    old = _reader(qm, queue, maxMessagesPerTrigger=2, prefetch="false")
+    start = _offset(old.initialOffset())
+    end = _offset(old.latestOffset(start, ReadAllAvailable()))
+    restarted = _reader(qm, queue, maxMessagesPerTrigger=2, prefetch="false",
+                        orphanedWorkTimeoutMs=500)
+    try:
+        with pytest.raises(MQConnectorError, match="orphanedWorkTimeoutMs"):
+            restarted.latestOffset(end, ReadAllAvailable())
+    finally:
+        old.stop()
+        restarted.stop()
+    assert depth(conn, queue) == 4      # nothing was taken while the old work was open

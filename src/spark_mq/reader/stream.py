@@ -64,6 +64,7 @@ from pyspark.sql.types import StructType
 from spark_mq.errors import MQConnectorError
 from spark_mq.mq import records
 from spark_mq.mq.message import Message
+from spark_mq.mq.orphans import wait_for_sole_consumer
 from spark_mq.options import ReadOptions
 from spark_mq.reader.rows import MessagesPartition, arrow_schema, column_specs, record_batches
 from spark_mq.reader.slots import ConnectionSlot, connection_lost, live_slots
@@ -100,6 +101,7 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self._just_settled: set[bytes] = set()  # records of the batches settled last
         self._remaining: int | None = None  # Trigger.AvailableNow: messages still to deliver
         self._last_seq = 0
+        self._orphans_checked = False       # see _await_orphaned_work
 
     # executors get a copy without the driver's connections
     def __getstate__(self):
@@ -156,6 +158,7 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
         seq = int(start["seq"])
+        self._await_orphaned_work(seq)
         self._settle(start)
         for held in self._held.values():
             if held.start_seq == seq:
@@ -282,6 +285,7 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             return []
         held = self._held.get(end_seq)
         if held is None or held.start_seq != start_seq:
+            self._await_orphaned_work(start_seq)
             held = self._replay(start, end)
         return self._split(held.messages)
 
@@ -315,6 +319,20 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         size = -(-len(messages) // parts)
         return [MessagesPartition(i, messages[i * size:(i + 1) * size]) for i in range(parts)
                 if messages[i * size:(i + 1) * size]]
+
+    def _await_orphaned_work(self, seq: int) -> None:
+        """Once per process, on a restart (Spark resumes at `seq` > 0): wait until no
+        earlier driver's connection still holds messages of a batch Spark finished (see
+        spark_mq/mq/orphans.py). This process holds nothing yet, so its own handles are
+        closed first and do not count."""
+        if self._orphans_checked or seq <= 0 or not self.options.exactly_once:
+            self._orphans_checked = True
+            return
+        for slot in self._slots:
+            slot.reset()
+        wait_for_sole_consumer(self.options.connection, self.options.queue,
+                               self.options.orphaned_work_timeout_ms)
+        self._orphans_checked = True
 
     # --- settling: MQ catches up with Spark's commit log --------------------------------
     def commit(self, end: dict) -> None:
