@@ -190,11 +190,11 @@ def poison_udf(flag: str, poison_row: int, options: dict, queue: str, first_atte
                 return payload
         elif _os.path.exists(flag):
             return payload
-        from spark_mq.mq.connection import ConnectionOptions as _Options
         from spark_mq.mq.connection import connect as _connect
         from spark_mq.mq.connection import load_ibmmq as _load
+        from spark_mq.options import parse_connection as _parse
         module = _load("auto")
-        qmgr = _connect(_Options.parse(options))
+        qmgr = _connect(_parse(options))
         handle = module.Queue(qmgr, queue, module.CMQC.MQOO_INQUIRE)
         # The UDF runs ahead of the writer (its input is pushed eagerly): give the writer
         # time to commit the chunks before this row, so that the failure is mid-way.
