@@ -9,6 +9,7 @@ put while browsing do not make the snapshot grow without end.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from spark_mq.mq import records
 from spark_mq.mq.errors import describe
@@ -27,7 +28,7 @@ from spark_mq.mq.queues import open_queue
 
 
 class Browser:
-    def __init__(self, ibmmq, qmgr, queue: str, selector: str | None = None):
+    def __init__(self, ibmmq: Any, qmgr: Any, queue: str, selector: str | None = None) -> None:
         self.ibmmq, self.qmgr, self.queue_name = ibmmq, qmgr, queue
         CMQC = ibmmq.CMQC
         browse = CMQC.MQOO_BROWSE | CMQC.MQOO_FAIL_IF_QUIESCING
@@ -86,7 +87,7 @@ class Browser:
         payload = self._browse(self._data, md, gmo)
         return payload if payload is not None else b""
 
-    def _browse(self, queue, md, gmo):
+    def _browse(self, queue: Any, md: Any, gmo: Any) -> bytes | None:
         payload, self._buffer = get_message(self.ibmmq, queue, self._buffer, md, gmo,
                                             f"browsing {self.queue_name}")
         return payload

@@ -11,6 +11,7 @@ import ctypes
 import sys
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 from spark_mq.mq.errors import MQConnectorError, describe
 
@@ -44,7 +45,7 @@ def ibm_client_available() -> bool:
     return False
 
 
-def load_ibmmq(transport: str = "auto"):
+def load_ibmmq(transport: str = "auto") -> Any:
     """The `ibmmq` module (or `pymqi`), wired to the requested transport."""
     global _chosen
     with _lock:
@@ -77,7 +78,7 @@ def load_ibmmq(transport: str = "auto"):
                 "(libmqm_r.so) or use transport 'embedded'") from exc
 
 
-def connect(options: ConnectionOptions, action: str | None = None):
+def connect(options: ConnectionOptions, action: str | None = None) -> Any:
     """A connected `ibmmq.QueueManager` for these options."""
     ibmmq = load_ibmmq(options.transport)
     cd = ibmmq.CD()
@@ -98,7 +99,7 @@ def connect(options: ConnectionOptions, action: str | None = None):
     if options.ccdt_url:
         cno.CCDTUrl = options.ccdt_url.encode()
         cd = None
-    kwargs = {"cd": cd, "cno": cno}
+    kwargs: dict[str, Any] = {"cd": cd, "cno": cno}
     if sco is not None:
         kwargs["sco"] = sco
     if options.user:

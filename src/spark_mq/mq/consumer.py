@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 from spark_mq.mq import records
-from spark_mq.mq.errors import describe
+from spark_mq.mq.errors import MQConnectorError, describe
 from spark_mq.mq.message import (
     DATA_GROUP_PROPERTY,
     DATA_LENGTH_PROPERTY,
@@ -47,7 +47,7 @@ _UOW_MARGIN = 8            # room kept below MAXUMSGS for the last message's ext
 _FIRST_BUFFER = 64 << 10   # MQGET buffer; grows to the largest message seen
 
 
-def _text(value: Any) -> str:
+def _text(value: str | bytes) -> str:
     if isinstance(value, bytes):
         value = value.decode("utf-8", "replace")
     return value.rstrip("\0 ").strip()
@@ -56,22 +56,22 @@ def _text(value: Any) -> str:
 class Consumer:
     """One connection to one queue; see the module docstring."""
 
-    def __init__(self, ibmmq, qmgr, queue: str, *, selector: str | None = None,
+    def __init__(self, ibmmq: Any, qmgr: Any, queue: str, *, selector: str | None = None,
                  syncpoint: bool = True, read_ahead: bool = False,
                  backout_threshold: int | None = None, backout_queue: str | None = None,
-                 dead_letter_queue: str | None = None):
+                 dead_letter_queue: str | None = None) -> None:
         self.ibmmq, self.qmgr, self.queue_name = ibmmq, qmgr, queue
         self.syncpoint = syncpoint
         self.read_ahead = read_ahead and not syncpoint
         CMQC = ibmmq.CMQC
         self._queue = self._open(selector, read_ahead=self.read_ahead)
-        self._by_id = None  # a second handle: gets by id and reference data, same unit of work
+        self._by_id: Any | None = None  # a second handle: gets by id and reference data, same unit of work
         self._handle = ibmmq.MessageHandle(qmgr)
         self._buffer = _FIRST_BUFFER
         self.max_uow = self._inquire_max_uow()
         threshold, boq = self._inquire_backout()
         self.backout_threshold = threshold if backout_threshold is None else backout_threshold
-        self._poison = None
+        self._poison: PoisonMover | None = None
         if self.syncpoint and self.backout_threshold > 0:
             self._poison = PoisonMover(ibmmq, qmgr, queue, backout_queue or boq or None,
                                        dead_letter_queue)
@@ -88,16 +88,15 @@ class Consumer:
         self._gmo.MatchOptions = CMQC.MQMO_NONE
         self._gmo.MsgHandle = self._handle.msg_handle
         self._get_action = f"getting a message from {queue}"
-        self._raw = RawGetter(ibmmq, qmgr, self._queue, options, self._handle.msg_handle)
-        if not self._raw.available:
-            self._raw = None
-        self._inqmp = getattr(getattr(ibmmq, "ibmmqc", None), "MQINQMP", None)
+        raw = RawGetter(ibmmq, qmgr, self._queue, options, self._handle.msg_handle)
+        self._raw: RawGetter | None = raw if raw.available else None
+        self._inqmp: Any = getattr(getattr(ibmmq, "ibmmqc", None), "MQINQMP", None)
         impo = ibmmq.IMPO()
         impo.Options = CMQC.MQIMPO_INQ_FIRST | CMQC.MQIMPO_CONVERT_VALUE
         self._impo_first, self._pd = impo.pack(), ibmmq.PD().pack()
 
     # --- setup --------------------------------------------------------------------------
-    def _open(self, selector: str | None, read_ahead: bool):
+    def _open(self, selector: str | None, read_ahead: bool) -> Any:
         CMQC = self.ibmmq.CMQC
         options = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING
         if read_ahead:
@@ -119,7 +118,7 @@ class Consumer:
             raise describe(exc, f"inquiring BOTHRESH/BOQNAME of {self.queue_name}") from exc
         return threshold, boq
 
-    def _id_handle(self):
+    def _id_handle(self) -> Any:
         if self._by_id is None:
             ibmmq, CMQC = self.ibmmq, self.ibmmq.CMQC
             try:
@@ -161,10 +160,10 @@ class Consumer:
                 size += len(message.payload)
         return batch
 
-    def _get_next(self, wait_ms: int):
+    def _get_next(self, wait_ms: int) -> tuple[Message | None, int] | None:
         """(message or None when it was poison, group status) or None when the queue is empty."""
         if self._raw is not None:
-            return self._get_next_raw(wait_ms)
+            return self._get_next_raw(self._raw, wait_ms)
         ibmmq, CMQC = self.ibmmq, self.ibmmq.CMQC
         # one MD and GMO for every batch get: with MQMO_NONE none of their input fields
         # select the message, and building them per call costs more than the get itself
@@ -177,30 +176,31 @@ class Consumer:
         self.open_operations += 1
         group_status = gmo.GroupStatus
         if self._poison is not None and md.BackoutCount >= self.backout_threshold:
-            self._move_poison(payload, md)
+            self._move_poison(self._poison, payload, md)
             return None, group_status
         properties = read_all(self._handle, ibmmq)
         if md.Format == REFERENCE_FORMAT:
             return self._with_data(md, properties), group_status
         return Message(payload, md_values(md), properties, self._record(md)), group_status
 
-    def _get_next_raw(self, wait_ms: int):
+    def _get_next_raw(self, raw: RawGetter, wait_ms: int) -> tuple[Message | None, int] | None:
         """_get_next over RawGetter: the same steps, without building ibmmq structures for
         the common message (poison and reference messages still get a full MD)."""
         while True:
-            payload, md, md_bytes, extra, reason = self._raw.get(self._buffer, wait_ms)
+            payload, md, md_bytes, extra, reason = raw.get(self._buffer, wait_ms)
             if not reason:
+                assert payload is not None and md is not None   # RawGetter.get: reason 0 = a message
                 break
             if reason == CMQC.MQRC_NO_MSG_AVAILABLE:
                 return None
             if reason == CMQC.MQRC_TRUNCATED_MSG_FAILED and extra:
                 self._buffer = max(self._buffer * 2, int(extra) + 1024)  # it stayed: again
                 continue
-            raise describe(self.ibmmq.MQMIError(2, reason), self._get_action)
+            raise describe(self.ibmmq.MQMIError(CMQC.MQCC_FAILED, reason), self._get_action)
         self.open_operations += 1
         group_status = extra
         if self._poison is not None and md[_BACKOUT] >= self.backout_threshold:
-            self._move_poison(payload, self.ibmmq.MD().unpack(md_bytes))
+            self._move_poison(self._poison, payload, self.ibmmq.MD().unpack(md_bytes))
             return None, group_status
         properties = self._properties()
         if md[_FORMAT] == REFERENCE_FORMAT:
@@ -211,7 +211,7 @@ class Consumer:
             record = records.plain(md[_MSGID])
         return Message(payload, md, properties, record), group_status
 
-    def _properties(self) -> dict:
+    def _properties(self) -> dict[str, Any]:
         """The message handle's properties; one MQINQMP when there are none."""
         if self._inqmp is not None:
             reply = self._inqmp(self.qmgr.get_handle(), self._handle.msg_handle, self._impo_first,
@@ -220,17 +220,17 @@ class Consumer:
                 return {}
         return read_all(self._handle, self.ibmmq)
 
-    def _get(self, queue, md, gmo, action: str):
+    def _get(self, queue: Any, md: Any, gmo: Any, action: str) -> bytes | None:
         """Payload, or None on 2033; grows the buffer and retries on a truncated message."""
         payload, self._buffer = get_message(self.ibmmq, queue, self._buffer, md, gmo, action)
         return payload
 
-    def _record(self, md) -> bytes:
+    def _record(self, md: Any) -> bytes:
         if md.GroupId != NO_ID:
             return records.grouped(md.GroupId, md.MsgSeqNumber)
         return records.plain(md.MsgId)
 
-    def _with_data(self, md, properties: dict) -> Message:
+    def _with_data(self, md: Any, properties: dict[str, Any]) -> Message:
         """The reference message `md` and its data message, as one message."""
         group_id = properties.pop(DATA_GROUP_PROPERTY, None)
         properties.pop(DATA_LENGTH_PROPERTY, None)
@@ -243,7 +243,7 @@ class Consumer:
             raise self._missing_data(md, group_id)
         return Message(payload, md_values(md), properties, records.reference(md.MsgId, bytes(group_id)))
 
-    def _get_data(self, group_id: bytes):
+    def _get_data(self, group_id: bytes) -> bytes | None:
         ibmmq, CMQC = self.ibmmq, self.ibmmq.CMQC
         md = ibmmq.MD()
         md.GroupId = group_id
@@ -259,17 +259,16 @@ class Consumer:
             self.open_operations += 2
         return payload
 
-    def _missing_data(self, md, group_id: bytes):
-        from spark_mq.mq.errors import MQConnectorError
+    def _missing_data(self, md: Any, group_id: bytes | bytearray) -> MQConnectorError:
         return MQConnectorError(
             f"reference message {md.MsgId.hex()} on {self.queue_name} names data group "
             f"{bytes(group_id).hex()}, but no complete data message with that GroupId is on the "
             "queue (the writer puts both in one unit of work)")
 
-    def _move_poison(self, payload: bytes, md) -> None:
+    def _move_poison(self, poison: PoisonMover, payload: bytes, md: Any) -> None:
         is_reference = md.Format == REFERENCE_FORMAT
         msg_id, backout_count = md.MsgId, md.BackoutCount
-        where = self._poison.move(payload, md, self._handle)   # may rewrite md.Format (MQDLH)
+        where = poison.move(payload, md, self._handle)   # may rewrite md.Format (MQDLH)
         self.open_operations += 1
         if is_reference:
             # its data message goes with it, so that the pair stays together
@@ -278,12 +277,12 @@ class Consumer:
                 data_md = self.ibmmq.MD()
                 data = self._get_data_md(bytes(group_id), data_md)
                 if data is not None:
-                    self._poison.move(data, data_md, None)
+                    poison.move(data, data_md, None)
         self.poison_moved += 1
         log.warning("poison message %s (BackoutCount %d >= %d) moved from %s to %s",
                     msg_id.hex(), backout_count, self.backout_threshold, self.queue_name, where)
 
-    def _get_data_md(self, group_id: bytes, md):
+    def _get_data_md(self, group_id: bytes, md: Any) -> bytes | None:
         ibmmq, CMQC = self.ibmmq, self.ibmmq.CMQC
         md.GroupId = group_id
         md.MsgSeqNumber = 1

@@ -12,7 +12,7 @@ from spark_mq.mqi.constants import CMQC, reason_name
 class MQOptionError(ValueError):
     """A data source option is missing or has a bad value."""
 
-    def __init__(self, option: str, value: object, valid: str):
+    def __init__(self, option: str, value: object, valid: str) -> None:
         self.option, self.value, self.valid = option, value, valid
         shown = "(missing)" if value is None else repr(value)
         super().__init__(f"option '{option}': invalid value {shown}; valid: {valid}")
@@ -21,7 +21,8 @@ class MQOptionError(ValueError):
 class MQConnectorError(RuntimeError):
     """An MQ call failed: carries the reason code, its name and a hint."""
 
-    def __init__(self, message: str, reason: int | None = None, reason_name: str | None = None):
+    def __init__(self, message: str, reason: int | None = None,
+                 reason_name: str | None = None) -> None:
         super().__init__(message)
         self.reason = reason
         self.reason_name = reason_name

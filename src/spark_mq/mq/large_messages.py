@@ -28,6 +28,7 @@ own MQMD Format is not kept by the pattern (both Format fields are taken by it).
 from __future__ import annotations
 
 import os
+from typing import Any
 
 REFERENCE_FORMAT = b"SPKMQREF"
 DATA_FORMAT = b"SPKMQDAT"
@@ -41,7 +42,8 @@ def new_group_id() -> bytes:
     return _GROUP_ID_PREFIX + os.urandom(19)
 
 
-def reference_properties(properties: list, payload_length: int, group_id: bytes) -> list:
+def reference_properties(properties: list[tuple[str, Any, str]], payload_length: int,
+                         group_id: bytes) -> list[tuple[str, Any, str]]:
     """The reference message's properties: the row's plus the two that point at the data."""
     return list(properties) + [(LENGTH_PROPERTY, payload_length, "long"),
                                (GROUP_ID_PROPERTY, group_id, "binary")]

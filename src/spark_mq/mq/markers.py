@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from spark_mq.mq.connection import ConnectionOptions
 from spark_mq.mq.errors import MQConnectorError, describe
@@ -38,7 +40,7 @@ def marker_id(writer_id: str, partition: int) -> bytes:
 class ChunkLedger:
     """The marker of one (writer id, partition) on the state queue."""
 
-    def __init__(self, qmgr, ibmmq, state_queue: str, writer_id: str, partition: int):
+    def __init__(self, qmgr: Any, ibmmq: Any, state_queue: str, writer_id: str, partition: int) -> None:
         self.qmgr, self.ibmmq, self.C = qmgr, ibmmq, ibmmq.CMQC
         self.writer_id, self.partition = writer_id, partition
         self.correl_id = marker_id(writer_id, partition)
@@ -76,7 +78,8 @@ class ChunkLedger:
             raise describe(exc, f"putting the exactly-once marker on {self.queue_name!r}") from exc
 
 
-def remove_markers(qmgr, ibmmq, state_queue: str, writer_id: str, partitions) -> int:
+def remove_markers(qmgr: Any, ibmmq: Any, state_queue: str, writer_id: str,
+                   partitions: Iterable[int]) -> int:
     """Delete the markers of these partitions (a finished batch job); returns how many."""
     C = ibmmq.CMQC
     queue = open_state_queue(qmgr, ibmmq, state_queue)
@@ -99,7 +102,7 @@ def remove_markers(qmgr, ibmmq, state_queue: str, writer_id: str, partitions) ->
     return removed
 
 
-def open_state_queue(qmgr, ibmmq, name: str):
+def open_state_queue(qmgr: Any, ibmmq: Any, name: str) -> Any:
     C = ibmmq.CMQC
     try:
         return ibmmq.Queue(qmgr, name, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
@@ -113,7 +116,7 @@ def open_state_queue(qmgr, ibmmq, name: str):
         raise describe(exc, f"opening the exactly-once state queue {name!r}") from exc
 
 
-def ensure_state_queue(qmgr, ibmmq, name: str, connection: ConnectionOptions) -> None:
+def ensure_state_queue(qmgr: Any, ibmmq: Any, name: str, connection: ConnectionOptions) -> None:
     """The state queue must exist; on the embedded queue manager it is created on first use
     (on IBM MQ the administrator defines it: the error says how)."""
     try:

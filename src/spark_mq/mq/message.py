@@ -23,9 +23,13 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from spark_mq.mq.large_messages import DATA_FORMAT, REFERENCE_FORMAT  # noqa: F401  (one definition)
-from spark_mq.mq.large_messages import GROUP_ID_PROPERTY as DATA_GROUP_PROPERTY  # noqa: F401
-from spark_mq.mq.large_messages import LENGTH_PROPERTY as DATA_LENGTH_PROPERTY  # noqa: F401
+# one definition, in large_messages; re-exported under the reader's names (see __all__)
+from spark_mq.mq.large_messages import DATA_FORMAT, REFERENCE_FORMAT
+from spark_mq.mq.large_messages import GROUP_ID_PROPERTY as DATA_GROUP_PROPERTY
+from spark_mq.mq.large_messages import LENGTH_PROPERTY as DATA_LENGTH_PROPERTY
+
+__all__ = ["DATA_FORMAT", "DATA_GROUP_PROPERTY", "DATA_LENGTH_PROPERTY", "MD_FIELDS", "MD_INDEX",
+           "NO_ID", "REFERENCE_FORMAT", "Message", "md_values"]
 
 NO_ID = b"\0" * 24
 
@@ -39,7 +43,7 @@ MD_INDEX = {name: i for i, name in enumerate(MD_FIELDS)}
 
 class Message(NamedTuple):
     payload: bytes
-    md: tuple            # values of MD_FIELDS
+    md: tuple[Any, ...]  # values of MD_FIELDS
     properties: dict[str, Any]
     record: bytes        # how to find this message again (spark_mq.mq.records)
 
@@ -47,6 +51,6 @@ class Message(NamedTuple):
         return self.md[MD_INDEX[name]]
 
 
-def md_values(md) -> tuple:
+def md_values(md: Any) -> tuple[Any, ...]:
     """The MD_FIELDS of an unpacked ibmmq MD, as a plain tuple."""
     return tuple(getattr(md, name) for name in MD_FIELDS)

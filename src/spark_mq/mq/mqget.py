@@ -12,12 +12,19 @@ notes, "What the ibmmq Python layer itself costs"). Where the boundary is not th
 from __future__ import annotations
 
 import struct
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeAlias
 
 from spark_mq.mq.errors import describe
 from spark_mq.mq.message import MD_FIELDS
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import GMO, MD, Layout
+
+#: ibmmqc.MQGET(hconn, hobj, md, gmo, buffer length) ->
+#: (data, md out, gmo out, data length, completion code, reason)
+RawMQGET: TypeAlias = Callable[[int, int, bytes, bytes, int], tuple[bytes, bytes, bytes, int, int, int]]
+#: RawGetter.get's answer: (payload, MD fields, raw MD, group status or length, reason)
+RawGet: TypeAlias = tuple[bytes | None, tuple[Any, ...] | None, bytes, int, int]
 
 
 def get_message(ibmmq: Any, queue: Any, buffer_size: int, md: Any, gmo: Any,
@@ -50,15 +57,16 @@ def _layout(ibmmq_struct: Any, layout: Layout) -> tuple[struct.Struct, list[str]
 
 
 class RawGetter:
-    def __init__(self, ibmmq, qmgr, queue, options: int, msg_handle: int):
+    def __init__(self, ibmmq: Any, qmgr: Any, queue: Any, options: int, msg_handle: int) -> None:
         self.ibmmq = ibmmq
         module = getattr(ibmmq, "ibmmqc", None)
-        self._mqget = getattr(module, "MQGET", None)
+        mqget: RawMQGET | None = getattr(module, "MQGET", None)
         md, gmo = ibmmq.MD(), ibmmq.GMO()
         md_layout, gmo_layout = _layout(md, MD), _layout(gmo, GMO)
-        self.available = bool(self._mqget and md_layout and gmo_layout)
-        if not self.available:
+        self.available = bool(mqget and md_layout and gmo_layout)
+        if mqget is None or md_layout is None or gmo_layout is None:
             return
+        self._mqget = mqget
         self._hconn, self._hobj = qmgr.get_handle(), queue.get_handle()
         self._md_struct, md_names = md_layout
         self._gmo_struct, gmo_names = gmo_layout
@@ -72,10 +80,10 @@ class RawGetter:
         self._gmo = gmo
         self._options = options
 
-    def get(self, buffer: int, wait_ms: int):
+    def get(self, buffer: int, wait_ms: int) -> RawGet:
         """(payload, MD field tuple in MD_FIELDS order, raw MD bytes, group status, reason):
-        payload None with reason 2033 / 2080 (then the message stayed, say how big it is
-        in the returned length) or any failure reason."""
+        payload None with reason MQRC_NO_MSG_AVAILABLE, MQRC_TRUNCATED_MSG_FAILED (then the
+        message stayed, its length in the length's place) or any failure reason."""
         if wait_ms > 0:
             self._gmo.Options = self._options | self.ibmmq.CMQC.MQGMO_WAIT
             self._gmo.WaitInterval = wait_ms

@@ -31,7 +31,7 @@ read back as property columns either.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,7 +95,7 @@ class Outgoing:
 class MessagePlan:
     """How each column of a schema becomes part of a message; checked once, at query start."""
 
-    def __init__(self, columns: Sequence[Column], use_context: bool = True):
+    def __init__(self, columns: Sequence[Column], use_context: bool = True) -> None:
         self.columns = list(columns)
         by_name = {c.name: (i, c) for i, c in enumerate(self.columns)}
         if PAYLOAD not in by_name:
@@ -261,7 +261,8 @@ def _format(out: Outgoing, value: str) -> None:
     out.format = data.ljust(_FORMAT_LENGTH, b" ")
 
 
-_SETTERS = {
+#: MQMD column -> sets its Outgoing field from a non-null value (checked as the field needs)
+_SETTERS: dict[str, Callable[[Outgoing, Any], None]] = {
     "correlation_id": lambda out, v: setattr(out, "correl_id", _id("correlation_id", v)),
     "group_id": lambda out, v: setattr(out, "group_id", _id("group_id", v)),
     "reply_to_queue": lambda out, v: setattr(out, "reply_to_queue",
@@ -279,7 +280,7 @@ _SETTERS = {
 }
 
 
-def _epoch_millis(value) -> int:
+def _epoch_millis(value: _dt.datetime) -> int:
     """A timestamp value (datetime, naive = UTC as Arrow gives it) as epoch milliseconds."""
     if value.tzinfo is None:
         value = value.replace(tzinfo=_dt.timezone.utc)

@@ -19,7 +19,7 @@ from spark_mq.mqi.structs import MD
 
 
 class PackedPut:
-    def __init__(self, ibmmq: Any):
+    def __init__(self, ibmmq: Any) -> None:
         self.ibmmq = ibmmq
         self.verbs = ibmmq.ibmmqc
         self.struct = MD.struct

@@ -7,34 +7,37 @@ MQRC_BACKOUT_THRESHOLD_REACHED). MsgId, CorrelId and the message properties are 
 """
 from __future__ import annotations
 
+from typing import Any
+
 from spark_mq.mq.errors import MQConnectorError, describe
 
 
-def _name(value) -> str:
+def _name(value: str | bytes) -> str:
     if isinstance(value, bytes):
         value = value.decode("utf-8", "replace")
     return value.strip().strip("\0").strip()
 
 
 class PoisonMover:
-    def __init__(self, ibmmq, qmgr, source_queue: str, backout_queue: str | None,
-                 dead_letter_queue: str | None = None):
+    def __init__(self, ibmmq: Any, qmgr: Any, source_queue: str, backout_queue: str | None,
+                 dead_letter_queue: str | None = None) -> None:
         """dead_letter_queue: None = the queue manager's DEADQ."""
         self._ibmmq, self._qmgr, self._source = ibmmq, qmgr, source_queue
         self._target = backout_queue
         self._dlq = dead_letter_queue
         if not backout_queue and not dead_letter_queue:
             self._dlq = _name(qmgr.inquire(ibmmq.CMQC.MQCA_DEAD_LETTER_Q_NAME)) or None
-        self._queue = None
+        self._queue: Any | None = None   # opened on the first move: most readers never need it
 
     @property
     def destination(self) -> str | None:
         return self._target or self._dlq
 
-    def move(self, payload: bytes, md, msg_handle) -> str:
+    def move(self, payload: bytes, md: Any, msg_handle: Any | None) -> str:
         """Put the message to the backout queue (or the DLQ) under syncpoint; returns where."""
         ibmmq, CMQC = self._ibmmq, self._ibmmq.CMQC
-        if self.destination is None:
+        destination = self.destination
+        if destination is None:
             raise MQConnectorError(
                 f"a message on {self._source} reached its backout threshold (BackoutCount "
                 f"{md.BackoutCount}) but there is nowhere to put it: set the queue's BOQNAME, the "
@@ -49,15 +52,15 @@ class PoisonMover:
             pmo.OriginalMsgHandle = msg_handle.msg_handle
         try:
             if self._queue is None:
-                self._queue = ibmmq.Queue(self._qmgr, self.destination,
+                self._queue = ibmmq.Queue(self._qmgr, destination,
                                           CMQC.MQOO_OUTPUT | CMQC.MQOO_FAIL_IF_QUIESCING)
             self._queue.put(body, md, pmo)
         except ibmmq.MQMIError as exc:
             raise describe(exc, f"moving a poison message from {self._source} to "
-                                f"{self.destination}") from exc
-        return self.destination
+                                f"{destination}") from exc
+        return destination
 
-    def _dead_letter_header(self, md) -> bytes:
+    def _dead_letter_header(self, md: Any) -> bytes:
         ibmmq, CMQC = self._ibmmq, self._ibmmq.CMQC
         dlh = ibmmq.DLH()
         dlh.Reason = CMQC.MQRC_BACKOUT_THRESHOLD_REACHED
@@ -67,7 +70,8 @@ class PoisonMover:
         dlh.Format = md.Format
         dlh.PutApplType = CMQC.MQAT_PYTHON if hasattr(CMQC, "MQAT_PYTHON") else 0
         dlh.PutApplName = b"spark-mq reader"
-        return dlh.pack()
+        header: bytes = dlh.pack()
+        return header
 
     def close(self) -> None:
         if self._queue is not None:

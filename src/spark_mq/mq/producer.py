@@ -42,7 +42,8 @@ class Target:
 
     @property
     def hobj(self) -> int:
-        return self.queue.get_handle()
+        handle: int = self.queue.get_handle()
+        return handle
 
 
 def _put_date_time() -> dict[str, bytes]:
@@ -57,7 +58,7 @@ class AsyncPutError(MQConnectorError):
     """An asynchronous put failed; MQSTAT reported it before the commit."""
 
 
-def queue_manager_limits(qmgr, ibmmq) -> tuple[int, int]:
+def queue_manager_limits(qmgr: Any, ibmmq: Any) -> tuple[int, int]:
     """(MAXUMSGS, MAXMSGL) of the queue manager."""
     C = ibmmq.CMQC
     try:
@@ -68,7 +69,7 @@ def queue_manager_limits(qmgr, ibmmq) -> tuple[int, int]:
 
 
 class Producer:
-    def __init__(self, qmgr, ibmmq, settings: ProducerSettings, qmgr_max_length: int):
+    def __init__(self, qmgr: Any, ibmmq: Any, settings: ProducerSettings, qmgr_max_length: int) -> None:
         self.qmgr, self.ibmmq, self.settings = qmgr, ibmmq, settings
         C = self.C = ibmmq.CMQC
         self.qmgr_max_length = qmgr_max_length
@@ -88,8 +89,9 @@ class Producer:
         # the MQMD packed from a template and the MQPMOs packed once (see packed_put.py)
         self.packed = PackedPut.create(ibmmq)
         self.hconn = qmgr.get_handle()
-        self._pmo_bytes = {False: self.pmo.pack(), True: None}
-        self._handle = None
+        # keyed by "the put carries the message handle", which exists from the first property on
+        self._pmo_bytes: dict[bool, bytes] = {False: self.pmo.pack()}
+        self._handle: Any | None = None
         self._handle_names: set[str] = set()
         self._names: dict[str, bytes] = {}     # property name -> its UTF-8 bytes
         self.async_puts = 0          # asynchronous puts since the last MQSTAT
@@ -164,11 +166,11 @@ class Producer:
                           C.MQMF_SEGMENTATION_ALLOWED if self.settings.segmentation else 0))
         self._put(target, fields, out.payload, [])
 
-    def _md_fields(self, out: Outgoing) -> dict:
+    def _md_fields(self, out: Outgoing) -> dict[str, Any]:
         """The MQMD fields of one row; fields not named keep ibmmq's MD() defaults (MsgId
         none: MQPMO_NEW_MSG_ID makes each one)."""
         C = self.C
-        fields = {"Persistence": self.persistence if out.persistent is None else (
+        fields: dict[str, Any] = {"Persistence": self.persistence if out.persistent is None else (
             C.MQPER_PERSISTENT if out.persistent else C.MQPER_NOT_PERSISTENT),
             "Format": out.format or C.MQFMT_NONE}   # MD()'s default is NULs, MQ's blanks
         if out.correl_id is not None:
@@ -197,7 +199,8 @@ class Producer:
         fields.update(out.context)
         return fields
 
-    def _put(self, target: Target, fields: dict, body: bytes, properties: list) -> None:
+    def _put(self, target: Target, fields: dict[str, Any], body: bytes,
+             properties: list[tuple[str, Any, str]]) -> None:
         ibmmq = self.ibmmq
         with_handle = bool(properties)
         if with_handle:
@@ -214,22 +217,22 @@ class Producer:
         if self.settings.async_put:
             self.async_puts += 1
 
-    def _set_properties(self, properties: list) -> None:
-        if self._handle is None:
-            self._handle = self.ibmmq.MessageHandle(self.qmgr)
-            self.pmo_props.OriginalMsgHandle = self._handle.msg_handle
+    def _set_properties(self, properties: list[tuple[str, Any, str]]) -> None:
+        handle = self._handle
+        if handle is None:
+            handle = self._handle = self.ibmmq.MessageHandle(self.qmgr)
+            self.pmo_props.OriginalMsgHandle = handle.msg_handle
             self._pmo_bytes[True] = self.pmo_props.pack()
-        names = set()
+        names: set[str] = set()
         for name, value, type_name in properties:
             try:
                 mq_type, raw, length = to_mq(name, value, type_name)
                 if self.packed is not None:
                     encoded = self._names.get(name) or self._names.setdefault(name, name.encode())
-                    self.packed.set_property(self.hconn, self._handle.msg_handle, encoded,
+                    self.packed.set_property(self.hconn, handle.msg_handle, encoded,
                                              mq_type, raw, length)
                 else:
-                    self._handle.properties.set(name, raw, property_type=mq_type,
-                                                value_length=length)
+                    handle.properties.set(name, raw, property_type=mq_type, value_length=length)
             except PropertyValueError as exc:
                 raise RowValueError(str(exc)) from None
             except self.ibmmq.MQMIError as exc:
@@ -237,7 +240,7 @@ class Producer:
                                     f"{value!r:.80})") from exc
             names.add(name)
         for stale in self._handle_names - names:    # left over from the previous row
-            self._handle.properties.dlt(stale)
+            handle.properties.dlt(stale)
         self._handle_names = names
 
     # --- units of work -----------------------------------------------------------------

@@ -11,21 +11,24 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import TypeAlias
 
 from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
 from spark_mq.mq.producer import Producer, ProducerSettings, queue_manager_limits
 
+_Key: TypeAlias = tuple[ConnectionOptions, ProducerSettings]
+
 IDLE_SECONDS = 60.0
 _lock = threading.Lock()
-_pool: dict[tuple, Producer] = {}
-_idle_since: dict[tuple, float] = {}
-_limits: dict[tuple, tuple[int, int]] = {}
+_pool: dict[_Key, Producer] = {}
+_idle_since: dict[_Key, float] = {}
+_limits: dict[_Key, tuple[int, int]] = {}   # (MAXUMSGS, MAXMSGL)
 _reaper: threading.Thread | None = None
 
 
 def acquire(connection: ConnectionOptions, settings: ProducerSettings) -> tuple[Producer, int]:
     """(a connected producer, the queue manager's MAXUMSGS); take it back with release()."""
-    key = (connection, settings)
+    key: _Key = (connection, settings)
     with _lock:
         producer = _pool.pop(key, None)
         _idle_since.pop(key, None)
@@ -45,7 +48,7 @@ def acquire(connection: ConnectionOptions, settings: ProducerSettings) -> tuple[
     return producer, _limits[key][0]
 
 
-def _alive(producer: Producer, key: tuple) -> bool:
+def _alive(producer: Producer, key: _Key) -> bool:
     """A kept connection may have broken since its last task (queue manager restarted, network
     dropped): one MQINQ tells, and refreshes the limits, before any row depends on it."""
     try:

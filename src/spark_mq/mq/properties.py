@@ -58,13 +58,13 @@ def to_mq(name: str, value: Any, spark_type: str) -> tuple[int, Any, int]:
     return mq_type, float(value), 8
 
 
-def set_property(handle, name: str, value: Any, spark_type: str) -> None:
+def set_property(handle: Any, name: str, value: Any, spark_type: str) -> None:
     """Set one property on an ibmmq MessageHandle."""
     mq_type, raw, length = to_mq(name, value, spark_type)
     handle.properties.set(name, raw, property_type=mq_type, value_length=length)
 
 
-def read_all(handle, ibmmq) -> dict[str, Any]:
+def read_all(handle: Any, ibmmq: Any) -> dict[str, Any]:
     """Every property of a message handle, in the order MQ lists them."""
     result: dict[str, Any] = {}
     options = 0  # MQIMPO_INQ_FIRST

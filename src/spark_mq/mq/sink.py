@@ -23,10 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeAlias
 
 from spark_mq.mq.markers import ChunkLedger, Position
 from spark_mq.mq.outgoing import MessagePlan, Outgoing, RowValueError
 from spark_mq.mq.producer import Producer, Target
+
+#: one row, values in schema order (MessagePlan.message reads it)
+Row: TypeAlias = Sequence[Any]
 
 
 @dataclass
@@ -62,7 +66,7 @@ class _Chunker:
         self.rows = self.messages = 0
 
 
-def write_partition(rows: Iterable[Sequence], plan: MessagePlan, producer: Producer,
+def write_partition(rows: Iterable[Row], plan: MessagePlan, producer: Producer,
                     default_queue: str | None, commit_every: int, max_messages: int,
                     ledger: ChunkLedger | None = None, batch_id: int = 0) -> SinkResult:
     """Write rows; `max_messages` is the room in one unit of work (MAXUMSGS less markers).
@@ -74,7 +78,7 @@ def write_partition(rows: Iterable[Sequence], plan: MessagePlan, producer: Produ
     chunker = _Chunker(commit_every, max_messages)
     holding_marker = False     # the open unit of work holds the marker it got
     try:
-        remaining: Iterator[Sequence] = iter(rows)
+        remaining: Iterator[Row] = iter(rows)
         if ledger is not None:
             position = ledger.take()
             holding_marker = True
@@ -99,17 +103,17 @@ def write_partition(rows: Iterable[Sequence], plan: MessagePlan, producer: Produ
     return result
 
 
-def _prepare(row: Sequence, plan: MessagePlan, producer: Producer,
+def _prepare(row: Row, plan: MessagePlan, producer: Producer,
              default_queue: str | None) -> tuple[Outgoing, Target, int]:
     out = plan.message(row)
     target = producer.target(default_queue or _routed(out.queue))
     return out, target, producer.message_count(out, target)
 
 
-def _skip_written(rows: Iterator[Sequence], position: Position | None, batch_id: int,
+def _skip_written(rows: Iterator[Row], position: Position | None, batch_id: int,
                   ledger: ChunkLedger, plan: MessagePlan, producer: Producer,
                   default_queue: str | None, chunker: _Chunker,
-                  result: SinkResult) -> Iterator[Sequence]:
+                  result: SinkResult) -> Iterator[Row]:
     """Consume the rows of this batch the marker says are on the queue; return the rest."""
     if position is None or position.batch < batch_id:
         return rows
@@ -134,9 +138,9 @@ def _skip_written(rows: Iterator[Sequence], position: Position | None, batch_id:
                                result)
 
 
-def _skip_legacy_chunks(rows: Iterator[Sequence], last_chunk: int, plan: MessagePlan,
+def _skip_legacy_chunks(rows: Iterator[Row], last_chunk: int, plan: MessagePlan,
                         producer: Producer, default_queue: str | None, chunker: _Chunker,
-                        result: SinkResult) -> Iterator[Sequence]:
+                        result: SinkResult) -> Iterator[Row]:
     """An old marker's "chunks 0..last_chunk": cut the rows as its writer did, skip those."""
     chunk = 0
     for row in rows:
@@ -153,7 +157,7 @@ def _skip_legacy_chunks(rows: Iterator[Sequence], last_chunk: int, plan: Message
     return rows
 
 
-def _chain(first: Sequence, rest: Iterator[Sequence]) -> Iterator[Sequence]:
+def _chain(first: Row, rest: Iterator[Row]) -> Iterator[Row]:
     yield first
     yield from rest
 

@@ -15,13 +15,14 @@ from typing import Any
 
 
 class ConnectionThread:
-    def __init__(self, name: str):
-        self._calls: queue.Queue[tuple[Callable[[], Any] | None, Future | None]] = queue.Queue()
+    def __init__(self, name: str) -> None:
+        # None asks the thread to stop
+        self._calls: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self._thread.start()
 
-    def submit(self, call: Callable[[], Any]) -> Future:
-        future: Future = Future()
+    def submit(self, call: Callable[[], Any]) -> Future[Any]:
+        future: Future[Any] = Future()
         self._calls.put((call, future))
         return future
 
@@ -29,13 +30,14 @@ class ConnectionThread:
         return self.submit(call).result(timeout)
 
     def stop(self) -> None:
-        self._calls.put((None, None))
+        self._calls.put(None)
 
     def _loop(self) -> None:
         while True:
-            call, future = self._calls.get()
-            if call is None:
+            item = self._calls.get()
+            if item is None:
                 return
+            call, future = item
             if not future.set_running_or_notify_cancel():
                 continue
             try:
