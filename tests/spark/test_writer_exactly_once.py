@@ -10,15 +10,9 @@ import subprocess
 import sys
 import textwrap
 
-import ibmmq
 import pytest
 
-from spark_mq.mq import producer_pool
-from spark_mq.mq.markers import ChunkLedger, ensure_state_queue, marker_id
-from spark_mq.mq.outgoing import Column, MessagePlan
-from spark_mq.mq.producer import ProducerSettings
-from spark_mq.mq.sink import write_partition
-from spark_mq.options import parse_connection
+from spark_mq.mq.markers import marker_id
 from support import (
     depth,
     drain,
@@ -32,45 +26,6 @@ from support import (
 )
 
 pytestmark = pytest.mark.timeout(400)
-
-
-# --- the MQ layer alone: a partition that fails mid-way, then runs again ------------------
-class Poisoned(Exception):
-    pass
-
-
-def rows_failing_after(count: int, fail_at: int | None):
-    for n in range(count):
-        if n == fail_at:
-            raise Poisoned(n)
-        yield (f"row-{n}".encode(), n)
-
-
-def test_partition_rerun_after_a_mid_way_failure_skips_committed_chunks(qm, conn, make_queue):
-    queue = make_queue()
-    options = parse_connection(mq_options(qm))
-    plan = MessagePlan([Column("payload", "binary"), Column("n", "integer")])
-    producer, max_uncommitted = producer_pool.acquire(options, ProducerSettings())
-    try:
-        ensure_state_queue(producer.qmgr, ibmmq, "SPARK.MQ.WRITER.STATE", options)
-        writer_id = f"unit-{queue}"
-
-        def run(fail_at):
-            ledger = ChunkLedger(producer.qmgr, ibmmq, "SPARK.MQ.WRITER.STATE", writer_id, 0)
-            return write_partition(rows_failing_after(100, fail_at), plan, producer, queue,
-                                   commit_every=30, max_messages=max_uncommitted - 2,
-                                   ledger=ledger, batch_id=7)
-
-        with pytest.raises(Poisoned):
-            run(fail_at=75)                       # chunks 0 and 1 committed, chunk 2 open
-        assert depth(conn, queue) == 60           # the open chunk was backed out
-        result = run(fail_at=None)                # the same batch again
-        assert (result.rows_skipped, result.chunks_written) == (60, 2)
-        again = run(fail_at=None)                 # and once more: everything was written
-        assert (again.rows_skipped, again.chunks_written, again.messages) == (100, 0, 0)
-        assert numbers_on(conn, queue) == list(range(100))
-    finally:
-        producer_pool.release(options, ProducerSettings(), producer, healthy=True)
 
 
 # --- Spark: a batch replayed after its commit-log entry is lost -------------------------
@@ -294,87 +249,3 @@ def test_stream_keeps_one_marker_per_partition(spark, qm, conn, make_queue, tmp_
     assert numbers_on(conn, queue) == list(range(40))
 
 
-def test_a_marker_ahead_of_the_batch_fails_instead_of_skipping_or_doubling(qm, conn, make_queue):
-    """A writer id used again by a query with a new checkpoint (batch ids start again at 0)."""
-    from spark_mq.mq.sink import MarkerAheadError
-    queue = make_queue()
-    options = parse_connection(mq_options(qm))
-    plan = MessagePlan([Column("payload", "binary"), Column("n", "integer")])
-    producer, max_uncommitted = producer_pool.acquire(options, ProducerSettings())
-    try:
-        ensure_state_queue(producer.qmgr, ibmmq, "SPARK.MQ.WRITER.STATE", options)
-
-        def run(batch_id):
-            ledger = ChunkLedger(producer.qmgr, ibmmq, "SPARK.MQ.WRITER.STATE",
-                                 f"reused-{queue}", 0)
-            return write_partition(rows_failing_after(10, None), plan, producer, queue,
-                                   commit_every=5, max_messages=max_uncommitted - 2,
-                                   ledger=ledger, batch_id=batch_id)
-
-        run(batch_id=5)
-        with pytest.raises(MarkerAheadError, match="writerId"):
-            run(batch_id=0)
-        assert depth(conn, queue) == 10
-        assert run(batch_id=6).chunks_written == 2      # the marker was given back intact
-    finally:
-        producer_pool.release(options, ProducerSettings(), producer, healthy=True)
-
-
-# --- the MQ layer alone: an input cut off between two rows (issue 14) ----------------------
-def test_partition_cut_off_mid_chunk_then_replayed_whole_puts_every_row_once(qm, conn, make_queue):
-    """The row iterator ends early (JVM died, upstream failure, query.stop()): the writer
-    cannot tell that from the partition's end, so it commits what it has. The replay of the
-    whole partition must then put exactly the rows not committed, whatever the chunk size."""
-    queue = make_queue()
-    options = parse_connection(mq_options(qm))
-    plan = MessagePlan([Column("payload", "binary"), Column("n", "integer")])
-    producer, max_uncommitted = producer_pool.acquire(options, ProducerSettings())
-    try:
-        ensure_state_queue(producer.qmgr, ibmmq, "SPARK.MQ.WRITER.STATE", options)
-
-        def run(count):
-            ledger = ChunkLedger(producer.qmgr, ibmmq, "SPARK.MQ.WRITER.STATE",
-                                 f"cut-{queue}", 0)
-            return write_partition(rows_failing_after(count, None), plan, producer, queue,
-                                   commit_every=50, max_messages=max_uncommitted - 2,
-                                   ledger=ledger, batch_id=3)
-
-        run(320)                                  # cut off 20 rows into chunk 6
-        assert depth(conn, queue) == 320
-        replay = run(2000)
-        assert (replay.rows_skipped, replay.messages) == (320, 1680)
-        run(1000)                                 # a shorter replay puts nothing
-        assert numbers_on(conn, queue) == list(range(2000))
-    finally:
-        producer_pool.release(options, ProducerSettings(), producer, healthy=True)
-
-
-def test_a_chunk_numbered_marker_of_the_first_writer_is_read_with_its_own_cut(qm, conn,
-                                                                             make_queue):
-    """Upgrade rule: {"batch": b, "chunk": c} meant chunks 0..c as that writer cut them."""
-    queue = make_queue()
-    options = parse_connection(mq_options(qm))
-    plan = MessagePlan([Column("payload", "binary"), Column("n", "integer")])
-    producer, max_uncommitted = producer_pool.acquire(options, ProducerSettings())
-    writer_id = f"legacy-{queue}"
-    try:
-        ensure_state_queue(producer.qmgr, ibmmq, "SPARK.MQ.WRITER.STATE", options)
-        state = ibmmq.Queue(conn, "SPARK.MQ.WRITER.STATE", ibmmq.CMQC.MQOO_OUTPUT)
-        state.put(json.dumps({"writerId": writer_id, "partition": 0, "batch": 4,
-                              "chunk": 1}).encode(),
-                  ibmmq.MD(CorrelId=marker_id(writer_id, 0)))
-        state.close()
-        ledger = ChunkLedger(producer.qmgr, ibmmq, "SPARK.MQ.WRITER.STATE", writer_id, 0)
-        result = write_partition(rows_failing_after(100, None), plan, producer, queue,
-                                 commit_every=30, max_messages=max_uncommitted - 2,
-                                 ledger=ledger, batch_id=4)
-        assert (result.rows, result.rows_skipped, result.messages) == (100, 60, 40)
-        assert numbers_on(conn, queue) == list(range(60, 100))
-        state = ibmmq.Queue(conn, "SPARK.MQ.WRITER.STATE", ibmmq.CMQC.MQOO_INPUT_SHARED)
-        marker = state.get(None, ibmmq.MD(CorrelId=marker_id(writer_id, 0)),
-                           ibmmq.GMO(MatchOptions=ibmmq.CMQC.MQMO_MATCH_CORREL_ID))
-        state.close()
-        assert json.loads(marker) == {"writerId": writer_id, "partition": 0, "batch": 4,
-                                      "rows": 100}
-    finally:
-        producer_pool.release(options, ProducerSettings(), producer, healthy=True)
