@@ -65,12 +65,13 @@ def spark():
     session.stop()
 
 
-_SPARK_FOLDERS = ("spark", "jobs")
+_SPARK_FOLDERS = ("spark",)
 
 
 def pytest_collection_modifyitems(items):
-    """Tests under tests/spark and tests/jobs, and every test that uses the Spark session,
-    are `spark` tests: `pytest -m "not spark"` is the fast loop."""
+    """Tests under tests/spark, and every test that uses the Spark session, are `spark`
+    tests (modules that start Spark in child processes mark themselves): `pytest -m "not
+    spark"` is the fast loop."""
     for item in items:
         folder = item.path.parent.name
         if folder in _SPARK_FOLDERS or "spark" in getattr(item, "fixturenames", ()):

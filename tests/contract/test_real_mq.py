@@ -76,7 +76,7 @@ def ibm_mq_container():
         container.stop()
 
 
-@pytest.fixture(params=["embedded", "ibm-mq-container"])
+@pytest.fixture(params=["embedded", pytest.param("ibm-mq-container", marks=pytest.mark.docker)])
 def target(request, qm) -> dict[str, str]:
     """Connection options of a queue manager that has the queues of mqsc/spark-mq.mqsc."""
     if request.param == "ibm-mq-container":
@@ -175,9 +175,11 @@ def test_mq_contract(target):
     assert facts["first_get"] == ["message 1", 0]
     assert facts["after_backout"] == ["message 1", 1, {"n": 1, "colour": "red"}]
     assert facts["last"] == ["message 3", {"n": 3, "colour": "blue"}]
-    assert facts["then"] == 2033   # MQRC_NO_MSG_AVAILABLE
+    from spark_mq.mqi.constants import CMQC
+    assert facts["then"] == CMQC.MQRC_NO_MSG_AVAILABLE
 
 
+@pytest.mark.spark
 def test_connector_round_trip(target, tmp_path):
     """The quickstart pipeline against the target: put with ibmmq, read with the connector
     (exactly once), write with the connector to a second queue, read that into files."""

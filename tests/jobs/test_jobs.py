@@ -27,6 +27,8 @@ from support import (
 
 JOBS = ("quickstart.py", "queue_to_files.py", "files_to_queue.py", "request_reply_bridge.py")
 
+pytestmark = pytest.mark.spark  # every test runs a job through spark-submit
+
 
 def summary_value(output: str, label: str) -> str:
     match = re.search(rf"^{re.escape(label)}\s+(\S+)", output, re.MULTILINE)

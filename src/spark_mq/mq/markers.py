@@ -11,9 +11,14 @@ writer recorded {"batch": b, "chunk": c} instead; they are still read.
 
 Markers of a streaming query stay (one per partition, a few hundred bytes each) and are
 reused by the next batches; a batch job (df.write) removes its markers when it commits.
+Markers of streaming queries that will not run again are listed and removed with
+`spark-mq-writer-state` (spark_mq.jobs.writer_state): `list_markers` and
+`remove_idle_markers` below. A marker a running task holds is inside that task's unit of
+work, invisible to both; one a query rewrote within the idle time is kept as live.
 """
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 from collections.abc import Iterable
@@ -148,3 +153,86 @@ def _first_address(conn_name: str) -> tuple[str, int]:
     first = conn_name.split(",")[0].strip()
     host, _, port = first.partition("(")
     return host, int(port.rstrip(")"))
+
+
+@dataclass(frozen=True)
+class MarkerInfo:
+    """One marker as `list_markers` finds it."""
+    writer_id: str
+    partition: int
+    batch: int
+    rows: int | None          # None: a marker of the first, chunk-numbered writer
+    updated: dt.datetime      # when a task last committed it (the marker's put time, UTC)
+    msg_id: bytes
+
+
+def list_markers(qmgr: Any, ibmmq: Any, state_queue: str) -> list[MarkerInfo]:
+    """Every marker on the state queue that no running unit of work holds (a browse)."""
+    queue = ibmmq.Queue(qmgr, state_queue, CMQC.MQOO_BROWSE | CMQC.MQOO_FAIL_IF_QUIESCING)
+    found: list[MarkerInfo] = []
+    options = CMQC.MQGMO_BROWSE_FIRST
+    try:
+        while True:
+            md = ibmmq.MD()
+            gmo = ibmmq.GMO(Options=options | CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_NO_PROPERTIES)
+            try:
+                body = queue.get(None, md, gmo)
+            except ibmmq.MQMIError as exc:
+                if exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
+                    return found
+                raise describe(exc, f"browsing the state queue {state_queue!r}") from exc
+            options = CMQC.MQGMO_BROWSE_NEXT
+            marker = _marker_info(body, md)
+            if marker is not None:
+                found.append(marker)
+    finally:
+        queue.close()
+
+
+def remove_idle_markers(qmgr: Any, ibmmq: Any, state_queue: str, writer_id: str,
+                        idle: dt.timedelta, now: dt.datetime | None = None
+                        ) -> tuple[list[MarkerInfo], list[MarkerInfo]]:
+    """Remove the markers of `writer_id` not updated for `idle`; returns (removed, kept).
+    Kept: markers a query updated more recently, which it may still need."""
+    now = now or dt.datetime.now(dt.timezone.utc)
+    removed: list[MarkerInfo] = []
+    kept: list[MarkerInfo] = []
+    queue = open_state_queue(qmgr, ibmmq, state_queue)
+    try:
+        for marker in list_markers(qmgr, ibmmq, state_queue):
+            if marker.writer_id != writer_id:
+                continue
+            if now - marker.updated < idle:
+                kept.append(marker)
+                continue
+            md = ibmmq.MD(MsgId=marker.msg_id)
+            gmo = ibmmq.GMO(Options=CMQC.MQGMO_NO_SYNCPOINT | CMQC.MQGMO_NO_WAIT,
+                            MatchOptions=CMQC.MQMO_MATCH_MSG_ID)
+            try:
+                queue.get(None, md, gmo)
+                removed.append(marker)
+            except ibmmq.MQMIError as exc:
+                if exc.reason != CMQC.MQRC_NO_MSG_AVAILABLE:   # taken by a task meanwhile
+                    raise describe(exc, f"removing a marker from {state_queue!r}") from exc
+                kept.append(marker)
+    finally:
+        queue.close()
+    return removed, kept
+
+
+def _marker_info(body: bytes, md: Any) -> MarkerInfo | None:
+    try:
+        state = json.loads(body)
+        rows = state.get("rows")
+        return MarkerInfo(str(state["writerId"]), int(state["partition"]), int(state["batch"]),
+                          None if rows is None else int(rows), _put_time(md), bytes(md.MsgId))
+    except (ValueError, KeyError, TypeError):
+        return None          # not a marker: some other message on the state queue
+
+
+def _put_time(md: Any) -> dt.datetime:
+    """MQMD PutDate (YYYYMMDD) and PutTime (HHMMSSTH), both GMT."""
+    date, time = md.PutDate.decode().strip(), md.PutTime.decode().strip()
+    stamp = dt.datetime.strptime(date + time[:6], "%Y%m%d%H%M%S")
+    return stamp.replace(tzinfo=dt.timezone.utc, microsecond=int(time[6:8] or 0) * 10_000)
+
