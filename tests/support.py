@@ -332,15 +332,20 @@ def _signal_all(pids, sig: int) -> None:
             pass
 
 
-def kill_tree(pid: int) -> list[int]:
-    """SIGKILL pid and all its descendants at one instant (frozen first); returns them."""
+def freeze_tree(pid: int) -> list[int]:
+    """SIGSTOP pid and all its descendants; returns them."""
     frozen: list[int] = []
-    while True:       # freeze until no new process appears (a fork may be under way)
+    while True:       # until no new process appears (a fork may be under way)
         new = [p for p in process_tree(pid) if p not in frozen]
         if not new:
-            break
+            return frozen
         _signal_all(new, signal.SIGSTOP)
         frozen.extend(new)
+
+
+def kill_tree(pid: int) -> list[int]:
+    """SIGKILL pid and all its descendants at one instant (frozen first); returns them."""
+    frozen = freeze_tree(pid)
     _signal_all(frozen, signal.SIGKILL)
     return frozen
 

@@ -20,6 +20,11 @@ once and nowhere else. Faults:
     stop_query     query.stop() in the middle of a batch
     task_retries   rows fail their task's first attempt; Spark (local[2,3]) retries it
     qm_restart     SIGKILL of the queue manager under the running query, then a restart
+    freeze_driver  SIGSTOP of the driver's whole tree (a host that stopped answering) while a
+                   new driver starts on the same checkpoint; the queue manager ends the
+                   frozen connections after its heartbeat interval (5 s here), the new
+                   driver waits for that before it removes or replays anything; the frozen
+                   tree is killed at the end
 """
 from __future__ import annotations
 
@@ -36,10 +41,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from spark_mq.embedded import EmbeddedQueueManager
-from support import children_of, kill_tree
+from support import children_of, freeze_tree, kill_tree, process_tree
 
 PIPELINES = ("queue_to_queue", "queue_to_parquet", "files_to_queue")
-FAULTS = ("kill_tree", "kill_driver", "kill_worker", "stop_query", "task_retries", "qm_restart")
+FAULTS = ("kill_tree", "kill_driver", "kill_worker", "stop_query", "task_retries", "qm_restart",
+          "freeze_driver")
+HEARTBEAT_SECONDS = 5.0
 JOB = str(Path(__file__).with_name("job.py"))
 MQSC = """
 DEFINE QLOCAL(CHAOS.IN) BOTHRESH(3) BOQNAME(CHAOS.BOQ) MAXDEPTH(999999999) REPLACE
@@ -79,7 +86,9 @@ class ChaosRun:
         self.random = random.Random(seed)
         self.messages = messages
         self.poison: list[int] = []          # set when the input is loaded
-        self.qm = EmbeddedQueueManager(str(work / "qm"), name="QM1", mqsc=MQSC)
+        self.qm = EmbeddedQueueManager(str(work / "qm"), name="QM1", mqsc=MQSC,
+                                       heartbeat_interval=HEARTBEAT_SECONDS)
+        self.frozen: list[int] = []
         self.outcome = Outcome(pipeline, fault, seed, messages)
         self.log = open(work / "jobs.log", "a")
 
@@ -90,15 +99,17 @@ class ChaosRun:
             self._load_input()
             process = self._start_job(fault=self.fault)
             self._inject(process)
-            result = self._wait(process)
+            result = "frozen" if self.frozen else self._wait(process)
             while result != "done":
                 self.outcome.restarts += 1
                 if self.outcome.restarts > max_restarts:
                     raise AssertionError(f"{self.outcome.line()}: did not complete after "
                                          f"{max_restarts} restarts; see {self.work / 'jobs.log'}")
                 result = self._wait(self._start_job(fault=None))
+            self._kill_frozen()
             self._count()
         finally:
+            self._kill_frozen()
             self.qm.stop()
             self.log.close()
         return self.outcome
@@ -162,6 +173,8 @@ class ChaosRun:
         elif self.fault == "stop_query":
             (self.work / "stop").touch()
             return                          # the job stops itself and exits
+        elif self.fault == "freeze_driver":
+            self.frozen = freeze_tree(process.pid)
         elif self.fault == "qm_restart":
             self.qm.kill()
             time.sleep(self.random.uniform(0.5, 3.0))
@@ -170,8 +183,12 @@ class ChaosRun:
             return
         self.outcome.kills += 1
 
+    def _kill_frozen(self) -> None:
+        for pid in self.frozen:
+            _kill(pid)
+        self.frozen = []
+
     def _kill_a_worker(self, driver: int) -> bool:
-        from support import process_tree
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             workers = [pid for pid in process_tree(driver)

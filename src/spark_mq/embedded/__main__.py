@@ -15,7 +15,7 @@ import sys
 import threading
 
 from spark_mq.embedded.server.admin import run_mqsc
-from spark_mq.embedded.server.listener import Server
+from spark_mq.embedded.server.listener import DEFAULT_HEARTBEAT_INTERVAL, Server
 from spark_mq.embedded.server.mqsc_attributes import DEFAULT_MQSC
 from spark_mq.embedded.server.qmgr import QueueManager
 
@@ -33,6 +33,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--mqsc", help="an MQSC file to run at every start (after the default objects)")
     parser.add_argument("--user", action="append", default=[], metavar="USER:PASSWORD",
                         help="require this user and password (MQCSP); repeatable; none: no authentication")
+    parser.add_argument("--heartbeat-interval", type=float, default=DEFAULT_HEARTBEAT_INTERVAL,
+                        metavar="SECONDS",
+                        help="end a client connection that sends nothing for this long between "
+                             "calls, backing out its unit of work, as IBM MQ's channel HBINT "
+                             "(default: 300)")
     parser.add_argument("--ready-file", help="write {\"port\": N} here once accepting connections")
     return parser.parse_args(argv)
 
@@ -64,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         if not ok:
             print(f"MQSC {label} failed:\n{output}", file=sys.stderr)
             return 1
-    server = Server(qmgr, args.host, args.port)
+    server = Server(qmgr, args.host, args.port, args.heartbeat_interval)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())

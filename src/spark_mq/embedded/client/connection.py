@@ -5,7 +5,11 @@ transport.py). A `Connection` is one socket to the queue manager process, shared
 verb on that hconn under its lock. Two fast paths live here because they change what is on
 the socket: asynchronous puts are queued and sent in batches (by the caller's next verb, or
 by the flusher thread after _FLUSH_AFTER seconds) and read-ahead refills can be sent ahead
-and their answers read later (`prefetch`, `collect`).
+and their answers read later (`prefetch`, `collect`). And one duty: heartbeats. The queue
+manager ends a connection from which nothing arrives for its heartbeat interval between two
+calls (as IBM MQ does with HBINT), so a daemon thread sends a heartbeat on every connection
+that has been quiet for a third of the interval the CONN answer gave; a stopped process
+sends none, and its unit of work is backed out when the interval ends.
 """
 from __future__ import annotations
 
@@ -68,6 +72,8 @@ class Connection:
     def __init__(self, sock: socket.socket, qm_name: str):
         self.sock = sock
         self.qm_name = qm_name
+        self.heartbeat_interval = 0.0    # from the CONN answer; 0: the server wants none
+        self.last_sent = time.monotonic()
         self.lock = threading.RLock()
         self.pending = bytearray()   # pipelined asynchronous puts not yet sent
         self.handles: dict[int, ObjectHandle] = {}
@@ -89,7 +95,7 @@ class Connection:
                 if self.pending:
                     self.pending += data
                     data, self.pending = bytes(self.pending), bytearray()
-                self.sock.sendall(data)
+                self._send(data)
                 self._collect_inflight()
                 return self.reader.read_reply()
             except (OSError, ConnectionError, ValueError):
@@ -119,7 +125,7 @@ class Connection:
             if self.pending:
                 data, self.pending = bytes(self.pending) + data, bytearray()
             try:
-                self.sock.sendall(data)
+                self._send(data)
             except OSError:
                 self.broken = True
                 return
@@ -154,11 +160,35 @@ class Connection:
     def _flush(self) -> bool:
         data, self.pending = bytes(self.pending), bytearray()
         try:
-            self.sock.sendall(data)
+            self._send(data)
             return True
         except OSError:
             self.broken = True
             return False
+
+    def _send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+        self.last_sent = time.monotonic()
+
+    def heartbeat(self) -> None:
+        """Send a heartbeat if the connection has been quiet for a third of the interval;
+        never waits for a connection that is inside a call (the queue manager is busy with
+        it and expects nothing else)."""
+        if not self.heartbeat_interval or self.broken:
+            return
+        if time.monotonic() - self.last_sent < self.heartbeat_interval / 3:
+            return
+        if not self.lock.acquire(blocking=False):
+            return
+        try:
+            if self.pending:
+                self._flush()
+            if not self.broken:
+                self._send(_HEARTBEAT)
+        except OSError:
+            self.broken = True
+        finally:
+            self.lock.release()
 
     def new_msgid(self) -> bytes:
         return self.msgid_prefix + next(self.msgid_counter).to_bytes(8, "big")
@@ -198,6 +228,35 @@ class _Flusher:
 
 
 _flusher = _Flusher()
+_HEARTBEAT = frame(("HB",))
+
+
+class _Heartbeats:
+    """One daemon thread sending heartbeats on quiet connections (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._period = 60.0
+
+    def watch(self, interval: float) -> None:
+        if interval <= 0:
+            return
+        with self._lock:
+            self._period = min(self._period, interval / 6)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="embedded-mq-heartbeats")
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self._period)
+            for conn in list(connections.values()):
+                conn.heartbeat()
+
+
+_heartbeats = _Heartbeats()
 #: hconn -> its connection
 connections: dict[int, Connection] = {}
 _hconns = itertools.count(0x1000001)
@@ -273,8 +332,11 @@ def MQCONNX(name: bytes | str | None, cno: bytes | None, cd: bytes | None, csp: 
         sock.close()
         return (0, reply[0], reply[1])
     conn.qm_name = reply[2]
+    if len(reply) > 4:
+        conn.heartbeat_interval = float(reply[4])
     hconn = next(_hconns)
     connections[hconn] = conn
+    _heartbeats.watch(conn.heartbeat_interval)
     return (hconn, reply[0], reply[1])
 
 

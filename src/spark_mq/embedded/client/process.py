@@ -27,7 +27,7 @@ class EmbeddedQueueManager:
 
     def __init__(self, data_dir: str, name: str = "QM1", port: int = 0,
                  mqsc: str | None = None, users: dict[str, str] | None = None,
-                 host: str = "127.0.0.1"):
+                 host: str = "127.0.0.1", heartbeat_interval: float | None = None):
         self.data_dir = os.path.abspath(data_dir)
         self.name = name
         self.channel = DEFAULT_CHANNEL
@@ -36,6 +36,7 @@ class EmbeddedQueueManager:
         self.port: int | None = None
         self.mqsc = mqsc
         self.users = users
+        self.heartbeat_interval = heartbeat_interval    # None: IBM MQ's default, 300 s
         self._process: subprocess.Popen | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -49,6 +50,8 @@ class EmbeddedQueueManager:
         command = [sys.executable, "-m", "spark_mq.embedded", "--data-dir", self.data_dir,
                    "--name", self.name, "--host", self.host,
                    "--port", str(self.port or self.requested_port), "--ready-file", ready]
+        if self.heartbeat_interval is not None:
+            command += ["--heartbeat-interval", str(self.heartbeat_interval)]
         if self.mqsc:
             command += ["--mqsc", self._mqsc_file(self.mqsc)]
         for user, password in (self.users or {}).items():

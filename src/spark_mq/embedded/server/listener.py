@@ -5,7 +5,15 @@ application's process, and both speak wire.py's frames.
 
 Each frame is a tuple (verb, args...). Synchronous verbs are answered with
 [CompCode, Reason, outputs...]; asynchronous puts are not answered at all (their outcome
-is counted for MQSTAT), which is what lets a client pipeline them. A frame that does not
+is counted for MQSTAT), which is what lets a client pipeline them, and neither are
+heartbeats (HB).
+
+Heartbeats, as IBM MQ's channel heartbeat interval (HBINT): the CONN answer tells the client
+the interval, and the client sends a heartbeat whenever its connection has been quiet for a
+third of it. A connection from which nothing arrives for a whole interval between two calls
+(a process that is stopped, a host that died, a network that split) is ended and its unit of
+work backed out. Until then it is held, exactly as IBM MQ holds it: the locks of its open
+unit of work stay in place. A frame that does not
 decode, or has arguments of the wrong shape, closes that one connection: the unit of work
 it had open is backed out and the server carries on.
 """
@@ -28,9 +36,15 @@ from spark_mq.mqi.constants import CMQC
 log = logging.getLogger("spark_mq.embedded")
 
 
+#: IBM MQ's default HBINT for server-connection channels, in seconds
+DEFAULT_HEARTBEAT_INTERVAL = 300.0
+
+
 class Server:
-    def __init__(self, qmgr: QueueManager, host: str = "127.0.0.1", port: int = 0):
+    def __init__(self, qmgr: QueueManager, host: str = "127.0.0.1", port: int = 0,
+                 heartbeat_interval: float = DEFAULT_HEARTBEAT_INTERVAL):
         self.qmgr = qmgr
+        self.heartbeat_interval = heartbeat_interval
         self.sock = socket.create_server((host, port), backlog=128)
         self.port = self.sock.getsockname()[1]
         self._stopping = threading.Event()
@@ -56,9 +70,13 @@ class Server:
 
     # --- one client ------------------------------------------------------------------------
     def _serve_client(self, client: socket.socket) -> None:
-        session = _Session(self.qmgr, client)
+        session = _Session(self.qmgr, client, self.heartbeat_interval)
         try:
             session.run()
+        except TimeoutError:
+            log.warning("no heartbeat from %s for %.0f s (heartbeat interval): ending the "
+                        "connection and backing out its unit of work", session.peer,
+                        self.heartbeat_interval)
         except (ConnectionError, OSError):
             pass
         except ProtocolError as exc:
@@ -72,9 +90,12 @@ class Server:
 
 
 class _Session:
-    def __init__(self, qmgr: QueueManager, sock: socket.socket):
+    def __init__(self, qmgr: QueueManager, sock: socket.socket,
+                 heartbeat_interval: float = DEFAULT_HEARTBEAT_INTERVAL):
         self.qmgr = qmgr
         self.sock = sock
+        self.heartbeat_interval = heartbeat_interval
+        self.peer = _peer(sock)
         self.reader = FrameReader(sock) if sock is not None else None
         self.conn: Connection | None = None
         self.clean = False
@@ -96,13 +117,18 @@ class _Session:
 
     def run(self) -> None:
         while True:
+            # between calls, a quiet client must prove it lives: see the module docstring
+            self.sock.settimeout(self.heartbeat_interval if self.conn is not None else None)
             request = self.reader.read()
+            self.sock.settimeout(None)
             if not isinstance(request, list) or not request or not isinstance(request[0], str):
                 raise ProtocolError("a request must be a list starting with a verb")
             verb, args = request[0], request[1:]
             _check_arguments(verb, args)
             if verb == "PUTA":  # asynchronous put: no answer, outcome counted for MQSTAT
                 self._put_async(args)
+                continue
+            if verb == "HB":    # a heartbeat: the client lives, nothing to answer
                 continue
             reply = self._call(verb, args)
             self.sock.sendall(reply_frame(reply))
@@ -151,7 +177,7 @@ class _Session:
         if self.conn is not None:
             raise MQError(CMQC.MQRC_ALREADY_CONNECTED, WARNING)
         self.conn = self.qmgr.connect(user, password, appl_name, self.alive)
-        return [self.qmgr.name, self.conn.conn_id]
+        return [self.qmgr.name, self.conn.conn_id, float(self.heartbeat_interval)]
 
     def v_disc(self) -> list:
         self.clean = True
@@ -245,13 +271,21 @@ _PROPS = (list, type(None))
 _PUT_ARGS = (int, bytes, int, int, _PROPS, bytes)
 #: the argument types of every verb; a frame that does not fit is a protocol error
 _SIGNATURES: dict[str, tuple] = {
-    "PING": (), "CONN": (str, str, str, str), "DISC": (),
+    "PING": (), "HB": (), "CONN": (str, str, str, str), "DISC": (),
     "OPEN": (int, str, int, (str, type(None))), "CLOSE": (int, int),
     "PUT": _PUT_ARGS, "PUTA": _PUT_ARGS, "PUT1": (int, str, bytes, int, int, _PROPS, bytes),
     "GET": (int, bytes, bytes, int, bool), "GETN": (int, bytes, bool, int, int),
     "CMIT": (), "BACK": (), "STAT": (int, bytes), "INQ": (int, list), "SET": (int, list, list, bytes),
     "MQSC": (str, str, str),
 }
+
+
+def _peer(sock: socket.socket | None) -> str:
+    try:
+        host, port = sock.getpeername()[:2] if sock is not None else ("?", 0)
+        return f"{host}({port})"
+    except OSError:
+        return "a client"
 
 
 def _check_arguments(verb: str, args: list) -> None:
