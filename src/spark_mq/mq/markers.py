@@ -27,7 +27,7 @@ from typing import Any
 
 from spark_mq.mq.connection import ConnectionOptions
 from spark_mq.mq.errors import MQConnectorError, describe
-from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.constants import CMQC, reason_name
 
 
 @dataclass(frozen=True)
@@ -113,11 +113,12 @@ def open_state_queue(qmgr: Any, ibmmq: Any, name: str) -> Any:
         return ibmmq.Queue(qmgr, name, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
     except ibmmq.MQMIError as exc:
         if exc.reason == CMQC.MQRC_UNKNOWN_OBJECT_NAME:
+            reason = CMQC.MQRC_UNKNOWN_OBJECT_NAME
             raise MQConnectorError(
-                f"the exactly-once state queue {name!r} does not exist (MQ reason 2085 "
-                f"MQRC_UNKNOWN_OBJECT_NAME): define it, e.g. runmqsc: DEFINE QLOCAL({name}) "
+                f"the exactly-once state queue {name!r} does not exist (MQ reason {reason} "
+                f"{reason_name(reason)}): define it, e.g. runmqsc: DEFINE QLOCAL({name}) "
                 "DEFPSIST(YES), or name another with option 'stateQueue', or use "
-                "delivery=atLeastOnce", CMQC.MQRC_UNKNOWN_OBJECT_NAME, "MQRC_UNKNOWN_OBJECT_NAME") from exc
+                "delivery=atLeastOnce", reason, reason_name(reason)) from exc
         raise describe(exc, f"opening the exactly-once state queue {name!r}") from exc
 
 
