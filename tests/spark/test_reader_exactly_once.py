@@ -123,15 +123,16 @@ def test_sigkill_at_several_points_loses_and_doubles_nothing(qm, conn, make_queu
         # the held unit of work is backed out once the queue manager sees the connection go
         _wait_until(lambda: depth(conn, queue) == total)
 
-        # 2. killed right after Spark committed a batch, before MQ did (next trigger is 4 s
-        #    away): the batch's messages are back on the queue but must not be read again
-        driver.start()
+        # 2. killed right after Spark committed a batch, before MQ did (the next trigger, which
+        #    would commit it in MQ, is 15 s after the batch started: a window a loaded machine
+        #    cannot miss): the batch's messages are back on the queue, not to be read again
+        driver.start(interval="15 seconds")
         driver.wait_for(lambda: len(driver.commits()) >= 2)
         driver.kill()
         in_sink = len(_sink_payloads(spark, driver.out))
         assert in_sink >= 40
         # once the queue manager has seen the connection go, the batch Spark finished is back
-        # on the queue as well as in the sink (if the kill missed that window, never)
+        # on the queue as well as in the sink
         _wait_until(lambda: in_sink + depth(conn, queue) > total)
 
         # 3. killed with a later batch in flight
