@@ -425,3 +425,20 @@ def put_texts(conn, queue: str, texts, **md_fields) -> list[bytes]:
     finally:
         handle.close()
     return ids
+
+
+def committed_parquet_rows(path) -> list[dict]:
+    """Rows of the files Spark's file sink committed (listed in _spark_metadata), as Spark
+    itself reads them: files a killed batch left half-written are not among them."""
+    import pyarrow.parquet as pq
+    files: set[str] = set()
+    for log in sorted(Path(path, "_spark_metadata").glob("[0-9]*")):
+        for line in log.read_text().splitlines()[1:]:       # first line: the log version
+            entry = json.loads(line)
+            name = entry["path"].removeprefix("file://")
+            if entry.get("action") == "add":
+                files.add(name)
+            elif entry.get("action") == "delete":
+                files.discard(name)
+    return [row for name in sorted(files) for row in pq.read_table(name).to_pylist()]
+

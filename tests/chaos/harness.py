@@ -38,10 +38,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from spark_mq.embedded import EmbeddedQueueManager
-from support import children_of, freeze_tree, kill_tree, process_tree
+from support import children_of, committed_parquet_rows, drain, freeze_tree, kill_tree, process_tree
 
 PIPELINES = ("queue_to_queue", "queue_to_parquet", "files_to_queue")
 FAULTS = ("kill_tree", "kill_driver", "kill_worker", "stop_query", "task_retries", "qm_restart",
@@ -239,21 +237,21 @@ class ChaosRun:
         conn = ibmmq.connect("QM1", "DEV.APP.SVRCONN", self.qm.conn_name)
         try:
             if self.pipeline == "queue_to_parquet":
-                rows = _committed_parquet_rows(self.work / "out")
+                rows = committed_parquet_rows(self.work / "out")
                 seen = [row["n"] for row in rows]
                 wrong = [f"row {row['n']}: tag {row['tag']!r}" for row in rows
                          if row["tag"] != _tag(row["n"]) or row["payload"] != f"m{row['n']}".encode()]
             else:
-                messages = _drain(ibmmq, conn, "CHAOS.OUT")
+                messages = [(body, props) for _, body, props in drain(conn, "CHAOS.OUT")]
                 seen = [props.get("n") for _, props in messages]
                 wrong = [f"message {props.get('n')}: {props}" for body, props in messages
                          if props.get("tag") != _tag(props.get("n"))
                          or body != f"m{props.get('n')}".encode()]
             if self.pipeline != "files_to_queue":
-                poisoned = sorted(props.get("n") for _, props in _drain(ibmmq, conn, "CHAOS.BOQ"))
+                poisoned = sorted(props.get("n") for _, _, props in drain(conn, "CHAOS.BOQ"))
                 if poisoned != self.poison:
                     wrong.append(f"backout queue holds {poisoned}, expected {self.poison}")
-                left = _drain(ibmmq, conn, "CHAOS.IN")
+                left = drain(conn, "CHAOS.IN")
                 if left:
                     wrong.append(f"{len(left)} messages left on the input queue")
         finally:
@@ -294,49 +292,6 @@ def _make_poison(ibmmq, conn, queue, msg_id: bytes, times: int) -> None:
                         MatchOptions=C.MQMO_MATCH_MSG_ID)
         queue.get(None, md, gmo)
         conn.backout()
-
-
-def _drain(ibmmq, conn, name: str) -> list[tuple[bytes, dict]]:
-    """(body, properties) of every message on the queue, got destructively."""
-    C = ibmmq.CMQC
-    queue = ibmmq.Queue(conn, name, C.MQOO_INPUT_SHARED)
-    found = []
-    try:
-        while True:
-            handle = ibmmq.MessageHandle(conn)
-            gmo = ibmmq.GMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_PROPERTIES_IN_HANDLE
-                            | C.MQGMO_COMPLETE_MSG, Version=C.MQGMO_VERSION_4,
-                            MsgHandle=handle.msg_handle)
-            try:
-                body = queue.get(None, ibmmq.MD(), gmo)
-            except ibmmq.MQMIError as exc:
-                if exc.reason == C.MQRC_NO_MSG_AVAILABLE:
-                    return found
-                raise
-            found.append((body, _properties(ibmmq, handle)))
-    finally:
-        queue.close()
-
-
-def _properties(ibmmq, handle) -> dict:
-    from spark_mq.mq.properties import read_all
-    return read_all(handle, ibmmq)
-
-
-def _committed_parquet_rows(path: Path) -> list[dict]:
-    """Rows of the files Spark's file sink committed (listed in _spark_metadata)."""
-    files: set[str] = set()
-    for log in sorted((path / "_spark_metadata").glob("*")):
-        if log.name.startswith("."):
-            continue
-        for line in log.read_text().splitlines()[1:]:
-            entry = json.loads(line)
-            name = entry["path"].removeprefix("file://")
-            if entry.get("action") == "add":
-                files.add(name)
-            elif entry.get("action") == "delete":
-                files.discard(name)
-    return [row for name in sorted(files) for row in pq.read_table(name).to_pylist()]
 
 
 def _kill(pid: int) -> None:

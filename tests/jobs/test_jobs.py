@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from support import (
+    committed_parquet_rows,
     connection_args,
     depth,
     drain,
@@ -139,20 +140,6 @@ def test_queue_to_files_csv_with_a_selector_takes_only_matching_messages(qm, ibm
     assert {json.loads(row["properties"])["region"] for row in rows} == {"EU"}
     left = drain(conn, queue)                      # the other consumers' messages stay
     assert sorted(payload.decode() for _, payload, _ in left) == sorted(f"m{n}" for n in range(1, 60, 2))
-
-
-def committed_parquet_rows(path) -> list[dict]:
-    """Rows of the files Spark's file sink committed (listed in _spark_metadata), as Spark
-    itself reads them: files a killed batch left half-written are not among them."""
-    files = set()
-    for log in sorted(glob.glob(os.path.join(str(path), "_spark_metadata", "*"))):
-        for line in open(log).read().splitlines()[1:]:       # first line: the log version
-            entry = json.loads(line)
-            if entry.get("action") == "add":
-                files.add(entry["path"].removeprefix("file://"))
-            elif entry.get("action") == "delete":
-                files.discard(entry["path"].removeprefix("file://"))
-    return [row for name in sorted(files) for row in pq.read_table(name).to_pylist()]
 
 
 def test_queue_to_files_killed_mid_stream_and_restarted_writes_each_message_once(
