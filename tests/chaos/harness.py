@@ -20,6 +20,9 @@ once and nowhere else. Faults:
     stop_query     query.stop() in the middle of a batch
     task_retries   rows fail their task's first attempt; Spark (local[2,3]) retries it
     qm_restart     SIGKILL of the queue manager under the running query, then a restart
+    unwritable_checkpoint  the checkpoint's commit log made unwritable (a full or read-only
+                   file system: its folder replaced by a file) mid-run; the query fails
+                   when it records a batch, the folder comes back, the query restarts
     freeze_driver  SIGSTOP of the driver's whole tree (a host that stopped answering) while a
                    new driver starts on the same checkpoint; the queue manager ends the
                    frozen connections after its heartbeat interval (5 s here), the new
@@ -43,7 +46,7 @@ from support import children_of, committed_parquet_rows, drain, freeze_tree, kil
 
 PIPELINES = ("queue_to_queue", "queue_to_parquet", "files_to_queue")
 FAULTS = ("kill_tree", "kill_driver", "kill_worker", "stop_query", "task_retries", "qm_restart",
-          "freeze_driver")
+          "freeze_driver", "unwritable_checkpoint")
 HEARTBEAT_SECONDS = 5.0
 JOB = str(Path(__file__).with_name("job.py"))
 MQSC = """
@@ -98,6 +101,7 @@ class ChaosRun:
             process = self._start_job(fault=self.fault)
             self._inject(process)
             result = "frozen" if self.frozen else self._wait(process)
+            self._restore_checkpoint()
             while result != "done":
                 self.outcome.restarts += 1
                 if self.outcome.restarts > max_restarts:
@@ -173,6 +177,12 @@ class ChaosRun:
             return                          # the job stops itself and exits
         elif self.fault == "freeze_driver":
             self.frozen = freeze_tree(process.pid)
+        elif self.fault == "unwritable_checkpoint":
+            commits = self.work / "checkpoint" / "commits"
+            if not commits.is_dir():
+                return
+            commits.rename(commits.with_name("commits.away"))
+            commits.write_text("not a folder: nothing can be written under it\n")
         elif self.fault == "qm_restart":
             self.qm.kill()
             time.sleep(self.random.uniform(0.5, 3.0))
@@ -180,6 +190,12 @@ class ChaosRun:
             self.outcome.kills += 1
             return
         self.outcome.kills += 1
+
+    def _restore_checkpoint(self) -> None:
+        away = self.work / "checkpoint" / "commits.away"
+        if away.is_dir():
+            (self.work / "checkpoint" / "commits").unlink(missing_ok=True)
+            away.rename(self.work / "checkpoint" / "commits")
 
     def _kill_frozen(self) -> None:
         for pid in self.frozen:
