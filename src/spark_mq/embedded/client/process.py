@@ -58,7 +58,7 @@ class EmbeddedQueueManager:
             command += ["--user", f"{user}:{password}"]
         log = open(os.path.join(self.data_dir, "qmgr.log"), "ab")
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_project_root(), env.get("PYTHONPATH")]))
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_package_parent(), env.get("PYTHONPATH")]))
         self._process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
                                          start_new_session=True)
         log.close()
@@ -138,6 +138,10 @@ class EmbeddedQueueManager:
         return handle.name
 
 
-def _project_root() -> str:
-    """So that the child finds this package even when it is not installed."""
-    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+def _package_parent() -> str:
+    """The folder that holds the spark_mq package (src/ in the repository), so that the
+    child finds this package even when it is not installed."""
+    here = os.path.abspath(__file__)            # .../spark_mq/embedded/client/process.py
+    for _ in range(4):
+        here = os.path.dirname(here)
+    return here
