@@ -2,7 +2,7 @@
 pipelines in turn, with a seed printed with every outcome (SPARK_MQ_CHAOS_SEED=<seed>
 replays a run). After each run every message is counted: none lost, none doubled,
 properties intact, poison messages on the backout queue exactly once. The long form is
-bench/chaos.py."""
+bench/chaos_long.py."""
 from __future__ import annotations
 
 import os

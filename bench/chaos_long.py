@@ -1,6 +1,6 @@
 """The long chaos run: random pipelines and faults, every message counted after each run.
 
-    .venv/bin/python bench/chaos.py --kills 100 [--seed S] [--messages 400]
+    .venv/bin/python bench/chaos_long.py --kills 100 [--seed S] [--messages 400]
 
 Each run starts its own embedded queue manager, loads the input, starts the pipeline in a
 child process, injects one fault at a random moment (SIGKILL of the process tree, of the
@@ -66,7 +66,7 @@ def main() -> int:
     print(f"\nchaos totals (first seed {seed}, {minutes:.0f} min): " +
           " ".join(f"{key}={value}" for key, value in totals.items()), flush=True)
     for replay in failed:
-        print(f"replay a failed run: .venv/bin/python bench/chaos.py {replay}")
+        print(f"replay a failed run: .venv/bin/python bench/chaos_long.py {replay}")
     return 1 if failed else 0
 
 
