@@ -127,7 +127,7 @@ def _skip_written(rows: Iterator[Row], position: Position | None, batch_id: int,
             f"{position.batch} was written, but Spark is writing batch {batch_id}: a query with "
             "a new checkpoint reuses this writer id. Valid: a new 'writerId' option (the "
             "default is the query id, new with each checkpoint), or remove that query's "
-            "markers from the state queue")
+            f"markers: spark-mq-writer-state remove --writer-id {ledger.writer_id} --idle 0")
     if position.rows is not None:
         for _ in range(position.rows):
             if next(rows, None) is None:
