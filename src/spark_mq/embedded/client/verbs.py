@@ -72,20 +72,32 @@ def MQCLOSE(hconn: int, hobj: int, options: int) -> tuple[int, int]:
 
 
 # === put =================================================================================
-def MQPUT(hconn: int, hobj: int, md: bytes, pmo: bytes, msg: bytes) -> tuple[bytes, bytes, int, int]:
+_PutInputs = tuple[Connection, int, int, "list | None"]
+
+
+def _put_inputs(hconn: int, md: bytes, pmo: bytes) -> _PutInputs | int:
+    """What MQPUT and MQPUT1 check alike: (connection, PMO options, context, properties to
+    send), or the reason the put fails with."""
     conn = connection_of(hconn)
     if conn is None:
-        return (md, pmo, FAILED, CMQC.MQRC_HCONN_ERROR)
+        return CMQC.MQRC_HCONN_ERROR
     if not md_ok(md):
-        return (md, pmo, FAILED, CMQC.MQRC_MD_ERROR)
+        return CMQC.MQRC_MD_ERROR
     fields = read_pmo(pmo)
     if fields is None:
-        return (md, pmo, FAILED, CMQC.MQRC_PMO_ERROR)
+        return CMQC.MQRC_PMO_ERROR
     options, context, hmsg = fields
     try:
-        props = properties_to_send(hmsg)
+        return conn, options, context, properties_to_send(hmsg)
     except LookupError:
-        return (md, pmo, FAILED, CMQC.MQRC_HMSG_ERROR)
+        return CMQC.MQRC_HMSG_ERROR
+
+
+def MQPUT(hconn: int, hobj: int, md: bytes, pmo: bytes, msg: bytes) -> tuple[bytes, bytes, int, int]:
+    inputs = _put_inputs(hconn, md, pmo)
+    if isinstance(inputs, int):
+        return (md, pmo, FAILED, inputs)
+    conn, options, context, props = inputs
     handle = conn.handles.get(hobj)
     if options & CMQC.MQPMO_ASYNC_RESPONSE and options & CMQC.MQPMO_SYNC_RESPONSE:
         return (md, pmo, FAILED, CMQC.MQRC_OPTIONS_ERROR)
@@ -120,19 +132,10 @@ def _with_client_ids(conn: Connection, md: bytes, options: int) -> bytes:
 
 
 def MQPUT1(hconn: int, od: bytes, md: bytes, pmo: bytes, msg: bytes) -> tuple[bytes, bytes, int, int]:
-    conn = connection_of(hconn)
-    if conn is None:
-        return (md, pmo, FAILED, CMQC.MQRC_HCONN_ERROR)
-    if not md_ok(md):
-        return (md, pmo, FAILED, CMQC.MQRC_MD_ERROR)
-    pmo_fields = read_pmo(pmo)
-    if pmo_fields is None:
-        return (md, pmo, FAILED, CMQC.MQRC_PMO_ERROR)
-    options, context, hmsg = pmo_fields
-    try:
-        props = properties_to_send(hmsg)
-    except LookupError:
-        return (md, pmo, FAILED, CMQC.MQRC_HMSG_ERROR)
+    inputs = _put_inputs(hconn, md, pmo)
+    if isinstance(inputs, int):
+        return (md, pmo, FAILED, inputs)
+    conn, options, context, props = inputs
     fields = OD.unpack(od)
     reply = conn.call("PUT1", fields[OD.index["ObjectType"]], text(fields[OD.index["ObjectName"]]),
                       md, options, context, props, msg)
