@@ -9,7 +9,13 @@ Connection (reader and writer):
     user, password         MQCSP authentication
     transport              auto (IBM's client when its library loads, else embedded) | ibmmq
                            | embedded
-    cipherSpec, keyRepository, ccdtUrl, reconnect
+    cipherSpec, keyRepository, ccdtUrl
+    reconnect              MQCNO_RECONNECT_Q_MGR: IBM's client reconnects by itself
+                           (multi-instance queue managers; default false)
+    reconnectTimeoutMs     after a lost connection (queue manager restart, network drop):
+                           how long the reader and the writer's tasks try to connect again,
+                           with back-off, before the query fails (default 60000; 0: fail
+                           at once)
 
 Reader (`ReadOptions`):
 
@@ -153,6 +159,8 @@ def parse_connection(options: Mapping[str, str]) -> ConnectionOptions:
         key_repository=opts.get("keyrepository"),
         ccdt_url=opts.get("ccdturl"),
         reconnect=parse_bool(opts, "reconnect", False),
+        reconnect_timeout_ms=parse_int(opts, "reconnecttimeoutms", 60_000, 0, 86_400_000,
+                                       "reconnectTimeoutMs"),
     )
 
 

@@ -14,7 +14,9 @@ schema and the options and connects once to check the queue manager's MAXUMSGS, 
 queue and the exactly-once state queue, so that bad input fails the query at start. `write()`
 runs on the executors: each task puts its rows in units of work of `commitEvery` rows, with
 asynchronous puts (MQPMO_ASYNC_RESPONSE) checked by MQSTAT before each MQCMIT; any failure
-backs the open unit of work out and fails the task with the MQ reason code.
+backs the open unit of work out and fails the task with the MQ reason code, except a lost
+connection: the task connects again (with back-off, up to `reconnectTimeoutMs`) and goes on
+where the marker says (exactlyOnce) or from the start of the lost unit of work.
 
 Delivery. exactlyOnce (the default for streams): each unit of work also replaces a marker
 message on the state queue (spark_mq/mq/markers.py), keyed by (query id, partition) and
@@ -41,13 +43,12 @@ from pyspark.sql.datasource import DataSourceArrowWriter, DataSourceStreamArrowW
 from pyspark.sql.types import MapType, StructType
 
 from spark_mq.errors import MQOptionError
-from spark_mq.mq import producer_pool
 from spark_mq.mq.connection import connect, load_ibmmq
 from spark_mq.mq.errors import describe
-from spark_mq.mq.markers import ChunkLedger, ensure_state_queue, remove_markers
+from spark_mq.mq.markers import ensure_state_queue, remove_markers
 from spark_mq.mq.outgoing import Column, MessagePlan
 from spark_mq.mq.producer import ProducerSettings, queue_manager_limits
-from spark_mq.mq.sink import write_partition
+from spark_mq.mq.sink import Exactly, write_rows
 from spark_mq.options import WriteOptions
 from spark_mq.start_checks import checked_once
 
@@ -99,22 +100,10 @@ class _MQWriter:
                      or self.job_id)
         partition = context.partitionId()
         plan = MessagePlan(self.columns, self.options.context == "auto")
-        connection = self.options.connection
-        producer, max_uncommitted = producer_pool.acquire(connection, self.settings)
-        healthy = False
-        try:
-            ledger = None
-            if self.options.exactly_once:
-                ledger = ChunkLedger(producer.qmgr, producer.ibmmq, self.options.state_queue,
-                                     writer_id, partition)
-            result = write_partition(_rows(batches), plan, producer, self.options.queue,
-                                     self.options.commit_every, max(1, max_uncommitted - 2),
-                                     ledger, batch_id)
-            if ledger is not None:
-                ledger.queue.close()
-            healthy = True
-        finally:
-            producer_pool.release(connection, self.settings, producer, healthy)
+        exactly = (Exactly(self.options.state_queue, writer_id, partition)
+                   if self.options.exactly_once else None)
+        result = write_rows(_rows(batches), plan, self.options.connection, self.settings,
+                            self.options.queue, self.options.commit_every, exactly, batch_id)
         return MQWriteResult(writer_id, partition, result.rows, result.messages,
                              result.chunks_written, result.rows_skipped)
 

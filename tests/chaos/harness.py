@@ -19,7 +19,9 @@ once and nowhere else. Faults:
     kill_worker    SIGKILL of one Python worker: its task fails, the query fails
     stop_query     query.stop() in the middle of a batch
     task_retries   rows fail their task's first attempt; Spark (local[2,3]) retries it
-    qm_restart     SIGKILL of the queue manager under the running query, then a restart
+    qm_restart     SIGKILL of the queue manager under the running query (after its first
+                   batch), then a restart 0.5-3 s later: the query must ride it out
+                   (reconnect with back-off) and complete without a restart of its own
     unwritable_checkpoint  the checkpoint's commit log made unwritable (a full or read-only
                    file system: its folder replaced by a file) mid-run; the query fails
                    when it records a batch, the folder comes back, the query restarts
@@ -159,8 +161,11 @@ class ChaosRun:
         assert process.stdout is not None
         line = process.stdout.readline()    # STARTED (or the end of a job that failed early)
         self.log.write(line)
-        # after a random part of the run: the batches are under way by then
-        time.sleep(self.random.uniform(1.0, 8.0))
+        if self.fault == "qm_restart":
+            self._await_first_batch(process)
+            time.sleep(self.random.uniform(0.0, 3.0))
+        else:   # after a random part of the run: the batches are under way by then
+            time.sleep(self.random.uniform(1.0, 8.0))
         if process.poll() is not None:
             return                          # it finished first: nothing to hit
         if self.fault == "kill_tree":
@@ -190,6 +195,14 @@ class ChaosRun:
             self.outcome.kills += 1
             return
         self.outcome.kills += 1
+
+    def _await_first_batch(self, process: subprocess.Popen[str], timeout: float = 120) -> None:
+        """Until the query has committed a batch: its connections are made and checked, so a
+        queue-manager restart from now on is one a running query must ride out."""
+        first = self.work / "checkpoint" / "commits" / "0"
+        deadline = time.monotonic() + timeout
+        while not first.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def _restore_checkpoint(self) -> None:
         away = self.work / "checkpoint" / "commits.away"
@@ -272,6 +285,8 @@ class ChaosRun:
                     wrong.append(f"{len(left)} messages left on the input queue")
         finally:
             conn.disconnect()
+        if self.fault == "qm_restart" and self.outcome.restarts:
+            wrong.append("the running query did not ride out the queue-manager restart")
         self.outcome.lost = sorted(set(expected) - set(seen))
         self.outcome.doubled = sorted({n for n in seen if seen.count(n) > 1})
         self.outcome.wrong = wrong

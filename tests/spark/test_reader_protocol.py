@@ -147,6 +147,52 @@ def test_queue_manager_restart_between_batches(tmp_path, ibmmq, prefetch, caplog
         conn.disconnect()
 
 
+def test_a_queue_manager_away_for_a_while_is_waited_for_and_one_away_too_long_fails_clearly(
+        tmp_path, ibmmq):
+    """The queue manager is down when the next batch is due: the reader connects again with
+    back-off and goes on (reconnectTimeoutMs 60 s); with 1.5 s it fails with one error that
+    names the option, and a new reader on the same offsets goes on without loss."""
+    import threading
+
+    import spark_mq.embedded as embedded
+    from spark_mq.errors import MQConnectorError
+    with embedded.EmbeddedQueueManager(str(tmp_path / "qm"), name="QMR") as own:
+        own.run_mqsc("DEFINE QLOCAL(R.Q) REPLACE")
+        conn = ibmmq.connect(own.name, own.channel, own.conn_name)
+        put_messages(conn, "R.Q", [b"m%d" % i for i in range(6)])
+        conn.disconnect()
+        reader = _reader(own, "R.Q", maxMessagesPerTrigger=2)
+        start = _offset(reader.initialOffset())
+        first = _offset(reader.latestOffset(start, ReadAllAvailable()))
+        delivered = _payloads(reader, start, first)
+        own.kill()
+        comes_back = threading.Timer(1.0, own.start)
+        comes_back.start()
+        second = _offset(reader.latestOffset(first, ReadAllAvailable()))  # waits for it
+        comes_back.join()
+        delivered += _payloads(reader, first, second)
+        reader.stop()
+
+        impatient = _reader(own, "R.Q", maxMessagesPerTrigger=2, reconnectTimeoutMs=1500)
+        following = _offset(impatient.latestOffset(second, ReadAllAvailable()))
+        delivered += _payloads(impatient, second, following)
+        own.kill()
+        with pytest.raises(MQConnectorError, match="reconnectTimeoutMs") as failure:
+            impatient.latestOffset(following, ReadAllAvailable())
+        assert "1500 ms" in str(failure.value)
+        impatient.stop()
+        own.start()
+        restarted = _reader(own, "R.Q", maxMessagesPerTrigger=2)   # the same checkpoint
+        assert _payloads(restarted, second, following) == delivered[-2:]   # replayed by id
+        last = _offset(restarted.latestOffset(following, ReadAllAvailable()))
+        assert _offset(restarted.latestOffset(last, ReadAllAvailable())) == last
+        restarted.stop()
+        assert delivered == [b"m%d" % i for i in range(6)]
+        conn = ibmmq.connect(own.name, own.channel, own.conn_name)
+        assert depth(conn, "R.Q") == 0
+        conn.disconnect()
+
+
 def test_a_short_prefetched_batch_is_topped_up(qm, conn, make_queue):
     queue = make_queue()
     put_messages(conn, queue, [b"m0"])

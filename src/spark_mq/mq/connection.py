@@ -4,16 +4,26 @@
 spark_mq.embedded's transport, `auto` takes IBM's client when its library loads, else the
 embedded one. The choice is made once per process, before `ibmmq` is imported, because the
 package binds its C extension at import time.
+
+`retry_while_lost` is how the reader and the writer ride out a queue-manager restart: the
+work that failed with a lost connection is done again on a new one, with back-off, for up to
+`reconnectTimeoutMs`; after that the query fails with one error that says so.
 """
 from __future__ import annotations
 
 import ctypes
+import logging
 import sys
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from spark_mq.mq.errors import MQConnectorError, describe
+from spark_mq.mq.errors import MQConnectorError, connection_lost, describe
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 TRANSPORTS = ("auto", "ibmmq", "embedded")
 
@@ -31,6 +41,7 @@ class ConnectionOptions:
     key_repository: str | None = None
     ccdt_url: str | None = None
     reconnect: bool = False
+    reconnect_timeout_ms: int = 60_000
 
 _lock = threading.Lock()
 _chosen: str | None = None
@@ -114,3 +125,39 @@ def connect(options: ConnectionOptions, action: str | None = None) -> Any:
         raise describe(exc, action or f"connecting to queue manager {options.queue_manager} "
                                       f"at {options.conn_name}") from exc
     return qmgr
+
+
+FIRST_DELAY, LONGEST_DELAY = 0.1, 5.0     # seconds between attempts: doubling, capped
+
+
+def retry_while_lost(options: ConnectionOptions, work: Callable[[], T], what: str,
+                     sleep: Callable[[float], None] = time.sleep) -> T:
+    """work(), done again while it fails with a lost connection (the queue manager restarted
+    or the network dropped), for up to `options.reconnect_timeout_ms` from the first loss.
+
+    `work` must be safe to repeat: it connects afresh and relies on MQ having backed out
+    the unit of work that broke. Any other failure propagates at once."""
+    deadline: float | None = None
+    delay = FIRST_DELAY
+    while True:
+        try:
+            return work()
+        except MQConnectorError as exc:
+            if not connection_lost(exc):
+                raise
+            now = time.monotonic()
+            if deadline is None:
+                deadline = now + options.reconnect_timeout_ms / 1000
+                log.warning("%s: connection to queue manager %s lost (%s); reconnecting for up "
+                            "to %d ms", what, options.queue_manager, exc.reason_name,
+                            options.reconnect_timeout_ms)
+            if now >= deadline:
+                raise MQConnectorError(
+                    f"{what}: the connection to queue manager {options.queue_manager} at "
+                    f"{options.conn_name} was lost and could not be made again within "
+                    f"{options.reconnect_timeout_ms} ms (option 'reconnectTimeoutMs'); last "
+                    f"failure: {exc}. Nothing committed is lost: once the queue manager is "
+                    "back, restart the query on the same checkpoint", exc.reason,
+                    exc.reason_name) from exc
+            sleep(min(delay, deadline - now))
+            delay = min(delay * 2, LONGEST_DELAY)

@@ -50,6 +50,19 @@ HINTS: dict[int, str] = {
 }
 
 
+#: reasons after which the connection is gone and its unit of work backed out (or, for a
+#: failed MQCMIT, its outcome unknown): a new connection may succeed where this one failed
+CONNECTION_LOST: frozenset[int] = frozenset({
+    CMQC.MQRC_CONNECTION_BROKEN, CMQC.MQRC_HOBJ_ERROR, CMQC.MQRC_HCONN_ERROR,
+    CMQC.MQRC_Q_MGR_NOT_AVAILABLE, CMQC.MQRC_Q_MGR_QUIESCING, CMQC.MQRC_Q_MGR_STOPPING,
+    CMQC.MQRC_CONNECTION_QUIESCING, CMQC.MQRC_CONNECTION_STOPPING,
+    CMQC.MQRC_HOST_NOT_AVAILABLE})
+
+
+def connection_lost(exc: BaseException) -> bool:
+    return getattr(exc, "reason", None) in CONNECTION_LOST
+
+
 def describe(exc: Exception, action: str) -> MQConnectorError:
     """An MQ failure as a connector error: reason code number, name and a hint."""
     reason = getattr(exc, "reason", None)

@@ -18,16 +18,26 @@ that wrote them: rows up to the end of chunk N as that writer cut them.
 
 Without a ChunkLedger every row is written (at-least-once). Any failure backs out the open
 unit of work and propagates.
+
+A lost connection (the queue manager restarted) need not fail the task: `write_rows` takes
+the rows through a `RowSource`, which keeps the rows of the open unit of work, and calls
+`write_partition` again on a new connection with the same source. The marker then says
+whether the lost unit of work was committed (an MQCMIT that broke has an unknown outcome),
+so its rows are skipped or written again, exactly. (atLeastOnce writes them again.)
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections import deque
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
+from spark_mq.mq import producer_pool
+from spark_mq.mq.connection import ConnectionOptions, retry_while_lost
+from spark_mq.mq.errors import MQConnectorError, connection_lost
 from spark_mq.mq.markers import ChunkLedger, Position
 from spark_mq.mq.outgoing import MessagePlan, Outgoing, RowValueError
-from spark_mq.mq.producer import Producer, Target
+from spark_mq.mq.producer import Producer, ProducerSettings, Target
 
 #: one row, values in schema order (MessagePlan.message reads it)
 Row: TypeAlias = Sequence[Any]
@@ -39,6 +49,86 @@ class SinkResult:
     messages: int = 0
     chunks_written: int = 0
     rows_skipped: int = 0
+
+
+class RowSource:
+    """A partition's rows, keeping those taken since the last commit (`open`) so that a unit
+    of work lost with its connection can be written again (`rewind`)."""
+
+    def __init__(self, rows: Iterable[Row]) -> None:
+        self._rest = iter(rows)
+        self._again: deque[Row] = deque()
+        self.open: list[Row] = []
+        self.settled = 0    # rows before `open`: on the queue (written or skipped)
+
+    def __iter__(self) -> RowSource:
+        return self
+
+    def __next__(self) -> Row:
+        row = self._again.popleft() if self._again else next(self._rest)
+        self.open.append(row)
+        return row
+
+    def put_back(self, row: Row) -> None:
+        """Undo the last next(): `row` comes again first."""
+        assert self.open and self.open[-1] is row
+        self.open.pop()
+        self._again.appendleft(row)
+
+    def settle(self) -> None:
+        """The open rows are on the queue (committed, or skipped by the marker)."""
+        self.settled += len(self.open)
+        self.open.clear()
+
+    def rewind(self) -> None:
+        """The open unit of work was lost: its rows come again, in order."""
+        self._again.extendleft(reversed(self.open))
+        self.open.clear()
+
+    @property
+    def taken(self) -> int:
+        return self.settled + len(self.open)
+
+
+@dataclass(frozen=True)
+class Exactly:
+    """Where the exactly-once markers of a partition live."""
+    state_queue: str
+    writer_id: str
+    partition: int
+
+
+def write_rows(rows: Iterable[Row], plan: MessagePlan, connection: ConnectionOptions,
+               settings: ProducerSettings, default_queue: str | None, commit_every: int,
+               exactly: Exactly | None = None, batch_id: int = 0) -> SinkResult:
+    """One task's partition on a pooled connection, connecting again (with back-off, up to
+    the connection's reconnect timeout) and going on when the connection is lost."""
+    source = RowSource(rows)
+    result = SinkResult()
+
+    def attempt() -> None:
+        producer, max_uncommitted = producer_pool.acquire(connection, settings)
+        healthy = False
+        try:
+            ledger = None
+            if exactly is not None:
+                ledger = ChunkLedger(producer.qmgr, producer.ibmmq, exactly.state_queue,
+                                     exactly.writer_id, exactly.partition)
+            write_partition(source, plan, producer, default_queue, commit_every,
+                            max(1, max_uncommitted - 2), ledger, batch_id, result)
+            if ledger is not None:
+                ledger.queue.close()
+            healthy = True
+        except MQConnectorError as exc:
+            if connection_lost(exc):
+                source.rewind()     # its unit of work is gone: the marker tells the rest
+            raise
+        finally:
+            producer_pool.release(connection, settings, producer, healthy)
+
+    where = f"partition {exactly.partition} " if exactly else ""
+    retry_while_lost(connection, attempt, f"writing {where}of batch {batch_id}")
+    return result
 
 
 class MarkerAheadError(RuntimeError):
@@ -68,38 +158,43 @@ class _Chunker:
 
 def write_partition(rows: Iterable[Row], plan: MessagePlan, producer: Producer,
                     default_queue: str | None, commit_every: int, max_messages: int,
-                    ledger: ChunkLedger | None = None, batch_id: int = 0) -> SinkResult:
-    """Write rows; `max_messages` is the room in one unit of work (MAXUMSGS less markers).
+                    ledger: ChunkLedger | None = None, batch_id: int = 0,
+                    result: SinkResult | None = None) -> SinkResult:
+    """Write the source's rows; `max_messages` is the room in one unit of work (MAXUMSGS less
+    markers). Called again with the same RowSource (rewound) and `result` after a lost
+    connection, it goes on where the queue's state says the partition is.
 
     `default_queue` (the `queue` option) overrides the rows' `queue` column, as Spark's Kafka
     sink's `topic` option overrides its topic column: a DataFrame read from one queue (with
     its `queue` column) can be written to another by naming it."""
-    result = SinkResult()
+    source = rows if isinstance(rows, RowSource) else RowSource(rows)
+    result = result or SinkResult()
     chunker = _Chunker(commit_every, max_messages)
     holding_marker = False     # the open unit of work holds the marker it got
     try:
-        remaining: Iterator[Row] = iter(rows)
         if ledger is not None:
             position = ledger.take()
             holding_marker = True
-            remaining = _skip_written(remaining, position, batch_id, ledger, plan, producer,
-                                      default_queue, chunker, result)
-        for row in remaining:
+            _skip_written(source, position, batch_id, ledger, plan, producer, default_queue,
+                          chunker, result)
+        for row in source:
             out, target, count = _prepare(row, plan, producer, default_queue)
             if chunker.full_before(count):
-                holding_marker = _commit(producer, ledger, batch_id, holding_marker, result)
-                chunker.reset()
+                source.put_back(row)       # it opens the next chunk, after this commit
+                holding_marker = _commit(producer, ledger, batch_id, holding_marker, source,
+                                         chunker, result)
+                continue
             producer.send(out, target)
             chunker.add(count)
-            result.messages += count
-            result.rows += 1
         if chunker.rows:
-            holding_marker = _commit(producer, ledger, batch_id, holding_marker, result)
+            holding_marker = _commit(producer, ledger, batch_id, holding_marker, source,
+                                     chunker, result)
         if holding_marker:
             producer.backout()     # nothing was written: give the marker back unchanged
     except BaseException:
         producer.backout()
         raise
+    result.rows = source.settled
     return result
 
 
@@ -110,13 +205,12 @@ def _prepare(row: Row, plan: MessagePlan, producer: Producer,
     return out, target, producer.message_count(out, target)
 
 
-def _skip_written(rows: Iterator[Row], position: Position | None, batch_id: int,
+def _skip_written(source: RowSource, position: Position | None, batch_id: int,
                   ledger: ChunkLedger, plan: MessagePlan, producer: Producer,
-                  default_queue: str | None, chunker: _Chunker,
-                  result: SinkResult) -> Iterator[Row]:
-    """Consume the rows of this batch the marker says are on the queue; return the rest."""
+                  default_queue: str | None, chunker: _Chunker, result: SinkResult) -> None:
+    """Take from the source the rows of this batch the marker says are on the queue."""
     if position is None or position.batch < batch_id:
-        return rows
+        return
     if position.batch > batch_id:
         # Spark only ever runs the last batch again, so this is a writer id used again by
         # a query with a new checkpoint: skipping would lose the batch, writing could double
@@ -129,42 +223,33 @@ def _skip_written(rows: Iterator[Row], position: Position | None, batch_id: int,
             "default is the query id, new with each checkpoint), or remove that query's "
             f"markers: spark-mq-writer-state remove --writer-id {ledger.writer_id} --idle 0")
     if position.rows is not None:
-        for _ in range(position.rows):
-            if next(rows, None) is None:
+        # rows before source.settled were taken (written or skipped) by an earlier attempt
+        for _ in range(position.rows - source.settled):
+            if next(source, None) is None:
                 break
-            _count_skipped(result)
-        return rows
-    return _skip_legacy_chunks(rows, position.chunk, plan, producer, default_queue, chunker,
-                               result)
+            result.rows_skipped += 1
+    elif source.settled == 0:    # an earlier attempt on this source skipped them already
+        _skip_legacy_chunks(source, position.chunk, plan, producer, default_queue, chunker,
+                            result)
+    source.settle()
 
 
-def _skip_legacy_chunks(rows: Iterator[Row], last_chunk: int, plan: MessagePlan,
+def _skip_legacy_chunks(source: RowSource, last_chunk: int, plan: MessagePlan,
                         producer: Producer, default_queue: str | None, chunker: _Chunker,
-                        result: SinkResult) -> Iterator[Row]:
+                        result: SinkResult) -> None:
     """An old marker's "chunks 0..last_chunk": cut the rows as its writer did, skip those."""
     chunk = 0
-    for row in rows:
+    for row in source:
         _, _, count = _prepare(row, plan, producer, default_queue)
         if chunker.full_before(count):
             chunk += 1
             chunker.reset()
         if chunk > last_chunk:
-            chunker.reset()
-            return _chain(row, rows)
+            source.put_back(row)
+            break
         chunker.add(count)
-        _count_skipped(result)
+        result.rows_skipped += 1
     chunker.reset()
-    return rows
-
-
-def _chain(first: Row, rest: Iterator[Row]) -> Iterator[Row]:
-    yield first
-    yield from rest
-
-
-def _count_skipped(result: SinkResult) -> None:
-    result.rows += 1
-    result.rows_skipped += 1
 
 
 def _routed(queue: str | None) -> str:
@@ -175,13 +260,17 @@ def _routed(queue: str | None) -> str:
 
 
 def _commit(producer: Producer, ledger: ChunkLedger | None, batch_id: int,
-            holding_marker: bool, result: SinkResult) -> bool:
-    """Commit one chunk with its marker (rows of this batch on the queue once it commits);
-    returns whether the unit of work still holds a marker (never, after a commit)."""
+            holding_marker: bool, source: RowSource, chunker: _Chunker,
+            result: SinkResult) -> bool:
+    """Commit the open rows with their marker (rows of this batch on the queue once it
+    commits); returns whether the unit of work still holds a marker (never, after a commit)."""
     if ledger is not None:
         if not holding_marker:
             ledger.take()
-        ledger.record(Position(batch_id, rows=result.rows))
+        ledger.record(Position(batch_id, rows=source.taken))
     producer.commit()
+    source.settle()
+    result.messages += chunker.messages
     result.chunks_written += 1
+    chunker.reset()
     return False

@@ -10,22 +10,12 @@ import logging
 import weakref
 from concurrent.futures import Future
 
-from spark_mq.mq.connection import connect, load_ibmmq
-from spark_mq.mq.errors import MQConnectorError
+from spark_mq.mq.connection import connect, load_ibmmq, retry_while_lost
+from spark_mq.mq.errors import MQConnectorError, connection_lost
 from spark_mq.mq.worker import ConnectionThread
-from spark_mq.mqi.constants import CMQC
 from spark_mq.options import ReadOptions
 
 log = logging.getLogger(__name__)
-# reasons after which the connection is gone (its unit of work backed out): reconnect
-_CONNECTION_LOST = {CMQC.MQRC_CONNECTION_BROKEN, CMQC.MQRC_HOBJ_ERROR, CMQC.MQRC_HCONN_ERROR,
-                    CMQC.MQRC_Q_MGR_NOT_AVAILABLE, CMQC.MQRC_Q_MGR_QUIESCING,
-                    CMQC.MQRC_Q_MGR_STOPPING, CMQC.MQRC_CONNECTION_QUIESCING,
-                    CMQC.MQRC_CONNECTION_STOPPING, CMQC.MQRC_HOST_NOT_AVAILABLE}
-
-
-def connection_lost(exc: Exception) -> bool:
-    return getattr(exc, "reason", None) in _CONNECTION_LOST
 
 
 class ConnectionSlot:
@@ -63,16 +53,18 @@ class ConnectionSlot:
         return self.submit(action).result()
 
     def call_retrying(self, action):
-        """action(consumer); once more on a new connection if the connection broke (a broken
-        connection backed its unit of work out, so starting again is safe)."""
-        try:
-            return self.call(action)
-        except MQConnectorError as exc:
-            if not connection_lost(exc):
+        """action(consumer), again on a new connection while the connection is lost, with
+        back-off up to reconnectTimeoutMs (a broken connection backed its unit of work out,
+        so starting again is safe)."""
+        def attempt():
+            try:
+                return self.call(action)
+            except MQConnectorError as exc:
+                if connection_lost(exc):
+                    self.reset()
                 raise
-            log.warning("connection to the queue manager lost (%s); reconnecting", exc)
-            self.reset()
-            return self.call(action)
+        return retry_while_lost(self.options.connection, attempt,
+                                f"reading queue {self.options.queue!r}")
 
     def _close_consumer(self) -> None:
         if self.consumer is not None:

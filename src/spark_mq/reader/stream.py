@@ -63,11 +63,12 @@ from pyspark.sql.types import StructType
 
 from spark_mq.errors import MQConnectorError
 from spark_mq.mq import records
+from spark_mq.mq.errors import connection_lost
 from spark_mq.mq.message import Message
 from spark_mq.mq.orphans import wait_for_sole_consumer
 from spark_mq.options import ReadOptions
 from spark_mq.reader.rows import MessagesPartition, arrow_schema, column_specs, record_batches
-from spark_mq.reader.slots import ConnectionSlot, connection_lost, live_slots
+from spark_mq.reader.slots import ConnectionSlot, live_slots
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +181,7 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             batch = self._without_delivered(batch)
             if batch:
                 break
-            slot.call(self._commit_if_consumed)
+            slot.call_retrying(self._commit_if_consumed)   # lost: the moves were backed out
             if not got:
                 return start
             slot = None  # it held only messages delivered before: get a real batch
@@ -250,7 +251,12 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             prefetch.slot.reset()
             return None, None
         if prefetch.start_seq != seq:
-            prefetch.slot.call(lambda c: c.backout())  # made for another batch: give it back
+            try:
+                prefetch.slot.call(lambda c: c.backout())  # made for another batch: give it back
+            except MQConnectorError as exc:
+                if not connection_lost(exc):
+                    raise
+                prefetch.slot.reset()    # a lost connection gave it back already
             return None, None
         return batch, prefetch.slot
 
