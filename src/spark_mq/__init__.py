@@ -1,8 +1,9 @@
 """spark-mq: IBM MQ queues as Spark Structured Streaming sources and sinks.
 
-    import spark_mq
-    spark_mq.register(spark)          # or rely on pyspark_mq's auto-discovery
     spark.readStream.format("mq").option("queue", "DEV.QUEUE.1")...
+
+Spark finds format("mq") by itself (pyspark_mq.DefaultSource); `spark_mq.register(spark)` is
+the explicit alternative, for sessions where discovery is off.
 
 Imports stay light: Spark is imported only when `register` is called.
 """
@@ -12,10 +13,16 @@ __version__ = "0.1.0"
 
 
 def register(spark) -> None:
-    """Register the "mq" data source with this Spark session (safe to call again)."""
+    """Register the "mq" data source with this Spark session, unless Spark has it already
+    (found by itself, or registered before): registering over it only makes Spark warn that
+    it "replaced a statically registered data source"."""
     from spark_mq.source import MQDataSource
-    # registering the same class again just replaces the entry: idempotent
-    spark.dataSource.register(MQDataSource)
+    try:
+        known = spark._jsparkSession.sessionState().dataSourceManager().dataSourceExists("mq")
+    except Exception:  # noqa: BLE001 - Spark Connect, or Spark's internals changed: register
+        known = False
+    if not known:
+        spark.dataSource.register(MQDataSource)
 
 
 __all__ = ["register", "__version__"]

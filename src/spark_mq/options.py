@@ -59,12 +59,51 @@ Writer (`WriteOptions`):
 """
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from spark_mq.mq.connection import TRANSPORTS, ConnectionOptions
-from spark_mq.mq.errors import MQOptionError
+from spark_mq.mq.errors import MQOptionError, UnknownOptionError
+
+# --- option names -----------------------------------------------------------------------------
+CONNECTION_OPTIONS = ("connName", "queueManager", "channel", "user", "password", "transport",
+                      "cipherSpec", "keyRepository", "ccdtUrl", "reconnect", "reconnectTimeoutMs")
+READ_OPTIONS = ("queue", "selector", "delivery", "maxMessagesPerTrigger", "maxBytesPerTrigger",
+                "waitIntervalMs", "readAhead", "backoutThreshold", "backoutQueue",
+                "numPartitions", "prefetch", "orphanedWorkTimeoutMs")
+WRITE_OPTIONS = ("queue", "persistence", "asyncPut", "commitEvery", "delivery", "segmentation",
+                 "largeMessageThreshold", "stateQueue", "writerId", "context")
+#: what Spark itself adds: load(path) / save(path), a streaming query's name and checkpoint
+SPARK_OPTIONS = ("path", "queryName", "checkpointLocation")
+
+
+def check_known(options: Mapping[str, str], names: tuple[str, ...], use: str,
+                other_names: tuple[str, ...] = (), other_use: str = "") -> None:
+    """Every option name is one of `names` (or Spark's own); a misspelt one would otherwise be
+    ignored without a word. One of `other_names` (the other direction's) is named as such."""
+    known = {name.lower(): name for name in (*names, *CONNECTION_OPTIONS, *SPARK_OPTIONS)}
+    other = {name.lower(): name for name in other_names}
+    for key in options:
+        if key.lower() in other and key.lower() not in known:
+            raise MQOptionError(other[key.lower()], options[key],
+                                f"no value: it is an option for {other_use}, not for {use}")
+        if key.lower() not in known:
+            close = difflib.get_close_matches(key.lower(), list(known), n=1, cutoff=0.6)
+            raise UnknownOptionError(key, use, known[close[0]] if close else None,
+                                     tuple(sorted(set(known.values()) - set(SPARK_OPTIONS))))
+
+
+def path_as_queue(opts: dict[str, str]) -> dict[str, str]:
+    """load(path) / save(path) name the queue: the path becomes the `queue` option."""
+    queue, path = opts.get("queue"), opts.pop("path", None)
+    if path is None:
+        return opts
+    if queue is not None and queue.strip() != path.strip():
+        raise MQOptionError("path", path, f"the queue of option 'queue' ({queue!r}), or no path: "
+                                          "load(path) and save(path) name the queue")
+    return {**opts, "queue": path}
 
 # --- values ---------------------------------------------------------------------------------
 MQ_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
@@ -187,6 +226,8 @@ class ReadOptions:
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> ReadOptions:
         opts = lower_keys(options)
+        check_known(opts, READ_OPTIONS, "reading from MQ", WRITE_OPTIONS, "writing to MQ")
+        opts = path_as_queue(opts)
         connection = parse_connection(opts)
         queue = parse_name(opts, "queue", None, "queue", "the name of a local queue: ")
         if queue is None:
@@ -265,6 +306,8 @@ class WriteOptions:
         """Streams default to exactlyOnce; batch writes to atLeastOnce (a batch job has no
         batch id to replay, only task retries, which exactlyOnce also covers when asked)."""
         opts = lower_keys(options)
+        check_known(opts, WRITE_OPTIONS, "writing to MQ", READ_OPTIONS, "reading from MQ")
+        opts = path_as_queue(opts)
         connection = parse_connection(opts)
         writer_id = opts.get("writerid")
         if writer_id is not None and not 1 <= len(writer_id.strip()) <= 200:

@@ -5,7 +5,15 @@ from pyspark.sql.datasource import DataSource
 from pyspark.sql.types import StructType
 
 from spark_mq.columns import DEFAULT_SCHEMA
-from spark_mq.options import ReadOptions, WriteOptions
+from spark_mq.options import (
+    READ_OPTIONS,
+    WRITE_OPTIONS,
+    ReadOptions,
+    WriteOptions,
+    check_known,
+    lower_keys,
+    parse_connection,
+)
 
 
 class MQDataSource(DataSource):
@@ -13,6 +21,14 @@ class MQDataSource(DataSource):
 
     Reading: spark_mq.reader; writing: spark_mq.writer; every option: spark_mq.options.
     """
+
+    def __init__(self, options: dict[str, str]) -> None:
+        # Spark makes the data source at load() / save() / start(): misspelt option names and
+        # bad connection options fail there, before any query runs
+        super().__init__(options)
+        opts = lower_keys(options)
+        check_known(opts, READ_OPTIONS + WRITE_OPTIONS, "the mq data source")
+        parse_connection(opts)
 
     @classmethod
     def name(cls) -> str:

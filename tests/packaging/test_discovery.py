@@ -32,16 +32,20 @@ spark.stop()
 '''
 
 
-def run_job(python: str, cwd: Path, options: dict) -> dict:
+REGISTERING_JOB = JOB.replace('setLogLevel("ERROR")', 'setLogLevel("WARN")\n'
+                              'spark_mq.register(spark); spark_mq.register(spark)')
+
+
+def run_job(python: str, cwd: Path, options: dict, job: str = JOB) -> dict:
     script = cwd / "discovery_job.py"
-    script.write_text(JOB)
+    script.write_text(job)
     env = dict(os.environ, PYSPARK_PYTHON=python, PYSPARK_DRIVER_PYTHON=python)
     env.pop("PYTHONPATH", None)
     done = subprocess.run([python, str(script), json.dumps(options)], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
     results = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     assert results, done.stdout[-2000:] + done.stderr[-4000:]
-    return json.loads(results[-1][len("RESULT "):])
+    return {**json.loads(results[-1][len("RESULT "):]), "stderr": done.stderr}
 
 
 @pytest.fixture
@@ -76,3 +80,10 @@ def test_wheel_installed_in_a_fresh_environment_is_discovered(qm, queue_with_thr
     result = run_job(python, tmp_path, reader_options(qm, queue_with_three))
     assert result["payloads"] == ["a", "b", "c"]
     assert result["spark_mq"].startswith(site)
+
+
+def test_register_on_top_of_discovery_works_without_spark_warning(qm, queue_with_three, tmp_path):
+    result = run_job(sys.executable, tmp_path, reader_options(qm, queue_with_three),
+                     REGISTERING_JOB)
+    assert result["payloads"] == ["a", "b", "c"]
+    assert "replaced" not in result["stderr"] and "WARN" in REGISTERING_JOB

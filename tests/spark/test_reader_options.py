@@ -130,3 +130,10 @@ def test_records_round_trip():
     assert records.decode(records.encode(wanted)) == wanted
     assert records.parse(wanted[1]) == (b"g", b"\0" * 24, b"G" * 24, 7)
     assert records.decode("") == []
+
+
+def test_a_misspelt_option_fails_at_load_naming_it_and_the_right_one(spark):
+    with pytest.raises(Exception, match=r"unknown option 'maxmessagepertrigger' for the mq data "
+                                        r"source; did you mean 'maxMessagesPerTrigger'\?"):
+        (spark.readStream.format("mq").option("connName", "localhost(1414)")
+         .option("queue", "DEV.QUEUE.1").option("maxMessagePerTrigger", "5").load())

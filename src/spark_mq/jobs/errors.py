@@ -9,8 +9,9 @@ class JobError(Exception):
     """A problem the user can fix; printed without a traceback."""
 
 
-_CONNECTOR_ERROR = re.compile(r"(MQOptionError|MQConnectorError|JobError)[:]\s*(.+)")
-_OWN_ERRORS = ("MQOptionError", "MQConnectorError", "JobError")
+_OWN_ERRORS = ("MQOptionError", "UnknownOptionError", "MQConnectorError", "AsyncPutError",
+               "MarkerAheadError", "JobError")
+_CONNECTOR_ERROR = re.compile(rf"({'|'.join(_OWN_ERRORS)})[:]\s*(.+)")
 
 
 def explain(exc: BaseException) -> str:

@@ -6,6 +6,8 @@
 """
 from __future__ import annotations
 
+from typing import Any
+
 from spark_mq.mqi.constants import CMQC, reason_name
 
 
@@ -17,6 +19,24 @@ class MQOptionError(ValueError):
         shown = "(missing)" if value is None else repr(value)
         super().__init__(f"option '{option}': invalid value {shown}; valid: {valid}")
 
+    def __reduce__(self) -> tuple[Any, ...]:   # Spark ships exceptions between processes
+        return (self.__class__, (self.option, self.value, self.valid))
+
+
+class UnknownOptionError(MQOptionError):
+    """An option name the data source does not know (often a misspelt one)."""
+
+    def __init__(self, option: str, use: str, suggestion: str | None,
+                 known: tuple[str, ...]) -> None:
+        self.option, self.value, self.valid = option, None, ", ".join(known)
+        self.use, self.suggestion, self.known = use, suggestion, known
+        hint = (f"did you mean '{suggestion}'?" if suggestion
+                else f"the options for {use} are: {', '.join(known)}")
+        ValueError.__init__(self, f"unknown option '{option}' for {use}; {hint}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (self.__class__, (self.option, self.use, self.suggestion, self.known))
+
 
 class MQConnectorError(RuntimeError):
     """An MQ call failed: carries the reason code, its name and a hint."""
@@ -26,6 +46,9 @@ class MQConnectorError(RuntimeError):
         super().__init__(message)
         self.reason = reason
         self.reason_name = reason_name
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (self.__class__, (str(self), self.reason, self.reason_name))
 
 
 #: what a person can do about the reasons users meet first
