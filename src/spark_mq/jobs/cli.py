@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable
 
+from spark_mq.jobs.ctrl_c import Interrupted
 from spark_mq.jobs.errors import JobError, explain
 
 # (argument, Spark option, environment variable, help)
@@ -35,9 +36,12 @@ CONNECTION_ARGUMENTS = (
 # --- parser and argument groups ---------------------------------------------------------------
 
 def new_parser(prog: str, description: str | None, epilog: str | None = None) -> argparse.ArgumentParser:
-    """A parser that shows the job's docstring as written."""
-    return argparse.ArgumentParser(prog=prog, description=description, epilog=epilog,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    """A parser that shows the job's docstring as written, with --verbose."""
+    parser = argparse.ArgumentParser(prog=prog, description=description, epilog=epilog,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--verbose", action="store_true",
+                        help="Spark's own logging, and the full traceback of an error")
+    return parser
 
 
 def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -131,15 +135,19 @@ def csv_list(text: str | None) -> list[str]:
 def run(main: Callable[[], int | None]) -> None:
     """Run a job's main(): exit 0 on success, print a clear error and exit 1 otherwise.
 
-    SPARK_MQ_TRACEBACK=1 shows the traceback too."""
+    --verbose (or SPARK_MQ_TRACEBACK=1) shows the traceback too."""
     try:
         code = main() or 0
+    except Interrupted as interrupted:
+        print(f"stopped by Ctrl-C: {interrupted}; run it again (same checkpoint) to go on",
+              file=sys.stderr, flush=True)
+        code = 130
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         code = 130
     except Exception as exc:  # noqa: BLE001 - the job's last line of defence: say what failed
         print(f"error: {explain(exc)}", file=sys.stderr, flush=True)
-        if os.environ.get("SPARK_MQ_TRACEBACK"):
+        if os.environ.get("SPARK_MQ_TRACEBACK") or "--verbose" in sys.argv:
             raise
         code = 1
     sys.exit(code)

@@ -61,7 +61,7 @@ def main(args: argparse.Namespace) -> int:
     connection = require_connection(args)
     if args.stream and not args.checkpoint:
         raise JobError("--stream needs --checkpoint (where Spark records what it has loaded)")
-    spark = spark_session(f"spark-mq files_to_queue {args.queue}")
+    spark = spark_session(f"spark-mq files_to_queue {args.queue}", verbose=args.verbose)
     options = {**connection, "queue": args.queue, "persistence": args.persistence,
                **key_values(args.write_options, "--write-option")}
     messages = as_messages(load(spark, args), args.payload_column, csv_list(args.columns))

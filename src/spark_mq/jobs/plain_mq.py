@@ -56,6 +56,11 @@ class PlainMQ:
         finally:
             handle.close()
 
+    def max_uncommitted(self) -> int:
+        """The queue manager's MAXUMSGS: the most operations in one unit of work."""
+        from spark_mq.mq.producer import queue_manager_limits
+        return queue_manager_limits(self.qmgr, self.ibmmq)[0]
+
     def close(self) -> None:
         try:
             self.qmgr.disconnect()

@@ -52,6 +52,12 @@ class ProgressMonitor:
             return None
         return (tracked.rows - tracked.first_rows) / (tracked.last_done - tracked.first_done)
 
+    def summary(self) -> str:
+        """What the queries did so far, in one line."""
+        done = "; ".join(f"{t.label}: {t.rows:,} rows in {t.batches} micro-batches"
+                         for t in self.tracked)
+        return f"{done or 'nothing processed'} after {time.monotonic() - self.started:.0f} s"
+
     def poll(self) -> None:
         """Print the micro-batches finished since the last poll."""
         for tracked in self.tracked:

@@ -52,7 +52,7 @@ def main(args: argparse.Namespace) -> int:
     connection = require_connection(args)
     columns = csv_list(args.columns) or list(DEFAULT_COLUMNS)
     checkpoint = args.checkpoint or os.path.join(args.path, "_checkpoint")
-    spark = spark_session(f"spark-mq queue_to_files {args.queue}")
+    spark = spark_session(f"spark-mq queue_to_files {args.queue}", verbose=args.verbose)
     options = {**connection, "queue": args.queue, "delivery": args.delivery,
                "maxMessagesPerTrigger": str(args.max_messages_per_trigger),
                **key_values(args.read_options, "--read-option")}

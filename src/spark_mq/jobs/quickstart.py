@@ -95,7 +95,7 @@ def run_pipeline(args: argparse.Namespace, connection: dict[str, str], mq: Plain
           f"({args.messages / load_seconds:,.0f} msg/s, plain ibmmq)", flush=True)
     expected = args.messages + before_in + (before_out if args.sink == "both" else 0)
 
-    spark = spark_session("spark-mq-quickstart")
+    spark = spark_session("spark-mq-quickstart", verbose=args.verbose)
     read_options = {**connection, "delivery": args.delivery,
                     "maxMessagesPerTrigger": str(args.max_messages_per_trigger),
                     **key_values(args.read_options, "--read-option")}
@@ -111,7 +111,8 @@ def run_pipeline(args: argparse.Namespace, connection: dict[str, str], mq: Plain
     orders = enriched_orders(source)
     queries = []
     print(f"streaming with delivery={args.delivery}, sink={args.sink}, "
-          f"maxMessagesPerTrigger={args.max_messages_per_trigger} ...", flush=True)
+          f"maxMessagesPerTrigger={args.max_messages_per_trigger:,}{batch_note(args, mq)} ...",
+          flush=True)
     started = monitor.started = time.monotonic()
     if args.sink in ("queue", "both"):
         to_queue = (as_messages(orders).writeStream.format("mq").options(**write_options)
@@ -129,7 +130,8 @@ def run_pipeline(args: argparse.Namespace, connection: dict[str, str], mq: Plain
             from pyspark.sql import functions as F
             rows = orders.withColumn("message_id", F.hex("message_id"))
         # After the queue stage the files stage keeps running (its input is still filling).
-        trigger = {"processingTime": "1 second"} if args.sink == "both" else {"availableNow": True}
+        # (a batch as soon as the last one ends: no fixed interval for it to fall behind)
+        trigger = {"processingTime": "0 seconds"} if args.sink == "both" else {"availableNow": True}
         to_files = (rows.writeStream.format("parquet").option("path", files_path)
                     .option("checkpointLocation", os.path.join(checkpoint, "to-files"))
                     .queryName("to_parquet").trigger(**trigger).start())
@@ -145,6 +147,19 @@ def run_pipeline(args: argparse.Namespace, connection: dict[str, str], mq: Plain
     print_summary(args, expected, rows_out, distinct, missing, elapsed, monitor, mq, files_path)
     spark.stop()
     return 0 if rows_out == expected and distinct == expected else 1
+
+
+def batch_note(args: argparse.Namespace, mq: PlainMQ) -> str:
+    """Why micro-batches are smaller than maxMessagesPerTrigger, when they will be."""
+    if args.delivery == "atMostOnce":
+        return ""
+    from spark_mq.mq.consumer import messages_per_unit_of_work
+    max_uncommitted = mq.max_uncommitted()
+    limit = messages_per_unit_of_work(max_uncommitted)
+    if args.max_messages_per_trigger <= limit:
+        return ""
+    return (f" (batches of at most {limit:,}: a micro-batch is one unit of work, and the "
+            f"queue manager's MAXUMSGS is {max_uncommitted:,})")
 
 
 def count_output(spark: SparkSession, args: argparse.Namespace, files_path: str, mq: PlainMQ, expected: int,

@@ -57,7 +57,7 @@ def main(args: argparse.Namespace) -> int:
     """Answer requests from --request-queue until the trigger says stop."""
     connection = require_connection(args)
     context = context_columns(args.context)
-    spark = spark_session(f"spark-mq request/reply bridge {args.request_queue}")
+    spark = spark_session(f"spark-mq request/reply bridge {args.request_queue}", verbose=args.verbose)
     read_options = {**connection, "queue": args.request_queue,
                     "maxMessagesPerTrigger": str(args.max_messages_per_trigger),
                     **key_values(args.read_options, "--read-option")}

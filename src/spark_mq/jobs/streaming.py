@@ -4,11 +4,11 @@ waiting for a pipeline of several queries to have moved everything through."""
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from spark_mq.jobs.ctrl_c import Interrupted, stop_requested
 from spark_mq.jobs.errors import JobError
 from spark_mq.jobs.progress import ProgressMonitor
 
@@ -30,21 +30,18 @@ def await_query(query: StreamingQuery, args: argparse.Namespace, monitor: Progre
     deadline = None
     if args.trigger == "processing-time" and args.run_seconds:
         deadline = time.monotonic() + args.run_seconds
-    try:
-        while query.isActive:
-            query.awaitTermination(1)
-            monitor.poll()
-            if deadline is not None and time.monotonic() >= deadline:
-                # Let the running batch finish so that its MQ unit of work is committed.
-                query.stop()
-                break
-    except KeyboardInterrupt:
-        print("\ninterrupted: stopping the query", file=sys.stderr, flush=True)
-        query.stop()
+    while query.isActive:
+        query.awaitTermination(1)
+        monitor.poll()
+        if stop_requested() or (deadline is not None and time.monotonic() >= deadline):
+            query.stop()   # a batch in flight is backed out in MQ and replayed on restart
+            break
     monitor.poll()
     failure = query.exception()
     if failure is not None:
         raise failure
+    if stop_requested():
+        raise Interrupted(monitor.summary())
 
 
 def wait_for_pipeline(queries: list[StreamingQuery], monitor: ProgressMonitor, last_label: str, expected: int,
@@ -77,6 +74,8 @@ def wait_for_pipeline(queries: list[StreamingQuery], monitor: ProgressMonitor, l
                     break
             else:
                 empty_since = None
+            if stop_requested():
+                raise Interrupted(monitor.summary())
             if now > deadline:
                 raise JobError(f"the pipeline did not finish within {timeout:.0f} s: "
                                f"{monitor.rows(last_label):,} of {expected:,} rows out (see --timeout)")

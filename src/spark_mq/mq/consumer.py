@@ -44,6 +44,11 @@ log = logging.getLogger(__name__)
 _BACKOUT, _FORMAT = MD_INDEX["BackoutCount"], MD_INDEX["Format"]
 _GROUP, _SEQ, _MSGID = MD_INDEX["GroupId"], MD_INDEX["MsgSeqNumber"], MD_INDEX["MsgId"]
 _UOW_MARGIN = 8            # room kept below MAXUMSGS for the last message's extra operations
+
+
+def messages_per_unit_of_work(max_uncommitted: int) -> int:
+    """The most messages one syncpoint batch takes, given the queue manager's MAXUMSGS."""
+    return max(1, max_uncommitted - _UOW_MARGIN)
 _FIRST_BUFFER = 64 << 10   # MQGET buffer; grows to the largest message seen
 
 
@@ -146,7 +151,7 @@ class Consumer:
         size = 0
         in_group = False
         wait = wait_ms
-        max_ops = max(1, self.max_uow - _UOW_MARGIN) if self.syncpoint else None
+        max_ops = messages_per_unit_of_work(self.max_uow) if self.syncpoint else None
         while in_group or (len(batch) < max_messages and size < max_bytes
                            and (max_ops is None or self.open_operations < max_ops)):
             got = self._get_next(wait)
