@@ -54,3 +54,31 @@ def test_ctrl_c_stops_the_queries_and_ends_with_the_summary_and_status_130(tmp_p
     assert job.returncode == 130, output + err
     assert "Traceback" not in err and "Py4J" not in err, err
     assert "stopped by Ctrl-C: in -> queue: 9,992 rows in 1 micro-batches" in err, err
+
+
+def test_in_a_terminal_the_progress_is_a_live_display(tmp_path):
+    """stdout a pseudo-terminal, as in a shell: a bar per query (rich), then the summary."""
+    import pty
+    import select
+    main, secondary = pty.openpty()
+    job = subprocess.Popen([sys.executable, os.path.join(JOBS, "quickstart.py"), "--messages",
+                            "2000", "--data-dir", str(tmp_path / "qm")],
+                           stdout=secondary, stderr=subprocess.PIPE, env=job_env(), cwd=tmp_path)
+    os.close(secondary)
+    screen = b""
+    while True:
+        ready, _, _ = select.select([main], [], [], 1.0)
+        if ready:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:         # the job closed the terminal: it has ended
+                break
+            if not chunk:
+                break
+            screen += chunk
+        elif job.poll() is not None:
+            break
+    assert job.wait(timeout=60) == 0, job.stderr.read() if job.stderr else ""
+    text = screen.decode(errors="replace")
+    assert "━" in text and "in -> queue" in text and "2,000/2,000 rows" in text, text[-3000:]
+    assert "missing            0" in text

@@ -1,5 +1,7 @@
-"""Progress of a job's streaming queries, from Spark's query progress: a line per micro-batch
-with data, and the counts and rates the jobs' summaries print."""
+"""Progress of a job's streaming queries, from Spark's query progress: in a terminal a live
+display (rich) with a bar per query, its rows, rate and the queue depths; otherwise (a log,
+a pipe, CI) a line per micro-batch with data. Also the counts and rates the jobs' summaries
+print."""
 from __future__ import annotations
 
 import sys
@@ -8,12 +10,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
 
 @dataclass
 class Tracked:
     """One query's progress so far."""
     label: str
     query: Any                          # a pyspark StreamingQuery
+    task: TaskID | None = None          # its row in the live display
     seen: set[tuple[int, str]] = field(default_factory=set)
     rows: int = 0
     batches: int = 0
@@ -24,20 +30,46 @@ class Tracked:
 
 @dataclass
 class ProgressMonitor:
-    """Prints one line per micro-batch with data of each query, from Spark's query progress.
+    """Shows each query's micro-batches with data, from Spark's query progress.
 
-    `expected` (rows) is shown as the total to reach; `depth`, when given, is appended to
-    each line (e.g. the queue depths)."""
+    `expected` (rows) is shown as the total to reach; `depth`, when given, is shown with
+    them (e.g. the queue depths). `live`: the live display (default: when `out` is a
+    terminal); `close()` ends it, before a summary is printed."""
 
     expected: int | None = None
     depth: Callable[[], str] | None = None
     out: TextIO = field(default_factory=lambda: sys.stdout)
+    live: bool | None = None
     tracked: list[Tracked] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
+    _display: Progress | None = None
+
+    def __post_init__(self) -> None:
+        if self.live is None:
+            self.live = self.out.isatty()
+        if self.live:
+            self._display = Progress(
+                TextColumn("[bold]{task.description}"), BarColumn(bar_width=20),
+                TextColumn("{task.completed:,.0f}{task.fields[total_text]} rows"),
+                TextColumn("{task.fields[rate]:,.0f}/s"), TimeElapsedColumn(),
+                TextColumn("{task.fields[depth]}"),
+                console=Console(file=self.out, force_terminal=True), transient=False)
+            self._display.start()
 
     def track(self, label: str, query: Any) -> None:
         """Follow this StreamingQuery under `label`."""
-        self.tracked.append(Tracked(label, query))
+        tracked = Tracked(label, query)
+        if self._display is not None:
+            tracked.task = self._display.add_task(
+                label, total=self.expected, total_text=f"/{self.expected:,}" if self.expected else "",
+                rate=0.0, depth="")
+        self.tracked.append(tracked)
+
+    def close(self) -> None:
+        """End the live display (the last state stays on the screen)."""
+        if self._display is not None:
+            self._display.stop()
+            self._display = None
 
     def rows(self, label: str) -> int:
         return self._get(label).rows
@@ -88,6 +120,10 @@ class ProgressMonitor:
             tracked.first_rows, tracked.first_done = rows, now
         tracked.last_done = now
         rate = progress.processedRowsPerSecond or 0.0
+        if self._display is not None and tracked.task is not None:
+            self._display.update(tracked.task, completed=tracked.rows, rate=rate,
+                                 depth=self.depth() if self.depth is not None else "")
+            return
         total = f"{tracked.rows:,}" + (f"/{self.expected:,}" if self.expected else "")
         line = (f"[{tracked.label}] t+{time.monotonic() - self.started:5.1f}s batch {progress.batchId}: "
                 f"{rows:,} rows at {rate:,.0f} rows/s (total {total})")

@@ -30,13 +30,16 @@ def await_query(query: StreamingQuery, args: argparse.Namespace, monitor: Progre
     deadline = None
     if args.trigger == "processing-time" and args.run_seconds:
         deadline = time.monotonic() + args.run_seconds
-    while query.isActive:
-        query.awaitTermination(1)
+    try:
+        while query.isActive:
+            query.awaitTermination(1)
+            monitor.poll()
+            if stop_requested() or (deadline is not None and time.monotonic() >= deadline):
+                query.stop()   # a batch in flight is backed out in MQ and replayed on restart
+                break
         monitor.poll()
-        if stop_requested() or (deadline is not None and time.monotonic() >= deadline):
-            query.stop()   # a batch in flight is backed out in MQ and replayed on restart
-            break
-    monitor.poll()
+    finally:
+        monitor.close()
     failure = query.exception()
     if failure is not None:
         raise failure
@@ -91,7 +94,8 @@ def wait_for_pipeline(queries: list[StreamingQuery], monitor: ProgressMonitor, l
         for query in queries:
             if query.isActive:
                 query.stop()
-    monitor.poll()
+        monitor.poll()
+        monitor.close()
     for query in queries:
         failure = query.exception()
         if failure is not None:
