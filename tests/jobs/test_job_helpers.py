@@ -83,3 +83,16 @@ def test_explain_finds_the_connector_error_inside_a_spark_error():
     assert explain(wrapped) == "option 'delivery': invalid value 'x'"
     assert explain(JobError("--stream needs --checkpoint")) == "--stream needs --checkpoint"
     assert explain(ValueError("first\n\nsecond")) == "ValueError: first\nsecond"
+
+
+def test_read_and_write_option_help_names_the_side_and_an_option_of_that_side():
+    from spark_mq.options import READ_OPTIONS, WRITE_OPTIONS
+    parser = cli.new_parser("job.py", "a job")
+    cli.add_extra_option_arguments(parser, "read", "write")
+    helps = {action.dest: action.help for action in parser._actions}
+    for dest, side, names in (("read_options", "reader", READ_OPTIONS),
+                              ("write_options", "writer", WRITE_OPTIONS)):
+        text = helps[dest]
+        assert f"to the {side} as is" in text, text
+        example = text.rsplit("e.g. ", 1)[1].split("=")[0]
+        assert example in names, f"{dest}: the example {example!r} is not a {side} option"

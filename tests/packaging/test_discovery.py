@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -64,9 +66,17 @@ def test_editable_install_is_discovered_from_a_folder_outside_the_repository(
 
 def test_wheel_installed_in_a_fresh_environment_is_discovered(qm, queue_with_three, tmp_path):
     wheels = tmp_path / "wheels"
+    # built from a copy: an in-tree build leaves build/ behind, whose stale files a later
+    # wheel could pick up
+    source = tmp_path / "source"
+    shutil.copytree(PROJECT_ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(wheels), PROJECT_ROOT], check=True, timeout=300)
+                    "-q", "-w", str(wheels), str(source)], check=True, timeout=300)
     [wheel] = wheels.glob("spark_mq-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    for shipped in ("spark_mq/py.typed", "spark_mq/jobs/log4j2.properties", ".dist-info/licenses/LICENSE"):
+        assert any(name.endswith(shipped) for name in names), f"{shipped} is not in {wheel.name}"
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = str(venv / "bin" / "python")

@@ -66,14 +66,21 @@ def add_embedded_arguments(parser: argparse.ArgumentParser, default_mqsc: str) -
                                                              f"(default: {os.path.relpath(default_mqsc)})")
 
 
+# kind -> (who takes the option, an example option of that side)
+_EXTRA_OPTION_KINDS = {
+    "read": ("reader", "maxBytesPerTrigger=8388608"),
+    "write": ("writer", "commitEvery=500"),
+}
+
+
 def add_extra_option_arguments(parser: argparse.ArgumentParser, *kinds: str) -> None:
     """--read-option KEY=VALUE / --write-option KEY=VALUE: any other connector option."""
     group = parser.add_argument_group("more connector options")
     for kind in kinds:
+        side, example = _EXTRA_OPTION_KINDS[kind]
         group.add_argument(f"--{kind}-option", action="append", default=[], metavar="KEY=VALUE",
                            dest=f"{kind}_options",
-                           help=f"pass an option to the {kind}er as is (repeatable), "
-                                "e.g. maxBytesPerTrigger=8388608")
+                           help=f"pass an option to the {side} as is (repeatable), e.g. {example}")
 
 
 def add_trigger_arguments(parser: argparse.ArgumentParser, default: str = "available-now") -> None:
