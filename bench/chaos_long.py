@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -51,8 +52,19 @@ def main() -> int:
         run_seed = seed + totals["runs"]
         pipeline = args.pipeline or chooser.choice(PIPELINES)
         fault = args.fault or chooser.choice(FAULTS)
-        with tempfile.TemporaryDirectory(prefix="spark-mq-chaos-") as work:
-            outcome = ChaosRun(Path(work), pipeline, fault, run_seed, args.messages).run()
+        work = Path(tempfile.mkdtemp(prefix="spark-mq-chaos-"))
+        try:
+            outcome = ChaosRun(work, pipeline, fault, run_seed, args.messages).run()
+        except AssertionError as exc:        # it did not complete: keep its logs
+            print(f"{exc}", flush=True)
+            failed.append(f"--seed {run_seed} --runs 1 --pipeline {pipeline} --fault {fault}"
+                          f"   (logs in {work})")
+            totals["runs"] += 1
+            continue
+        if outcome.ok:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"  logs kept in {work}", flush=True)
         totals["runs"] += 1
         for key in ("kills", "restarts", "messages"):
             totals[key] += getattr(outcome, key)
