@@ -92,6 +92,7 @@ class ChaosRun:
         self.qm = EmbeddedQueueManager(str(work / "qm"), name="QM1", mqsc=MQSC,
                                        heartbeat_interval=HEARTBEAT_SECONDS)
         self.frozen: list[int] = []
+        self.endings: list[str] = []          # how each attempt ended, for a failure's message
         self.outcome = Outcome(pipeline, fault, seed, messages)
         self.log = open(work / "jobs.log", "a")
 
@@ -108,7 +109,8 @@ class ChaosRun:
                 self.outcome.restarts += 1
                 if self.outcome.restarts > max_restarts:
                     raise AssertionError(f"{self.outcome.line()}: did not complete after "
-                                         f"{max_restarts} restarts; see {self.work / 'jobs.log'}")
+                                         f"{max_restarts} restarts ({'; '.join(self.endings)}); "
+                                         f"see {self.work / 'jobs.log'}")
                 result = self._wait(self._start_job(fault=None))
             self._kill_frozen()
             self._count()
@@ -146,12 +148,15 @@ class ChaosRun:
             kill_tree(process.pid)
             output, _ = process.communicate()
             self.log.write(output or "")
+            self.endings.append("timed out")
             return "timed out"
         self.log.write(output or "")
         results = [json.loads(line[7:]) for line in (output or "").splitlines()
                    if line.startswith("RESULT ")]
         if process.returncode == 0 and results and results[-1].get("exception") is None:
             return "done"
+        error = str(results[-1].get("exception") or "")[:300] if results else ""
+        self.endings.append(f"exit {process.returncode} {error}".strip())
         return f"exit {process.returncode}"
 
     # --- faults -----------------------------------------------------------------------------
