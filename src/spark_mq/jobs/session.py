@@ -28,16 +28,14 @@ def spark_session(app_name: str, conf: dict[str, str] | None = None,
     LOG_CONFIG unless `verbose`; the console progress bar is off (the jobs print their own)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
-    launching = "PYSPARK_GATEWAY_PORT" not in os.environ   # not under spark-submit
-    if launching and not verbose:
-        # a local run: the driver's address is this machine (no "resolves to a loopback
-        # address" warning), and the JVM starts with the quiet configuration
-        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = SparkSession.builder.appName(app_name)
     builder = builder.config("spark.ui.showConsoleProgress", "false")
     # adaptive execution does not apply to streaming queries (Spark warns once per query)
     builder = builder.config("spark.sql.adaptive.enabled", "false")
-    if launching and not verbose:
+    if "PYSPARK_GATEWAY_PORT" not in os.environ and not verbose:
+        # this process starts the JVM (not spark-submit): a local run, whose driver address is
+        # this machine (no "resolves to a loopback address" warning), quiet from the start
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         builder = builder.config("spark.driver.extraJavaOptions",
                                  f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}")
     for key, value in (conf or {}).items():

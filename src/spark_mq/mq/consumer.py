@@ -44,12 +44,12 @@ log = logging.getLogger(__name__)
 _BACKOUT, _FORMAT = MD_INDEX["BackoutCount"], MD_INDEX["Format"]
 _GROUP, _SEQ, _MSGID = MD_INDEX["GroupId"], MD_INDEX["MsgSeqNumber"], MD_INDEX["MsgId"]
 _UOW_MARGIN = 8            # room kept below MAXUMSGS for the last message's extra operations
+_FIRST_BUFFER = 64 << 10   # MQGET buffer; grows to the largest message seen
 
 
 def messages_per_unit_of_work(max_uncommitted: int) -> int:
     """The most messages one syncpoint batch takes, given the queue manager's MAXUMSGS."""
     return max(1, max_uncommitted - _UOW_MARGIN)
-_FIRST_BUFFER = 64 << 10   # MQGET buffer; grows to the largest message seen
 
 
 def _text(value: str | bytes) -> str:

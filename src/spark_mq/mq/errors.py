@@ -47,9 +47,6 @@ class MQConnectorError(RuntimeError):
         self.reason = reason
         self.reason_name = reason_name
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (self.__class__, (str(self), self.reason, self.reason_name))
-
 
 #: what a person can do about the reasons users meet first
 HINTS: dict[int, str] = {
