@@ -10,8 +10,10 @@ from spark_mq.embedded.server.admin import format_display
 from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError, parse_mqsc
 from spark_mq.embedded.server.mqsc_attributes import (
     DEFAULT_MQSC,
+    DEVELOPER_MQSC,
     QMGR_ATTRIBUTES,
     QUEUE_ATTRIBUTES,
+    SYSTEM_MQSC,
     default_attributes,
 )
 
@@ -213,7 +215,7 @@ def test_attribute_not_valid_for_type_is_an_error():
     assert "applies to QALIAS only, not to QLOCAL" in str(err)
     err = error("DEFINE QALIAS(A) TARGET(B) MAXDEPTH(5)")
     assert err.attribute == "MAXDEPTH"
-    assert "applies to QLOCAL only, not to QALIAS" in str(err)
+    assert "applies to QLOCAL and QMODEL only, not to QALIAS" in str(err)
 
 
 def test_repeated_attribute_is_an_error():
@@ -377,7 +379,7 @@ def test_end_stops_parsing():
 # --- developer container defaults --------------------------------------------------------------
 
 def test_default_mqsc_defines_the_developer_queues():
-    commands = parse_mqsc(DEFAULT_MQSC)
+    commands = parse_mqsc(DEVELOPER_MQSC)
     queues = [(c.name, c.flags) for c in commands if c.object_type == "QLOCAL"]
     assert queues == [
         ("DEV.QUEUE.1", {"REPLACE"}),
@@ -391,6 +393,53 @@ def test_default_mqsc_defines_the_developer_queues():
     assert channel.attributes["CHLTYPE"] == "SVRCONN"
     dlq = next(c for c in commands if c.object_type == "QMGR")
     assert dlq.attributes == {"DEADQ": "DEV.DEAD.LETTER.QUEUE"}
+    models = [(c.name, c.flags) for c in commands if c.object_type == "QMODEL"]
+    assert models == [("DEV.APP.MODEL.QUEUE", {"REPLACE"})]  # mq-dev-patterns' reply queues
+
+
+def test_default_mqsc_starts_with_the_system_queues_then_the_developer_objects():
+    assert DEFAULT_MQSC.startswith(SYSTEM_MQSC) and DEFAULT_MQSC.endswith(DEVELOPER_MQSC)
+    system = {(c.object_type, c.name): c.attributes for c in parse_mqsc(SYSTEM_MQSC)}
+    assert system == {
+        ("QLOCAL", "SYSTEM.DEFAULT.LOCAL.QUEUE"): {},
+        ("QMODEL", "SYSTEM.DEFAULT.MODEL.QUEUE"): {"DEFTYPE": "TEMPDYN"},
+        ("QLOCAL", "SYSTEM.DEAD.LETTER.QUEUE"): {},
+        ("QLOCAL", "SYSTEM.ADMIN.COMMAND.QUEUE"): {},
+    }
+
+
+# --- model queues ------------------------------------------------------------------------------
+
+def test_define_qmodel_takes_local_queue_attributes_and_deftype():
+    command = one("DEF QM(REPLY.MODEL) DEFTYPE(permdyn) MAXDEPTH(10) DEFPSIST(YES) SHARE "
+                  "DESCR('replies') REPLACE")
+    assert (command.verb, command.object_type, command.name) == ("DEFINE", "QMODEL", "REPLY.MODEL")
+    assert command.attributes == {"DEFTYPE": "PERMDYN", "MAXDEPTH": 10, "DEFPSIST": "YES",
+                                  "DESCR": "replies"}
+    assert command.flags == {"SHARE", "REPLACE"}
+    assert one("ALTER QMODEL(M) DEFTYPE(TEMPDYN) NOSHARE").flags == {"NOSHARE"}
+    assert one("DELETE QMODEL(M)").attributes == {}
+    assert one("DISPLAY QMODEL(SYSTEM.*) DEFTYPE").flags == {"DEFTYPE"}
+
+
+def test_qmodel_rejects_what_model_queues_do_not_have():
+    err = error("DEFINE QMODEL(M) DEFTYPE(SHAREDYN)")
+    assert err.attribute == "DEFTYPE" and "(valid: TEMPDYN, PERMDYN)" in str(err)
+    err = error("DEFINE QMODEL(M) TARGET(Q)")
+    assert err.attribute == "TARGET" and "applies to QALIAS only, not to QMODEL" in str(err)
+    err = error("DEFINE QLOCAL(L) DEFTYPE(PERMDYN)")  # a local queue's DEFTYPE is what it was made as
+    assert err.attribute == "DEFTYPE" and "applies to QMODEL only, not to QLOCAL" in str(err)
+    assert "CLEAR is not valid for QMODEL" in str(error("CLEAR QMODEL(M)"))
+    assert "unknown keyword for DELETE QMODEL" in str(error("DELETE QMODEL(M) PURGE"))
+
+
+def test_qmodel_defaults_are_the_default_model_queues():
+    defaults = default_attributes("QMODEL")
+    assert defaults["DEFTYPE"] == "TEMPDYN"
+    assert (defaults["DEFSOPT"], defaults["SHARE"]) == ("EXCL", "NOSHARE")
+    assert defaults["MAXDEPTH"] == 5000 and defaults["DEFPSIST"] == "NO"
+    assert "DEFTYPE" not in default_attributes("QLOCAL")
+    assert (default_attributes("QL")["DEFSOPT"], default_attributes("QL")["SHARE"]) == ("SHARED", "SHARE")
 
 
 def test_unknown_bare_keyword_and_multi_value_errors():

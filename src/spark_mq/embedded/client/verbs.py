@@ -45,14 +45,26 @@ def MQOPEN(hconn: int, od: bytes, options: int) -> tuple[int, bytes, int, int]:
     if fields[OD.index["Version"]] >= 4:  # SelectionString exists from MQOD version 4
         selection = read_pointer(fields[OD.index["SelectionStringVSPtr"]],
                                  fields[OD.index["SelectionStringVSLength"]]).decode() or None
-    reply = conn.call("OPEN", fields[OD.index["ObjectType"]], name, options, selection)
+    dynamic_name = text(fields[OD.index["DynamicQName"]])  # used when `name` is a model queue
+    reply = conn.call("OPEN", fields[OD.index["ObjectType"]], name, options, selection,
+                      dynamic_name)
     if reply[0] == FAILED:
         return (0, od, reply[0], reply[1])
-    hobj, resolved, read_ahead, async_default = reply[2:6]
-    conn.handles[hobj] = ObjectHandle(name, read_ahead, async_default)
-    fields[OD.index["ResolvedQName"]] = resolved.encode()[:48].ljust(48, b" ")
-    fields[OD.index["ResolvedQMgrName"]] = conn.qm_name.encode()[:48].ljust(48, b" ")
+    hobj, resolved, read_ahead, async_default, object_name = reply[2:7]
+    conn.handles[hobj] = ObjectHandle(object_name, read_ahead, async_default)
+    if object_name != name:
+        # a model queue was opened: MQ returns the dynamic queue created, and this queue
+        # manager as its owner, in the caller's MQOD
+        fields[OD.index["ObjectName"]] = _blank(object_name)
+        fields[OD.index["ObjectQMgrName"]] = _blank(conn.qm_name)
+    fields[OD.index["ResolvedQName"]] = _blank(resolved)
+    fields[OD.index["ResolvedQMgrName"]] = _blank(conn.qm_name)
     return (hobj, OD.pack(fields), reply[0], reply[1])
+
+
+def _blank(value: str) -> bytes:
+    """An MQCHAR48 name field, blank padded as MQ fills it."""
+    return value.encode()[:48].ljust(48, b" ")
 
 
 def MQCLOSE(hconn: int, hobj: int, options: int) -> tuple[int, int]:
@@ -65,8 +77,9 @@ def MQCLOSE(hconn: int, hobj: int, options: int) -> tuple[int, int]:
     if handle is not None and handle.buffer and options & CMQC.MQCO_QUIESCE:
         # MQ keeps the handle open so that the application can get what was read ahead
         return (WARNING, CMQC.MQRC_READ_AHEAD_MSGS)
-    conn.handles.pop(hobj, None)
     reply = conn.call("CLOSE", hobj, options)
+    if reply[0] != FAILED:  # a failed MQCLOSE (MQCO_DELETE of a queue not empty) keeps it open
+        conn.handles.pop(hobj, None)
     return (reply[0], reply[1])
 
 

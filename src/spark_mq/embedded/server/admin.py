@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 # object types that IBM's MQSC files define but the embedded queue manager has no use for
 _IGNORED_TYPES = {"CHANNEL", "CHLAUTH", "AUTHINFO", "LISTENER", "SERVICE", "AUTHREC", "SECURITY",
-                  "TOPIC", "SUB", "NAMELIST", "PROCESS", "COMMINFO", "QMODEL", "QREMOTE"}
+                  "TOPIC", "SUB", "NAMELIST", "PROCESS", "COMMINFO", "QREMOTE"}
 
 
 def run_mqsc(qmgr: QueueManager, text: str, existing_ok: bool = False) -> tuple[bool, str]:
@@ -112,7 +112,7 @@ def _display(qmgr: QueueManager, kind: str, pattern: str,
         attrs["TYPE"] = queue.kind
         if isinstance(queue, LocalQueue):
             attrs.update(CURDEPTH=queue.depth, IPPROCS=queue.input_shared + queue.input_exclusive,
-                         OPPROCS=queue.output_count)
+                         OPPROCS=queue.output_count, DEFTYPE=queue.definition_type)
         found.append(format_display(queue.kind, queue_name, _requested(attrs, flags)))
     if not found:
         raise ValueError(f"no {kind} matches {pattern} (AMQ8147E: IBM MQ object not found)")
@@ -123,6 +123,7 @@ def _display(qmgr: QueueManager, kind: str, pattern: str,
 _DISPLAY_HEADERS = {
     "QLOCAL": ("AMQ8409I: Display Queue details.", "QUEUE"),
     "QALIAS": ("AMQ8409I: Display Queue details.", "QUEUE"),
+    "QMODEL": ("AMQ8409I: Display Queue details.", "QUEUE"),
     "QMGR": ("AMQ8408I: Display Queue Manager details.", "QMNAME"),
 }
 _COLUMN = 40   # runmqsc prints two 40-character columns indented by three blanks
@@ -143,7 +144,7 @@ def _display_item(key: str, value: object, specs: Mapping[str, AttributeSpec]) -
 def format_display(object_type: str, name: str, attributes: dict) -> str:
     """Render one object's attributes the way runmqsc's DISPLAY does.
 
-    ``object_type`` is QLOCAL, QALIAS or QMGR (QUEUE uses ``attributes['TYPE']``);
+    ``object_type`` is QLOCAL, QALIAS, QMODEL or QMGR (QUEUE uses ``attributes['TYPE']``);
     attributes are listed alphabetically after the name and type.
     """
     object_type = TYPE_SYNONYMS.get(object_type.upper(), object_type.upper())

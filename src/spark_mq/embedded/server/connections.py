@@ -1,18 +1,19 @@
 """Connections and object handles: MQCONN, MQDISC, MQOPEN and MQCLOSE.
 
 Runs in the queue-manager process, under the queue manager's lock (see qmgr.py). Opening
-resolves an alias to its local queue, checks the open options and input sharing, compiles
-the handle's selection string and decides read-ahead; closing and disconnecting give the
-queue's open counts back.
+resolves an alias to its local queue (or creates a dynamic queue from a model, see
+dynamic_queues.py), checks the open options and input sharing, compiles the handle's
+selection string and decides read-ahead; closing and disconnecting give the queue's open
+counts back and delete the dynamic queues that go with the handle.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server import units_of_work
+from spark_mq.embedded.server import dynamic_queues, units_of_work
 from spark_mq.embedded.server.errors import NONE, WARNING, MQError
-from spark_mq.embedded.server.queues import AliasQueue, LocalQueue
+from spark_mq.embedded.server.queues import TEMPORARY_DYNAMIC, AliasQueue, LocalQueue, ModelQueue
 from spark_mq.embedded.server.state import Connection, Handle, QueueManagerState, os_user
 from spark_mq.mqi.constants import CMQC
 
@@ -28,6 +29,8 @@ _KNOWN_OPEN_OPTIONS = (
     | CMQC.MQOO_ALTERNATE_USER_AUTHORITY | CMQC.MQOO_FAIL_IF_QUIESCING | CMQC.MQOO_BIND_ON_OPEN
     | CMQC.MQOO_BIND_NOT_FIXED | CMQC.MQOO_BIND_ON_GROUP | CMQC.MQOO_RESOLVE_LOCAL_Q
     | CMQC.MQOO_NO_MULTICAST)
+_SUBSCRIPTION_CLOSES = CMQC.MQCO_KEEP_SUB | CMQC.MQCO_REMOVE_SUB
+_KNOWN_CLOSE_OPTIONS = dynamic_queues.DELETE_OPTIONS | _SUBSCRIPTION_CLOSES | CMQC.MQCO_QUIESCE
 
 
 # === connections =========================================================================
@@ -37,11 +40,14 @@ def connect(qm: QueueManagerState, user: str, password: str, appl_name: str,
         raise MQError(CMQC.MQRC_Q_MGR_QUIESCING)
     if qm.users is not None and qm.users.get(user) != password:
         raise MQError(CMQC.MQRC_NOT_AUTHORIZED)
-    return Connection(next(qm.conn_ids), user or os_user(), appl_name, alive)
+    conn = Connection(next(qm.conn_ids), user or os_user(), appl_name, alive)
+    qm.connections[conn.conn_id] = conn
+    return conn
 
 
 def disconnect(qm: QueueManagerState, conn: Connection, clean: bool) -> int:
-    """MQDISC commits open work; a broken connection backs it out. Returns the reason."""
+    """MQDISC commits open work; a broken connection backs it out. Either closes the handles
+    still open, which deletes the temporary dynamic queues they created. Returns the reason."""
     reason = NONE
     if clean:
         try:
@@ -53,13 +59,18 @@ def disconnect(qm: QueueManagerState, conn: Connection, clean: bool) -> int:
         units_of_work.backout(qm, conn)
     for handle in list(conn.handles.values()):
         release(handle)
+        dynamic_queues.delete_on_close(qm, handle, CMQC.MQCO_NONE)  # MQ closes them with MQCO_NONE
     conn.handles.clear()
+    qm.connections.pop(conn.conn_id, None)
     return reason
 
 
 # === open and close ======================================================================
 def open_object(qm: QueueManagerState, conn: Connection, obj_type: int, name: str, options: int,
-                selection: str | None) -> Handle:
+                selection: str | None, dynamic_name: str | None) -> Handle:
+    """MQOPEN. A model queue's name creates a dynamic queue named after `dynamic_name`
+    (MQOD.DynamicQName), which the handle opens; None: the caller cannot open a model
+    (MQPUT1), which fails with MQRC_Q_TYPE_ERROR as in MQ."""
     if obj_type == CMQC.MQOT_Q_MGR:
         if options & ~(CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING):
             raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
@@ -69,10 +80,20 @@ def open_object(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
     if obj_type != CMQC.MQOT_Q:
         raise MQError(CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
     _check_open_options(options)
-    queue, alias = resolve(qm, name)
-    _check_sharing(queue, options)
-    selector = _compile_selector(selection, options) if selection else None
-    handle = Handle(next(conn.hobj_counter), queue, name, options, selector=selector)
+    model = qm.queues.get(name)
+    created_temporary = False
+    if isinstance(model, ModelQueue) and dynamic_name is not None:
+        # every check that can fail comes before the queue exists: a failed MQOPEN creates nothing
+        selector = _compile_selector(selection, options) if selection else None
+        queue = dynamic_queues.create(qm, model, dynamic_name)
+        name, alias = queue.name, None
+        created_temporary = queue.definition_type == TEMPORARY_DYNAMIC
+    else:
+        queue, alias = resolve(qm, name)
+        _check_sharing(queue, options)
+        selector = _compile_selector(selection, options) if selection else None
+    handle = Handle(next(conn.hobj_counter), queue, name, options, selector=selector,
+                    created_temporary=created_temporary)
     handle.read_ahead = _read_ahead(alias or queue, options)
     if options & INPUT_OPTIONS:
         exclusive = options & CMQC.MQOO_INPUT_EXCLUSIVE or (
@@ -89,10 +110,18 @@ def open_object(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
     return handle
 
 
-def close(conn: Connection, hobj: int) -> None:
+def close(qm: QueueManagerState, conn: Connection, hobj: int, options: int) -> None:
+    """MQCLOSE; a failure leaves the handle open, as in MQ."""
     handle = handle_of(conn, hobj)
+    if options & ~_KNOWN_CLOSE_OPTIONS or (
+            options & dynamic_queues.DELETE_OPTIONS == dynamic_queues.DELETE_OPTIONS):
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+    if options & _SUBSCRIPTION_CLOSES:  # for subscription handles, and no handle here is one
+        raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+    dynamic_queues.check_close(qm, handle, options)
     del conn.handles[hobj]
     release(handle)
+    dynamic_queues.delete_on_close(qm, handle, options)
     if handle.put_group is not None:
         raise MQError(CMQC.MQRC_INCOMPLETE_GROUP, WARNING)
 
@@ -102,8 +131,12 @@ def resolve(qm: QueueManagerState, name: str) -> tuple[LocalQueue, AliasQueue | 
     queue = qm.queues.get(name)
     if queue is None:
         raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
+    if isinstance(queue, ModelQueue):
+        raise MQError(CMQC.MQRC_Q_TYPE_ERROR)
     if isinstance(queue, AliasQueue):
         target = qm.queues.get(queue.attrs["TARGET"])
+        if isinstance(target, ModelQueue):  # an alias must resolve to a real queue
+            raise MQError(CMQC.MQRC_ALIAS_BASE_Q_TYPE_ERROR)
         if not isinstance(target, LocalQueue):
             raise MQError(CMQC.MQRC_UNKNOWN_ALIAS_BASE_Q)
         return target, queue

@@ -3,24 +3,40 @@
 Runs in the queue-manager process, called through `qmgr.QueueManager` by admin.run_mqsc,
 which holds the queue manager's lock for the whole script. Failures are `ValueError`s with
 the text runmqsc shows, not MQI reasons: these are administration commands, not MQI verbs.
+
+Queue definitions are local, alias and model queues, in one namespace as in MQ; dynamic
+queues are local queues that dynamic_queues.py creates and deletes.
 """
 from __future__ import annotations
 
 import itertools
 
-from spark_mq.embedded.server.queues import I_BACKOUT, AliasQueue, LocalQueue, Message
+from spark_mq.embedded.server.queues import (
+    I_BACKOUT,
+    TEMPORARY_DYNAMIC,
+    AliasQueue,
+    LocalQueue,
+    Message,
+    ModelQueue,
+    QueueDefinition,
+)
 from spark_mq.embedded.server.state import QueueManagerState
 from spark_mq.embedded.wire import decode
 from spark_mq.mqi.structs import MD
 
+#: the class that holds each kind of queue definition
+_QUEUE_CLASSES: dict[str, type[QueueDefinition]] = {
+    "QLOCAL": LocalQueue, "QALIAS": AliasQueue, "QMODEL": ModelQueue}
+
 
 def recover(qm: QueueManagerState) -> None:
-    """Reload definitions and persistent messages; uncommitted work was never stored."""
+    """Reload definitions and persistent messages; uncommitted work was never stored, nor were
+    temporary dynamic queues (see save_definition), so a restart has none, as in MQ."""
     for kind, name, attrs in qm.store.objects():
         if kind == "QMGR":
             qm.attrs.update(attrs)
         else:
-            qm.queues[name] = (LocalQueue if kind == "QLOCAL" else AliasQueue)(name, attrs)
+            qm.queues[name] = _QUEUE_CLASSES[kind](name, attrs)
     last = 0
     for stored in qm.store.messages():
         queue = qm.queues.get(stored.queue)
@@ -55,9 +71,9 @@ def define(qm: QueueManagerState, kind: str, name: str, attrs: dict, replace: bo
         existing.alter(attrs)
         queue = existing
     else:
-        queue = (LocalQueue if kind == "QLOCAL" else AliasQueue)(name, attrs)
+        queue = _QUEUE_CLASSES[kind](name, attrs)
         qm.queues[name] = queue
-    qm.store.save_object(kind, name, dict(queue.attrs))
+    save_definition(qm, queue)
 
 
 def alter(qm: QueueManagerState, kind: str, name: str, attrs: dict) -> None:
@@ -95,11 +111,14 @@ def clear(qm: QueueManagerState, name: str) -> int:
     return count
 
 
-def save_definition(qm: QueueManagerState, queue: LocalQueue | AliasQueue) -> None:
+def save_definition(qm: QueueManagerState, queue: QueueDefinition) -> None:
+    """Store a definition, except a temporary dynamic queue's: those do not survive a restart."""
+    if isinstance(queue, LocalQueue) and queue.definition_type == TEMPORARY_DYNAMIC:
+        return
     qm.store.save_object(queue.kind, queue.name, dict(queue.attrs))
 
 
-def _definition(qm: QueueManagerState, kind: str, name: str) -> LocalQueue | AliasQueue:
+def _definition(qm: QueueManagerState, kind: str, name: str) -> QueueDefinition:
     queue = qm.queues.get(name)
     if queue is None or queue.kind != kind:
         raise ValueError(f"{kind}({name}) not found")

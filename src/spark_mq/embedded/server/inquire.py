@@ -12,7 +12,14 @@ from typing import cast
 from spark_mq.embedded.server.connections import handle_of
 from spark_mq.embedded.server.definitions import save_definition
 from spark_mq.embedded.server.errors import MQError
-from spark_mq.embedded.server.queues import AliasQueue, LocalQueue
+from spark_mq.embedded.server.queues import (
+    PERMANENT_DYNAMIC,
+    PREDEFINED,
+    TEMPORARY_DYNAMIC,
+    AliasQueue,
+    LocalQueue,
+    QueueDefinition,
+)
 from spark_mq.embedded.server.state import QMGR_CCSID, Connection, QueueManagerState
 from spark_mq.mqi.constants import CMQC
 
@@ -41,6 +48,9 @@ _QUEUE_INTS: dict[int, tuple[str, dict[str, int] | None]] = {
     CMQC.MQIA_DEF_INPUT_OPEN_OPTION: ("DEFSOPT", {"SHARED": CMQC.MQOO_INPUT_SHARED,
                                                   "EXCL": CMQC.MQOO_INPUT_EXCLUSIVE}),
 }
+_DEFINITION_TYPES = {PREDEFINED: CMQC.MQQDT_PREDEFINED,
+                     PERMANENT_DYNAMIC: CMQC.MQQDT_PERMANENT_DYNAMIC,
+                     TEMPORARY_DYNAMIC: CMQC.MQQDT_TEMPORARY_DYNAMIC}
 _QUEUE_CHARS = {
     CMQC.MQCA_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
     CMQC.MQCA_Q_DESC: CMQC.MQ_Q_DESC_LENGTH,
@@ -64,7 +74,10 @@ _QMGR_CHARS = {
     CMQC.MQCA_DEAD_LETTER_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
     CMQC.MQCA_Q_MGR_DESC: CMQC.MQ_Q_MGR_DESC_LENGTH,
     CMQC.MQCA_Q_MGR_IDENTIFIER: CMQC.MQ_Q_MGR_IDENTIFIER_LENGTH,
+    CMQC.MQCA_COMMAND_INPUT_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
 }
+#: the queue PCF commands go to, created with the queue manager (mqsc_attributes.SYSTEM_MQSC)
+COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
 #: MQSET may change only these, as on IBM MQ
 _SETTABLE = {CMQC.MQIA_INHIBIT_GET, CMQC.MQIA_INHIBIT_PUT}
 
@@ -78,6 +91,8 @@ def inquire(qm: QueueManagerState, conn: Connection, hobj: int,
     if len(selectors) > 256:
         raise MQError(CMQC.MQRC_SELECTOR_COUNT_ERROR)
     queue = handle.queue
+    if queue is not None and queue.deleted:
+        raise MQError(CMQC.MQRC_Q_DELETED)
     target = None if queue is None else (queue, qm.queues.get(handle.name, queue))
     return inquire_values(qm, target, selectors)
 
@@ -99,7 +114,7 @@ def _is_int_selector(selector: int) -> bool:
 
 
 def inquire_values(qmgr: QueueManagerState,
-                   target: tuple[LocalQueue, LocalQueue | AliasQueue] | None,
+                   target: tuple[LocalQueue, QueueDefinition] | None,
                    selectors: list[int]) -> tuple[list[int], bytes, bool]:
     """Integer values in selector order, and the character values concatenated.
 
@@ -124,13 +139,17 @@ def inquire_values(qmgr: QueueManagerState,
     return ints, bytes(chars), warning
 
 
-def _queue_value(queue: LocalQueue, definition: LocalQueue | AliasQueue,
+def _queue_value(queue: LocalQueue, definition: QueueDefinition,
                  selector: int) -> int | bytes | None:
     attrs = definition.attrs
     if selector == CMQC.MQIA_CURRENT_Q_DEPTH:
         return queue.depth if isinstance(definition, LocalQueue) else None
     if selector == CMQC.MQIA_Q_TYPE:
         return CMQC.MQQT_LOCAL if isinstance(definition, LocalQueue) else CMQC.MQQT_ALIAS
+    if selector == CMQC.MQIA_DEFINITION_TYPE:
+        if not isinstance(definition, LocalQueue):
+            return None
+        return _DEFINITION_TYPES[definition.definition_type]
     if selector == CMQC.MQIA_OPEN_INPUT_COUNT:
         return queue.input_shared + queue.input_exclusive
     if selector == CMQC.MQIA_OPEN_OUTPUT_COUNT:
@@ -172,10 +191,12 @@ def _qmgr_value(qmgr: QueueManagerState, selector: int) -> int | bytes | None:
         return qmgr.attrs["DESCR"].encode()
     if selector == CMQC.MQCA_Q_MGR_IDENTIFIER:
         return f"{qmgr.name}_EMBEDDED".encode()
+    if selector == CMQC.MQCA_COMMAND_INPUT_Q_NAME:
+        return COMMAND_QUEUE.encode()
     return None
 
 
-def set_values(definition: LocalQueue | AliasQueue | None, selectors: list[int], ints: list[int],
+def set_values(definition: QueueDefinition | None, selectors: list[int], ints: list[int],
                chars: bytes) -> list[str]:
     """MQSET: validate everything first, then change all or nothing (as MQ does)."""
     if definition is None:

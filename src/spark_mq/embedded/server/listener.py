@@ -187,16 +187,20 @@ class _Session:
             raise MQError(reason, WARNING)
         return []
 
-    def v_open(self, obj_type: int, name: str, options: int, selection: str | None) -> list:
-        handle = self.qmgr.open(self.connected, obj_type, name, options, selection)
+    def v_open(self, obj_type: int, name: str, options: int, selection: str | None,
+               dynamic_name: str) -> list:
+        """Answers [hobj, resolved queue name, read-ahead, async puts by default, object
+        name]: the object name is the dynamic queue's when `name` was a model queue."""
+        handle = self.qmgr.open(self.connected, obj_type, name, options, selection, dynamic_name)
         queue = handle.queue
-        definition = self.qmgr.queues.get(name, queue)
+        definition = self.qmgr.queues.get(handle.name, queue)
         async_default = bool(definition and definition.attrs.get("DEFPRESP") == "ASYNC")
         resolved = queue.name if queue else self.qmgr.name
-        return [handle.hobj, resolved, handle.read_ahead, async_default]
+        object_name = handle.name if queue else name
+        return [handle.hobj, resolved, handle.read_ahead, async_default, object_name]
 
     def v_close(self, hobj: int, options: int) -> list:
-        self.qmgr.close(self.connected, hobj)
+        self.qmgr.close(self.connected, hobj, options)
         return []
 
     def v_put(self, hobj: int, md: bytes, pmo_options: int, context: int, props: list | None,
@@ -272,7 +276,7 @@ _PUT_ARGS = (int, bytes, int, int, _PROPS, bytes)
 #: the argument types of every verb; a frame that does not fit is a protocol error
 _SIGNATURES: dict[str, tuple] = {
     "PING": (), "HB": (), "CONN": (str, str, str, str), "DISC": (),
-    "OPEN": (int, str, int, (str, type(None))), "CLOSE": (int, int),
+    "OPEN": (int, str, int, (str, type(None)), str), "CLOSE": (int, int),
     "PUT": _PUT_ARGS, "PUTA": _PUT_ARGS, "PUT1": (int, str, bytes, int, int, _PROPS, bytes),
     "GET": (int, bytes, bytes, int, bool), "GETN": (int, bytes, bool, int, int),
     "CMIT": (), "BACK": (), "STAT": (int, bytes), "INQ": (int, list), "SET": (int, list, list, bytes),

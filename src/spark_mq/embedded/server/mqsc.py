@@ -14,7 +14,7 @@ this module follows IBM's "MQSC input file syntax" rules:
   quotes keeps its case and ``''`` inside it stands for one quote;
 * a parameter may appear at most once.
 
-Only commands on local and alias queues (and ``ALTER QMGR``) are validated against
+Only commands on local, alias and model queues (and ``ALTER QMGR``) are validated against
 `QUEUE_ATTRIBUTES` / `QMGR_ATTRIBUTES` (mqsc_attributes.py).  Everything else a real queue
 manager understands (channels, CHLAUTH, AUTHREC, listeners, topics, REFRESH SECURITY,
 START/STOP ...) is returned with raw string attributes so the caller can ignore it: IBM's
@@ -68,6 +68,9 @@ _QUEUE_FLAGS: dict[tuple[str, str], frozenset[str]] = {
     ("ALTER", "QALIAS"): frozenset({"FORCE"}),
     ("DELETE", "QLOCAL"): frozenset({"PURGE", "NOPURGE"}),
     ("DELETE", "QALIAS"): frozenset(),
+    ("DEFINE", "QMODEL"): frozenset({"REPLACE", "NOREPLACE", "SHARE", "NOSHARE"}),
+    ("ALTER", "QMODEL"): frozenset({"SHARE", "NOSHARE"}),
+    ("DELETE", "QMODEL"): frozenset(),
     ("CLEAR", "QLOCAL"): frozenset(),
 }
 _EXCLUSIVE_FLAGS = (("REPLACE", "NOREPLACE"), ("PURGE", "NOPURGE"), ("SHARE", "NOSHARE"))
@@ -78,7 +81,7 @@ _MQSC_VERBS = frozenset(
     "ALTER ARCHIVE BACKUP CLEAR DEFINE DELETE DISPLAY END MOVE PING PURGE RECOVER REFRESH "
     "RESET RESOLVE RESUME RVERIFY SET START STOP SUSPEND".split()
 )
-_QUEUE_TYPES = frozenset({"QLOCAL", "QALIAS", "QUEUE"})   # QUEUE: any type, DISPLAY only
+_QUEUE_TYPES = frozenset({"QLOCAL", "QALIAS", "QMODEL", "QUEUE"})   # QUEUE: DISPLAY only
 _QUEUE_VERBS = frozenset({"DEFINE", "ALTER", "DELETE", "CLEAR", "DISPLAY"})
 _QUEUE_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
 _GENERIC_NAME = re.compile(r"[A-Za-z0-9._/%]{0,47}\*")
@@ -277,7 +280,7 @@ def _command(params: list[_Param], line: int) -> MQSCCommand:
     object_type = TYPE_SYNONYMS.get(noun.keyword, noun.keyword)
     rest = params[2:]
     if object_type == "QUEUE" and verb != "DISPLAY":
-        raise MQSCError(line, f"{verb} QUEUE is not valid (valid: QLOCAL, QALIAS)")
+        raise MQSCError(line, f"{verb} QUEUE is not valid (valid: QLOCAL, QALIAS, QMODEL)")
     if object_type in _QUEUE_TYPES and verb in _QUEUE_VERBS:
         return _queue_command(verb, object_type, noun, rest, line)
     if object_type == "QMGR" and verb in ("ALTER", "DISPLAY"):
@@ -372,7 +375,7 @@ def _queue_value(key: str, param: _Param, verb: str, object_type: str,
     if spec is None:
         raise MQSCError(param.line, f"unknown attribute for {object_type} (valid: {valid})", key)
     if object_type not in spec.object_types:
-        owners = ", ".join(sorted(spec.object_types))
+        owners = " and ".join(sorted(spec.object_types))
         raise MQSCError(param.line, f"applies to {owners} only, not to {object_type} "
                                     f"(valid: {valid})", key)
     if spec.readonly:

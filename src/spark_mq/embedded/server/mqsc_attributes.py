@@ -1,10 +1,11 @@
 """The MQSC objects the embedded queue manager keeps: their attributes, types and defaults.
 
 Runs in the queue-manager process. `QUEUE_ATTRIBUTES` and `QMGR_ATTRIBUTES` say which
-attributes a QLOCAL, QALIAS or the QMGR has, how each is typed and validated (the MQSC
-parser checks DEFINE/ALTER against them) and what a freshly defined object starts with
-(`default_attributes`). `DEFAULT_MQSC` is the script IBM's developer container runs, which
-a new embedded queue manager runs too.
+attributes a QLOCAL, QALIAS, QMODEL or the QMGR has, how each is typed and validated (the
+MQSC parser checks DEFINE/ALTER against them) and what a freshly defined object starts with
+(`default_attributes`). `DEFAULT_MQSC` is what a new embedded queue manager runs: the
+system objects crtmqm creates (`SYSTEM_MQSC`), then the script IBM's developer container
+runs (`DEVELOPER_MQSC`).
 """
 from __future__ import annotations
 
@@ -84,7 +85,10 @@ class AttributeSpec:
 
 _LOCAL = frozenset({"QLOCAL"})
 _ALIAS = frozenset({"QALIAS"})
-_BOTH = _LOCAL | _ALIAS
+_MODEL = frozenset({"QMODEL"})
+# a model queue has a local queue's attributes: its dynamic queues are local queues
+_STORING = _LOCAL | _MODEL
+_ANY_QUEUE = _LOCAL | _ALIAS | _MODEL
 _MAX_COUNT = 999_999_999
 _MAX_MSG_LENGTH = 104_857_600      # 100 MB, IBM MQ's largest message
 _NAME_LENGTH = 48                  # IBM MQ object names
@@ -107,26 +111,33 @@ def _str(length: int, types: frozenset[str]) -> AttributeSpec:
 
 #: Queue attributes the embedded queue manager supports: name -> spec.
 QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
-    "DESCR": _str(64, _BOTH),
-    "MAXMSGL": _int(0, _MAX_MSG_LENGTH, 4_194_304, _LOCAL),
-    "MAXDEPTH": _int(0, _MAX_COUNT, 5000, _LOCAL),
-    "DEFPSIST": _enum("NO YES", _BOTH),
-    "DEFPRTY": _int(0, 9, 0, _BOTH),
-    "MSGDLVSQ": _enum("PRIORITY FIFO", _LOCAL),
-    "BOTHRESH": _int(0, _MAX_COUNT, 0, _LOCAL),
-    "BOQNAME": _str(_NAME_LENGTH, _LOCAL),
-    "DEFREADA": _enum("NO YES DISABLED", _BOTH),
-    "DEFPRESP": _enum("SYNC ASYNC", _BOTH),
-    "PROPCTL": _enum("COMPAT NONE ALL FORCE V6COMPAT", _BOTH),
+    "DESCR": _str(64, _ANY_QUEUE),
+    "MAXMSGL": _int(0, _MAX_MSG_LENGTH, 4_194_304, _STORING),
+    "MAXDEPTH": _int(0, _MAX_COUNT, 5000, _STORING),
+    "DEFPSIST": _enum("NO YES", _ANY_QUEUE),
+    "DEFPRTY": _int(0, 9, 0, _ANY_QUEUE),
+    "MSGDLVSQ": _enum("PRIORITY FIFO", _STORING),
+    "BOTHRESH": _int(0, _MAX_COUNT, 0, _STORING),
+    "BOQNAME": _str(_NAME_LENGTH, _STORING),
+    "DEFREADA": _enum("NO YES DISABLED", _ANY_QUEUE),
+    "DEFPRESP": _enum("SYNC ASYNC", _ANY_QUEUE),
+    "PROPCTL": _enum("COMPAT NONE ALL FORCE V6COMPAT", _ANY_QUEUE),
     "TARGET": _str(_NAME_LENGTH, _ALIAS),
-    "GET": _enum("ENABLED DISABLED", _BOTH),
-    "PUT": _enum("ENABLED DISABLED", _BOTH),
-    "SHARE": AttributeSpec("flag", "SHARE", _LOCAL, choices=("SHARE", "NOSHARE")),
-    "DEFSOPT": _enum("SHARED EXCL", _LOCAL),
+    "GET": _enum("ENABLED DISABLED", _ANY_QUEUE),
+    "PUT": _enum("ENABLED DISABLED", _ANY_QUEUE),
+    "SHARE": AttributeSpec("flag", "SHARE", _STORING, choices=("SHARE", "NOSHARE")),
+    "DEFSOPT": _enum("SHARED EXCL", _STORING),
+    # What a model's dynamic queues are (SHAREDYN is z/OS only). A local queue shows it too,
+    # read-only: PREDEFINED, or the DEFTYPE of the model it was created from.
+    "DEFTYPE": _enum("TEMPDYN PERMDYN", _MODEL),
     "CURDEPTH": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
     "IPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
     "OPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
 }
+
+#: Where a type's defaults differ from the spec's: IBM's SYSTEM.DEFAULT.MODEL.QUEUE (which
+#: DEFINE QMODEL copies) opens exclusively and is not shareable, unlike the default local queue.
+_TYPE_DEFAULTS: dict[str, Attributes] = {"QMODEL": {"DEFSOPT": "EXCL", "SHARE": "NOSHARE"}}
 
 #: Queue-manager attributes modelled by ALTER QMGR (others are kept as raw strings).
 #: Kept apart from QUEUE_ATTRIBUTES because MAXMSGL has a different range here.
@@ -148,7 +159,7 @@ TYPE_SYNONYMS = {
 
 
 def attribute_specs(object_type: str) -> dict[str, AttributeSpec]:
-    """The attribute specs that apply to QLOCAL, QALIAS or QMGR."""
+    """The attribute specs that apply to QLOCAL, QALIAS, QMODEL or QMGR."""
     object_type = TYPE_SYNONYMS.get(object_type.upper(), object_type.upper())
     if object_type == "QMGR":
         return dict(QMGR_ATTRIBUTES)
@@ -157,14 +168,29 @@ def attribute_specs(object_type: str) -> dict[str, AttributeSpec]:
 
 def default_attributes(object_type: str) -> Attributes:
     """Attribute values of a freshly defined object (read-only status excluded)."""
-    return {k: s.default for k, s in attribute_specs(object_type).items() if not s.readonly}
+    values = {k: s.default for k, s in attribute_specs(object_type).items() if not s.readonly}
+    values.update(_TYPE_DEFAULTS.get(TYPE_SYNONYMS.get(object_type, object_type), {}))
+    return values
 
 
+
+#: The system queues every IBM MQ queue manager has from crtmqm on, as far as the embedded
+#: queue manager has a use for them. SYSTEM.DEFAULT.MODEL.QUEUE is the model IBM's PCFExecute
+#: and JMS temporary queues open; SYSTEM.ADMIN.COMMAND.QUEUE is a plain local queue until a
+#: command server reads it. Multiplatforms has no permanent-dynamic counterpart of the default
+#: model (SYSTEM.DURABLE.MODEL.QUEUE serves managed subscriptions, which are not modelled).
+SYSTEM_MQSC: str = """\
+* System objects of a new queue manager (crtmqm)
+DEFINE QLOCAL('SYSTEM.DEFAULT.LOCAL.QUEUE')
+DEFINE QMODEL('SYSTEM.DEFAULT.MODEL.QUEUE') DEFTYPE(TEMPDYN)
+DEFINE QLOCAL('SYSTEM.DEAD.LETTER.QUEUE')
+DEFINE QLOCAL('SYSTEM.ADMIN.COMMAND.QUEUE')
+"""
 
 #: The objects IBM's MQ developer container creates (its dev MQSC), as far as queues and
 #: the application channel go.  The embedded queue manager ignores the channel line; it is
 #: kept so this text matches what the container runs.
-DEFAULT_MQSC: str = """\
+DEVELOPER_MQSC: str = """\
 * Default objects of the IBM MQ developer container
 
 * Developer queues
@@ -172,6 +198,7 @@ DEFINE QLOCAL('DEV.QUEUE.1') REPLACE
 DEFINE QLOCAL('DEV.QUEUE.2') REPLACE
 DEFINE QLOCAL('DEV.QUEUE.3') REPLACE
 DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
+DEFINE QMODEL('DEV.APP.MODEL.QUEUE') REPLACE
 
 * Use a different dead letter queue, for undeliverable messages
 ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')
@@ -179,3 +206,6 @@ ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')
 * Developer application channel
 DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
 """
+
+#: What a new embedded queue manager runs once, before any start-up script of its own.
+DEFAULT_MQSC: str = SYSTEM_MQSC + "\n" + DEVELOPER_MQSC

@@ -29,9 +29,10 @@ from spark_mq.embedded.server.queues import (
     I_SEQ,
     NONE_ID,
     SEGMENT_FLAGS,
-    AliasQueue,
+    TEMPORARY_DYNAMIC,
     LocalQueue,
     Message,
+    QueueDefinition,
 )
 from spark_mq.embedded.server.state import (
     QMGR_CCSID,
@@ -77,7 +78,7 @@ def put1(qm: QueueManagerState, conn: Connection, name: str, md_bytes: bytes, pm
         open_options |= CMQC.MQOO_PASS_ALL_CONTEXT
     elif pmo_options & CMQC.MQPMO_PASS_IDENTITY_CONTEXT:
         open_options |= CMQC.MQOO_PASS_IDENTITY_CONTEXT
-    handle = open_object(qm, conn, CMQC.MQOT_Q, name, open_options, None)
+    handle = open_object(qm, conn, CMQC.MQOT_Q, name, open_options, None, dynamic_name=None)
     try:
         return _put(qm, conn, handle, md_bytes, pmo_options & ~CMQC.MQPMO_LOGICAL_ORDER,
                     context_hobj, props, body)
@@ -108,6 +109,8 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
     if md[I_CCSID] == CMQC.MQCCSI_Q_MGR:
         md[I_CCSID] = QMGR_CCSID  # MQ stores the queue manager's CCSID, not "as qmgr"
     warning = _resolve_put_fields(md, definition)
+    if md[I_PERSISTENCE] == CMQC.MQPER_PERSISTENT and queue.definition_type == TEMPORARY_DYNAMIC:
+        raise MQError(CMQC.MQRC_PERSISTENT_NOT_ALLOWED)  # a temporary queue is never stored
     _apply_context(conn, handle, md, options, context_hobj)
     if options & CMQC.MQPMO_NEW_MSG_ID or md[I_MSGID] == NONE_ID:
         md[I_MSGID] = qm.new_msgid()
@@ -150,7 +153,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
     return MD.pack(md)
 
 
-def _resolve_put_fields(md: list, definition: LocalQueue | AliasQueue) -> int:
+def _resolve_put_fields(md: list, definition: QueueDefinition) -> int:
     """Apply queue defaults and check MD values; return a warning reason or 0."""
     warning = CMQC.MQRC_NONE
     persistence = md[I_PERSISTENCE]

@@ -5,6 +5,7 @@ it holds the state (state.QueueManagerState) and delegates every verb to a modul
 functions over that state:
 
     connections.py    MQCONN/MQDISC, MQOPEN/MQCLOSE, object handles
+    dynamic_queues.py dynamic queues: created from a model by MQOPEN, deleted by MQCLOSE/MQDISC
     put.py            MQPUT/MQPUT1: MD defaults, context, groups, segmentation
     get.py            MQGET and read-ahead batches: checks, waiting, delivery
     matching.py       which message a get returns (match options, cursors, selectors)
@@ -19,9 +20,8 @@ classes, only about the shared state, and the lock is taken in one place, here. 
 runs under that one lock: a server thread per connection calls these methods, and MQ's
 ordering and unit-of-work rules are simplest to keep when only one verb changes state at
 a time (a waiting MQGET lets the lock go while it sleeps on `arrived`). Taking no lock here:
-MQCONN (it changes no shared state), the async-put counters and MQSTAT (per connection,
-touched only by that connection's own thread), and the MQSC definition commands
-(admin.run_mqsc holds the lock for a whole script).
+the async-put counters and MQSTAT (per connection, touched only by that connection's own
+thread), and the MQSC definition commands (admin.run_mqsc holds the lock for a whole script).
 
 Verbs report failures by raising errors.MQError(reason); the listener turns that into the
 (CompCode, Reason) pair the MQI returns.
@@ -69,7 +69,8 @@ class QueueManager(QueueManagerState):
     # === connections and handles =========================================================
     def connect(self, user: str, password: str, appl_name: str,
                 alive: Callable[[], bool]) -> Connection:
-        return connections.connect(self, user, password, appl_name, alive)
+        with self.lock:  # the connection joins the queue manager's list of them
+            return connections.connect(self, user, password, appl_name, alive)
 
     def disconnect(self, conn: Connection, clean: bool) -> int:
         """MQDISC commits open work; a broken connection backs it out. Returns the reason."""
@@ -77,13 +78,14 @@ class QueueManager(QueueManagerState):
             return connections.disconnect(self, conn, clean)
 
     def open(self, conn: Connection, obj_type: int, name: str, options: int,
-             selection: str | None) -> Handle:
+             selection: str | None, dynamic_name: str) -> Handle:
         with self.lock:
-            return connections.open_object(self, conn, obj_type, name, options, selection)
+            return connections.open_object(self, conn, obj_type, name, options, selection,
+                                           dynamic_name)
 
-    def close(self, conn: Connection, hobj: int) -> None:
+    def close(self, conn: Connection, hobj: int, options: int) -> None:
         with self.lock:
-            connections.close(conn, hobj)
+            connections.close(self, conn, hobj, options)
 
     # === put and get =====================================================================
     def put(self, conn: Connection, hobj: int, md_bytes: bytes, pmo_options: int,

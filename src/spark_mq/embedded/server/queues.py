@@ -1,9 +1,12 @@
 """Queues of the embedded queue manager: messages, delivery order and the indexes for matching.
 
-Runs in the queue-manager process. A queue keeps its available messages (committed, not
-taken by a unit of work) in a sorted list of keys: priority first when MSGDLVSQ is
-PRIORITY, then arrival sequence. That one structure serves get-first, get-by-id, browse
-cursors and reinsertion after a backout.
+Runs in the queue-manager process. The queue definitions are `LocalQueue` (which holds
+messages, whether predefined or created from a model), `AliasQueue` and `ModelQueue` (a
+template that MQOPEN turns into a dynamic local queue, see dynamic_queues.py).
+
+A local queue keeps its available messages (committed, not taken by a unit of work) in a
+sorted list of keys: priority first when MSGDLVSQ is PRIORITY, then arrival sequence. That
+one structure serves get-first, get-by-id, browse cursors and reinsertion after a backout.
 """
 from __future__ import annotations
 
@@ -27,6 +30,10 @@ NONE_ID = b"\0" * 24
 SEGMENT_FLAGS = CMQC.MQMF_SEGMENT | CMQC.MQMF_LAST_SEGMENT
 GROUP_FLAGS = CMQC.MQMF_MSG_IN_GROUP | CMQC.MQMF_LAST_MSG_IN_GROUP
 _PRIORITY_SHIFT = 44
+# A local queue's DEFTYPE: defined by MQSC, or created from a model (dynamic_queues.py)
+PREDEFINED = "PREDEFINED"
+TEMPORARY_DYNAMIC = "TEMPDYN"
+PERMANENT_DYNAMIC = "PERMDYN"
 
 class Message:
     """One physical message (a segment is one physical message).
@@ -71,11 +78,19 @@ class LocalQueue:
         self.input_exclusive = 0
         self.output_count = 0
         self.created = time.gmtime()
+        # a dynamic queue deleted while other handles still have it open: they get
+        # MQRC_Q_DELETED, as MQ answers them (the name is free for a new queue at once)
+        self.deleted = False
 
     # --- attributes ---------------------------------------------------------------------
     @property
     def kind(self) -> str:
         return "QLOCAL"
+
+    @property
+    def definition_type(self) -> str:
+        """PREDEFINED, or the DEFTYPE (TEMPDYN, PERMDYN) of the model the queue came from."""
+        return str(self.attrs.get("DEFTYPE", PREDEFINED))
 
     @property
     def depth(self) -> int:
@@ -198,6 +213,28 @@ class AliasQueue:
 
     def alter(self, attrs: dict) -> None:
         self.attrs.update(attrs)
+
+
+class ModelQueue:
+    """A model queue: the attributes MQOPEN gives each dynamic queue it creates from it."""
+
+    def __init__(self, name: str, attrs: dict):
+        self.name = name
+        self.attrs = default_attributes("QMODEL")
+        self.attrs.update(attrs)
+        self.created = time.gmtime()
+
+    @property
+    def kind(self) -> str:
+        return "QMODEL"
+
+    def alter(self, attrs: dict) -> None:
+        # dynamic queues already created keep their attributes, as in MQ
+        self.attrs.update(attrs)
+
+
+#: Any queue definition: what the queue manager's one namespace of queue names holds.
+QueueDefinition = LocalQueue | AliasQueue | ModelQueue
 
 
 def _index_add(index: dict[bytes, set[int]], value: bytes, key: int) -> None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.mqsc_attributes import default_attributes
-from spark_mq.embedded.server.queues import AliasQueue, LocalQueue, Message
+from spark_mq.embedded.server.queues import LocalQueue, Message, QueueDefinition
 from spark_mq.embedded.server.store import Store
 from spark_mq.mqi.constants import CMQC
 
@@ -44,12 +44,16 @@ class Handle:
     #                                    (groupid, next seq, next offset, in a group, syncpoint, persistence)
     saved_context: list | None = None  # MQOO_SAVE_ALL_CONTEXT: MD of the last message got
     rejected_upto: tuple | None = None  # (key, queue.reorders): head run the selector rejected
+    created_temporary: bool = False    # this handle's MQOPEN created its temporary dynamic queue
 
     def local_queue(self, reason: int) -> LocalQueue:
         """The queue this handle has open; on a queue-manager handle the verb fails with `reason`
-        (the reason MQ gives for a handle not opened for what the verb does)."""
+        (the reason MQ gives for a handle not opened for what the verb does), and on a dynamic
+        queue deleted since it was opened with MQRC_Q_DELETED."""
         if self.queue is None:
             raise MQError(reason)
+        if self.queue.deleted:
+            raise MQError(CMQC.MQRC_Q_DELETED)
         return self.queue
 
 
@@ -82,7 +86,9 @@ class QueueManagerState:
         self.users = users
         self.lock = threading.RLock()
         self.arrived = threading.Condition(self.lock)
-        self.queues: dict[str, LocalQueue | AliasQueue] = {}
+        self.queues: dict[str, QueueDefinition] = {}
+        # the connections, for what spans them: uncommitted work on a queue being deleted
+        self.connections: dict[int, Connection] = {}
         self.attrs: dict[str, Any] = default_attributes("QMGR")
         self.quiescing = False
         self.store = Store(data_dir)
@@ -90,6 +96,7 @@ class QueueManagerState:
         self.msgid_prefix = b"AMQ " + name.encode()[:12].ljust(12, b" ")
         self.msgid_counter = itertools.count(time.time_ns() // 1000)
         self.seq = itertools.count(1)  # arrival order of messages; restarts after recovery
+        self.dynamic_names = itertools.count(1)  # the unique part of generated queue names
 
     def new_msgid(self) -> bytes:
         return self.msgid_prefix + next(self.msgid_counter).to_bytes(8, "big")
