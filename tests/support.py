@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -442,3 +443,18 @@ def committed_parquet_rows(path) -> list[dict]:
                 files.discard(name)
     return [row for name in sorted(files) for row in pq.read_table(name).to_pylist()]
 
+
+def activated_environment() -> dict[str, str]:
+    """A minimal environment as `. .venv/bin/activate` leaves it: this environment's bin
+    first on PATH, then the system's (where java is), nothing else of this process's."""
+    venv_bin = os.path.dirname(sys.executable)
+    system = ["/usr/local/bin", "/usr/bin", "/bin"]
+    java = shutil.which("java")
+    if java and os.path.dirname(java) not in system:
+        system.append(os.path.dirname(java))
+    env = {"PATH": os.pathsep.join([venv_bin, *system]), "VIRTUAL_ENV": sys.prefix,
+           "HOME": os.environ.get("HOME", "/tmp")}
+    for name in ("JAVA_HOME", "LANG", "LC_ALL", "TMPDIR"):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    return env

@@ -6,20 +6,17 @@ PYSPARK_PYTHON) prints what the README says it prints. And the queue manager it 
 start with `spark-mq-qmgr` serves `localhost(port)` and stops on Ctrl-C and on SIGTERM."""
 from __future__ import annotations
 
-import os
 import queue
 import re
 import shlex
-import shutil
 import signal
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-from support import PROJECT_ROOT
+from support import PROJECT_ROOT, activated_environment
 
 README = Path(PROJECT_ROOT, "README.md")
 SECTION = "## Use it from your own code"
@@ -63,22 +60,6 @@ def run_commands() -> tuple[list[str], str]:
     return commands, prints[0]
 
 
-def activated_environment() -> dict[str, str]:
-    """A minimal environment as `. .venv/bin/activate` leaves it: this environment's bin
-    first on PATH, then the system's (where java is), nothing else of this process's."""
-    venv_bin = os.path.dirname(sys.executable)
-    system = ["/usr/local/bin", "/usr/bin", "/bin"]
-    java = shutil.which("java")
-    if java and os.path.dirname(java) not in system:
-        system.append(os.path.dirname(java))
-    env = {"PATH": os.pathsep.join([venv_bin, *system]), "VIRTUAL_ENV": sys.prefix,
-           "HOME": os.environ.get("HOME", "/tmp")}
-    for name in ("JAVA_HOME", "LANG", "LC_ALL", "TMPDIR"):
-        if name in os.environ:
-            env[name] = os.environ[name]
-    return env
-
-
 def test_the_section_activates_the_environment_first_and_runs_the_script_both_ways():
     first_language, first_code = fenced_blocks(section_text())[0]
     assert first_language == "bash" and ". .venv/bin/activate" in first_code
@@ -105,9 +86,9 @@ def test_the_script_runs_as_written(command, tmp_path):
 
 
 def qmgr_command(data_dir: Path) -> list[str]:
-    """The README's `spark-mq-qmgr` line, on a data dir of the test's and a free port."""
+    """The README's `spark-mq-qmgr start` line, on a data dir of the test's and a free port."""
     [line] = [line.strip() for line in section_text().splitlines()
-              if line.strip().startswith("spark-mq-qmgr ")]
+              if line.strip().startswith("spark-mq-qmgr start ")]
     assert "--data-dir /tmp/qm1" in line and "--port 1414" in line, line
     return shlex.split(line.replace("/tmp/qm1", str(data_dir)).replace("--port 1414", "--port 0"))
 

@@ -131,8 +131,8 @@ def ensure_state_queue(qmgr: Any, ibmmq: Any, name: str, connection: ConnectionO
     except MQConnectorError as exc:
         if exc.reason != CMQC.MQRC_UNKNOWN_OBJECT_NAME or not _embedded(connection):
             raise
-    from spark_mq.embedded.client.admin import run_mqsc
-    host, port = _first_address(connection.conn_name or "")
+    from spark_mq.embedded.client.admin import first_address, run_mqsc
+    host, port = first_address(connection.conn_name or "")
     ok, output = run_mqsc(host, port, f"DEFINE QLOCAL({name}) DEFPSIST(YES) MAXDEPTH(999999999) "
                                       "DESCR('spark-mq writer exactly-once markers')",
                           connection.user, connection.password)
@@ -148,12 +148,6 @@ def _embedded(connection: ConnectionOptions) -> bool:
         return False
     from spark_mq.embedded import installed
     return installed()
-
-
-def _first_address(conn_name: str) -> tuple[str, int]:
-    first = conn_name.split(",")[0].strip()
-    host, _, port = first.partition("(")
-    return host, int(port.rstrip(")"))
 
 
 @dataclass(frozen=True)

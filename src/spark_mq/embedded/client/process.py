@@ -66,8 +66,8 @@ class EmbeddedQueueManager:
         while not os.path.exists(ready):
             if self._process.poll() is not None:
                 raise EmbeddedQueueManagerError(
-                    f"the embedded queue manager exited with code {self._process.returncode}; "
-                    f"see {os.path.join(self.data_dir, 'qmgr.log')}")
+                    f"the embedded queue manager exited with code {self._process.returncode}: "
+                    f"{_last_line(os.path.join(self.data_dir, 'qmgr.log'))}")
             if time.monotonic() > deadline:
                 self.stop()
                 raise EmbeddedQueueManagerError("the embedded queue manager did not start in time")
@@ -136,6 +136,16 @@ class EmbeddedQueueManager:
         with handle:
             handle.write(mqsc)
         return handle.name
+
+
+def _last_line(log: str) -> str:
+    """The last line the queue manager wrote (why it did not start), and where the rest is."""
+    try:
+        with open(log, encoding="utf-8", errors="replace") as handle:
+            lines = [line.strip() for line in handle if line.strip()]
+    except OSError:
+        lines = []
+    return f"{lines[-1] if lines else 'no output'} (see {log})"
 
 
 def _package_parent() -> str:

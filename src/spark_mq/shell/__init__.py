@@ -1,0 +1,11 @@
+"""`spark-mq-qmgr`: the shell tools an MQ user expects, for the embedded queue manager and
+(put, get, browse, depth) for any queue manager the connector reaches.
+
+    main       the command line: subcommands, connection arguments, one-line errors
+    lifecycle  start (foreground or --background) and stop an embedded queue manager
+    messages   put, get and browse, as IBM's amqsput, amqsget and amqsbcg do
+    show       how a message is printed: MQMD fields, properties, payload (text, hex, JSON)
+    admin      mqsc (the embedded runmqsc) and depth
+
+Importing this package imports neither Spark nor ibmmq.
+"""

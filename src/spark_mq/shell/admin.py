@@ -1,0 +1,173 @@
+"""`mqsc` (runmqsc for the embedded queue manager) and `depth` (CURDEPTH of queues).
+
+`mqsc` sends one command at a time, as runmqsc does, so a failing command does not hide the
+others' results; it numbers and echoes each command, and exits 10 when any failed (runmqsc's
+status for "completed with errors"). MQSC reaches only embedded queue managers: on IBM MQ,
+runmqsc -c does the same.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from spark_mq.jobs.errors import JobError
+from spark_mq.shell.connection import client_options, connect
+
+SOME_FAILED = 10
+_DISPLAYED = re.compile(r"\b(QUEUE|CURDEPTH|MAXDEPTH)\(([^)]*)\)")
+
+
+# --- arguments ----------------------------------------------------------------------------------
+
+def add_mqsc(commands: Any) -> argparse.ArgumentParser:
+    mqsc = commands.add_parser(
+        "mqsc", help="run MQSC commands (runmqsc) on an embedded queue manager",
+        description="Run MQSC commands: the COMMAND arguments, or the file given with -f, or "
+                    "standard input (typed: each command runs when complete; END or Ctrl-D ends).")
+    mqsc.add_argument("commands", nargs="*", metavar="COMMAND",
+                      help="an MQSC command, e.g. 'DISPLAY QLOCAL(*)'")
+    mqsc.add_argument("-f", "--file", help="an MQSC script file")
+    mqsc.set_defaults(run=run_mqsc)
+    return mqsc
+
+
+def add_depth(commands: Any) -> argparse.ArgumentParser:
+    depth = commands.add_parser("depth", help="show queue depths (CURDEPTH and MAXDEPTH)",
+                                description="Show the depth of the named queues, or of every local "
+                                            "queue of an embedded queue manager.")
+    depth.add_argument("queues", nargs="*", metavar="QUEUE", help="queue names (default: all local queues)")
+    depth.set_defaults(run=run_depth)
+    return depth
+
+
+# --- mqsc --------------------------------------------------------------------------------------
+
+def run_mqsc(args: argparse.Namespace) -> int:
+    if args.commands and args.file:
+        raise JobError("give COMMAND arguments or -f FILE, not both")
+    send = _sender(args)
+    typing = not args.commands and not args.file and sys.stdin.isatty()
+    if typing:
+        print(f"Starting MQSC for the queue manager at {client_options(args)['connName']}. "
+              "END or Ctrl-D ends.", file=sys.stderr)
+    read = failed = 0
+    for command in split_commands(_lines(args)):
+        if command.strip().upper() == "END":
+            break
+        read += 1
+        print(f"{read:6} : {' '.join(line.strip() for line in command.splitlines())}")
+        ok, output = send(command)
+        print(output, flush=True)
+        failed += not ok
+    print(f"{read} MQSC command(s) read; {failed or 'none'} failed.")
+    return SOME_FAILED if failed else 0
+
+
+def split_commands(lines: Iterable[str]) -> Iterator[str]:
+    """MQSC commands from script lines: '+' or '-' at a line's end continues the command on
+    the next line, '*' starts a comment line, blank lines separate nothing."""
+    pending: list[str] = []
+    for raw in lines:
+        line = raw.rstrip("\r\n")
+        if not pending and (not line.strip() or line.lstrip().startswith("*")):
+            continue
+        pending.append(line)
+        if not line.rstrip().endswith(("+", "-")):
+            yield "\n".join(pending)
+            pending = []
+    if pending:
+        yield "\n".join(pending)
+
+
+def _lines(args: argparse.Namespace) -> Iterable[str]:
+    if args.commands:
+        return args.commands
+    if args.file:
+        try:
+            with open(args.file, encoding="utf-8") as handle:
+                return handle.read().splitlines()
+        except OSError as exc:
+            raise JobError(f"-f: cannot read {args.file}: {exc.strerror}") from None
+    return sys.stdin
+
+
+def _sender(args: argparse.Namespace) -> Any:
+    """A function that runs one MQSC command and returns (ok, output)."""
+    from spark_mq.embedded.client.admin import MQSCRefused, first_address, send_mqsc
+    from spark_mq.mq.errors import MQConnectorError
+    from spark_mq.mqi.constants import reason_name
+    options = client_options(args)
+    if "connName" not in options:
+        raise JobError("mqsc needs --conn-name host(port) of an embedded queue manager")
+    host, port = first_address(options["connName"])
+
+    def send(command: str) -> tuple[bool, str]:
+        try:
+            return send_mqsc(host, port, command, options.get("user"), options.get("password"))
+        except MQSCRefused as exc:
+            raise MQConnectorError(f"the queue manager at {host}({port}) refused MQSC: MQ reason "
+                                   f"{exc.reason} {reason_name(exc.reason)}: check --user and "
+                                   "--password", exc.reason, reason_name(exc.reason)) from None
+        except ConnectionRefusedError:
+            raise _not_available(host, port) from None
+        except (OSError, ValueError, EOFError) as exc:
+            raise MQConnectorError(f"no MQSC answer from {host}({port}) ({exc}); MQSC reaches embedded "
+                                   "queue managers only: on IBM MQ use runmqsc") from None
+    return send
+
+
+def _not_available(host: str, port: int) -> Exception:
+    from spark_mq.mq.errors import MQConnectorError
+    from spark_mq.mqi.constants import CMQC, reason_name
+    reason = CMQC.MQRC_Q_MGR_NOT_AVAILABLE
+    return MQConnectorError(f"no queue manager is listening at {host}({port}): MQ reason {reason} "
+                            f"{reason_name(reason)}; `spark-mq-qmgr start` runs one, or give "
+                            "--conn-name host(port)", reason, reason_name(reason))
+
+
+# --- depth -------------------------------------------------------------------------------------
+
+def run_depth(args: argparse.Namespace) -> int:
+    rows = _named_depths(args) if args.queues else _all_depths(args)
+    width = max([len("QUEUE")] + [len(name) for name, _, _ in rows])
+    print(f"{'QUEUE':<{width}}  {'CURDEPTH':>9}  {'MAXDEPTH':>9}")
+    for name, current, maximum in rows:
+        print(f"{name:<{width}}  {current:>9}  {maximum:>9}")
+    return 0
+
+
+def _named_depths(args: argparse.Namespace) -> list[tuple[str, int, int]]:
+    """MQINQ on each queue: works on any queue manager."""
+    from spark_mq.mq.queues import open_queue
+    ibmmq, qmgr = connect(args)
+    CMQC = ibmmq.CMQC
+    rows = []
+    try:
+        for name in args.queues:
+            queue = open_queue(ibmmq, qmgr, name, CMQC.MQOO_INQUIRE, None, "inquiry")
+            try:
+                rows.append((name, int(queue.inquire(CMQC.MQIA_CURRENT_Q_DEPTH)),
+                             int(queue.inquire(CMQC.MQIA_MAX_Q_DEPTH))))
+            except ibmmq.MQMIError as exc:
+                from spark_mq.mq.errors import describe
+                raise describe(exc, f"inquiring the depth of {name}") from exc
+            finally:
+                queue.close()
+    finally:
+        qmgr.disconnect()
+    return rows
+
+
+def _all_depths(args: argparse.Namespace) -> list[tuple[str, int, int]]:
+    """Every local queue, from DISPLAY QLOCAL(*) (embedded queue managers)."""
+    ok, output = _sender(args)("DISPLAY QLOCAL(*) CURDEPTH MAXDEPTH")
+    if not ok:
+        raise JobError(f"DISPLAY QLOCAL(*) failed: {output}")
+    rows: list[tuple[str, int, int]] = []
+    for block in output.split("AMQ8409I")[1:]:
+        fields = dict(_DISPLAYED.findall(block))
+        rows.append((fields["QUEUE"], int(fields["CURDEPTH"]), int(fields["MAXDEPTH"])))
+    return rows
