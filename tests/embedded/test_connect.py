@@ -30,10 +30,11 @@ def test_connect_wrong_queue_manager_name_is_2058(qm):
     assert reason(exc) == CMQC.MQRC_Q_MGR_NAME_ERROR
 
 
-def test_connect_nothing_listening_is_2059(qm):
+def test_connect_nothing_listening_is_2538(qm):
+    # IBM's client: the TCP connection is refused, MQRC_HOST_NOT_AVAILABLE (AMQ9202/AMQ9213)
     with pytest.raises(ibmmq.MQMIError) as exc:
         ibmmq.connect(qm.name, qm.channel, "127.0.0.1(1)")
-    assert reason(exc) == CMQC.MQRC_Q_MGR_NOT_AVAILABLE
+    assert reason(exc) == CMQC.MQRC_HOST_NOT_AVAILABLE
 
 
 def test_default_objects_of_the_developer_container_exist(conn):

@@ -142,8 +142,8 @@ HOSTILE = [
     frame(b"l\x01\x00\x00\x00" * 64 + b"N"),         # nested too deeply
     frame(b"i" + b"\x00" * 8),                        # not a request list
     frame(b"l\x01\x00\x00\x00s\x04\x00\x00\x00EVIL"),  # unknown verb
-    wire.frame(["CONN", "", "", "", "fuzz"]) + wire.frame(["OPEN", 1]),  # wrong arguments
-    wire.frame(["CONN", "", "", "", "fuzz"]) + wire.frame(["PUT", "x", b"", None, [], 1.5, 2]),
+    wire.frame(["CONN", "", "", "", "fuzz", None]) + wire.frame(["OPEN", 1]),  # wrong arguments
+    wire.frame(["CONN", "", "", "", "fuzz", None]) + wire.frame(["PUT", "x", b"", None, [], 1.5, 2]),
     struct.pack("<I", 0xFFFFFFF0),                    # absurd frame length
     frame(b"NN"),                                     # trailing bytes
 ]

@@ -167,11 +167,13 @@ def test_attribute_table_defaults():
         "DESCR": "", "MAXMSGL": 4194304, "MAXDEPTH": 5000, "DEFPSIST": "NO", "DEFPRTY": 0,
         "MSGDLVSQ": "PRIORITY", "BOTHRESH": 0, "BOQNAME": "", "DEFREADA": "NO",
         "DEFPRESP": "SYNC", "PROPCTL": "COMPAT", "GET": "ENABLED", "PUT": "ENABLED",
-        "SHARE": "SHARE", "DEFSOPT": "SHARED",
+        "SHARE": "SHARE", "DEFSOPT": "SHARED", "TRIGGER": "NOTRIGGER", "TRIGTYPE": "FIRST",
+        "TRIGDPTH": 1, "TRIGMPRI": 0, "TRIGDATA": "", "PROCESS": "", "INITQ": "",
     }
     assert "MAXDEPTH" not in default_attributes("QA")
     assert default_attributes("QMGR") == {
         "DESCR": "", "DEADQ": "", "MAXMSGL": 4194304, "MAXPROPL": -1, "MAXUMSGS": 10000,
+        "MAXHANDS": 256, "TRIGINT": 999999999,
     }
 
 
@@ -203,8 +205,8 @@ def test_string_too_long_error():
 
 
 def test_unknown_attribute_error_lists_valid_ones():
-    err = error("DEFINE QLOCAL(A) TRIGGER(YES)")
-    assert err.attribute == "TRIGGER"
+    err = error("DEFINE QLOCAL(A) CLUSTER(YES)")
+    assert err.attribute == "CLUSTER"
     assert "unknown attribute for QLOCAL" in str(err)
     assert "MAXDEPTH" in str(err) and "REPLACE" in str(err)
 
@@ -447,3 +449,38 @@ def test_unknown_bare_keyword_and_multi_value_errors():
     assert err.attribute == "FOO" and "unknown keyword for DEFINE QLOCAL" in str(err)
     err = error("DEFINE QLOCAL(A) DESCR(two words)")
     assert err.attribute == "DESCR" and "expected one value, got (two words)" in str(err)
+
+
+# --- trigger attributes ------------------------------------------------------------------
+
+def test_trigger_keywords_on_local_and_model_queues():
+    cmd = one("DEFINE QLOCAL(T) TRIGGER TRIGTYPE(depth) TRIGDPTH(5) TRIGMPRI(3) "
+              "TRIGDATA('some data') PROCESS(MY.PROC) INITQ(MY.INITQ)")
+    assert cmd.flags == {"TRIGGER"}
+    assert cmd.attributes == {"TRIGTYPE": "DEPTH", "TRIGDPTH": 5, "TRIGMPRI": 3,
+                              "TRIGDATA": "some data", "PROCESS": "MY.PROC", "INITQ": "MY.INITQ"}
+    assert one("ALTER QLOCAL(T) NOTRIGGER").flags == {"NOTRIGGER"}
+    assert one("DEFINE QMODEL(M) TRIGGER TRIGTYPE(EVERY)").flags == {"TRIGGER"}
+
+
+@pytest.mark.parametrize("text, attribute, problem", [
+    ("DEFINE QLOCAL(T) TRIGDPTH(0)", "TRIGDPTH", "out of range"),
+    ("DEFINE QLOCAL(T) TRIGMPRI(10)", "TRIGMPRI", "out of range"),
+    ("DEFINE QLOCAL(T) TRIGTYPE(SOMETIMES)", "TRIGTYPE", "not allowed"),
+    ("DEFINE QLOCAL(T) TRIGDATA('" + "x" * 65 + "')", "TRIGDATA", "65 characters"),
+    ("DEFINE QLOCAL(T) TRIGGER(YES)", "TRIGGER", "takes no value"),
+    ("DEFINE QLOCAL(T) TRIGGER NOTRIGGER", "NOTRIGGER", "cannot both be given"),
+    ("DEFINE QALIAS(A) TARGET(B) TRIGGER", "TRIGGER", "not valid on DEFINE QALIAS"),
+    ("DEFINE QALIAS(A) TARGET(B) INITQ(I)", "INITQ", "applies to QLOCAL and QMODEL only"),
+])
+def test_trigger_keyword_errors(text, attribute, problem):
+    err = error(text)
+    assert err.attribute == attribute
+    assert problem in str(err)
+
+
+def test_display_shows_trigger_attributes_as_runmqsc():
+    shown = format_display("QLOCAL", "T", {"TRIGGER": "NOTRIGGER", "TRIGTYPE": "FIRST",
+                                           "TRIGDATA": ""})
+    assert "NOTRIGGER" in shown.split() and "TRIGTYPE(FIRST)" in shown
+    assert "TRIGDATA( )" in shown

@@ -218,7 +218,7 @@ def test_refused_credentials_and_unreachable_queue_manager_name_the_reason(tmp_p
             connect(options.connection)
     options = ReadOptions.parse({"queueManager": "QMAUTH", "connName": "127.0.0.1(1)",
                                  "queue": "Q", "transport": "embedded"})
-    with pytest.raises(MQConnectorError, match=r"2059 MQRC_Q_MGR_NOT_AVAILABLE.*connName"):
+    with pytest.raises(MQConnectorError, match=r"2538 MQRC_HOST_NOT_AVAILABLE.*connName"):
         connect(options.connection)
 
 

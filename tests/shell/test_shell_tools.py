@@ -141,7 +141,7 @@ def test_stop_stops_it_and_says_so_when_none_runs(running):
     cwd, env, data_dir = running
     assert "stopped" in text(run("stop", "--data-dir", str(data_dir), cwd=cwd, env=env))[0]
     done = run("get", "DEV.QUEUE.1", cwd=cwd, env=env, check=False)
-    assert done.returncode == 1 and "2059 MQRC_Q_MGR_NOT_AVAILABLE" in one_line_error(done)
+    assert done.returncode == 1 and "2538 MQRC_HOST_NOT_AVAILABLE" in one_line_error(done)
     done = run("stop", "--data-dir", str(data_dir), cwd=cwd, env=env, check=False)
     assert done.returncode == 2
     assert one_line_error(done).endswith(f"no queue manager is running on {data_dir}")

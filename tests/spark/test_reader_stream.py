@@ -123,7 +123,7 @@ def test_groups_and_reference_messages(qm, conn, make_queue, spark, tmp_path):
     ({"queue": None}, "option 'queue': invalid value (missing)"),
     ({"delivery": "sometimes"}, "option 'delivery': invalid value 'sometimes'"),
     ({"queue": "NO.SUCH.QUEUE"}, "2085 MQRC_UNKNOWN_OBJECT_NAME"),
-    ({"connName": "127.0.0.1(1)"}, "2059"),
+    ({"connName": "127.0.0.1(1)"}, "2538"),
 ])
 def test_errors_fail_the_query_at_start(qm, spark, tmp_path, change, expected):
     options = reader_options(qm, "SOME.QUEUE")

@@ -1,7 +1,8 @@
 """Run an embedded queue manager in the foreground: python -m spark_mq.embedded --data-dir DIR.
 
 This is the queue-manager process: client/process.py and `spark-mq-qmgr start` start it,
-and it runs the MQSC start-up scripts, the listener (server/listener.py) and the queue
+and it runs the MQSC start-up scripts, the PCF command server (server/command_server/),
+the listener (server/listener.py) and the queue
 manager (server/qmgr.py) until SIGTERM or SIGINT.
 
 Failures a person can fix (a busy port, a data directory another queue manager holds, an
@@ -21,6 +22,7 @@ import threading
 from typing import IO
 
 from spark_mq.embedded.server.admin import run_mqsc
+from spark_mq.embedded.server.command_server import CommandServer
 from spark_mq.embedded.server.listener import DEFAULT_HEARTBEAT_INTERVAL, Server
 from spark_mq.embedded.server.mqsc_attributes import DEFAULT_MQSC
 from spark_mq.embedded.server.qmgr import QueueManager
@@ -81,12 +83,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"cannot start queue manager {args.name}: {exc}", file=sys.stderr)
         return 2
     qmgr = QueueManager(args.name, args.data_dir, users)
+    command_server = CommandServer(qmgr)
     try:
         for label, text in scripts:
             ok, output = run_mqsc(qmgr, text, existing_ok=True)
             if not ok:
                 print(f"MQSC {label} failed:\n{output}", file=sys.stderr)
                 return 1
+        command_server.start()  # the scripts have made SYSTEM.ADMIN.COMMAND.QUEUE
         try:
             server = listen(qmgr, args.host, args.port, args.heartbeat_interval)
         except StartError as exc:
@@ -94,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
         serve(server, args.name, args.host, args.ready_file or os.path.join(args.data_dir, READY_FILE))
     finally:
-        qmgr.shutdown()
+        qmgr.shutdown()         # quiescing ends the command server's waiting get
+        command_server.stop()
         lock.close()
     return 0
 

@@ -108,7 +108,9 @@ def connect(options: ConnectionOptions, action: str | None = None) -> Any:
     if options.reconnect:
         cno.Options |= ibmmq.CMQC.MQCNO_RECONNECT_Q_MGR
     if options.ccdt_url:
+        # the channel comes from the table; MQ reads CCDTUrl only from an MQCNO of version 6 on
         cno.CCDTUrl = options.ccdt_url.encode()
+        cno.Version = max(cno.Version, ibmmq.CMQC.MQCNO_VERSION_6)
         cd = None
     kwargs: dict[str, Any] = {"cd": cd, "cno": cno}
     if sco is not None:
@@ -122,8 +124,9 @@ def connect(options: ConnectionOptions, action: str | None = None) -> Any:
     try:
         qmgr.connect_with_options(options.queue_manager, **kwargs)
     except ibmmq.MQMIError as exc:
+        where = options.conn_name or f"the CCDT {options.ccdt_url}"
         raise describe(exc, action or f"connecting to queue manager {options.queue_manager} "
-                                      f"at {options.conn_name}") from exc
+                                      f"at {where}") from exc
     return qmgr
 
 

@@ -1,4 +1,5 @@
-"""The MQI constants (CMQC) and reason-code names, taken from the installed ibmmq package.
+"""The MQI constants (CMQC, and CMQCFC/CMQXC for PCF) and reason-code names, taken from the
+installed ibmmq package.
 
 `CMQC` is IBM's own constants file, shipped inside `ibmmq` as plain Python. It is loaded by
 path so that neither side has to import `ibmmq` itself, which would load (and need) its C
@@ -16,12 +17,12 @@ import types
 _CMQC_FILE = "_CMQC_linux_x64.py"
 
 
-def _load_cmqc() -> types.ModuleType:
+def _load_cmqc(file_name: str = _CMQC_FILE, module_name: str = "_spark_mq_cmqc") -> types.ModuleType:
     spec = importlib.util.find_spec("ibmmq")
     if spec is None or not spec.submodule_search_locations:
         raise ImportError("the ibmmq package is required (pip install ibmmq)")
-    path = os.path.join(list(spec.submodule_search_locations)[0], _CMQC_FILE)
-    module_spec = importlib.util.spec_from_file_location("_spark_mq_cmqc", path)
+    path = os.path.join(list(spec.submodule_search_locations)[0], file_name)
+    module_spec = importlib.util.spec_from_file_location(module_name, path)
     if module_spec is None or module_spec.loader is None:
         raise ImportError(f"cannot load the MQI constants from {path}")
     module = importlib.util.module_from_spec(module_spec)
@@ -33,6 +34,10 @@ def _load_cmqc() -> types.ModuleType:
 #: every attribute is `Any` to the type checker (ModuleType's __getattr__); modules that keep a
 #: constant annotate it with its real type (int, or bytes for StrucIds and formats).
 CMQC: types.ModuleType = _load_cmqc()
+#: IBM's CMQCFC (PCF: MQCMD_*, MQCFT_*, MQRCCF_*, MQIACF_* ...) and CMQXC (channels: MQCHT_*),
+#: plain constants files like CMQC, loaded the same way for the embedded command server.
+CMQCFC: types.ModuleType = _load_cmqc("CMQCFC.py", "_spark_mq_cmqcfc")
+CMQXC: types.ModuleType = _load_cmqc("CMQXC.py", "_spark_mq_cmqxc")
 
 
 def _reason_names() -> dict[int, str]:

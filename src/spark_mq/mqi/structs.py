@@ -33,6 +33,9 @@ class Layout:
         self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
         #: field name -> its byte offset in the structure
         self.offsets: dict[str, int] = {}
+        #: field name -> length, for the fixed-length byte and character fields ("48s")
+        self.lengths: dict[str, int] = {name: int(fmt[:-1]) for name, fmt in pairs
+                                        if fmt.endswith("s")}
         offset_fmt = ""
         for name, fmt in pairs:
             # the offset of a field is the size of everything before it plus its alignment
@@ -127,6 +130,16 @@ PD = Layout("StrucId:4s Version:i Options:i Support:i Context:i CopyOptions:i")
 # The sizes ibmmq's structures have on 64-bit Linux: a mismatch means a typo in a layout above.
 assert MD.size == 364 and GMO.size == 112 and PMO.size == 184 and OD.size == 424
 assert CNO.size == 272 and CSP.size == 104 and STS.size == 280 and IMPO.size == 64
+
+
+def blank_padded(raw: bytes, length: int) -> bytes:
+    """An MQCHAR field as MQ hands it back: MQ reads a NUL as the end of the value (C
+    applications pass NUL-terminated strings, `ibmmq` packs short values NUL padded) and
+    returns the value padded with blanks to the field's length."""
+    end = raw.find(b"\0")
+    if end < 0 and len(raw) == length:
+        return raw
+    return raw[:length if end < 0 else end].ljust(length, b" ")
 
 
 def text(raw: bytes) -> str:

@@ -122,7 +122,7 @@ def _sender(args: argparse.Namespace) -> Any:
 def _not_available(host: str, port: int) -> Exception:
     from spark_mq.mq.errors import MQConnectorError
     from spark_mq.mqi.constants import CMQC, reason_name
-    reason = CMQC.MQRC_Q_MGR_NOT_AVAILABLE
+    reason = CMQC.MQRC_HOST_NOT_AVAILABLE      # as IBM's client answers a refused connection
     return MQConnectorError(f"no queue manager is listening at {host}({port}): MQ reason {reason} "
                             f"{reason_name(reason)}; `spark-mq-qmgr start` runs one, or give "
                             "--conn-name host(port)", reason, reason_name(reason))

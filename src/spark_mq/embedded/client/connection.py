@@ -1,5 +1,11 @@
 """Connections to embedded queue managers: sockets, request and answer, pipelining; MQCONNX/MQDISC.
 
+MQCONNX finds its channel as IBM's client does (MQCD, the MQCNO's CCDT URL, MQSERVER, a CCDT
+from the environment; see "where a connection goes" below), tries each address of the
+channel's connection-name list in turn and answers as IBM's client: MQRC_HOST_NOT_AVAILABLE
+when TCP fails, MQRC_Q_MGR_NOT_AVAILABLE when what listens is no queue manager, and the
+queue manager's own refusal (MQRC_UNKNOWN_CHANNEL_NAME, MQRC_Q_MGR_NAME_ERROR, ...) otherwise.
+
 Runs in the application's process (part of the module installed as `ibmmq.ibmmqc`, see
 transport.py). A `Connection` is one socket to the queue manager process, shared by every
 verb on that hconn under its lock. Two fast paths live here because they change what is on
@@ -22,8 +28,10 @@ import socket
 import sys
 import threading
 import time
+from dataclasses import dataclass
 
-from spark_mq.embedded.wire import FrameReader, frame
+from spark_mq.embedded.client import ccdt
+from spark_mq.embedded.wire import FrameReader, ProtocolError, frame
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import CD, CNO, CSP, text
 
@@ -71,7 +79,6 @@ class ObjectHandle:
 class Connection:
     def __init__(self, sock: socket.socket, qm_name: str):
         self.sock = sock
-        self.qm_name = qm_name
         self.heartbeat_interval = 0.0    # from the CONN answer; 0: the server wants none
         self.last_sent = time.monotonic()
         self.lock = threading.RLock()
@@ -80,8 +87,14 @@ class Connection:
         self.broken = False
         self.reader = FrameReader(sock)
         self.inflight: collections.deque = collections.deque()  # handles awaiting a refill
-        self.msgid_prefix = b"AMQ " + qm_name.encode()[:8].ljust(8, b" ") + os.urandom(4)
         self.msgid_counter = itertools.count(1)
+        self.set_qm_name(qm_name)
+
+    def set_qm_name(self, qm_name: str) -> None:
+        """The queue manager's name, once known (a group name such as *QM1 is not one): it
+        starts the message ids this connection makes, as MQ's start with AMQ and its name."""
+        self.qm_name = qm_name
+        self.msgid_prefix = b"AMQ " + qm_name.encode()[:8].ljust(8, b" ") + os.urandom(4)
 
     def call(self, *request: object) -> list:
         """Send one verb (after any pipelined puts) and wait for its answer."""
@@ -98,7 +111,7 @@ class Connection:
                 self._send(data)
                 self._collect_inflight()
                 return self.reader.read_reply()
-            except (OSError, ConnectionError, ValueError):
+            except (OSError, ConnectionError, ValueError, ProtocolError):
                 self.broken = True
                 return list(BROKEN)
 
@@ -113,7 +126,7 @@ class Connection:
                 return
             try:
                 self._collect_inflight()
-            except (OSError, ConnectionError, ValueError):
+            except (OSError, ConnectionError, ValueError, ProtocolError):
                 self.broken = True
 
     def prefetch(self, handle: ObjectHandle, data: bytes) -> None:
@@ -292,62 +305,179 @@ def read_pointer(address: int, length: int) -> bytes:
     return ctypes.string_at(address, length)
 
 
+# --- where a connection goes ----------------------------------------------------------------
+#
+# IBM's client takes the first of these that is there (MQCONNX on a client): the MQCD in the
+# MQCNO (ibmmq's `cd`), the CCDT URL in the MQCNO (version 6 and later), the MQSERVER
+# environment variable, then a CCDT named by MQCCDTURL or MQCHLLIB/MQCHLTAB. The embedded
+# transport adds one source, after the MQCNO's: a queue manager that this process started
+# itself is reached without any channel, as a server installation connects in bindings mode
+# to a local queue manager (MQCNO_CLIENT_BINDING turns this off).
+#
+# A queue manager name that starts with `*` names a group: any queue manager the channel
+# reaches is accepted (its real name is not checked), and a CCDT offers the channels whose
+# QMNAME is the name after the `*`.
+
+@dataclass(frozen=True)
+class _Route:
+    """One channel to try: its name (None: bindings-style, no channel), where it listens,
+    and the queue manager name the server must have ("" accepts any)."""
+    channel: str | None
+    conn_name: str
+    check_name: str
+    cipher_spec: str = ""
+
+
+#: reasons after which the next address of a connection-name list, or the next CCDT entry,
+#: is tried: nothing listens there, it does not speak our protocol, it is another queue
+#: manager, or it lacks the channel. Any other refusal (2035, quiescing ...) is final.
+_TRY_NEXT = frozenset({CMQC.MQRC_HOST_NOT_AVAILABLE, CMQC.MQRC_Q_MGR_NOT_AVAILABLE,
+                       CMQC.MQRC_Q_MGR_NAME_ERROR, CMQC.MQRC_UNKNOWN_CHANNEL_NAME})
+_CONNECT_TIMEOUT = 10.0   # seconds for TCP connect, and for the queue manager's CONN answer
+
+
 def MQCONNX(name: bytes | str | None, cno: bytes | None, cd: bytes | None, csp: bytes | None,
             sco: bytes | None, bno: bytes | None) -> tuple[int, int, int]:
     qm_name = (name.decode() if isinstance(name, bytes) else str(name or "")).strip()
-    conn_names = ""
-    if cd:
-        conn_names = text(cd[CD.offsets["ConnectionName"]:CD.offsets["ConnectionName"] + 264])
-        if text(cd[CD.offsets["SSLCipherSpec"]:CD.offsets["SSLCipherSpec"] + 32]):
-            # the embedded queue manager speaks no TLS: refuse rather than send in clear
-            return (0, FAILED, CMQC.MQRC_SSL_INITIALIZATION_ERROR)
-    if not conn_names:
-        conn_names = _conn_name_from_environment(qm_name)
-    if not conn_names:
-        return (0, FAILED, CMQC.MQRC_Q_MGR_NOT_AVAILABLE)
     user = password = ""
     if csp:
         fields = CSP.unpack(csp)
         index = CSP.index
         user = read_pointer(fields[index["CSPUserIdPtr"]], fields[index["CSPUserIdLength"]]).decode()
         password = read_pointer(fields[index["CSPPasswordPtr"]], fields[index["CSPPasswordLength"]]).decode()
-    appl_name = ""
+    appl_name = ccdt_url = ""
+    options = 0
     if cno and len(cno) >= CNO.size:
-        appl_name = text(CNO.unpack(cno)[CNO.index["ApplName"]])
+        fields = CNO.unpack(cno)
+        index = CNO.index
+        options = fields[index["Options"]]
+        appl_name = text(fields[index["ApplName"]])
+        if fields[index["Version"]] >= CMQC.MQCNO_VERSION_6:  # earlier MQCNOs have no CCDTUrl
+            ccdt_url = read_pointer(fields[index["CCDTUrl"]], fields[index["CCDTUrlLength"]]).decode()
     appl_name = appl_name or os.path.basename(sys.argv[0] or "python")[:28]
-    sock = None
-    for host, port in _parse_conn_names(conn_names):
-        try:
-            sock = socket.create_connection((host, port), timeout=10)
-            break
-        except OSError:
-            continue
-    if sock is None:
-        return (0, FAILED, CMQC.MQRC_Q_MGR_NOT_AVAILABLE)
-    sock.settimeout(None)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    conn = Connection(sock, qm_name)
-    reply = conn.call("CONN", qm_name, user, password, appl_name)
-    if reply[0] == FAILED:
-        sock.close()
-        return (0, reply[0], reply[1])
-    conn.qm_name = reply[2]
-    if len(reply) > 4:
-        conn.heartbeat_interval = float(reply[4])
-    hconn = next(_hconns)
-    connections[hconn] = conn
-    _heartbeats.watch(conn.heartbeat_interval)
-    return (hconn, reply[0], reply[1])
+    routes, from_ccdt = _routes(qm_name, cd, ccdt_url, bool(options & CMQC.MQCNO_CLIENT_BINDING))
+    if isinstance(routes, int):
+        return (0, FAILED, routes)
+    reason = CMQC.MQRC_Q_MGR_NOT_AVAILABLE
+    for route in routes:
+        if route.cipher_spec:
+            # the embedded queue manager speaks no TLS: refuse rather than send in clear
+            return (0, FAILED, CMQC.MQRC_SSL_INITIALIZATION_ERROR)
+        for host, port in _parse_conn_names(route.conn_name):
+            conn, reply = _connect_one(host, port, route, user, password, appl_name)
+            if conn is not None:
+                hconn = next(_hconns)
+                connections[hconn] = conn
+                _heartbeats.watch(conn.heartbeat_interval)
+                return (hconn, reply[0], reply[1])
+            reason = reply[1]
+            if reason not in _TRY_NEXT:
+                return (0, FAILED, reason)
+    if from_ccdt and reason == CMQC.MQRC_Q_MGR_NAME_ERROR:
+        # IBM: a CCDT whose channels all reach other queue managers leaves none available
+        reason = CMQC.MQRC_Q_MGR_NOT_AVAILABLE
+    return (0, FAILED, reason)
 
 
-def _conn_name_from_environment(qm_name: str) -> str:
+def _routes(qm_name: str, cd: bytes | None, ccdt_url: str,
+            client_only: bool) -> tuple[list[_Route] | int, bool]:
+    """The channels to try, in IBM's order of sources (see above), and whether they came
+    from a CCDT; a reason instead when the configuration itself is wrong."""
+    group = qm_name.startswith("*")
+    check_name = "" if group else qm_name
+    local_name = qm_name[1:] if group else qm_name
+    if cd:
+        channel = text(cd[CD.offsets["ChannelName"]:CD.offsets["ChannelName"] + 20])
+        conn_name = text(cd[CD.offsets["ConnectionName"]:CD.offsets["ConnectionName"] + 264])
+        cipher = text(cd[CD.offsets["SSLCipherSpec"]:CD.offsets["SSLCipherSpec"] + 32])
+        # an MQCD without a connection name reaches a queue manager this process started
+        conn_name = conn_name or _local_conn_name(local_name)
+        if not conn_name:
+            return CMQC.MQRC_Q_MGR_NOT_AVAILABLE, False
+        return [_Route(channel, conn_name, check_name, cipher)], False
+    if ccdt_url:
+        return _ccdt_routes(ccdt_url, qm_name), True
+    local = "" if client_only else _local_conn_name(local_name)
+    if local:
+        return [_Route(None, local, check_name)], False
+    server = os.environ.get("MQSERVER", "").strip()
+    if server:
+        return _mqserver_route(server, check_name), False
+    url = ccdt.location_from_environment()
+    if url:
+        return _ccdt_routes(url, qm_name), True
+    # no channel anywhere: IBM's client gives up on the name it cannot find a channel for
+    return CMQC.MQRC_Q_MGR_NAME_ERROR, False
+
+
+def _local_conn_name(qm_name: str) -> str:
     if qm_name in local_queue_managers:
         return local_queue_managers[qm_name]
     if not qm_name and len(local_queue_managers) == 1:
         return next(iter(local_queue_managers.values()))
-    server = os.environ.get("MQSERVER", "")  # CHANNEL/TCP/host(port)
-    parts = server.split("/")
-    return parts[2] if len(parts) == 3 else ""
+    return ""
+
+
+def _mqserver_route(server: str, check_name: str) -> list[_Route] | int:
+    """MQSERVER=CHANNEL/TCP/host(port)[,host(port)]; the connection name may be quoted, as
+    shells need for the parentheses. Other transports, or a malformed value, fail as IBM's
+    client fails them, with MQRC_Q_MGR_NAME_ERROR."""
+    parts = server.split("/", 2)
+    if len(parts) != 3 or not parts[0].strip() or parts[1].strip().upper() != "TCP":
+        return CMQC.MQRC_Q_MGR_NAME_ERROR
+    conn_name = parts[2].strip().strip("'\"")
+    if not conn_name:
+        return CMQC.MQRC_Q_MGR_NAME_ERROR
+    return [_Route(parts[0].strip(), conn_name, check_name)]
+
+
+def _ccdt_routes(url: str, qm_name: str) -> list[_Route] | int:
+    try:
+        table = ccdt.read(url)
+    except ccdt.CCDTError:
+        return CMQC.MQRC_CLIENT_CONN_ERROR
+    chosen = ccdt.candidates(table, qm_name)
+    if not chosen:
+        return CMQC.MQRC_Q_MGR_NAME_ERROR   # no channel in the table for this name
+    check_name = "" if qm_name.startswith("*") else qm_name
+    return [_Route(c.name, c.conn_name, check_name, c.cipher_spec) for c in chosen]
+
+
+def _connect_one(host: str, port: int, route: _Route, user: str, password: str,
+                 appl_name: str) -> tuple[Connection | None, list]:
+    """One address: the connection and the CONN answer, or None and [FAILED, reason].
+    MQRC_HOST_NOT_AVAILABLE when TCP fails (no such host, nothing listening, unreachable),
+    MQRC_Q_MGR_NOT_AVAILABLE when something listens but does not answer as a queue manager."""
+    try:
+        sock = socket.create_connection((host, port), timeout=_CONNECT_TIMEOUT)
+    except OSError:
+        return None, [FAILED, CMQC.MQRC_HOST_NOT_AVAILABLE]
+    # a peer that accepts and then says nothing must not hold MQCONNX for ever
+    sock.settimeout(_CONNECT_TIMEOUT)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    conn = Connection(sock, route.check_name)
+    reply = conn.call("CONN", route.check_name, user, password, appl_name, route.channel)
+    if conn.broken or not _is_conn_answer(reply):
+        sock.close()
+        return None, [FAILED, CMQC.MQRC_Q_MGR_NOT_AVAILABLE]
+    if reply[0] == FAILED:
+        sock.close()
+        return None, reply
+    sock.settimeout(None)
+    conn.set_qm_name(reply[2])
+    if len(reply) > 4:
+        conn.heartbeat_interval = float(reply[4])
+    return conn, reply
+
+
+def _is_conn_answer(reply: object) -> bool:
+    """Whether a reply has the shape of a CONN answer: a peer that happens to send a valid
+    frame must still not pass for a queue manager."""
+    if not isinstance(reply, list) or len(reply) < 2:
+        return False
+    if not all(type(item) is int for item in reply[:2]):
+        return False
+    return reply[0] == FAILED or (len(reply) >= 4 and isinstance(reply[2], str))
 
 
 def MQCONN(name: bytes | str | None) -> tuple[int, int, int]:

@@ -28,6 +28,7 @@ READ_AHEAD_COUNT = 500       # messages asked for per read-ahead refill
 READ_AHEAD_BYTES = 4 << 20
 _PREFETCH_AFTER = 50  # a refill smaller than this means the queue is nearly drained: no prefetch
 _MATCH_MSGID, _MATCH_CORRELID = CMQC.MQMO_MATCH_MSG_ID, CMQC.MQMO_MATCH_CORREL_ID
+_GMO_VERSION_AT, _GMO_RETURNED_LENGTH_AT = GMO.offsets["Version"], GMO.offsets["ReturnedLength"]
 # get options that must not change while read-ahead messages are buffered (MQ: MQRC_OPTIONS_CHANGED)
 _FIXED_FOR_READ_AHEAD = (
     CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT | CMQC.MQGMO_NO_SYNCPOINT | CMQC.MQGMO_ACCEPT_TRUNCATED_MSG
@@ -127,10 +128,21 @@ def _serve_buffered(handle: ObjectHandle, options: int, hmsg: int, max_length: i
     comp_code, reason, md_out, gmo_out, data, total, props = handle.buffer[0]
     if total > max_length:
         if not options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG:
-            return (data[:max_length], md_out, gmo_out, total, WARNING, CMQC.MQRC_TRUNCATED_MSG_FAILED)
+            return (data[:max_length], md_out, _with_returned_length(gmo_out, min(total, max_length)),
+                    total, WARNING, CMQC.MQRC_TRUNCATED_MSG_FAILED)
         comp_code, reason = WARNING, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED
         data = data[:max_length]
+        gmo_out = _with_returned_length(gmo_out, len(data))
     handle.buffer.popleft()
     if hmsg:
         fill_handle(hmsg, props)
     return (data, md_out, gmo_out, total, comp_code, reason)
+
+
+def _with_returned_length(gmo: bytes, length: int) -> bytes:
+    """A buffered message's MQGMO, truncated to `length` bytes: the server counted it whole."""
+    if INT.unpack_from(gmo, _GMO_VERSION_AT)[0] < 3:
+        return gmo  # no ReturnedLength before MQGMO version 3
+    out = bytearray(gmo)
+    INT.pack_into(out, _GMO_RETURNED_LENGTH_AT, length)
+    return bytes(out)

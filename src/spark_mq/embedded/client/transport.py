@@ -8,7 +8,9 @@ tuples it would return. Verbs go to an embedded queue manager over a socket.
 This module is only the face `ibmmq` sees: the C extension's module attributes, and the
 verbs gathered from the modules that implement them:
 
-    connection.py       sockets, pipelining of asynchronous puts, MQCONN/MQCONNX/MQDISC
+    connection.py       sockets, pipelining of asynchronous puts, MQCONN/MQCONNX/MQDISC and
+                        where a connection goes (MQCD, MQSERVER, CCDT, queue manager groups)
+    ccdt.py             JSON client channel definition tables, and choosing among their channels
     verbs.py            MQOPEN, MQCLOSE, MQPUT, MQPUT1, MQBEGIN/MQCMIT/MQBACK, MQSTAT,
                         MQINQ, MQSET, and the unsupported MQSUB/MQSUBRQ/MQCB/MQCTL
     get.py              MQGET, with the read-ahead buffer

@@ -9,6 +9,7 @@ so their message ids are made here.
 """
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 
 from spark_mq.embedded.client.connection import (
@@ -27,7 +28,7 @@ from spark_mq.embedded.client.message_handles import properties_to_send
 from spark_mq.embedded.client.packed import NONE_ID, error, md_ok, read_pmo
 from spark_mq.embedded.wire import frame, put_request
 from spark_mq.mqi.constants import CMQC
-from spark_mq.mqi.structs import MD, OD, text
+from spark_mq.mqi.structs import MD, OD, PMO, text
 
 _callback: Callable | None = None
 
@@ -52,14 +53,55 @@ def MQOPEN(hconn: int, od: bytes, options: int) -> tuple[int, bytes, int, int]:
         return (0, od, reply[0], reply[1])
     hobj, resolved, read_ahead, async_default, object_name = reply[2:7]
     conn.handles[hobj] = ObjectHandle(object_name, read_ahead, async_default)
+    is_queue = fields[OD.index["ObjectType"]] == CMQC.MQOT_Q
+    if is_queue and options & _RESOLVING_OPENS:
+        resolved_names = _blank(resolved) + _blank(conn.qm_name)
+        if options & CMQC.MQOO_OUTPUT:  # what MQPUT reports in the MQPMO
+            _remember_resolved(hconn, hobj, resolved_names)
+    else:
+        # MQ resolves a name only for a queue opened to browse, get or put
+        resolved_names = _BLANK_NAMES
+    _od_out(fields, conn.qm_name, object_name, name, is_queue, resolved_names)
+    return (hobj, OD.pack(fields), reply[0], reply[1])
+
+
+_BLANK_NAMES = b" " * 96
+# the opens for which MQ fills the MQOD's ResolvedQName and ResolvedQMgrName
+_RESOLVING_OPENS = (CMQC.MQOO_BROWSE | CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INPUT_SHARED
+                    | CMQC.MQOO_INPUT_EXCLUSIVE | CMQC.MQOO_OUTPUT)
+_ODI = OD.index
+
+
+def _od_out(fields: list, qm_name: str, object_name: str, name: str, is_queue: bool,
+            resolved_names: bytes) -> None:
+    """The output fields of an MQOD, as far as the caller's version has them."""
+    version = fields[_ODI["Version"]]
     if object_name != name:
         # a model queue was opened: MQ returns the dynamic queue created, and this queue
         # manager as its owner, in the caller's MQOD
-        fields[OD.index["ObjectName"]] = _blank(object_name)
-        fields[OD.index["ObjectQMgrName"]] = _blank(conn.qm_name)
-    fields[OD.index["ResolvedQName"]] = _blank(resolved)
-    fields[OD.index["ResolvedQMgrName"]] = _blank(conn.qm_name)
-    return (hobj, OD.pack(fields), reply[0], reply[1])
+        fields[_ODI["ObjectName"]] = _blank(object_name)
+        fields[_ODI["ObjectQMgrName"]] = _blank(qm_name)
+    if version >= 2 and is_queue:  # a single queue counts as a one-queue list, known locally
+        fields[_ODI["KnownDestCount"]] = 1
+        fields[_ODI["UnknownDestCount"]] = 0
+        fields[_ODI["InvalidDestCount"]] = 0
+    if version >= 3:
+        fields[_ODI["ResolvedQName"]] = resolved_names[:48]
+        fields[_ODI["ResolvedQMgrName"]] = resolved_names[48:]
+    if version >= 4:
+        fields[_ODI["ResolvedType"]] = CMQC.MQOT_Q if is_queue else CMQC.MQOT_NONE
+
+
+# (hconn, hobj) -> ResolvedQName + ResolvedQMgrName of a queue open for output, for the
+# MQPMO of each MQPUT (the server answers a put with its MD only)
+_resolved_names: dict[tuple[int, int], bytes] = {}
+
+
+def _remember_resolved(hconn: int, hobj: int, names: bytes) -> None:
+    if len(_resolved_names) > 1024:  # forget handles of connections that have gone
+        for key in [key for key in _resolved_names if key[0] not in connections]:
+            del _resolved_names[key]
+    _resolved_names[(hconn, hobj)] = names
 
 
 def _blank(value: str) -> bytes:
@@ -80,6 +122,7 @@ def MQCLOSE(hconn: int, hobj: int, options: int) -> tuple[int, int]:
     reply = conn.call("CLOSE", hobj, options)
     if reply[0] != FAILED:  # a failed MQCLOSE (MQCO_DELETE of a queue not empty) keeps it open
         conn.handles.pop(hobj, None)
+        _resolved_names.pop((hconn, hobj), None)
     return (reply[0], reply[1])
 
 
@@ -122,12 +165,29 @@ def MQPUT(hconn: int, hobj: int, md: bytes, pmo: bytes, msg: bytes) -> tuple[byt
                    else frame(("PUTA", hobj, md, options, context, props, msg)))
         if not conn.pipeline(request):
             return (md, pmo, *BROKEN)
-        return (md, pmo, OK, NONE)
+        return (md, _pmo_out(pmo, _resolved_names.get((hconn, hobj))), OK, NONE)
     if props is None:
         reply = conn.call_frame(put_request(hobj, md, options, context, msg, False))
     else:
         reply = conn.call("PUT", hobj, md, options, context, props, msg)
-    return (reply[2] if len(reply) > 2 else md, pmo, reply[0], reply[1])
+    if reply[0] == FAILED:
+        return (md, pmo, reply[0], reply[1])
+    return (reply[2], _pmo_out(pmo, _resolved_names.get((hconn, hobj))), reply[0], reply[1])
+
+
+_PMO_RESOLVED = slice(PMO.offsets["ResolvedQName"], PMO.offsets["ResolvedQName"] + 96)
+_PMO_COUNTS = struct.Struct("=iii")           # Known, Unknown and InvalidDestCount
+_PMO_COUNTS_AT = PMO.offsets["KnownDestCount"]
+
+
+def _pmo_out(pmo: bytes, resolved_names: bytes | None) -> bytes:
+    """The MQPMO after a put that succeeded: MQ counts a single queue as one local
+    destination and names the queue (and queue manager) the message went to."""
+    out = bytearray(pmo)
+    _PMO_COUNTS.pack_into(out, _PMO_COUNTS_AT, 1, 0, 0)
+    if resolved_names is not None:
+        out[_PMO_RESOLVED] = resolved_names
+    return bytes(out)
 
 
 def _with_client_ids(conn: Connection, md: bytes, options: int) -> bytes:
@@ -152,7 +212,11 @@ def MQPUT1(hconn: int, od: bytes, md: bytes, pmo: bytes, msg: bytes) -> tuple[by
     fields = OD.unpack(od)
     reply = conn.call("PUT1", fields[OD.index["ObjectType"]], text(fields[OD.index["ObjectName"]]),
                       md, options, context, props, msg)
-    return (reply[2] if len(reply) > 2 else md, pmo, reply[0], reply[1])
+    if reply[0] == FAILED or len(reply) < 3:
+        return (md, pmo, reply[0], reply[1])
+    # the server answers the MD followed by the name of the queue the message went to
+    md_out, resolved = reply[2][:MD.size], reply[2][MD.size:]
+    return (md_out, _pmo_out(pmo, resolved + _blank(conn.qm_name)), reply[0], reply[1])
 
 
 

@@ -10,6 +10,7 @@ import fnmatch
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from spark_mq.embedded.server import channels
 from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError, parse_mqsc
 from spark_mq.embedded.server.mqsc_attributes import (
     QMGR_ATTRIBUTES,
@@ -18,6 +19,7 @@ from spark_mq.embedded.server.mqsc_attributes import (
     AttributeSpec,
     default_attributes,
 )
+from spark_mq.embedded.server.qmgr_attributes import status_attributes
 from spark_mq.embedded.server.queues import LocalQueue
 
 if TYPE_CHECKING:
@@ -45,7 +47,7 @@ def run_mqsc(qmgr: QueueManager, text: str, existing_ok: bool = False) -> tuple[
     with qmgr.lock:
         for command in commands:
             if (existing_ok and command.verb == "DEFINE" and "REPLACE" not in command.flags
-                    and command.name in qmgr.queues):
+                    and _exists(qmgr, command)):
                 lines.append(f"AMQ8150E: IBM MQ object already exists: {command.name}.")
                 continue
             try:
@@ -57,18 +59,44 @@ def run_mqsc(qmgr: QueueManager, text: str, existing_ok: bool = False) -> tuple[
     return ok, "\n".join(line for line in lines if line)
 
 
+def apply_command(qmgr: QueueManager, command: MQSCCommand) -> str:
+    """Apply one already-parsed command, as run_mqsc applies each line: the PCF command
+    server (command_server/) turns DEFINE-, ALTER-, DELETE- and CLEAR-like PCF commands into
+    MQSCCommands so both interfaces change objects the same way. Returns runmqsc's message;
+    failures are ValueErrors with runmqsc's text."""
+    with qmgr.lock:
+        return _apply(qmgr, command)
+
+
+def _exists(qmgr: QueueManager, command: MQSCCommand) -> bool:
+    """Whether the object a DEFINE names exists (channels and queues are separate namespaces)."""
+    if command.object_type == "CHANNEL":
+        return channels.exists(qmgr, command.name)
+    return command.name in qmgr.queues
+
+
+def _channel(qmgr: QueueManager, command: MQSCCommand) -> str:
+    if command.verb == "DISPLAY":
+        return "\n".join(format_display("CHANNEL", name, _requested(attrs, command.flags))
+                         for name, attrs in channels.display(qmgr, command))
+    return channels.apply(qmgr, command)
+
+
 def _apply(qmgr: QueueManager, command: MQSCCommand) -> str:
     verb, kind, name = command.verb, command.object_type, command.name
     attrs = dict(command.attributes)
-    for flag in ("SHARE", "NOSHARE"):
+    for flag in ("SHARE", "NOSHARE", "TRIGGER", "NOTRIGGER"):  # keywords that set an attribute
         if flag in command.flags:
-            attrs["SHARE"] = flag
+            attrs[flag.removeprefix("NO")] = flag
     if kind == "QMGR":
         if verb == "ALTER":
             qmgr.alter_qmgr({k: v for k, v in attrs.items() if k in default_attributes("QMGR")})
             return "AMQ8005I: IBM MQ queue manager changed."
         if verb == "DISPLAY":
-            return format_display("QMGR", qmgr.name, _requested(qmgr.attrs, command.flags))
+            shown = {**qmgr.attrs, **status_attributes(qmgr)}
+            return format_display("QMGR", qmgr.name, _requested(shown, command.flags))
+    if kind == "CHANNEL" and verb in ("DEFINE", "ALTER", "DELETE", "DISPLAY"):
+        return _channel(qmgr, command)
     if kind in _IGNORED_TYPES or verb in ("START", "STOP", "REFRESH", "SET", "END"):
         return ""
     if verb == "DEFINE":
@@ -125,6 +153,7 @@ _DISPLAY_HEADERS = {
     "QALIAS": ("AMQ8409I: Display Queue details.", "QUEUE"),
     "QMODEL": ("AMQ8409I: Display Queue details.", "QUEUE"),
     "QMGR": ("AMQ8408I: Display Queue Manager details.", "QMNAME"),
+    "CHANNEL": ("AMQ8414I: Display Channel details.", "CHANNEL"),
 }
 _COLUMN = 40   # runmqsc prints two 40-character columns indented by three blanks
 
@@ -155,9 +184,11 @@ def format_display(object_type: str, name: str, attributes: dict) -> str:
     items = [f"{name_key}({name})"]
     if name_key == "QUEUE":
         items.append(f"TYPE({object_type})")
+    elif name_key == "CHANNEL":   # runmqsc shows a channel's type right after its name
+        items.append(f"CHLTYPE({attributes.get('CHLTYPE', 'SVRCONN')})")
     specs = QMGR_ATTRIBUTES if object_type == "QMGR" else QUEUE_ATTRIBUTES
     for key in sorted(attributes):
-        if key not in ("TYPE", "QUEUE", "QMNAME") and attributes[key] is not None:
+        if key not in ("TYPE", "QUEUE", "QMNAME", "CHLTYPE") and attributes[key] is not None:
             items.append(_display_item(key, attributes[key], specs))
     lines = [header]
     while items:

@@ -5,12 +5,14 @@ which holds the queue manager's lock for the whole script. Failures are `ValueEr
 the text runmqsc shows, not MQI reasons: these are administration commands, not MQI verbs.
 
 Queue definitions are local, alias and model queues, in one namespace as in MQ; dynamic
-queues are local queues that dynamic_queues.py creates and deletes.
+queues are local queues that dynamic_queues.py creates and deletes. Channels are stored here
+too (kind "CHANNEL", their own namespace) and recovered into channels.py's table.
 """
 from __future__ import annotations
 
 import itertools
 
+from spark_mq.embedded.server import channels
 from spark_mq.embedded.server.queues import (
     I_BACKOUT,
     TEMPORARY_DYNAMIC,
@@ -35,8 +37,11 @@ def recover(qm: QueueManagerState) -> None:
     for kind, name, attrs in qm.store.objects():
         if kind == "QMGR":
             qm.attrs.update(attrs)
+        elif kind == "CHANNEL":
+            channels.restore(qm, name, attrs)
         else:
             qm.queues[name] = _QUEUE_CLASSES[kind](name, attrs)
+    channels.ensure_defaults(qm)
     last = 0
     for stored in qm.store.messages():
         queue = qm.queues.get(stored.queue)

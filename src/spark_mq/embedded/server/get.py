@@ -202,8 +202,9 @@ def _deliver(qm: QueueManagerState, conn: Connection, handle: Handle, found: lis
     if total > max_length:
         if not options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG:
             # the message stays where it is; the caller learns its length and MD
+            returned = body[:max_length]
             return (WARNING, CMQC.MQRC_TRUNCATED_MSG_FAILED, MD.pack(md),
-                    _gmo_out(gmo, queue, first, md, options), body[:max_length], total, None)
+                    _gmo_out(gmo, queue, first, md, len(returned)), returned, total, None)
         comp_code, reason = WARNING, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED
     if browse:
         handle.cursor = first.key
@@ -216,8 +217,9 @@ def _deliver(qm: QueueManagerState, conn: Connection, handle: Handle, found: lis
             handle.saved_context = md
     if options & CMQC.MQGMO_LOGICAL_ORDER:
         _advance_group(handle, found)
-    return (comp_code, reason, MD.pack(md), _gmo_out(gmo, queue, first, md, options),
-            body[:max_length], total, props_out)
+    returned = body[:max_length]
+    return (comp_code, reason, MD.pack(md), _gmo_out(gmo, queue, first, md, len(returned)),
+            returned, total, props_out)
 
 
 def _take(qm: QueueManagerState, conn: Connection, found: list[Message], options: int) -> None:
@@ -252,10 +254,15 @@ def _advance_group(handle: Handle, found: list[Message]) -> None:
         handle.get_group = None
 
 
-def _gmo_out(gmo: list, queue: LocalQueue, first: Message, md: list, options: int) -> bytes:
+def _gmo_out(gmo: list, queue: LocalQueue, first: Message, md: list, returned_length: int) -> bytes:
+    """The MQGMO as MQGET hands it back: its output fields set, as far as the caller's
+    version has them (MQ leaves the fields of later versions alone)."""
     out = list(gmo)
-    flags = md[I_FLAGS]
+    version = gmo[_GI_VERSION]
     out[_GI["ResolvedQName"]] = blank(queue.name, 48)
+    if version < 2:
+        return GMO.pack(out)
+    flags = md[I_FLAGS]
     out[_GI["GroupStatus"]] = (CMQC.MQGS_LAST_MSG_IN_GROUP if flags & CMQC.MQMF_LAST_MSG_IN_GROUP
                                else CMQC.MQGS_MSG_IN_GROUP if flags & CMQC.MQMF_MSG_IN_GROUP
                                else CMQC.MQGS_NOT_IN_GROUP)
@@ -264,8 +271,10 @@ def _gmo_out(gmo: list, queue: LocalQueue, first: Message, md: list, options: in
                                  else CMQC.MQSS_NOT_A_SEGMENT)
     out[_GI["Segmentation"]] = (CMQC.MQSEG_ALLOWED if flags & CMQC.MQMF_SEGMENTATION_ALLOWED
                                 else CMQC.MQSEG_INHIBITED)
-    out[_GI["MsgToken"]] = MSG_TOKEN.pack(first.seq)
-    out[_GI["ReturnedLength"]] = CMQC.MQRL_UNDEFINED
+    if version >= 3:
+        out[_GI["MsgToken"]] = MSG_TOKEN.pack(first.seq)
+        # Multiplatforms reports the data length (only z/OS answers MQRL_UNDEFINED)
+        out[_GI["ReturnedLength"]] = returned_length
     return GMO.pack(out)
 
 

@@ -12,6 +12,8 @@ from typing import cast
 from spark_mq.embedded.server.connections import handle_of
 from spark_mq.embedded.server.definitions import save_definition
 from spark_mq.embedded.server.errors import MQError
+from spark_mq.embedded.server.mqsc_attributes import QUEUE_ATTRIBUTES, AttributeValue
+from spark_mq.embedded.server.qmgr_attributes import CHAR_LENGTHS, qmgr_value
 from spark_mq.embedded.server.queues import (
     PERMANENT_DYNAMIC,
     PREDEFINED,
@@ -20,8 +22,9 @@ from spark_mq.embedded.server.queues import (
     LocalQueue,
     QueueDefinition,
 )
-from spark_mq.embedded.server.state import QMGR_CCSID, Connection, QueueManagerState
+from spark_mq.embedded.server.state import Connection, QueueManagerState
 from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.structs import blank_padded
 
 # selector -> (MQSC attribute, {MQSC keyword: MQI integer} or None for plain integers)
 _QUEUE_INTS: dict[int, tuple[str, dict[str, int] | None]] = {
@@ -47,6 +50,11 @@ _QUEUE_INTS: dict[int, tuple[str, dict[str, int] | None]] = {
                                                    "ASYNC": CMQC.MQPRT_ASYNC_RESPONSE}),
     CMQC.MQIA_DEF_INPUT_OPEN_OPTION: ("DEFSOPT", {"SHARED": CMQC.MQOO_INPUT_SHARED,
                                                   "EXCL": CMQC.MQOO_INPUT_EXCLUSIVE}),
+    CMQC.MQIA_TRIGGER_CONTROL: ("TRIGGER", {"NOTRIGGER": CMQC.MQTC_OFF, "TRIGGER": CMQC.MQTC_ON}),
+    CMQC.MQIA_TRIGGER_TYPE: ("TRIGTYPE", {"NONE": CMQC.MQTT_NONE, "FIRST": CMQC.MQTT_FIRST,
+                                          "EVERY": CMQC.MQTT_EVERY, "DEPTH": CMQC.MQTT_DEPTH}),
+    CMQC.MQIA_TRIGGER_DEPTH: ("TRIGDPTH", None),
+    CMQC.MQIA_TRIGGER_MSG_PRIORITY: ("TRIGMPRI", None),
 }
 _DEFINITION_TYPES = {PREDEFINED: CMQC.MQQDT_PREDEFINED,
                      PERMANENT_DYNAMIC: CMQC.MQQDT_PERMANENT_DYNAMIC,
@@ -58,28 +66,27 @@ _QUEUE_CHARS = {
     CMQC.MQCA_BASE_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
     CMQC.MQCA_CREATION_DATE: CMQC.MQ_CREATION_DATE_LENGTH,
     CMQC.MQCA_CREATION_TIME: CMQC.MQ_CREATION_TIME_LENGTH,
+    CMQC.MQCA_TRIGGER_DATA: CMQC.MQ_TRIGGER_DATA_LENGTH,
+    CMQC.MQCA_PROCESS_NAME: CMQC.MQ_PROCESS_NAME_LENGTH,
+    CMQC.MQCA_INITIATION_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
 }
-_QMGR_INTS = {
-    CMQC.MQIA_MAX_MSG_LENGTH: "MAXMSGL",
-    CMQC.MQIA_MAX_UNCOMMITTED_MSGS: "MAXUMSGS",
-    CMQC.MQIA_MAX_PROPERTIES_LENGTH: "MAXPROPL",
+# character selectors -> the MQSC attribute holding them, for the queue types that have it
+_QUEUE_CHAR_ATTRIBUTES = {
+    CMQC.MQCA_TRIGGER_DATA: "TRIGDATA",
+    CMQC.MQCA_PROCESS_NAME: "PROCESS",
+    CMQC.MQCA_INITIATION_Q_NAME: "INITQ",
 }
-_QMGR_CONSTANT_INTS = {
-    CMQC.MQIA_COMMAND_LEVEL: 940, CMQC.MQIA_PLATFORM: CMQC.MQPL_UNIX,
-    CMQC.MQIA_SYNCPOINT: CMQC.MQSP_AVAILABLE, CMQC.MQIA_MAX_PRIORITY: 9,
-    CMQC.MQIA_CODED_CHAR_SET_ID: QMGR_CCSID,
+#: What MQSET may change, as on IBM MQ (MQIA_DIST_LISTS aside: no distribution lists here),
+#: and the reason it fails with for a value the attribute cannot take.
+_SETTABLE_INTS = {
+    CMQC.MQIA_INHIBIT_GET: CMQC.MQRC_INHIBIT_VALUE_ERROR,
+    CMQC.MQIA_INHIBIT_PUT: CMQC.MQRC_INHIBIT_VALUE_ERROR,
+    CMQC.MQIA_TRIGGER_CONTROL: CMQC.MQRC_TRIGGER_CONTROL_ERROR,
+    CMQC.MQIA_TRIGGER_TYPE: CMQC.MQRC_TRIGGER_TYPE_ERROR,
+    CMQC.MQIA_TRIGGER_DEPTH: CMQC.MQRC_TRIGGER_DEPTH_ERROR,
+    CMQC.MQIA_TRIGGER_MSG_PRIORITY: CMQC.MQRC_TRIGGER_MSG_PRIORITY_ERR,
 }
-_QMGR_CHARS = {
-    CMQC.MQCA_Q_MGR_NAME: CMQC.MQ_Q_MGR_NAME_LENGTH,
-    CMQC.MQCA_DEAD_LETTER_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
-    CMQC.MQCA_Q_MGR_DESC: CMQC.MQ_Q_MGR_DESC_LENGTH,
-    CMQC.MQCA_Q_MGR_IDENTIFIER: CMQC.MQ_Q_MGR_IDENTIFIER_LENGTH,
-    CMQC.MQCA_COMMAND_INPUT_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
-}
-#: the queue PCF commands go to, created with the queue manager (mqsc_attributes.SYSTEM_MQSC)
-COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
-#: MQSET may change only these, as on IBM MQ
-_SETTABLE = {CMQC.MQIA_INHIBIT_GET, CMQC.MQIA_INHIBIT_PUT}
+_SETTABLE_CHARS = {CMQC.MQCA_TRIGGER_DATA}
 
 
 def inquire(qm: QueueManagerState, conn: Connection, hobj: int,
@@ -126,7 +133,7 @@ def inquire_values(qmgr: QueueManagerState,
     for selector in selectors:
         if not (_is_int_selector(selector) or CMQC.MQCA_FIRST <= selector <= CMQC.MQCA_LAST):
             raise MQError(CMQC.MQRC_SELECTOR_ERROR)
-        value = _qmgr_value(qmgr, selector) if target is None else _queue_value(*target, selector)
+        value = qmgr_value(qmgr, selector) if target is None else _queue_value(*target, selector)
         if value is None:
             warning = True
             value = 0 if _is_int_selector(selector) else b""
@@ -134,7 +141,7 @@ def inquire_values(qmgr: QueueManagerState,
         if _is_int_selector(selector):
             ints.append(cast(int, value))
         else:
-            length = (_QMGR_CHARS if target is None else _QUEUE_CHARS).get(selector, 0)
+            length = (CHAR_LENGTHS if target is None else _QUEUE_CHARS).get(selector, 0)
             chars += cast(bytes, value)[:length].ljust(length, b" ")
     return ints, bytes(chars), warning
 
@@ -175,49 +182,66 @@ def _queue_value(queue: LocalQueue, definition: QueueDefinition,
         return time.strftime("%Y-%m-%d", definition.created).encode()
     if selector == CMQC.MQCA_CREATION_TIME:
         return time.strftime("%H.%M.%S", definition.created).encode()
-    return None
-
-
-def _qmgr_value(qmgr: QueueManagerState, selector: int) -> int | bytes | None:
-    if selector in _QMGR_INTS:
-        return qmgr.attrs[_QMGR_INTS[selector]]
-    if selector in _QMGR_CONSTANT_INTS:
-        return _QMGR_CONSTANT_INTS[selector]
-    if selector == CMQC.MQCA_Q_MGR_NAME:
-        return qmgr.name.encode()
-    if selector == CMQC.MQCA_DEAD_LETTER_Q_NAME:
-        return qmgr.attrs["DEADQ"].encode()
-    if selector == CMQC.MQCA_Q_MGR_DESC:
-        return qmgr.attrs["DESCR"].encode()
-    if selector == CMQC.MQCA_Q_MGR_IDENTIFIER:
-        return f"{qmgr.name}_EMBEDDED".encode()
-    if selector == CMQC.MQCA_COMMAND_INPUT_Q_NAME:
-        return COMMAND_QUEUE.encode()
+    if selector in _QUEUE_CHAR_ATTRIBUTES:
+        value = attrs.get(_QUEUE_CHAR_ATTRIBUTES[selector])
+        return None if value is None else str(value).encode()
     return None
 
 
 def set_values(definition: QueueDefinition | None, selectors: list[int], ints: list[int],
                chars: bytes) -> list[str]:
-    """MQSET: validate everything first, then change all or nothing (as MQ does)."""
+    """MQSET: validate everything first, then change all or nothing (as MQ does); returns the
+    MQSC attributes changed.
+
+    MQSET may set the trigger attributes (TriggerControl among them) as MQ allows, but the
+    embedded queue manager writes no trigger messages yet: the values are only kept,
+    inquired and displayed."""
     if definition is None:
         raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET)
     if len(selectors) > 256:
         raise MQError(CMQC.MQRC_SELECTOR_COUNT_ERROR)
     int_selectors = [s for s in selectors if _is_int_selector(s)]
+    char_selectors = [s for s in selectors if not _is_int_selector(s)]
     if len(ints) < len(int_selectors):
         raise MQError(CMQC.MQRC_INT_ATTR_COUNT_ERROR)
-    if len(int_selectors) != len(selectors) and chars:
-        raise MQError(CMQC.MQRC_SELECTOR_ERROR)  # no character attribute is settable here
-    changes: dict[str, str] = {}
-    for selector, value in zip(int_selectors, ints):
-        if selector not in _SETTABLE:
+    for selector in selectors:
+        settable = selector in _SETTABLE_INTS or selector in _SETTABLE_CHARS
+        # a selector that is not one of this queue's attributes is a selector error for MQSET
+        if not settable or _queue_value_name(definition, selector) is None:
             raise MQError(CMQC.MQRC_SELECTOR_ERROR)
+    if len(chars) < sum(_QUEUE_CHARS[s] for s in char_selectors):
+        raise MQError(CMQC.MQRC_CHAR_ATTR_LENGTH_ERROR)
+    changes: dict[str, AttributeValue] = {}
+    for selector, value in zip(int_selectors, ints):
         name, mapping = _QUEUE_INTS[selector]
-        keyword = {v: k for k, v in (mapping or {}).items()}.get(value)  # settable ones are mapped
-        if keyword is None:
-            raise MQError(CMQC.MQRC_INHIBIT_VALUE_ERROR)
-        changes[name] = keyword
-    if len(int_selectors) != len(selectors):
-        raise MQError(CMQC.MQRC_SELECTOR_ERROR)
+        changes[name] = _int_setting(selector, value, mapping)
+    offset = 0
+    for selector in char_selectors:
+        length = _QUEUE_CHARS[selector]
+        # MQ reads a NUL as the end of the value, and keeps it without trailing blanks
+        raw = chars[offset:offset + length]
+        changes[_QUEUE_CHAR_ATTRIBUTES[selector]] = blank_padded(raw, length).decode().rstrip(" ")
+        offset += length
     definition.alter(changes)
     return list(changes)
+
+
+def _queue_value_name(definition: QueueDefinition, selector: int) -> str | None:
+    """The MQSC attribute a settable selector stands for, if this kind of queue has it."""
+    name = (_QUEUE_INTS[selector][0] if selector in _QUEUE_INTS
+            else _QUEUE_CHAR_ATTRIBUTES.get(selector))
+    return name if name is not None and name in definition.attrs else None
+
+
+def _int_setting(selector: int, value: int, mapping: dict[str, int] | None) -> AttributeValue:
+    """The MQSC value an MQSET integer stands for, or MQ's reason for one it cannot take."""
+    if mapping is not None:
+        keyword = {number: word for word, number in mapping.items()}.get(value)
+        if keyword is None:
+            raise MQError(_SETTABLE_INTS[selector])
+        return keyword
+    spec = QUEUE_ATTRIBUTES[_QUEUE_INTS[selector][0]]
+    low, high = spec.bounds
+    if not low <= value <= high:
+        raise MQError(_SETTABLE_INTS[selector])
+    return value

@@ -25,6 +25,7 @@ import socket
 import threading
 from collections.abc import Callable
 
+from spark_mq.embedded.server import channels
 from spark_mq.embedded.server.admin import run_mqsc
 from spark_mq.embedded.server.errors import FAILED, NONE, OK, WARNING, MQError, WarnedPut
 from spark_mq.embedded.server.qmgr import QueueManager
@@ -171,7 +172,13 @@ class _Session:
     def v_ping(self) -> list:
         return [self.qmgr.name]
 
-    def v_conn(self, qm_name: str, user: str, password: str, appl_name: str) -> list:
+    def v_conn(self, qm_name: str, user: str, password: str, appl_name: str,
+               channel: str | None) -> list:
+        """`channel`: the SVRCONN channel the client names; None for a bindings-style connection
+        (an application that started this queue manager itself). The channel is checked before
+        the queue manager name, as IBM MQ starts the channel before MQCONN flows on it."""
+        if channel is not None and not channels.is_svrconn(self.qmgr, channel):
+            raise MQError(CMQC.MQRC_UNKNOWN_CHANNEL_NAME)
         if qm_name and qm_name != self.qmgr.name:
             raise MQError(CMQC.MQRC_Q_MGR_NAME_ERROR)
         if self.conn is not None:
@@ -275,7 +282,7 @@ _PROPS = (list, type(None))
 _PUT_ARGS = (int, bytes, int, int, _PROPS, bytes)
 #: the argument types of every verb; a frame that does not fit is a protocol error
 _SIGNATURES: dict[str, tuple] = {
-    "PING": (), "HB": (), "CONN": (str, str, str, str), "DISC": (),
+    "PING": (), "HB": (), "CONN": (str, str, str, str, (str, type(None))), "DISC": (),
     "OPEN": (int, str, int, (str, type(None)), str), "CLOSE": (int, int),
     "PUT": _PUT_ARGS, "PUTA": _PUT_ARGS, "PUT1": (int, str, bytes, int, int, _PROPS, bytes),
     "GET": (int, bytes, bytes, int, bool), "GETN": (int, bytes, bool, int, int),

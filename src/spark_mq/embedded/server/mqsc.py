@@ -17,8 +17,9 @@ this module follows IBM's "MQSC input file syntax" rules:
 Only commands on local, alias and model queues (and ``ALTER QMGR``) are validated against
 `QUEUE_ATTRIBUTES` / `QMGR_ATTRIBUTES` (mqsc_attributes.py).  Everything else a real queue
 manager understands (channels, CHLAUTH, AUTHREC, listeners, topics, REFRESH SECURITY,
-START/STOP ...) is returned with raw string attributes so the caller can ignore it: IBM's
-developer-container scripts contain such commands and must load without error.
+START/STOP ...) is returned with raw string attributes, for the caller to apply (channels.py
+types those of SVRCONN channels) or to ignore: IBM's developer-container scripts contain such
+commands and must load without error.
 """
 from __future__ import annotations
 
@@ -62,18 +63,21 @@ _ATTRIBUTE_SYNONYMS = {"TARGQ": "TARGET"}
 # Bare keywords each modelled queue command accepts; a missing pair means the verb is not
 # valid for that queue type (CLEAR QALIAS, for example).
 _QUEUE_FLAGS: dict[tuple[str, str], frozenset[str]] = {
-    ("DEFINE", "QLOCAL"): frozenset({"REPLACE", "NOREPLACE", "SHARE", "NOSHARE"}),
+    ("DEFINE", "QLOCAL"): frozenset({"REPLACE", "NOREPLACE", "SHARE", "NOSHARE", "TRIGGER",
+                                     "NOTRIGGER"}),
     ("DEFINE", "QALIAS"): frozenset({"REPLACE", "NOREPLACE"}),
-    ("ALTER", "QLOCAL"): frozenset({"FORCE", "SHARE", "NOSHARE"}),
+    ("ALTER", "QLOCAL"): frozenset({"FORCE", "SHARE", "NOSHARE", "TRIGGER", "NOTRIGGER"}),
     ("ALTER", "QALIAS"): frozenset({"FORCE"}),
     ("DELETE", "QLOCAL"): frozenset({"PURGE", "NOPURGE"}),
     ("DELETE", "QALIAS"): frozenset(),
-    ("DEFINE", "QMODEL"): frozenset({"REPLACE", "NOREPLACE", "SHARE", "NOSHARE"}),
-    ("ALTER", "QMODEL"): frozenset({"SHARE", "NOSHARE"}),
+    ("DEFINE", "QMODEL"): frozenset({"REPLACE", "NOREPLACE", "SHARE", "NOSHARE", "TRIGGER",
+                                     "NOTRIGGER"}),
+    ("ALTER", "QMODEL"): frozenset({"SHARE", "NOSHARE", "TRIGGER", "NOTRIGGER"}),
     ("DELETE", "QMODEL"): frozenset(),
     ("CLEAR", "QLOCAL"): frozenset(),
 }
-_EXCLUSIVE_FLAGS = (("REPLACE", "NOREPLACE"), ("PURGE", "NOPURGE"), ("SHARE", "NOSHARE"))
+_EXCLUSIVE_FLAGS = (("REPLACE", "NOREPLACE"), ("PURGE", "NOPURGE"), ("SHARE", "NOSHARE"),
+                    ("TRIGGER", "NOTRIGGER"))
 
 _VERB_SYNONYMS = {"DEF": "DEFINE", "DIS": "DISPLAY", "ALT": "ALTER"}
 # runmqsc's command verbs; anything else is a typo that must not be silently ignored.

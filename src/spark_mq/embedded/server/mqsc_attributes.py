@@ -130,6 +130,15 @@ QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
     # What a model's dynamic queues are (SHAREDYN is z/OS only). A local queue shows it too,
     # read-only: PREDEFINED, or the DEFTYPE of the model it was created from.
     "DEFTYPE": _enum("TEMPDYN PERMDYN", _MODEL),
+    # Triggering: kept, shown and inquirable/settable as in MQ; no trigger messages are
+    # written yet (the embedded queue manager has no process definitions or trigger monitor).
+    "TRIGGER": AttributeSpec("flag", "NOTRIGGER", _STORING, choices=("NOTRIGGER", "TRIGGER")),
+    "TRIGTYPE": _enum("FIRST EVERY DEPTH NONE", _STORING),
+    "TRIGDPTH": _int(1, _MAX_COUNT, 1, _STORING),
+    "TRIGMPRI": _int(0, 9, 0, _STORING),
+    "TRIGDATA": _str(64, _STORING),
+    "PROCESS": _str(_NAME_LENGTH, _STORING),
+    "INITQ": _str(_NAME_LENGTH, _STORING),
     "CURDEPTH": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
     "IPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
     "OPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
@@ -147,6 +156,8 @@ QMGR_ATTRIBUTES: dict[str, AttributeSpec] = {
     "MAXMSGL": _int(32_768, _MAX_MSG_LENGTH, 4_194_304, frozenset({"QMGR"})),
     "MAXPROPL": _int(-1, _MAX_MSG_LENGTH, -1, frozenset({"QMGR"}), keywords={"NOLIMIT": -1}),
     "MAXUMSGS": _int(1, _MAX_COUNT, 10_000, frozenset({"QMGR"})),
+    "MAXHANDS": _int(0, _MAX_COUNT, 256, frozenset({"QMGR"})),
+    "TRIGINT": _int(0, _MAX_COUNT, _MAX_COUNT, frozenset({"QMGR"})),
 }
 
 
@@ -188,8 +199,9 @@ DEFINE QLOCAL('SYSTEM.ADMIN.COMMAND.QUEUE')
 """
 
 #: The objects IBM's MQ developer container creates (its dev MQSC), as far as queues and
-#: the application channel go.  The embedded queue manager ignores the channel line; it is
-#: kept so this text matches what the container runs.
+#: the application channel go. The channels themselves, the container's admin channel
+#: included, exist from the start (channels.DEFAULT_CHANNELS); the line here replaces the
+#: application channel with the same definition, as the container's script does.
 DEVELOPER_MQSC: str = """\
 * Default objects of the IBM MQ developer container
 

@@ -44,7 +44,7 @@ from spark_mq.embedded.server.state import (
 )
 from spark_mq.embedded.server.store import stored
 from spark_mq.mqi.constants import CMQC
-from spark_mq.mqi.structs import MD
+from spark_mq.mqi.structs import MD, blank_padded
 
 _MDI = MD.index
 _CONTEXT_PUTS = (CMQC.MQPMO_NO_CONTEXT | CMQC.MQPMO_DEFAULT_CONTEXT
@@ -55,6 +55,13 @@ _ORIGIN_FIELDS = ("PutApplType", "PutApplName", "PutDate", "PutTime", "ApplOrigi
 _I_PUTAPPLTYPE, _I_PUTAPPLNAME = _MDI["PutApplType"], _MDI["PutApplName"]
 _I_PUTDATE, _I_PUTTIME, _I_APPLORIGIN = _MDI["PutDate"], _MDI["PutTime"], _MDI["ApplOriginData"]
 _stamp_cache: list = [None, None]
+# The MQMD's character fields (MQCHARn, not the MQBYTEn ids and token): MQ stores and returns
+# them blank padded, whatever terminator the putter used.
+_CHAR_FIELDS = tuple((_MDI[name], MD.lengths[name]) for name in (
+    "Format", "ReplyToQ", "ReplyToQMgr", "UserIdentifier", "ApplIdentityData", "PutApplName",
+    "PutDate", "PutTime", "ApplOriginData"))
+_I_REPLYTOQMGR = _MDI["ReplyToQMgr"]
+_BLANK_NAME = b" " * 48
 
 
 def put(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, pmo_options: int,
@@ -68,7 +75,11 @@ def put(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, pmo
 
 def put1(qm: QueueManagerState, conn: Connection, name: str, md_bytes: bytes, pmo_options: int,
          context_hobj: int, props: list | None, body: bytes) -> bytes:
-    """MQPUT1: open, put, close; the handle opens with the context authority the put needs."""
+    """MQPUT1: open, put, close; the handle opens with the context authority the put needs.
+
+    Returns the MD as put followed by the name of the queue the message went to (48 blank
+    padded bytes, what MQ returns in the MQPMO's ResolvedQName): an MQPUT1 client has no
+    open handle that would tell it an alias's base queue. A warning carries the same bytes."""
     open_options = CMQC.MQOO_OUTPUT
     if pmo_options & CMQC.MQPMO_SET_ALL_CONTEXT:
         open_options |= CMQC.MQOO_SET_ALL_CONTEXT
@@ -79,9 +90,13 @@ def put1(qm: QueueManagerState, conn: Connection, name: str, md_bytes: bytes, pm
     elif pmo_options & CMQC.MQPMO_PASS_IDENTITY_CONTEXT:
         open_options |= CMQC.MQOO_PASS_IDENTITY_CONTEXT
     handle = open_object(qm, conn, CMQC.MQOT_Q, name, open_options, None, dynamic_name=None)
+    resolved = b""
     try:
+        resolved = blank(handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT).name, 48)
         return _put(qm, conn, handle, md_bytes, pmo_options & ~CMQC.MQPMO_LOGICAL_ORDER,
-                    context_hobj, props, body)
+                    context_hobj, props, body) + resolved
+    except WarnedPut as warned:
+        raise WarnedPut(warned.md + resolved, warned.reason) from None
     finally:
         del conn.handles[handle.hobj]
         release(handle)
@@ -112,6 +127,12 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
     if md[I_PERSISTENCE] == CMQC.MQPER_PERSISTENT and queue.definition_type == TEMPORARY_DYNAMIC:
         raise MQError(CMQC.MQRC_PERSISTENT_NOT_ALLOWED)  # a temporary queue is never stored
     _apply_context(conn, handle, md, options, context_hobj)
+    for index, length in _CHAR_FIELDS:
+        md[index] = blank_padded(md[index], length)
+    if md[_I_REPLYTOQMGR] == _BLANK_NAME:
+        # MQ names itself as the reply-to queue manager when the putter leaves it blank
+        # (there are no remote queue definitions here to resolve ReplyToQ through)
+        md[_I_REPLYTOQMGR] = blank(qm.name, 48)
     if options & CMQC.MQPMO_NEW_MSG_ID or md[I_MSGID] == NONE_ID:
         md[I_MSGID] = qm.new_msgid()
     if options & CMQC.MQPMO_NEW_CORREL_ID:

@@ -1,0 +1,192 @@
+"""Server-connection channels: the SVRCONN definitions that client connections come in through.
+
+Runs in the queue-manager process. MQSC DEFINE/ALTER/DELETE/DISPLAY CHANNEL(name)
+CHLTYPE(SVRCONN) change this table (admin.py sends them here, under the queue manager's lock);
+the listener asks it whether a connecting client named a defined SVRCONN channel, and answers
+MQRC_UNKNOWN_CHANNEL_NAME when not, as IBM MQ does. Definitions are stored with the queues'
+(kind "CHANNEL") and recovered with them (definitions.recover).
+
+The attributes IBM's developer container sets are typed and validated (`SVRCONN_ATTRIBUTES`).
+They are kept and displayed; only the name takes part in connecting: the embedded queue
+manager speaks no TLS (clients refuse a cipher spec themselves), its heartbeat interval is
+the listener's, and messages are limited by the queue and queue-manager MAXMSGL. Other
+SVRCONN keywords IBM documents are kept as text. Other channel types (SDR, RCVR, CLNTCONN, ...)
+carry no client connections here: their commands are accepted and ignored, so IBM's scripts
+load.
+"""
+from __future__ import annotations
+
+import fnmatch
+import re
+import weakref
+from typing import Any
+
+from spark_mq.embedded.server.mqsc import MQSCCommand
+from spark_mq.embedded.server.mqsc_attributes import AttributeSpec
+from spark_mq.embedded.server.state import QueueManagerState
+
+SVRCONN = "SVRCONN"
+_CHANNEL = frozenset({"CHANNEL"})
+
+#: SVRCONN attributes with their types and crtmqm's defaults (SYSTEM.DEF.SVRCONN's values)
+SVRCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
+    "TRPTYPE": AttributeSpec("enum", "TCP", _CHANNEL, choices=("TCP", "LU62", "NETBIOS", "SPX")),
+    "MCAUSER": AttributeSpec("str", "", _CHANNEL, max_length=64),
+    "DESCR": AttributeSpec("str", "", _CHANNEL, max_length=64),
+    "SSLCIPH": AttributeSpec("str", "", _CHANNEL, max_length=32),
+    "HBINT": AttributeSpec("int", 300, _CHANNEL, bounds=(0, 999_999)),
+    "MAXMSGL": AttributeSpec("int", 4_194_304, _CHANNEL, bounds=(0, 104_857_600)),
+    "SHARECNV": AttributeSpec("int", 10, _CHANNEL, bounds=(0, 999_999_999)),
+}
+#: the other SVRCONN keywords of IBM's DEFINE CHANNEL: accepted and kept as text
+_UNMODELLED = frozenset(
+    "CERTLABL COMPHDR COMPMSG DISCINT KAINT MAXINST MAXINSTC MONCHL RCVDATA RCVEXIT SCYDATA "
+    "SCYEXIT SENDDATA SENDEXIT SSLCAUTH SSLPEER STATCHL DEFCDISP QSGDISP CMDSCOPE LIKE "
+    "AUTHINFO".split())
+_FLAGS = frozenset({"REPLACE", "NOREPLACE"})
+_CHANNEL_NAME = re.compile(r"[A-Za-z0-9._/%]{1,20}")
+
+#: the SVRCONN channels a new queue manager has: crtmqm's two and the developer container's two
+DEFAULT_CHANNELS: dict[str, dict[str, Any]] = {
+    "SYSTEM.DEF.SVRCONN": {},
+    "SYSTEM.AUTO.SVRCONN": {},
+    "DEV.ADMIN.SVRCONN": {},
+    "DEV.APP.SVRCONN": {"MCAUSER": "app"},
+}
+
+
+class ChannelTable:
+    """One queue manager's SVRCONN channels: name -> attributes (CHLTYPE included)."""
+
+    def __init__(self) -> None:
+        self.channels: dict[str, dict[str, Any]] = {}
+
+
+# One table per queue manager, found through the queue manager object, so that the verbs'
+# shared state (state.py) does not have to know that channels exist.
+_tables: weakref.WeakKeyDictionary[QueueManagerState, ChannelTable] = weakref.WeakKeyDictionary()
+
+
+def table(qm: QueueManagerState) -> ChannelTable:
+    found = _tables.get(qm)
+    if found is None:
+        found = _tables[qm] = ChannelTable()
+    return found
+
+
+def is_svrconn(qm: QueueManagerState, name: str) -> bool:
+    """Whether a client may connect through channel `name` (channel names are case-sensitive)."""
+    return name in table(qm).channels
+
+
+def exists(qm: QueueManagerState, name: str) -> bool:
+    return name in table(qm).channels
+
+
+def default_attributes() -> dict[str, Any]:
+    values: dict[str, Any] = {key: spec.default for key, spec in SVRCONN_ATTRIBUTES.items()}
+    values["CHLTYPE"] = SVRCONN
+    return values
+
+
+# --- start-up ------------------------------------------------------------------------------
+def restore(qm: QueueManagerState, name: str, attrs: dict[str, Any]) -> None:
+    """A stored definition, at recovery."""
+    table(qm).channels[name] = dict(attrs)
+
+
+def ensure_defaults(qm: QueueManagerState) -> None:
+    """Give a store without any channel the default ones: a new queue manager, and one whose
+    data directory was created before channels were kept (every client would otherwise be
+    refused with MQRC_UNKNOWN_CHANNEL_NAME)."""
+    channels = table(qm).channels
+    if channels:
+        return
+    for name, attrs in DEFAULT_CHANNELS.items():
+        values = default_attributes()
+        values.update(attrs)
+        channels[name] = values
+        qm.store.save_object("CHANNEL", name, values)
+
+
+# --- MQSC ----------------------------------------------------------------------------------
+def apply(qm: QueueManagerState, command: MQSCCommand) -> str:
+    """DEFINE, ALTER or DELETE CHANNEL; returns runmqsc's message, "" for an ignored command.
+    Failures are ValueErrors with the text runmqsc shows."""
+    name, verb = _name(command.name), command.verb
+    channels = table(qm).channels
+    chltype = str(command.attributes.get("CHLTYPE", "")).upper()
+    if verb == "DELETE":
+        if name not in channels:
+            if chltype and chltype != SVRCONN:
+                return ""
+            raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
+        del channels[name]
+        qm.store.delete_object("CHANNEL", name)
+        return "AMQ8015I: IBM MQ channel deleted."
+    if not chltype:
+        raise ValueError(f"CHLTYPE is required on {verb} CHANNEL (valid: SVRCONN, SDR, RCVR, "
+                         "SVR, RQSTR, CLNTCONN, CLUSSDR, CLUSRCVR, AMQP)")
+    if chltype != SVRCONN:
+        return ""   # not modelled: see the module docstring
+    attrs = _typed(command)
+    if verb == "DEFINE":
+        existing = channels.get(name)
+        if existing is not None and "REPLACE" not in command.flags:
+            raise ValueError(f"AMQ8227E: Channel name {name} already defined; use REPLACE.")
+        values = default_attributes()
+        values.update(attrs)
+        channels[name] = values
+        message = "AMQ8014I: IBM MQ channel created."
+    elif verb == "ALTER":
+        if name not in channels:
+            raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
+        channels[name].update(attrs)
+        message = "AMQ8016I: IBM MQ channel changed."
+    else:
+        raise ValueError(f"{verb} CHANNEL is not supported (valid: DEFINE, ALTER, DELETE, DISPLAY)")
+    qm.store.save_object("CHANNEL", name, channels[name])
+    return message
+
+
+def display(qm: QueueManagerState, command: MQSCCommand) -> list[tuple[str, dict[str, Any]]]:
+    """The channels DISPLAY CHANNEL(pattern) [TYPE(t) | CHLTYPE(t)] shows, sorted by name."""
+    pattern = command.name or "*"
+    wanted = str(command.attributes.get("TYPE") or command.attributes.get("CHLTYPE") or "ALL")
+    if wanted.upper() not in ("ALL", SVRCONN):
+        return []
+    found = [(name, dict(attrs)) for name, attrs in sorted(table(qm).channels.items())
+             if fnmatch.fnmatchcase(name, pattern)]
+    if not found:
+        raise ValueError(f"AMQ8147E: IBM MQ object {pattern} not found.")
+    return found
+
+
+def _name(text: str) -> str:
+    if not _CHANNEL_NAME.fullmatch(text or ""):
+        raise ValueError(f"channel name '{text}' is not valid (valid: 1 to 20 of A-Z a-z 0-9 . / _ %)")
+    return text
+
+
+def _typed(command: MQSCCommand) -> dict[str, Any]:
+    """The command's attributes: modelled ones coerced, IBM's other ones kept as text."""
+    attrs: dict[str, Any] = {}
+    for key, value in command.attributes.items():
+        if key == "CHLTYPE":
+            continue
+        spec = SVRCONN_ATTRIBUTES.get(key)
+        if spec is not None:
+            try:
+                # the parser has already folded unquoted text to upper case: keep it as given
+                attrs[key] = spec.coerce(str(value), quoted=True)
+            except ValueError as err:
+                raise ValueError(f"attribute {key}: {err} (valid: {spec.describe()})") from None
+        elif key in _UNMODELLED:
+            attrs[key] = value
+        else:
+            valid = ", ".join(sorted({*SVRCONN_ATTRIBUTES, *_UNMODELLED, "CHLTYPE"}))
+            raise ValueError(f"attribute {key}: unknown for a SVRCONN channel (valid: {valid})")
+    for flag in command.flags - _FLAGS:
+        raise ValueError(f"keyword {flag} is not valid on {command.verb} CHANNEL "
+                         "(valid: REPLACE, NOREPLACE)")
+    return attrs

@@ -1,0 +1,166 @@
+"""The commands the command server answers, each with the parameters it takes, and the
+checks every command gets before it runs (runs in the queue-manager process).
+
+`run` is the whole of one command: check the parameters against the command's table
+entry (MQ's parameter-count, parameter-identifier, duplicate, missing-parameter and filter
+errors), then call the command's function. The functions are in queue_commands.py,
+channel_commands.py, system_commands.py and authority.py, one per command.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from spark_mq.embedded.server.command_server import (
+    authority,
+    channel_commands,
+    queue_commands,
+    system_commands,
+)
+from spark_mq.embedded.server.command_server.attributes import STORED
+from spark_mq.embedded.server.command_server.pcf import (
+    DUPLICATE_ERRORS,
+    PARM_ID_ERRORS,
+    Parameter,
+    PCFError,
+)
+from spark_mq.embedded.server.command_server.request import Reply, Request
+from spark_mq.mqi.constants import CMQC, CMQCFC
+
+_IN, _ST, _IL, _SL, _BS = (CMQCFC.MQCFT_INTEGER, CMQCFC.MQCFT_STRING, CMQCFC.MQCFT_INTEGER_LIST,
+                           CMQCFC.MQCFT_STRING_LIST, CMQCFC.MQCFT_BYTE_STRING)
+#: MQ's command numbers (MQCMD_*), to tell a command MQ has from a number it does not
+_MQ_COMMANDS = frozenset(value for name, value in vars(CMQCFC).items()
+                         if name.startswith("MQCMD_") and isinstance(value, int))
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command: its function, required parameters (in MQ's order) and optional ones,
+    each with the structure type it comes in (queue attributes among the optional ones of
+    Create/Change/Copy Queue); `filters`: one MQCFIF/MQCFSF may restrict an inquiry."""
+    function: Callable[[Request], list[Reply]]
+    required: dict[int, int]
+    optional: dict[int, int]
+    filters: bool = False
+
+
+def _attribute_type(selector: int) -> int:
+    return _IN if CMQC.MQIA_FIRST <= selector <= CMQC.MQIA_LAST else _ST
+
+
+_QUEUE_ATTRIBUTES = {selector: _attribute_type(selector) for selector in STORED}
+_REPLACE = {CMQCFC.MQIACF_REPLACE: _IN}
+_ENTITIES = {CMQCFC.MQCACF_PRINCIPAL_ENTITY_NAMES: _SL, CMQCFC.MQCACF_GROUP_ENTITY_NAMES: _SL}
+
+COMMANDS: dict[int, Command] = {
+    CMQCFC.MQCMD_INQUIRE_Q: Command(
+        queue_commands.inquire_q, {CMQC.MQCA_Q_NAME: _ST},
+        {CMQC.MQIA_Q_TYPE: _IN, CMQCFC.MQIACF_Q_ATTRS: _IL}, filters=True),
+    CMQCFC.MQCMD_INQUIRE_Q_NAMES: Command(
+        queue_commands.inquire_q_names, {CMQC.MQCA_Q_NAME: _ST}, {CMQC.MQIA_Q_TYPE: _IN}),
+    CMQCFC.MQCMD_INQUIRE_Q_STATUS: Command(
+        queue_commands.inquire_q_status, {CMQC.MQCA_Q_NAME: _ST},
+        {CMQCFC.MQIACF_Q_STATUS_TYPE: _IN, CMQCFC.MQIACF_Q_STATUS_ATTRS: _IL,
+         CMQCFC.MQIACF_OPEN_TYPE: _IN}, filters=True),
+    CMQCFC.MQCMD_CREATE_Q: Command(
+        queue_commands.create_q, {CMQC.MQCA_Q_NAME: _ST, CMQC.MQIA_Q_TYPE: _IN},
+        {**_QUEUE_ATTRIBUTES, **_REPLACE}),
+    CMQCFC.MQCMD_COPY_Q: Command(
+        queue_commands.copy_q,
+        {CMQCFC.MQCACF_FROM_Q_NAME: _ST, CMQCFC.MQCACF_TO_Q_NAME: _ST, CMQC.MQIA_Q_TYPE: _IN},
+        {**_QUEUE_ATTRIBUTES, **_REPLACE}),
+    CMQCFC.MQCMD_CHANGE_Q: Command(
+        queue_commands.change_q, {CMQC.MQCA_Q_NAME: _ST, CMQC.MQIA_Q_TYPE: _IN},
+        {**_QUEUE_ATTRIBUTES, CMQCFC.MQIACF_FORCE: _IN}),
+    CMQCFC.MQCMD_DELETE_Q: Command(
+        queue_commands.delete_q, {CMQC.MQCA_Q_NAME: _ST},
+        {CMQC.MQIA_Q_TYPE: _IN, CMQCFC.MQIACF_PURGE: _IN, CMQCFC.MQIACF_REMOVE_AUTHREC: _IN}),
+    CMQCFC.MQCMD_CLEAR_Q: Command(queue_commands.clear_q, {CMQC.MQCA_Q_NAME: _ST}, {}),
+    CMQCFC.MQCMD_INQUIRE_Q_MGR: Command(
+        system_commands.inquire_q_mgr, {}, {CMQCFC.MQIACF_Q_MGR_ATTRS: _IL}),
+    CMQCFC.MQCMD_CHANGE_Q_MGR: Command(
+        system_commands.change_q_mgr, {},
+        {CMQCFC.MQIACF_FORCE: _IN, CMQC.MQCA_Q_MGR_DESC: _ST, CMQC.MQCA_DEAD_LETTER_Q_NAME: _ST,
+         CMQC.MQIA_MAX_MSG_LENGTH: _IN, CMQC.MQIA_MAX_UNCOMMITTED_MSGS: _IN,
+         CMQC.MQIA_MAX_PROPERTIES_LENGTH: _IN, CMQC.MQIA_MAX_HANDLES: _IN,
+         CMQC.MQIA_TRIGGER_INTERVAL: _IN}),
+    CMQCFC.MQCMD_PING_Q_MGR: Command(system_commands.ping_q_mgr, {}, {}),
+    CMQCFC.MQCMD_INQUIRE_CHANNEL: Command(
+        channel_commands.inquire_channel, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
+        {CMQCFC.MQIACH_CHANNEL_TYPE: _IN, CMQCFC.MQIACF_CHANNEL_ATTRS: _IL}, filters=True),
+    CMQCFC.MQCMD_INQUIRE_CHANNEL_NAMES: Command(
+        channel_commands.inquire_channel_names, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
+        {CMQCFC.MQIACH_CHANNEL_TYPE: _IN}),
+    CMQCFC.MQCMD_CREATE_CHANNEL: Command(
+        channel_commands.create_channel,
+        {CMQCFC.MQCACH_CHANNEL_NAME: _ST, CMQCFC.MQIACH_CHANNEL_TYPE: _IN},
+        {**channel_commands.CHANGE_PARAMETERS, **_REPLACE}),
+    CMQCFC.MQCMD_CHANGE_CHANNEL: Command(
+        channel_commands.change_channel,
+        {CMQCFC.MQCACH_CHANNEL_NAME: _ST, CMQCFC.MQIACH_CHANNEL_TYPE: _IN},
+        channel_commands.CHANGE_PARAMETERS),
+    CMQCFC.MQCMD_DELETE_CHANNEL: Command(
+        channel_commands.delete_channel, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
+        {CMQCFC.MQIACH_CHANNEL_TYPE: _IN}),
+    CMQCFC.MQCMD_INQUIRE_CONNECTION: Command(
+        system_commands.inquire_connection, {},
+        {CMQCFC.MQBACF_CONNECTION_ID: _BS, CMQCFC.MQBACF_GENERIC_CONNECTION_ID: _BS,
+         CMQCFC.MQIACF_CONN_INFO_TYPE: _IN, CMQCFC.MQIACF_CONNECTION_ATTRS: _IL}, filters=True),
+    CMQCFC.MQCMD_SET_AUTH_REC: Command(
+        authority.set_auth_rec,
+        {CMQCFC.MQCACF_AUTH_PROFILE_NAME: _ST, CMQCFC.MQIACF_OBJECT_TYPE: _IN},
+        {CMQCFC.MQIACF_AUTH_ADD_AUTHS: _IL, CMQCFC.MQIACF_AUTH_REMOVE_AUTHS: _IL, **_ENTITIES,
+         CMQCFC.MQCACF_SERVICE_COMPONENT: _ST}),
+    CMQCFC.MQCMD_INQUIRE_AUTH_RECS: Command(
+        authority.inquire_auth_recs,
+        {CMQCFC.MQIACF_AUTH_OPTIONS: _IN, CMQCFC.MQCACF_AUTH_PROFILE_NAME: _ST},
+        {CMQCFC.MQIACF_OBJECT_TYPE: _IN, CMQCFC.MQCACF_ENTITY_NAME: _ST,
+         CMQCFC.MQIACF_ENTITY_TYPE: _IN, CMQCFC.MQIACF_AUTH_PROFILE_ATTRS: _IL,
+         CMQCFC.MQCACF_SERVICE_COMPONENT: _ST}),
+    CMQCFC.MQCMD_DELETE_AUTH_REC: Command(
+        authority.delete_auth_rec,
+        {CMQCFC.MQCACF_AUTH_PROFILE_NAME: _ST, CMQCFC.MQIACF_OBJECT_TYPE: _IN},
+        {**_ENTITIES, CMQCFC.MQCACF_SERVICE_COMPONENT: _ST}),
+}
+
+
+def run(request: Request, parameters: list[Parameter], count: int) -> list[Reply]:
+    """Check one command's parameters (`count`: the MQCFH's ParameterCount), then run it."""
+    command = COMMANDS.get(request.command)
+    if command is None:
+        # a command MQ has but the embedded queue manager does not: it fails, never silently
+        raise PCFError(CMQCFC.MQRCCF_COMMAND_FAILED if request.command in _MQ_COMMANDS
+                       else CMQCFC.MQRCCF_CFH_COMMAND_ERROR)
+    if count < len(command.required):
+        raise PCFError(CMQCFC.MQRCCF_PARM_COUNT_TOO_SMALL)
+    for parameter in parameters:
+        _check(command, request, parameter)
+    for required in command.required:
+        if required not in request.parameters:
+            raise PCFError(CMQCFC.MQRCCF_PARM_MISSING, required)
+    return command.function(request)
+
+
+def _check(command: Command, request: Request, parameter: Parameter) -> None:
+    """One parameter: a filter, or one the command takes, in the structure type it takes
+    it in (an MQCFIN for an *_ATTRS list is accepted as a list of one, as MQ does)."""
+    if parameter.is_filter:
+        if not command.filters:
+            raise PCFError(PARM_ID_ERRORS[parameter.type], parameter.id)
+        if request.filters:
+            raise PCFError(CMQCFC.MQRCCF_TOO_MANY_FILTERS)
+        request.filters.append(parameter)
+        return
+    expected = command.required.get(parameter.id, command.optional.get(parameter.id))
+    if expected == _IL and parameter.type == _IN:
+        parameter.type, parameter.value = _IL, [parameter.value]
+    elif expected == _ST and parameter.type == _SL and len(parameter.value) == 1:
+        parameter.type, parameter.value = _ST, parameter.value[0]
+    if expected is None or expected != parameter.type:
+        raise PCFError(PARM_ID_ERRORS.get(parameter.type, CMQCFC.MQRCCF_PARM_SYNTAX_ERROR),
+                       parameter.id)
+    if parameter.id in request.parameters:
+        raise PCFError(DUPLICATE_ERRORS.get(parameter.type, CMQCFC.MQRCCF_CFIN_DUPLICATE_PARM),
+                       parameter.id)
+    request.parameters[parameter.id] = parameter

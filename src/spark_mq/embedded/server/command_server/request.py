@@ -1,0 +1,135 @@
+"""What a command function gets and gives back: the parsed request, the replies, and the
+helpers every inquiry shares (generic names, filters, encoding attribute values).
+
+Runs in the queue-manager process, under the queue manager's lock.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from spark_mq.embedded.server.command_server import pcf
+from spark_mq.embedded.server.command_server.pcf import Parameter, PCFError
+from spark_mq.mqi.constants import CMQC, CMQCFC
+
+if TYPE_CHECKING:
+    from spark_mq.embedded.server.command_server.authority import AuthorityRecords
+    from spark_mq.embedded.server.qmgr import QueueManager
+
+
+@dataclass
+class Request:
+    """One command: its parameters by identifier (filters apart) and where it runs."""
+    qm: QueueManager
+    authority: AuthorityRecords
+    command: int
+    parameters: dict[int, Parameter]
+    filters: list[Parameter] = field(default_factory=list)
+    server_conn_id: int = 0  # the command server's own connection
+
+    def has(self, parameter: int) -> bool:
+        return parameter in self.parameters
+
+    def string(self, parameter: int, default: str = "") -> str:
+        found = self.parameters.get(parameter)
+        return default if found is None else pcf.text(found.value)
+
+    def integer(self, parameter: int, default: int) -> int:
+        found = self.parameters.get(parameter)
+        return default if found is None else int(found.value)
+
+    def integers(self, parameter: int) -> list[int] | None:
+        found = self.parameters.get(parameter)
+        return None if found is None else [int(v) for v in found.value]
+
+    def strings(self, parameter: int) -> list[str]:
+        found = self.parameters.get(parameter)
+        return [] if found is None else [pcf.text(v) for v in found.value]
+
+
+@dataclass
+class Reply:
+    """One response message's outcome and parameter structures (already encoded)."""
+    parameters: list[bytes] = field(default_factory=list)
+    comp_code: int = CMQC.MQCC_OK
+    reason: int = CMQC.MQRC_NONE
+
+
+def unknown_object() -> PCFError:
+    """What MQ answers when a name, generic or not, matches no object."""
+    return PCFError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
+
+
+def matches(pattern: str, name: str) -> bool:
+    """A PCF object name: exact, or generic with one trailing '*' ('*' alone: everything)."""
+    if pattern.endswith("*"):
+        return name.startswith(pattern[:-1])
+    return name == pattern
+
+
+def encode(values: dict[int, int | bytes | list[int]]) -> list[bytes]:
+    """Attribute values as parameter structures: MQCFIN, MQCFST or MQCFIL by value type."""
+    encoded = []
+    for selector, value in values.items():
+        if isinstance(value, bytes):
+            encoded.append(pcf.cfst(selector, value))
+        elif isinstance(value, list):
+            encoded.append(pcf.cfil(selector, value))
+        else:
+            encoded.append(pcf.cfin(selector, value))
+    return encoded
+
+
+def passes(filters: list[Parameter], values: dict[int, int | bytes | list[int]]) -> bool:
+    """Whether an object's attribute values satisfy the request's filter (at most one, as MQ
+    allows); an object without the filtered attribute does not."""
+    for condition in filters:
+        value = values.get(condition.id)
+        if value is None or isinstance(value, list) or condition.operator is None:
+            return False
+        if isinstance(value, int) != (condition.type == CMQCFC.MQCFT_INTEGER_FILTER):
+            raise PCFError(pcf.PARM_ID_ERRORS[condition.type], condition.id)
+        if not _compare(value, condition.value, condition.operator):
+            return False
+    return True
+
+
+def _compare(value: int | bytes, wanted: int | bytes, operator: int) -> bool:
+    if isinstance(value, bytes) and isinstance(wanted, bytes):
+        have, want = pcf.text(value), pcf.text(wanted)
+        if operator in (CMQCFC.MQCFOP_LIKE, CMQCFC.MQCFOP_NOT_LIKE):
+            like = _generic(want).fullmatch(have) is not None
+            return like if operator == CMQCFC.MQCFOP_LIKE else not like
+        return _ordered(have, want, operator)
+    if isinstance(value, int) and isinstance(wanted, int):
+        return _ordered(value, wanted, operator)
+    return False
+
+
+def _ordered(have: int | str, want: int | str, operator: int) -> bool:
+    if operator == CMQCFC.MQCFOP_EQUAL:
+        return have == want
+    if operator == CMQCFC.MQCFOP_NOT_EQUAL:
+        return have != want
+    if isinstance(have, int) and isinstance(want, int):
+        comparisons = {CMQCFC.MQCFOP_LESS: have < want, CMQCFC.MQCFOP_GREATER: have > want,
+                       CMQCFC.MQCFOP_NOT_LESS: have >= want, CMQCFC.MQCFOP_NOT_GREATER: have <= want}
+    else:
+        text_have, text_want = str(have), str(want)
+        comparisons = {CMQCFC.MQCFOP_LESS: text_have < text_want,
+                       CMQCFC.MQCFOP_GREATER: text_have > text_want,
+                       CMQCFC.MQCFOP_NOT_LESS: text_have >= text_want,
+                       CMQCFC.MQCFOP_NOT_GREATER: text_have <= text_want}
+    if operator in comparisons:
+        return comparisons[operator]
+    # CONTAINS/EXCLUDES(_GEN) apply to list attributes, which no filterable attribute here is
+    raise PCFError(CMQCFC.MQRCCF_CFIF_OPERATOR_ERROR if isinstance(have, int)
+                   else CMQCFC.MQRCCF_CFSF_OPERATOR_ERROR)
+
+
+def _generic(pattern: str) -> re.Pattern[str]:
+    """MQCFOP_LIKE's generic value: a trailing '*' matches any ending."""
+    if pattern.endswith("*"):
+        return re.compile(re.escape(pattern[:-1]) + ".*", re.DOTALL)
+    return re.compile(re.escape(pattern))

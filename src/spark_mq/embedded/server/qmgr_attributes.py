@@ -1,0 +1,101 @@
+"""The queue manager's own attributes, as MQINQ on the queue-manager object and DISPLAY QMGR
+show them (runs in the queue-manager process).
+
+The embedded queue manager answers as an IBM MQ 9.4 queue manager on a UNIX platform does.
+Attributes an administrator can change (DEADQ, DESCR, MAXMSGL, MAXUMSGS, MAXPROPL, MAXHANDS,
+TRIGINT) live in `QueueManagerState.attrs` (see mqsc_attributes.QMGR_ATTRIBUTES); the rest are
+fixed here. Where the embedded queue manager lacks a facility MQ has (distribution lists,
+event messages, channel auto-definition), it says so rather than claim it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from spark_mq.embedded.server.state import QMGR_CCSID, QueueManagerState
+from spark_mq.mqi.constants import CMQC
+
+#: MQ's version string, VVRRMMFF (version, release, maintenance level, fix level)
+VERSION = "09040000"
+#: MQ 9.4's command level (CMDLEVEL)
+COMMAND_LEVEL = 940
+MAX_PRIORITY = 9
+#: the queue PCF commands go to, created with the queue manager (mqsc_attributes.SYSTEM_MQSC)
+COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
+_EVENTS_DISABLED = 0  # MQEVR_DISABLED (defined in CMQCFC, not CMQC): no event messages
+
+#: MQINQ integer selectors -> the QMGR attribute (mqsc_attributes.QMGR_ATTRIBUTES) holding them
+_ALTERABLE_INTS = {
+    CMQC.MQIA_MAX_MSG_LENGTH: "MAXMSGL",
+    CMQC.MQIA_MAX_UNCOMMITTED_MSGS: "MAXUMSGS",
+    CMQC.MQIA_MAX_PROPERTIES_LENGTH: "MAXPROPL",
+    CMQC.MQIA_MAX_HANDLES: "MAXHANDS",
+    CMQC.MQIA_TRIGGER_INTERVAL: "TRIGINT",
+}
+_FIXED_INTS = {
+    CMQC.MQIA_COMMAND_LEVEL: COMMAND_LEVEL,
+    CMQC.MQIA_PLATFORM: CMQC.MQPL_UNIX,
+    CMQC.MQIA_SYNCPOINT: CMQC.MQSP_AVAILABLE,
+    CMQC.MQIA_MAX_PRIORITY: MAX_PRIORITY,
+    CMQC.MQIA_CODED_CHAR_SET_ID: QMGR_CCSID,
+    # an MQOD with object records (a distribution list) is not supported here
+    CMQC.MQIA_DIST_LISTS: CMQC.MQDL_NOT_SUPPORTED,
+    CMQC.MQIA_CHANNEL_AUTO_DEF: CMQC.MQCHAD_DISABLED,
+    **{selector: _EVENTS_DISABLED for selector in (
+        CMQC.MQIA_AUTHORITY_EVENT, CMQC.MQIA_INHIBIT_EVENT, CMQC.MQIA_LOCAL_EVENT,
+        CMQC.MQIA_REMOTE_EVENT, CMQC.MQIA_START_STOP_EVENT, CMQC.MQIA_PERFORMANCE_EVENT,
+        CMQC.MQIA_CHANNEL_EVENT, CMQC.MQIA_CHANNEL_AUTO_DEF_EVENT, CMQC.MQIA_CONFIGURATION_EVENT,
+        CMQC.MQIA_COMMAND_EVENT, CMQC.MQIA_SSL_EVENT, CMQC.MQIA_LOGGER_EVENT)},
+}
+#: MQINQ character selectors -> the length of their value (MQ_*_LENGTH)
+CHAR_LENGTHS = {
+    CMQC.MQCA_Q_MGR_NAME: CMQC.MQ_Q_MGR_NAME_LENGTH,
+    CMQC.MQCA_DEAD_LETTER_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
+    CMQC.MQCA_Q_MGR_DESC: CMQC.MQ_Q_MGR_DESC_LENGTH,
+    CMQC.MQCA_Q_MGR_IDENTIFIER: CMQC.MQ_Q_MGR_IDENTIFIER_LENGTH,
+    CMQC.MQCA_COMMAND_INPUT_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
+    CMQC.MQCA_VERSION: CMQC.MQ_VERSION_LENGTH,
+    CMQC.MQCA_DEF_XMIT_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
+}
+
+
+def identifier(qmgr: QueueManagerState) -> str:
+    """QMID: unique to this queue manager and the same across restarts."""
+    return f"{qmgr.name}_EMBEDDED"
+
+
+def qmgr_value(qmgr: QueueManagerState, selector: int) -> int | bytes | None:
+    """The value MQINQ answers for one selector on the queue manager, None when the selector
+    is not a queue-manager attribute (MQRC_SELECTOR_NOT_FOR_TYPE)."""
+    if selector in _ALTERABLE_INTS:
+        return int(qmgr.attrs[_ALTERABLE_INTS[selector]])
+    if selector in _FIXED_INTS:
+        return _FIXED_INTS[selector]
+    text = _char_value(qmgr, selector)
+    return None if text is None else text.encode()
+
+
+def _char_value(qmgr: QueueManagerState, selector: int) -> str | None:
+    if selector == CMQC.MQCA_Q_MGR_NAME:
+        return qmgr.name
+    if selector == CMQC.MQCA_DEAD_LETTER_Q_NAME:
+        return str(qmgr.attrs["DEADQ"])
+    if selector == CMQC.MQCA_Q_MGR_DESC:
+        return str(qmgr.attrs["DESCR"])
+    if selector == CMQC.MQCA_Q_MGR_IDENTIFIER:
+        return identifier(qmgr)
+    if selector == CMQC.MQCA_COMMAND_INPUT_Q_NAME:
+        return COMMAND_QUEUE
+    if selector == CMQC.MQCA_VERSION:
+        return VERSION
+    if selector == CMQC.MQCA_DEF_XMIT_Q_NAME:
+        return ""  # no transmission queues: messages never leave this queue manager
+    return None
+
+
+def status_attributes(qmgr: QueueManagerState) -> dict[str, Any]:
+    """What DISPLAY QMGR shows besides the alterable attributes, in MQSC terms (True is a
+    keyword shown bare, as runmqsc shows SYNCPT)."""
+    return {"VERSION": VERSION, "CMDLEVEL": COMMAND_LEVEL, "PLATFORM": "UNIX",
+            "CCSID": QMGR_CCSID, "QMID": identifier(qmgr), "MAXPRTY": MAX_PRIORITY,
+            "SYNCPT": True, "DISTL": "NO", "COMMANDQ": COMMAND_QUEUE, "DEFXMITQ": "",
+            "CHAD": "DISABLED"}
