@@ -39,8 +39,16 @@ Reader (`ReadOptions`):
     orphanedWorkTimeoutMs  exactlyOnce, after a restart: how long to wait for an earlier
                            driver's connection to end before removing the batch it held
                            (default 300000; see spark_mq/mq/orphans.py)
+    readMode               driver (default): the driver gets each microbatch and ships it to
+                           the executors | executors: each of `numPartitions` tasks gets its
+                           share on the executor, exactly once through claims and records on
+                           a state queue (see spark_mq/reader/executors.py)
+    stateQueue             readMode executors: the claims and records (default
+                           SPARK.MQ.READER.STATE)
+    claimTimeoutMs         readMode executors: how long a task waits for another attempt of
+                           the same partition that holds its claim (default 900000)
 
-exactlyOnce needs no state queue: the message ids of each microbatch travel inside Spark's
+exactlyOnce in readMode driver needs no state queue: the message ids of each microbatch travel inside Spark's
 own offset log (see spark_mq/reader/stream.py for the protocol).
 
 Writer (`WriteOptions`):
@@ -72,7 +80,8 @@ CONNECTION_OPTIONS = ("connName", "queueManager", "channel", "user", "password",
                       "cipherSpec", "keyRepository", "ccdtUrl", "reconnect", "reconnectTimeoutMs")
 READ_OPTIONS = ("queue", "selector", "delivery", "maxMessagesPerTrigger", "maxBytesPerTrigger",
                 "waitIntervalMs", "readAhead", "backoutThreshold", "backoutQueue",
-                "numPartitions", "prefetch", "orphanedWorkTimeoutMs")
+                "numPartitions", "prefetch", "orphanedWorkTimeoutMs", "readMode", "stateQueue",
+                "claimTimeoutMs")
 WRITE_OPTIONS = ("queue", "persistence", "asyncPut", "commitEvery", "delivery", "segmentation",
                  "largeMessageThreshold", "stateQueue", "writerId", "context")
 #: what Spark itself adds: load(path) / save(path), a streaming query's name and checkpoint
@@ -188,7 +197,7 @@ def parse_connection(options: Mapping[str, str]) -> ConnectionOptions:
                             "host(port) of the queue manager's listener, e.g. localhost(1414), "
                             "or a ccdtUrl")
     return ConnectionOptions(
-        queue_manager=parse_name(opts, "queuemanager", "QM1", "queueManager") or "QM1",
+        queue_manager=_queue_manager(opts),
         conn_name=conn_name.replace(" ", "") if conn_name else None,
         channel=opts.get("channel", "DEV.APP.SVRCONN"),
         user=opts.get("user"),
@@ -203,8 +212,23 @@ def parse_connection(options: Mapping[str, str]) -> ConnectionOptions:
     )
 
 
+def _queue_manager(opts: Mapping[str, str]) -> str:
+    """queueManager: a name, or `*` and a group's name (`*QM1`: any queue manager of the group,
+    as MQCONN takes it, e.g. with a ccdtUrl)."""
+    value = opts.get("queuemanager")
+    if value is not None and value.strip().startswith("*"):
+        group = value.strip()[1:]
+        if group and not MQ_NAME.fullmatch(group):
+            raise MQOptionError("queueManager", value,
+                                f"{MQ_NAME_RULE}, after a * for a queue manager group")
+        return "*" + group
+    return parse_name(opts, "queuemanager", "QM1", "queueManager") or "QM1"
+
+
 # --- reader ---------------------------------------------------------------------------------
 READ_DELIVERY = ("exactlyOnce", "atLeastOnce", "atMostOnce")
+READ_MODES = ("driver", "executors")
+DEFAULT_READER_STATE_QUEUE = "SPARK.MQ.READER.STATE"
 
 
 @dataclass(frozen=True)
@@ -222,6 +246,9 @@ class ReadOptions:
     num_partitions: int = 2
     prefetch: bool = True
     orphaned_work_timeout_ms: int = 300_000
+    read_mode: str = "driver"
+    state_queue: str = DEFAULT_READER_STATE_QUEUE
+    claim_timeout_ms: int = 900_000
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> ReadOptions:
@@ -238,6 +265,10 @@ class ReadOptions:
                                 "a non-empty MQ selector, e.g. \"colour = 'red'\"")
         delivery = parse_choice(opts, "delivery", "exactlyOnce", READ_DELIVERY)
         read_ahead = parse_bool(opts, "readahead", True, "readAhead")
+        read_mode = parse_choice(opts, "readmode", "driver", READ_MODES, "readMode")
+        if read_mode == "executors" and delivery != "exactlyOnce":
+            raise MQOptionError("delivery", delivery, "exactlyOnce with readMode executors (the "
+                                "other deliveries: readMode driver)")
         if "readahead" in opts and read_ahead and delivery != "atMostOnce":
             raise MQOptionError("readAhead", opts["readahead"],
                                 "false, or true only with delivery atMostOnce (read-ahead works "
@@ -261,6 +292,11 @@ class ReadOptions:
             prefetch=parse_bool(opts, "prefetch", True),
             orphaned_work_timeout_ms=parse_int(opts, "orphanedworktimeoutms", 300_000, 0,
                                                86_400_000, "orphanedWorkTimeoutMs"),
+            read_mode=read_mode,
+            state_queue=parse_name(opts, "statequeue", DEFAULT_READER_STATE_QUEUE, "stateQueue")
+            or DEFAULT_READER_STATE_QUEUE,
+            claim_timeout_ms=parse_int(opts, "claimtimeoutms", 900_000, 1000, 86_400_000,
+                                       "claimTimeoutMs"),
         )
 
     @property

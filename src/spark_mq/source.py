@@ -52,8 +52,12 @@ class MQDataSource(DataSource):
         return MQBatchReader(self._read_options(), schema)
 
     def streamReader(self, schema: StructType):
+        options = self._read_options()
+        if options.read_mode == "executors":
+            from spark_mq.reader.executors import MQExecutorStreamReader
+            return MQExecutorStreamReader(options, schema)
         from spark_mq.reader import MQStreamReader
-        return MQStreamReader(self._read_options(), schema)
+        return MQStreamReader(options, schema)
 
     def writer(self, schema: StructType, overwrite: bool):
         from spark_mq.writer import MQBatchWriter

@@ -56,6 +56,7 @@ DEFINE QLOCAL(CHAOS.IN) BOTHRESH(3) BOQNAME(CHAOS.BOQ) MAXDEPTH(999999999) REPLA
 DEFINE QLOCAL(CHAOS.BOQ) MAXDEPTH(999999999) REPLACE
 DEFINE QLOCAL(CHAOS.OUT) MAXDEPTH(999999999) REPLACE
 DEFINE QLOCAL(SPARK.MQ.WRITER.STATE) MAXDEPTH(999999999) REPLACE
+DEFINE QLOCAL(SPARK.MQ.READER.STATE) MAXDEPTH(999999999) REPLACE
 """
 
 
@@ -70,13 +71,15 @@ class Outcome:
     lost: list[int] = field(default_factory=list)
     doubled: list[int] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)     # properties or poison handling
+    read_mode: str = "driver"
 
     @property
     def ok(self) -> bool:
         return not (self.lost or self.doubled or self.wrong)
 
     def line(self) -> str:
-        return (f"chaos pipeline={self.pipeline} fault={self.fault} seed={self.seed}: "
+        mode = "" if self.read_mode == "driver" else f" readMode={self.read_mode}"
+        return (f"chaos pipeline={self.pipeline}{mode} fault={self.fault} seed={self.seed}: "
                 f"messages={self.messages} kills={self.kills} restarts={self.restarts} "
                 f"lost={len(self.lost)} doubled={len(self.doubled)} wrong={len(self.wrong)}"
                 + (f" (lost {self.lost[:10]}, doubled {self.doubled[:10]}, {self.wrong[:3]})"
@@ -84,8 +87,10 @@ class Outcome:
 
 
 class ChaosRun:
-    def __init__(self, work: Path, pipeline: str, fault: str, seed: int, messages: int = 400):
+    def __init__(self, work: Path, pipeline: str, fault: str, seed: int, messages: int = 400,
+                 read_mode: str = "driver"):
         self.work, self.pipeline, self.fault, self.seed = work, pipeline, fault, seed
+        self.read_mode = read_mode
         self.random = random.Random(seed)
         self.messages = messages
         self.poison: list[int] = []          # set when the input is loaded
@@ -93,7 +98,7 @@ class ChaosRun:
                                        heartbeat_interval=HEARTBEAT_SECONDS)
         self.frozen: list[int] = []
         self.endings: list[str] = []          # how each attempt ended, for a failure's message
-        self.outcome = Outcome(pipeline, fault, seed, messages)
+        self.outcome = Outcome(pipeline, fault, seed, messages, read_mode=read_mode)
         self.log = open(work / "jobs.log", "a")
 
     # --- the run ----------------------------------------------------------------------------
@@ -126,6 +131,7 @@ class ChaosRun:
         retries = fault == "task_retries"
         arguments = {
             "pipeline": self.pipeline, "connection": connection, "seed": self.seed,
+            "read_mode": self.read_mode,
             "master": "local[2,3]" if retries else "local[2]",
             "fail_probability": 0.01 if retries else 0.0,
             "input": "CHAOS.IN", "output": str(self.work / "out") if self.pipeline ==
@@ -288,6 +294,9 @@ class ChaosRun:
                 left = drain(conn, "CHAOS.IN")
                 if left:
                     wrong.append(f"{len(left)} messages left on the input queue")
+                state = drain(conn, "SPARK.MQ.READER.STATE")
+                if state:
+                    wrong.append(f"{len(state)} claims or records left on the reader's state queue")
         finally:
             conn.disconnect()
         if self.fault == "qm_restart" and self.outcome.restarts:

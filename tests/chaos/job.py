@@ -19,9 +19,16 @@ from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 args = json.loads(sys.argv[1])
-spark = (SparkSession.builder.master(args["master"]).appName(f"chaos-{args['pipeline']}")
-         .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-         .config("spark.driver.memory", "1g").getOrCreate())
+read_mode = args.get("read_mode", "driver")
+builder = (SparkSession.builder.master(args["master"]).appName(f"chaos-{args['pipeline']}")
+           .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+           .config("spark.driver.memory", "1g"))
+if read_mode == "executors":
+    # speculative copies of slow tasks: two attempts of one partition compete for its claim
+    builder = (builder.config("spark.speculation", "true").config("spark.speculation.quantile", "0.5")
+               .config("spark.speculation.multiplier", "1.2")
+               .config("spark.speculation.minTaskRuntime", "200ms"))
+spark = builder.getOrCreate()
 spark.sparkContext.setLogLevel("ERROR")
 spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "10")
 
@@ -48,6 +55,7 @@ if args["pipeline"] == "files_to_queue":
 else:
     rows = (spark.readStream.format("mq").options(**connection)
             .option("queue", args["input"]).option("maxMessagesPerTrigger", args["batch"])
+            .option("readMode", read_mode).option("numPartitions", 2)
             .schema("payload binary, n int, tag string, group_id binary").load()
             .select("payload", "n", "tag"))
 rows = rows.select(flaky(args["seed"], args["fail_probability"])("n", "payload").alias("payload"),

@@ -24,3 +24,18 @@ def test_a_fault_at_a_random_moment_loses_and_doubles_nothing(index, fault, tmp_
     outcome = ChaosRun(tmp_path, pipeline, fault, seed).run()
     print(outcome.line())
     assert outcome.ok, outcome.line() + f" (replay: SPARK_MQ_CHAOS_SEED={BASE_SEED})"
+
+
+#: the faults that hit where readMode executors differs: tasks (killed workers, retries and
+#: speculative copies), the whole tree mid-batch, and the queue manager under the tasks
+EXECUTOR_FAULTS = ("kill_worker", "task_retries", "kill_tree", "qm_restart")
+QUEUE_PIPELINES = ("queue_to_queue", "queue_to_parquet")
+
+
+@pytest.mark.parametrize("index, fault", list(enumerate(EXECUTOR_FAULTS)), ids=list(EXECUTOR_FAULTS))
+def test_read_mode_executors_loses_and_doubles_nothing(index, fault, tmp_path):
+    seed = BASE_SEED + 100 + index
+    pipeline = QUEUE_PIPELINES[seed % len(QUEUE_PIPELINES)]
+    outcome = ChaosRun(tmp_path, pipeline, fault, seed, read_mode="executors").run()
+    print(outcome.line())
+    assert outcome.ok, outcome.line() + f" (replay: SPARK_MQ_CHAOS_SEED={BASE_SEED})"

@@ -58,7 +58,8 @@ class Daemon:
 
 @pytest.fixture(scope="module")
 def standalone_cluster(tmp_path_factory):
-    """(master URL, worker work dir) of a one-worker standalone cluster on loopback."""
+    """(master URL, workers' work dir) of a standalone cluster of two one-core workers on
+    loopback: one executor JVM on each."""
     base = tmp_path_factory.mktemp("standalone")
     env = job_env()
     env.update(SPARK_LOCAL_IP="127.0.0.1", SPARK_LOG_DIR=str(base), SPARK_WORKER_DIR=str(base / "work"),
@@ -68,23 +69,31 @@ def standalone_cluster(tmp_path_factory):
     master = Daemon("master", ["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
                                "--port", str(port), "--webui-port", str(free_port())],
                     str(base / "master.log"), env)
-    worker = None
+    workers: list[Daemon] = []
     try:
         wait_for(lambda: any(line in master.output()
                              for line in ("Starting Spark master", "I have been elected leader")),
                  90, "the master starting", [master.log])
         work_dir = str(base / "work")
-        worker = Daemon("worker", ["org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
-                                   "--cores", "2", "--memory", "1g", "--work-dir", work_dir,
-                                   "--webui-port", str(free_port()), master_url],
-                        str(base / "worker.log"), env)
-        wait_for(lambda: "Successfully registered with master" in worker.output(), 90,
-                 "the worker registering with the master", [master.log, worker.log])
+        for n in (1, 2):
+            arguments = ["org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", "1",
+                         "--memory", "768m", "--work-dir", work_dir, "--webui-port", str(free_port()),
+                         master_url]
+            workers.append(Daemon(f"worker{n}", arguments, str(base / f"worker{n}.log"), env))
+        for worker in workers:
+            wait_for(lambda worker=worker: "Successfully registered with master" in worker.output(), 90,
+                     f"{worker.name} registering with the master", [master.log, worker.log])
         yield master_url, work_dir
     finally:
-        if worker is not None:
+        for worker in workers:
             worker.stop()
         master.stop()
+
+
+def executors_that_ran_tasks(work_dir: str, app_logs_before: set[str]) -> list[str]:
+    """The stderr logs of this application's executors that ran a task."""
+    logs = set(glob.glob(os.path.join(work_dir, "app-*", "*", "stderr"))) - app_logs_before
+    return [log for log in logs if "Running task" in open(log, errors="replace").read()]
 
 
 def test_queue_to_files_on_a_standalone_cluster(standalone_cluster, qm, ibmmq, conn, make_queue, tmp_path):
@@ -93,6 +102,7 @@ def test_queue_to_files_on_a_standalone_cluster(standalone_cluster, qm, ibmmq, c
     texts = [f"cluster message {n}" for n in range(400)]
     put_texts(conn, queue, texts)
     out = tmp_path / "parquet"
+    before = set(glob.glob(os.path.join(work_dir, "app-*", "*", "stderr")))
     process = spark_submit("queue_to_files.py", *connection_args(qm), "--queue", queue, "--format", "parquet",
                            "--path", str(out), "--max-messages-per-trigger", "150",
                            master=master_url,
@@ -104,7 +114,29 @@ def test_queue_to_files_on_a_standalone_cluster(standalone_cluster, qm, ibmmq, c
     rows = pq.read_table(str(out)).to_pylist()
     assert sorted(row["payload"] for row in rows) == sorted(texts)
     assert depth(conn, queue) == 0
-    # The work really ran in executor JVMs the worker launched for this application.
-    executor_logs = glob.glob(os.path.join(work_dir, "app-*", "*", "stderr"))
-    assert executor_logs, f"no executor ran under {work_dir}"
-    assert any("CoarseGrainedExecutorBackend" in open(log, errors="replace").read() for log in executor_logs)
+    # The work really ran in executor JVMs the workers launched for this application.
+    assert executors_that_ran_tasks(work_dir, before), f"no executor ran under {work_dir}"
+
+
+def test_read_mode_executors_reads_one_queue_from_both_workers(standalone_cluster, qm, conn, make_queue,
+                                                               tmp_path):
+    """Each micro-batch's two partitions get their shares from the queue in the two executors,
+    one per worker; every message lands once."""
+    master_url, work_dir = standalone_cluster
+    queue = make_queue()
+    texts = [f"parallel message {n}" for n in range(1000)]
+    put_texts(conn, queue, texts)
+    out = tmp_path / "parquet"
+    before = set(glob.glob(os.path.join(work_dir, "app-*", "*", "stderr")))
+    process = spark_submit("queue_to_files.py", *connection_args(qm), "--queue", queue, "--format", "parquet",
+                           "--path", str(out), "--max-messages-per-trigger", "400",
+                           "--read-option", "readMode=executors", "--read-option", "numPartitions=2",
+                           master=master_url,
+                           submit_args=("--executor-memory", "512m", "--total-executor-cores", "2",
+                                        "--conf", "spark.executor.cores=1"),
+                           timeout=420)
+    assert process.returncode == 0, explain(process)
+    rows = pq.read_table(str(out)).to_pylist()
+    assert sorted(row["payload"] for row in rows) == sorted(texts)
+    assert depth(conn, queue) == 0 and depth(conn, "SPARK.MQ.READER.STATE") == 0
+    assert len(executors_that_ran_tasks(work_dir, before)) == 2

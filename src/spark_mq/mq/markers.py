@@ -107,10 +107,11 @@ def remove_markers(qmgr: Any, ibmmq: Any, state_queue: str, writer_id: str,
     return removed
 
 
-def open_state_queue(qmgr: Any, ibmmq: Any, name: str) -> Any:
+def open_state_queue(qmgr: Any, ibmmq: Any, name: str, extra_options: int = 0) -> Any:
     C = ibmmq.CMQC
     try:
-        return ibmmq.Queue(qmgr, name, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
+        return ibmmq.Queue(qmgr, name, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING
+                           | extra_options)
     except ibmmq.MQMIError as exc:
         if exc.reason == CMQC.MQRC_UNKNOWN_OBJECT_NAME:
             reason = CMQC.MQRC_UNKNOWN_OBJECT_NAME

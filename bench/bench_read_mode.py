@@ -1,0 +1,146 @@
+"""readMode executors against readMode driver against a bare ibmmq loop: the same queue
+manager, the same run, 1 KiB persistent messages into a noop sink (exactlyOnce).
+
+    .venv/bin/python bench/bench_read_mode.py [--quick] [--messages 50000] [--batch 10000]
+
+* Spark runs (Trigger.AvailableNow, after one warm-up query): readMode driver, and readMode
+  executors with 1, 2 and 4 partitions (consumers);
+* the bare loop: syncpoint gets, MQCMIT every --batch messages, before and after the Spark
+  runs (the ratio uses the mean: a shared machine's load drifts);
+* a profile of one executors-mode partition outside Spark (the reader's own read(), in this
+  process): where a message's time goes (get, rows, record, commit), and what the design
+  costs per message on the queue manager: MQ operations and bytes put under syncpoint
+  (which a real queue manager logs) per message.
+
+On this 2-core machine the embedded queue manager is one Python process, so more
+consumers cannot show scaling; the per-message costs are what a real cluster's figures
+can be computed from. Figures are printed, never asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import os
+import pstats
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_reader import BODY, bare_syncpoint_get, fill, spark_run  # noqa: E402
+
+
+def profile_partition(qm, queue: str, state_queue: str, messages: int) -> dict[str, float]:
+    """One partition of `messages` read by MQExecutorStreamReader.read() in this process."""
+    from pyspark.sql.types import StructType
+
+    from spark_mq.columns import DEFAULT_SCHEMA
+    from spark_mq.options import ReadOptions
+    from spark_mq.reader.executors import MQExecutorStreamReader
+    options = ReadOptions.parse({"queueManager": qm.name, "connName": qm.conn_name, "channel": qm.channel,
+                                 "queue": queue, "transport": "embedded", "readMode": "executors",
+                                 "stateQueue": state_queue, "numPartitions": "1",
+                                 "maxMessagesPerTrigger": str(messages), "waitIntervalMs": "0"})
+    reader = MQExecutorStreamReader(options, StructType.fromDDL(DEFAULT_SCHEMA))
+    start = reader.initialOffset()
+    end = reader.latestOffset(start, reader.getDefaultReadLimit())
+    [partition] = reader.partitions(start, end)
+    profiler = cProfile.Profile()
+    started = time.perf_counter()
+    profiler.enable()
+    batches = list(reader.read(partition))
+    profiler.disable()
+    elapsed = time.perf_counter() - started
+    rows = sum(b.num_rows for b in batches)
+    record_bytes = sum(b.nbytes for b in batches)
+    reader.commit(end)
+    reader.stop()
+    stats = pstats.Stats(profiler)
+    parts = {"get": "get_batch", "rows": "record_batches", "record": "put_record", "commit": "commit"}
+    cumulative = {}
+    for label, function in parts.items():
+        cumulative[label] = max((value[3] for key, value in stats.stats.items()  # type: ignore[attr-defined]
+                                 if key[2] == function), default=0.0)
+    figures = {"profiled partition rows": rows, "profiled partition s": round(elapsed, 3)}
+    for label, seconds in cumulative.items():
+        figures[f"per message: {label} us"] = round(seconds / max(rows, 1) * 1e6, 1)
+    chunks = -(-record_bytes // (1 << 20))
+    figures["per message: MQ operations"] = round((rows + 1 + chunks + 1 + chunks) / max(rows, 1), 4)
+    figures["per message: payload bytes"] = len(BODY)
+    figures["per message: record bytes put under syncpoint"] = round(record_bytes / max(rows, 1))
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--messages", type=int, default=50_000)
+    parser.add_argument("--batch", type=int, default=10_000, help="maxMessagesPerTrigger")
+    parser.add_argument("--quick", action="store_true", help="10k messages")
+    args = parser.parse_args()
+    count = 10_000 if args.quick else args.messages
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    import spark_mq.embedded as embedded
+    embedded.install()
+    import ibmmq
+    from pyspark.sql import SparkSession
+
+    work = tempfile.mkdtemp(prefix="bench-read-mode-")
+    qm = embedded.EmbeddedQueueManager(os.path.join(work, "qm"), name="QM1").start()
+    spark = None
+    try:
+        qm.run_mqsc("DEFINE QLOCAL(BENCH.READ) MAXDEPTH(999999999) REPLACE\n"
+                    "DEFINE QLOCAL(BENCH.STATE) MAXDEPTH(999999999) REPLACE\n"
+                    f"ALTER QMGR MAXUMSGS({max(10000, args.batch * 2)})")
+        conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
+        spark = (SparkSession.builder.master("local[2]").appName("bench-read-mode")
+                 .config("spark.ui.enabled", "false").config("spark.driver.memory", "2g")
+                 .config("spark.sql.shuffle.partitions", "2").config("spark.ui.showConsoleProgress", "false")
+                 .config("spark.sql.streaming.numRecentProgressUpdates", "100000")
+                 .getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+        options = {"queueManager": qm.name, "connName": qm.conn_name, "channel": qm.channel,
+                   "queue": "BENCH.READ", "transport": "embedded", "stateQueue": "BENCH.STATE",
+                   "maxMessagesPerTrigger": str(args.batch), "waitIntervalMs": "0"}
+        fill(ibmmq, conn, "BENCH.READ", 2000, persistent=True)
+        spark_run(spark, dict(options), os.path.join(work, "ck-warm"))
+
+        def bare() -> float:
+            fill(ibmmq, conn, "BENCH.READ", count, persistent=True)
+            n, secs = bare_syncpoint_get(ibmmq, conn, "BENCH.READ", args.batch)
+            assert n == count
+            return n / secs
+
+        figures: dict[str, float] = {"messages": count, "batch": args.batch}
+        before = bare()
+        runs = [("driver", {"readMode": "driver"})] + [
+            (f"executors x{n}", {"readMode": "executors", "numPartitions": str(n)}) for n in (1, 2, 4)]
+        for label, extra in runs:
+            fill(ibmmq, conn, "BENCH.READ", count, persistent=True)
+            rows, secs, _ = spark_run(spark, dict(options, **extra), os.path.join(work, f"ck-{label}"))
+            assert rows == count, f"{label} delivered {rows} of {count}"
+            figures[f"readMode {label} msg/s"] = round(rows / secs)
+        after = bare()
+        figures["bare syncpoint get msg/s"] = round((before + after) / 2)
+        fill(ibmmq, conn, "BENCH.READ", min(count, args.batch), persistent=True)
+        figures.update(profile_partition(qm, "BENCH.READ", "BENCH.STATE", min(count, args.batch)))
+        ratios = {f"{label} / bare": round(figures[f"readMode {label} msg/s"]
+                                           / figures["bare syncpoint get msg/s"], 2) for label, _ in runs}
+        for key, value in {**figures, **ratios}.items():
+            print(f"{key:60s} {value}")
+        print("BENCH " + json.dumps({
+            "name": "read_mode", "figures": figures, "ratios": ratios,
+            "notes": f"1 KiB persistent messages, {count} per run, maxMessagesPerTrigger {args.batch}, "
+                     "noop sink, Trigger.AvailableNow, local[2], one embedded queue manager process"}))
+        return 0
+    finally:
+        if spark is not None:
+            spark.stop()
+        qm.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,335 @@
+"""readMode executors: each partition of a microbatch gets its own share of the queue on the
+executor, exactly once, with nothing but MQ (the design note is DESIGN.md, "Reading on the
+executors"; the state queue's messages are spark_mq/mq/claims.py).
+
+Spark gives executors no commit callback and may run a task twice (a retry, speculation),
+while an MQ unit of work dies with its connection. So a task cannot hold its gets until
+Spark commits; it makes them durable, in the same unit of work, as a RECORD of exactly the
+rows it emits, and only the attempt that got the partition's CLAIM may do so:
+
+1. `latestOffset(start)` (driver): every batch up to `start` is in Spark's commit log, and no
+   later batch reached its offset log (else Spark would replay it instead of asking), so
+   every claim and record of this reader still on the state queue can go. If a message is
+   available, plan batch b+1: put one claim per partition, MQCMIT, and return the offset
+   {"reader", "batch": b+1, "partitions", "share", "bytes"}. Spark logs it before any task
+   runs.
+2. `read(partition p)` (executor), on its own connection:
+   a. a record of (reader, b+1, p) on the state queue? Emit its rows (this is a re-run);
+   b. else get the claim under syncpoint. Not there: another attempt holds it (its unit of
+      work is open) or has used it (its record is committed): wait, looking for the record,
+      until one of the two shows; a failed attempt's claim comes back with its backout;
+   c. with the claim: get up to `share` messages / `bytes` payload bytes under syncpoint
+      (groups whole, segments and reference/data pairs as one, poison to the backout queue,
+      the selector), put ONE record of the rows, MQCMIT, emit the rows.
+   A crash before MQCMIT backs out messages, claim and record together; after it, the record
+   replays the same rows. A lost connection does the attempt again (reconnectTimeoutMs).
+3. `commit(end)` (driver) removes the claims and records of batches up to `end`.
+
+Costs per batch on the queue manager: the gets, plus per partition one claim put and get, a
+record of about the rows' size (one put per MiB) and its removal. Order holds within a
+partition only. The reader's identity is a random id made in `initialOffset` and carried in
+every offset, so claims and records of two queries never meet.
+"""
+from __future__ import annotations
+
+import io
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
+from pyspark.sql.streaming.datasource import (
+    ReadLimit,
+    ReadMaxBytes,
+    ReadMaxRows,
+    SupportsTriggerAvailableNow,
+)
+from pyspark.sql.types import StructType
+
+from spark_mq.errors import MQConnectorError
+from spark_mq.mq.claims import CHUNK, PartitionKey, StateQueue
+from spark_mq.mq.connection import connect, load_ibmmq, retry_while_lost
+from spark_mq.mq.errors import connection_lost
+from spark_mq.options import ReadOptions
+from spark_mq.reader.rows import arrow_schema, column_specs, record_batches
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+_CLAIM_POLL_MS = 1000     # a waiting attempt looks for the other attempt's record this often
+
+
+class ClaimPartition(InputPartition):
+    """What one task needs: whose claim to take, and how much to get."""
+
+    def __init__(self, key: PartitionKey, max_messages: int, max_bytes: int) -> None:
+        super().__init__(key.partition)
+        self.key, self.max_messages, self.max_bytes = key, max_messages, max_bytes
+
+
+class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """See the module docstring for the protocol."""
+
+    def __init__(self, options: ReadOptions, schema: StructType) -> None:
+        self.options = options
+        self.schema = schema
+        self.specs = column_specs(schema)
+        self._driver: _DriverConnection | None = None
+        self._planned: tuple[tuple[str, int], dict] | None = None
+        self._remaining: int | None = None    # Trigger.AvailableNow: messages still to plan for
+
+    # executors get a copy without the driver's connection
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.update(_driver=None, _planned=None, _remaining=None)
+        return state
+
+    def _connection(self) -> _DriverConnection:
+        if self._driver is None:
+            self._driver = _DriverConnection(self.options)
+        return self._driver
+
+    def _on_driver(self, work: Callable[[_DriverConnection], T], what: str) -> T:
+        """work() on the driver's connection, done again on a new one while the connection is
+        lost (a queue-manager restart). Every piece of work here is safe to repeat."""
+        def attempt() -> T:
+            try:
+                return work(self._connection())
+            except MQConnectorError as exc:
+                if connection_lost(exc) and self._driver is not None:
+                    self._driver.close()
+                    self._driver = None
+                raise
+        return retry_while_lost(self.options.connection, attempt, what)
+
+    # --- Spark's driver-side calls ------------------------------------------------------
+    def initialOffset(self) -> dict:
+        self._connection()         # bad options, an unknown queue or state queue fail here
+        return {"reader": uuid.uuid4().hex[:16], "batch": 0}
+
+    def getDefaultReadLimit(self) -> ReadLimit:
+        return ReadMaxRows(self.options.max_messages)
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        self._remaining = self._on_driver(lambda d: d.depth(), f"inquiring the depth of {self.options.queue}")
+
+    def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
+        reader, batch = str(start["reader"]), int(start["batch"])
+        if self._planned is not None and self._planned[0] == (reader, batch):
+            return self._planned[1]                 # asked again: the same answer
+        max_messages, max_bytes = self._limits(limit)
+        parts = self.options.num_partitions
+        share_bytes = -(-max_bytes // parts)
+        end: dict[str, Any] = {"reader": reader, "batch": batch + 1, "partitions": parts,
+                               "bytes": share_bytes}
+
+        def plan(driver: _DriverConnection) -> bool:
+            # forgetting first also removes the claims of a plan whose commit was lost
+            driver.forget(reader)
+            if max_messages <= 0 or not driver.message_available(self.options.wait_interval_ms):
+                return False
+            end["share"] = min(-(-max_messages // parts), driver.max_share(share_bytes))
+            driver.plan(reader, batch + 1, parts)
+            return True
+
+        if not self._on_driver(plan, f"planning batch {batch + 1} of {self.options.queue}"):
+            return start
+        if self._remaining is not None:
+            self._remaining -= int(end["share"]) * parts
+        self._planned = ((reader, batch), end)
+        return end
+
+    def _limits(self, limit: ReadLimit) -> tuple[int, int]:
+        max_messages, max_bytes = self.options.max_messages, self.options.max_bytes
+        if isinstance(limit, ReadMaxRows):
+            max_messages = min(max_messages, int(limit.max_rows))
+        elif isinstance(limit, ReadMaxBytes):
+            max_bytes = min(max_bytes, int(limit.max_bytes))
+        if self._remaining is not None:
+            max_messages = min(max_messages, self._remaining)
+        return max_messages, max_bytes
+
+    def partitions(self, start: dict, end: dict) -> Sequence[InputPartition]:
+        if int(end["batch"]) == int(start["batch"]):
+            return []
+        reader, batch = str(end["reader"]), int(end["batch"])
+        return [ClaimPartition(PartitionKey(reader, batch, p), int(end["share"]), int(end["bytes"]))
+                for p in range(int(end["partitions"]))]
+
+    def commit(self, end: dict) -> None:
+        if int(end.get("batch", 0)) > 0:
+            self._on_driver(lambda d: d.remove(str(end["reader"]), f"<= {int(end['batch'])}"),
+                            f"removing the claims and records of batch {end['batch']}")
+
+    def reportLatestOffset(self) -> dict | None:
+        try:
+            depth = self._driver.depth() if self._driver is not None else None
+        except Exception:  # noqa: BLE001 - progress reporting must not fail the query
+            return None
+        return {"queue": self.options.queue, "queueDepth": depth}
+
+    def stop(self) -> None:
+        if self._driver is not None:
+            self._driver.close()
+            self._driver = None
+
+    # --- executors ----------------------------------------------------------------------
+    def read(self, partition: InputPartition) -> Iterator:
+        assert isinstance(partition, ClaimPartition)
+        batches = retry_while_lost(self.options.connection, lambda: self._attempt(partition),
+                                   f"reading {partition.key} from {self.options.queue}")
+        yield from batches
+
+    def _attempt(self, partition: ClaimPartition) -> list[Any]:
+        """The rows of this partition: its record's, or new ones made durable as its record."""
+        opts = self.options
+        ibmmq = load_ibmmq(opts.connection.transport)
+        qmgr = connect(opts.connection, f"connecting to queue manager {opts.connection.queue_manager} "
+                                        f"at {opts.connection.conn_name} to read")
+        state: StateQueue | None = None
+        consumer = None
+        try:
+            state = StateQueue(ibmmq, qmgr, opts.state_queue)
+            recorded = self._recorded_or_claimed(state, partition.key)
+            if recorded is not None:
+                return _batches_of(recorded)
+            from spark_mq.mq.consumer import Consumer
+            consumer = Consumer(ibmmq, qmgr, opts.queue, selector=opts.selector, syncpoint=True,
+                                backout_threshold=opts.backout_threshold, backout_queue=opts.backout_queue)
+            messages = consumer.get_batch(partition.max_messages, partition.max_bytes, 0)
+            schema = arrow_schema(self.schema)
+            batches = list(record_batches(messages, opts.queue, self.specs, schema))
+            state.put_record(partition.key, _ipc(schema, batches))
+            consumer.commit()
+            return batches
+        finally:
+            _close(ibmmq, qmgr, state, consumer)
+
+    def _recorded_or_claimed(self, state: StateQueue, key: PartitionKey) -> bytes | None:
+        """The record of `key` if there is one, else None once this attempt holds the claim."""
+        deadline = time.monotonic() + self.options.claim_timeout_ms / 1000
+        wait = 0
+        while True:
+            recorded = state.record(key)
+            if recorded is not None:
+                return recorded
+            if state.take_claim(key, wait):
+                return None
+            if time.monotonic() > deadline:
+                raise MQConnectorError(
+                    f"{key}: neither its claim nor its record appeared on {self.options.state_queue!r} "
+                    f"within {self.options.claim_timeout_ms} ms (option 'claimTimeoutMs'): another "
+                    "attempt of the task may still hold it, or the state queue was cleared")
+            wait = _CLAIM_POLL_MS
+
+
+class _DriverConnection:
+    """The driver's one connection: planning claims, removing finished ones, queue facts."""
+
+    def __init__(self, options: ReadOptions) -> None:
+        from spark_mq.mq.markers import ensure_state_queue
+        from spark_mq.mq.queues import open_queue
+        self.options = options
+        self.ibmmq = ibmmq = load_ibmmq(options.connection.transport)
+        self.qmgr = connect(options.connection)
+        C = ibmmq.CMQC
+        self.queue = open_queue(ibmmq, self.qmgr, options.queue,
+                                C.MQOO_BROWSE | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING,
+                                options.selector, "browsing")
+        ensure_state_queue(self.qmgr, ibmmq, options.state_queue, options.connection)
+        self.state = StateQueue(ibmmq, self.qmgr, options.state_queue)
+        try:
+            self.max_uow = int(self.qmgr.inquire(C.MQIA_MAX_UNCOMMITTED_MSGS))
+        except ibmmq.MQMIError:
+            self.max_uow = 10000
+        self._forgotten: set[str] = set()
+
+    def depth(self) -> int:
+        try:
+            return int(self.queue.inquire(self.ibmmq.CMQC.MQIA_CURRENT_Q_DEPTH))
+        except self.ibmmq.MQMIError as exc:
+            from spark_mq.mq.errors import describe
+            raise describe(exc, f"inquiring the depth of {self.options.queue}") from exc
+
+    def message_available(self, wait_ms: int) -> bool:
+        """Whether a message the reader may get is on the queue (a browse, waiting wait_ms)."""
+        C, ibmmq = self.ibmmq.CMQC, self.ibmmq
+        options = C.MQGMO_BROWSE_FIRST | C.MQGMO_ACCEPT_TRUNCATED_MSG | C.MQGMO_FAIL_IF_QUIESCING
+        options |= C.MQGMO_WAIT if wait_ms else C.MQGMO_NO_WAIT
+        gmo = ibmmq.GMO(Options=options | C.MQGMO_NO_PROPERTIES, WaitInterval=wait_ms)
+        try:
+            self.queue.get(0, ibmmq.MD(), gmo)
+            return True
+        except ibmmq.MQMIError as exc:
+            if exc.reason == C.MQRC_TRUNCATED_MSG_ACCEPTED:
+                return True
+            if exc.reason == C.MQRC_NO_MSG_AVAILABLE:
+                return False
+            from spark_mq.mq.errors import describe
+            raise describe(exc, f"browsing {self.options.queue}") from exc
+
+    def max_share(self, max_bytes: int) -> int:
+        """The most messages one task may get in its unit of work: MAXUMSGS less the claim,
+        the record's chunks (rows take more room than payloads: a margin) and poison moves."""
+        from spark_mq.mq.consumer import messages_per_unit_of_work
+        chunks = max_bytes // CHUNK + 2
+        return max(1, messages_per_unit_of_work(self.max_uow) - 2 * chunks - 64)
+
+    def forget(self, reader: str) -> None:
+        """Everything of `reader` on the state queue: batches Spark committed, and a plan
+        that never reached Spark's offset log (see step 1 of the module docstring)."""
+        removed = self.state.remove(reader)
+        if removed:
+            log.debug("removed %d claims and records of reader %s", removed, reader)
+
+    def remove(self, reader: str, condition: str) -> None:
+        self.state.remove(reader, condition)
+
+    def plan(self, reader: str, batch: int, partitions: int) -> None:
+        self.state.put_claims(reader, batch, range(partitions))
+        try:
+            self.qmgr.commit()
+        except self.ibmmq.MQMIError as exc:
+            from spark_mq.mq.errors import describe
+            raise describe(exc, f"committing the claims of batch {batch}") from exc
+
+    def close(self) -> None:
+        _close(self.ibmmq, self.qmgr, self.state, None, self.queue)
+
+
+def _ipc(schema: Any, batches: list[Any]) -> bytes:
+    import pyarrow as pa
+    sink = io.BytesIO()
+    with pa.ipc.new_stream(sink, schema) as writer:
+        for batch in batches:
+            writer.write_batch(batch)
+    return sink.getvalue()
+
+
+def _batches_of(data: bytes) -> list[Any]:
+    import pyarrow as pa
+    return list(pa.ipc.open_stream(data))
+
+
+def _close(ibmmq: Any, qmgr: Any, state: StateQueue | None, consumer: Any, *queues: Any) -> None:
+    """Back out (MQDISC would commit open work), close, disconnect."""
+    try:
+        qmgr.backout()
+    except ibmmq.MQMIError:
+        pass
+    if state is not None:
+        state.close()
+    for queue in queues:
+        try:
+            queue.close()
+        except ibmmq.MQMIError:
+            pass
+    if consumer is not None:
+        consumer.close()          # disconnects too
+        return
+    try:
+        qmgr.disconnect()
+    except ibmmq.MQMIError:
+        pass
