@@ -1,0 +1,149 @@
+"""The pieces of the IBM-suites harness (run.py) that need none of IBM's sources: the
+developer configuration, the start-up hook that gives child Pythons the embedded transport,
+and how outcomes and reasons are read."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import ibmmq
+import pytest
+from ibmmq import CMQC
+
+from ibm_suites import run
+
+
+@pytest.fixture(scope="module")
+def dev_qm(tmp_path_factory):
+    manager = run.start_queue_manager(tmp_path_factory.mktemp("ibm-suites-qm"))
+    yield manager
+    manager.stop()
+
+
+def test_developer_config_defines_the_dev_queues(dev_qm):
+    shown = dev_qm.run_mqsc("DISPLAY QLOCAL('DEV.*')\nDISPLAY QMGR DEADQ")
+    for queue in ("DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE"):
+        assert f"QUEUE({queue})" in shown
+    assert "DEADQ(DEV.DEAD.LETTER.QUEUE)" in shown
+
+
+def test_app_user_puts_and_gets_on_dev_queue_1(dev_qm):
+    conn = ibmmq.connect(run.QM_NAME, run.APP_CHANNEL, dev_qm.conn_name, "app", run.PASSWORD)
+    try:
+        queue = ibmmq.Queue(conn, run.SEED_QUEUE, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
+        queue.put(b"hello from the app user")
+        got = queue.get(None, ibmmq.MD(), ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT))
+        assert got == b"hello from the app user"
+        queue.close()
+    finally:
+        conn.disconnect()
+
+
+def test_wrong_password_is_refused(dev_qm):
+    with pytest.raises(ibmmq.MQMIError) as refused:
+        ibmmq.connect(run.QM_NAME, run.APP_CHANNEL, dev_qm.conn_name, "app", "not-the-password")
+    assert refused.value.reason == CMQC.MQRC_NOT_AUTHORIZED
+
+
+def test_reset_seed_queue_leaves_exactly_one_message(dev_qm):
+    run.reset_seed_queue(dev_qm, with_message=True)
+    run.reset_seed_queue(dev_qm, with_message=True)
+    shown = dev_qm.run_mqsc(f"DISPLAY QLOCAL('{run.SEED_QUEUE}') CURDEPTH")
+    assert "CURDEPTH(1)" in shown
+    run.reset_seed_queue(dev_qm, with_message=False)
+    assert "CURDEPTH(0)" in dev_qm.run_mqsc(f"DISPLAY QLOCAL('{run.SEED_QUEUE}') CURDEPTH")
+
+
+def test_child_python_gets_embedded_transport_and_hard_coded_address(dev_qm):
+    """What IBM's examples do: import ibmmq (no C extension here) and connect to
+    localhost(1414), which the start-up hook sends to the harness's queue manager."""
+    program = textwrap.dedent("""
+        import ibmmq
+        assert ibmmq.ibmmqc.EMBEDDED
+        conn = ibmmq.connect('QM1', 'DEV.APP.SVRCONN', '127.0.0.1(1414)', 'app', 'password')
+        queue = ibmmq.Queue(conn, 'DEV.QUEUE.2', ibmmq.CMQC.MQOO_OUTPUT | ibmmq.CMQC.MQOO_INPUT_SHARED)
+        queue.put(b'through sitecustomize')
+        print(queue.get().decode())
+        queue.close()
+        conn.disconnect()
+    """)
+    done = subprocess.run([sys.executable, "-c", program], env=run.child_environment(dev_qm.port),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == "through sitecustomize"
+
+
+def test_mqi_test_environment_names_what_ibm_config_reads():
+    env = run.mqi_test_environment(1234)
+    assert env["PY_IBMMQ_TEST_QM_PORT"] == "1234"
+    assert env["PY_IBMMQ_TEST_QM_CHANNEL"] == "DEV.ADMIN.SVRCONN"
+    assert (env["PY_IBMMQ_TEST_QM_APP_USER"], env["PY_IBMMQ_TEST_QM_APP_PASSWORD"]) == ("app", "password")
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("E   mqerrors.MQMIError: MQI Error. Comp 2, Reason 2085: FAILED: MQRC_UNKNOWN_OBJECT_NAME\n"
+     "later: Reason 2033: FAILED: MQRC_NO_MSG_AVAILABLE", "2085 MQRC_UNKNOWN_OBJECT_NAME"),
+    ("MQI Error. Comp 1, Reason 2068: WARNING: MQRC_SELECTOR_NOT_FOR_TYPE",
+     "2068 MQRC_SELECTOR_NOT_FOR_TYPE"),
+    ("MQI Error is CC:2 [MQCC_FAILED] RC:2059 [MQRC_Q_MGR_NOT_AVAILABLE]", "2059 MQRC_Q_MGR_NOT_AVAILABLE"),
+    ("Traceback ...\n  File 'x.py'\nSyntaxError: f-string: unmatched '('",
+     "SyntaxError: f-string: unmatched '('"),
+    ("\n\nsomething odd\n", "something odd"),
+    ("", "no output"),
+])
+def test_first_reason(text, reason):
+    assert run.first_reason(text) == reason
+
+
+def test_junit_outcomes_reads_status_and_reason():
+    report = """<testsuites><testsuite>
+      <testcase classname="test_a.T" name="test_ok"/>
+      <testcase classname="test_a.T" name="test_fails">
+        <failure message="AssertionError: 1 != 2">trace</failure></testcase>
+      <testcase classname="test_b.T" name="test_errs">
+        <error message="failed on setup">E mqerrors.MQMIError: MQI Error. Comp 2, Reason 2085: FAILED:
+MQRC_UNKNOWN_OBJECT_NAME</error></testcase>
+      <testcase classname="test_b.T" name="test_skips"><skipped message="not viable"/></testcase>
+    </testsuite></testsuites>"""
+    assert run.junit_outcomes(report) == [
+        run.Outcome("test_a.T.test_ok", "passed"),
+        run.Outcome("test_a.T.test_fails", "failed", "AssertionError: 1 != 2"),
+        run.Outcome("test_b.T.test_errs", "error", "2085 MQRC_UNKNOWN_OBJECT_NAME"),
+        run.Outcome("test_b.T.test_skips", "skipped", "not viable"),
+    ]
+
+
+def test_script_outcome_reads_logged_errors_expected_lines_and_timeouts():
+    logged = "INFO:Req:Opening model queue\nERROR:Req:Error opening queue: MQI Error. Comp 2, Reason 2085: " \
+             "FAILED: MQRC_UNKNOWN_OBJECT_NAME\nINFO:Req:Application is ending\n"
+    assert run.script_outcome("r.py", 0, logged, "Have message") == \
+        run.Outcome("r.py", "failed", "2085 MQRC_UNKNOWN_OBJECT_NAME")
+    assert run.script_outcome("g.py", 0, "INFO:Get:nothing\n", "Have message").reason == \
+        "did not print 'Have message' (no MQ error of its own)"
+    assert run.script_outcome("g.py", 0, "INFO:Get:Have message: x\n", "Have message").status == "passed"
+    assert run.script_outcome("w.py", None, "", None, 60).reason == \
+        "timed out after 60 s (no MQ error of its own)"
+    crashed = "Traceback (most recent call last):\n  File 'x'\nmqerrors.MQMIError: MQI Error. Comp 2, " \
+              "Reason 2035: FAILED: MQRC_NOT_AUTHORIZED\n"
+    assert run.script_outcome("c.py", 1, "RC:2033 printed earlier\n" + crashed).reason == \
+        "2035 MQRC_NOT_AUTHORIZED"
+
+
+def test_server_errors_lists_each_traceback_s_exception(tmp_path):
+    log = tmp_path / "qmgr.log"
+    log.write_text("INFO started\nERROR closing a connection\nTraceback (most recent call last):\n"
+                   "  File 'a.py', line 1\n    x()\nTypeError: open_object() missing 1 argument\nINFO stop\n")
+    assert run.server_errors(log) == ["TypeError: open_object() missing 1 argument"]
+    assert run.server_errors(tmp_path / "absent.log") == []
+
+
+def test_plan_runs_the_suites_whose_sources_are_given(tmp_path):
+    assert run.plan(run.parse_args(["--dev-patterns", str(tmp_path)])) == ["dev-patterns"]
+    assert run.plan(run.parse_args(["--mqi-python", str(tmp_path)])) == ["tests", "examples"]
+    assert run.plan(run.parse_args(["--mqi-python", str(tmp_path), "--suite", "examples"])) == ["examples"]
+
+
+def test_a_folder_without_ibm_sources_is_a_harness_error(tmp_path, capsys):
+    assert run.main(["--mqi-python", str(tmp_path), "--work-dir", str(tmp_path / "work")]) == 2
+    assert "no code/tests/config.py" in capsys.readouterr().err
