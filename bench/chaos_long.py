@@ -28,7 +28,7 @@ import spark_mq.embedded  # noqa: E402
 
 spark_mq.embedded.install()
 
-from chaos.harness import FAULTS, PIPELINES, ChaosRun  # noqa: E402
+from chaos.harness import FAULTS, PIPELINES, QUEUE_PIPELINES, ChaosRun  # noqa: E402
 
 
 def main() -> int:
@@ -40,6 +40,9 @@ def main() -> int:
     parser.add_argument("--messages", type=int, default=400, help="messages per run (default 400)")
     parser.add_argument("--pipeline", choices=PIPELINES, help="only this pipeline")
     parser.add_argument("--fault", choices=FAULTS, help="only this fault")
+    parser.add_argument("--read-mode", choices=("driver", "executors"), default="driver",
+                        help="the reader's readMode (default driver; executors: the queue pipelines "
+                             "only, with speculative tasks)")
     args = parser.parse_args()
     os.environ["PYSPARK_PYTHON"] = sys.executable
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
@@ -50,15 +53,16 @@ def main() -> int:
     started = time.monotonic()
     while totals["kills"] < args.kills and (not args.runs or totals["runs"] < args.runs):
         run_seed = seed + totals["runs"]
-        pipeline = args.pipeline or chooser.choice(PIPELINES)
+        pipelines = PIPELINES if args.read_mode == "driver" else QUEUE_PIPELINES
+        pipeline = args.pipeline or chooser.choice(pipelines)
         fault = args.fault or chooser.choice(FAULTS)
         work = Path(tempfile.mkdtemp(prefix="spark-mq-chaos-"))
         try:
-            outcome = ChaosRun(work, pipeline, fault, run_seed, args.messages).run()
+            outcome = ChaosRun(work, pipeline, fault, run_seed, args.messages, args.read_mode).run()
         except AssertionError as exc:        # it did not complete: keep its logs
             print(f"{exc}", flush=True)
-            failed.append(f"--seed {run_seed} --runs 1 --pipeline {pipeline} --fault {fault}"
-                          f"   (logs in {work})")
+            failed.append(f"--seed {run_seed} --runs 1 --pipeline {pipeline} --fault {fault} "
+                          f"--read-mode {args.read_mode}   (logs in {work})")
             totals["runs"] += 1
             continue
         if outcome.ok:
@@ -73,7 +77,8 @@ def main() -> int:
         totals["wrong"] += len(outcome.wrong)
         print(outcome.line(), flush=True)
         if not outcome.ok:
-            failed.append(f"--seed {run_seed} --runs 1 --pipeline {pipeline} --fault {fault}")
+            failed.append(f"--seed {run_seed} --runs 1 --pipeline {pipeline} --fault {fault} "
+                          f"--read-mode {args.read_mode}")
     minutes = (time.monotonic() - started) / 60
     print(f"\nchaos totals (first seed {seed}, {minutes:.0f} min): " +
           " ".join(f"{key}={value}" for key, value in totals.items()), flush=True)

@@ -47,6 +47,7 @@ from spark_mq.embedded import EmbeddedQueueManager
 from support import children_of, committed_parquet_rows, drain, freeze_tree, kill_tree, process_tree
 
 PIPELINES = ("queue_to_queue", "queue_to_parquet", "files_to_queue")
+QUEUE_PIPELINES = PIPELINES[:2]          # the ones that read a queue
 FAULTS = ("kill_tree", "kill_driver", "kill_worker", "stop_query", "task_retries", "qm_restart",
           "freeze_driver", "unwritable_checkpoint")
 HEARTBEAT_SECONDS = 5.0

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from chaos.harness import FAULTS, PIPELINES, ChaosRun
+from chaos.harness import FAULTS, PIPELINES, QUEUE_PIPELINES, ChaosRun
 
 pytestmark = [pytest.mark.spark, pytest.mark.timeout(900)]
 
@@ -29,7 +29,6 @@ def test_a_fault_at_a_random_moment_loses_and_doubles_nothing(index, fault, tmp_
 #: the faults that hit where readMode executors differs: tasks (killed workers, retries and
 #: speculative copies), the whole tree mid-batch, and the queue manager under the tasks
 EXECUTOR_FAULTS = ("kill_worker", "task_retries", "kill_tree", "qm_restart")
-QUEUE_PIPELINES = ("queue_to_queue", "queue_to_parquet")
 
 
 @pytest.mark.parametrize("index, fault", list(enumerate(EXECUTOR_FAULTS)), ids=list(EXECUTOR_FAULTS))
