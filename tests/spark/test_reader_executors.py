@@ -130,7 +130,7 @@ def test_an_attempt_waits_for_the_one_holding_the_claim_and_emits_its_record(qm,
     import pyarrow as pa
     schema = pa.schema([("payload", pa.binary())])
     recorded = pa.record_batch([pa.array([b"as recorded"], pa.binary())], schema=schema)
-    holder.put_record(partition.key, _ipc(schema, [recorded]))
+    holder.put_record(partition.key, _ipc(schema, [recorded]), 1)
     first.commit()
     thread.join(60)
     assert result == {"rows": [b"as recorded"]}
@@ -158,3 +158,28 @@ def test_a_failed_attempts_claim_comes_back_and_the_next_attempt_reads(qm, conn,
     holder.close()
     first.disconnect()
     reader.stop()
+
+
+def test_reference_pairs_segments_selectors_and_typed_properties(qm, conn, make_queue, spark, tmp_path):
+    """The reader's message features hold on the executors too: the selector picks, the
+    reference/data pair (with a segmented data message) is one row, properties are columns."""
+    from support import put_reference_pair
+    queue, state = make_queue("MAXMSGL(4096)"), make_queue(prefix="STATE.Q")
+    big = bytes(range(256)) * 64
+    put_reference_pair(conn, queue, big, {"colour": ("green", CMQC.MQTYPE_STRING, 5)})
+    put_messages(conn, queue, [b"red one", b"green one"], properties=[
+        {"colour": ("red", CMQC.MQTYPE_STRING, 3)}, {"colour": ("green", CMQC.MQTYPE_STRING, 5)}])
+    rows, _ = run_available_now(spark, executor_options(qm, queue, state, selector="colour = 'green'"),
+                                tmp_path, schema="payload binary, colour string")
+    assert sorted((r.payload, r.colour) for r in rows) == sorted([(big, "green"), (b"green one", "green")])
+    assert depth(conn, queue) == 1                       # the red one stays
+
+
+def test_max_bytes_per_trigger_shares_out_among_partitions(qm, conn, make_queue, spark, tmp_path):
+    queue, state = make_queue(), make_queue(prefix="STATE.Q")
+    put_messages(conn, queue, [b"x" * 100] * 12)
+    rows, query = run_available_now(spark, executor_options(qm, queue, state, maxBytesPerTrigger=400,
+                                                            numPartitions=2), tmp_path, select=("payload",))
+    assert len(rows) == 12
+    # each partition takes up to 200 bytes (at least one message): 2 x 2 messages a batch
+    assert [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]] == [4, 4, 4]

@@ -7,8 +7,9 @@ For a partition p of microbatch b of reader r the state queue holds, at differen
   may move messages for (r, b, p); nobody else can, because the claim is one message;
 * a RECORD, put by the task that got the claim, in the SAME unit of work as its gets: the
   rows it emits, as an Arrow IPC stream cut into chunks of at most CHUNK bytes (each chunk
-  a message: an 8-byte header (index, count), then its bytes), so that a task that runs
-  again emits exactly the same rows.
+  a message: a 12-byte header (index, count, rows), then its bytes), so that a task that
+  runs again emits exactly the same rows. The row count lets the driver learn, as it
+  removes a committed batch's records, how many messages the batch delivered.
 
 Claims and records are found by CorrelId (a hash of the kind and the key) and removed by a
 selector on their properties (SparkMQReader, SparkMQBatch): every message of reader r whose
@@ -30,7 +31,7 @@ from spark_mq.mqi.constants import CMQC
 
 CHUNK = 1 << 20                       # record bytes per message: below any MAXMSGL in use
 READER_PROPERTY, BATCH_PROPERTY = "SparkMQReader", "SparkMQBatch"
-_HEADER = struct.Struct(">II")        # chunk index, chunk count
+_HEADER = struct.Struct(">III")       # chunk index, chunk count, rows of the record
 
 
 @dataclass(frozen=True)
@@ -82,12 +83,12 @@ class StateQueue:
             raise describe(exc, f"getting the claim of {key} from {self.name!r}") from exc
 
     # --- records ------------------------------------------------------------------------
-    def put_record(self, key: PartitionKey, data: bytes) -> int:
-        """The record in chunks, under syncpoint; returns how many messages it took."""
+    def put_record(self, key: PartitionKey, data: bytes, rows: int) -> int:
+        """The record (`rows` rows) in chunks, under syncpoint; returns how many messages it took."""
         chunks = [data[i:i + CHUNK] for i in range(0, len(data), CHUNK)] or [b""]
         correl_id = key.correl_id("record")
         for index, chunk in enumerate(chunks):
-            self._put(key, correl_id, _HEADER.pack(index, len(chunks)) + chunk)
+            self._put(key, correl_id, _HEADER.pack(index, len(chunks), rows) + chunk)
         return len(chunks)
 
     def record(self, key: PartitionKey) -> bytes | None:
@@ -107,14 +108,15 @@ class StateQueue:
                     return None
                 raise describe_incomplete(key, self.name, len(chunks), count)
             option = C.MQGMO_BROWSE_NEXT
-            index, count = _HEADER.unpack_from(body)
+            index, count, _ = _HEADER.unpack_from(body)
             chunks[index] = body[_HEADER.size:]
         return b"".join(chunks[i] for i in range(count))
 
     # --- removal ------------------------------------------------------------------------
-    def remove(self, reader: str, condition: str = "") -> int:
+    def remove(self, reader: str, condition: str = "") -> tuple[int, int]:
         """Remove (outside syncpoint) every visible claim and record of `reader` whose
-        SparkMQBatch meets `condition` (e.g. '<= 7'; empty: all); returns how many."""
+        SparkMQBatch meets `condition` (e.g. '<= 7'; empty: all); returns (messages removed,
+        rows of the records removed)."""
         from spark_mq.mq.queues import open_queue
         C, ibmmq = CMQC, self.ibmmq
         selector = f"{READER_PROPERTY} = '{reader}'"
@@ -122,19 +124,23 @@ class StateQueue:
             selector += f" AND {BATCH_PROPERTY} {condition}"
         queue = open_queue(ibmmq, self.qmgr, self.name, C.MQOO_INPUT_SHARED | C.MQOO_FAIL_IF_QUIESCING,
                            selector, "removing finished claims and records")
-        removed = 0
+        removed = rows = 0
         try:
             while True:
+                # only the header comes across: a record's data stays on the queue manager
                 gmo = ibmmq.GMO(Options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_NO_WAIT
                                 | C.MQGMO_ACCEPT_TRUNCATED_MSG | C.MQGMO_NO_PROPERTIES)
                 try:
-                    queue.get(0, ibmmq.MD(), gmo)
+                    header = queue.get(_HEADER.size, ibmmq.MD(), gmo)
                 except ibmmq.MQMIError as exc:
                     if exc.reason == C.MQRC_NO_MSG_AVAILABLE:
-                        return removed
+                        return removed, rows
                     if exc.reason != C.MQRC_TRUNCATED_MSG_ACCEPTED:
                         raise describe(exc, f"removing claims and records from {self.name!r}") from exc
+                    header = exc.message if isinstance(getattr(exc, "message", None), bytes) else b""
                 removed += 1
+                if len(header) == _HEADER.size and _HEADER.unpack(header)[0] == 0:
+                    rows += _HEADER.unpack(header)[2]
         finally:
             queue.close()
 

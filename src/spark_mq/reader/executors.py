@@ -78,12 +78,13 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
         self.specs = column_specs(schema)
         self._driver: _DriverConnection | None = None
         self._planned: tuple[tuple[str, int], dict] | None = None
-        self._remaining: int | None = None    # Trigger.AvailableNow: messages still to plan for
+        self._available_now: int | None = None  # Trigger.AvailableNow: the depth at start
+        self._delivered = 0                   # ... and the rows delivered since, as records go
 
     # executors get a copy without the driver's connection
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        state.update(_driver=None, _planned=None, _remaining=None)
+        state.update(_driver=None, _planned=None, _available_now=None, _delivered=0)
         return state
 
     def _connection(self) -> _DriverConnection:
@@ -113,7 +114,9 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
         return ReadMaxRows(self.options.max_messages)
 
     def prepareForTriggerAvailableNow(self) -> None:
-        self._remaining = self._on_driver(lambda d: d.depth(), f"inquiring the depth of {self.options.queue}")
+        self._available_now = self._on_driver(lambda d: d.depth(),
+                                              f"inquiring the depth of {self.options.queue}")
+        self._delivered = 0
 
     def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
         reader, batch = str(start["reader"]), int(start["batch"])
@@ -127,19 +130,25 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
 
         def plan(driver: _DriverConnection) -> bool:
             # forgetting first also removes the claims of a plan whose commit was lost
-            driver.forget(reader)
-            if max_messages <= 0 or not driver.message_available(self.options.wait_interval_ms):
+            self._delivered += driver.forget(reader)
+            wanted = self._limit_available_now(max_messages)
+            if wanted <= 0 or not driver.message_available(self.options.wait_interval_ms):
                 return False
-            end["share"] = min(-(-max_messages // parts), driver.max_share(share_bytes))
+            end["share"] = min(-(-wanted // parts), driver.max_share(share_bytes))
             driver.plan(reader, batch + 1, parts)
             return True
 
         if not self._on_driver(plan, f"planning batch {batch + 1} of {self.options.queue}"):
             return start
-        if self._remaining is not None:
-            self._remaining -= int(end["share"]) * parts
         self._planned = ((reader, batch), end)
         return end
+
+    def _limit_available_now(self, max_messages: int) -> int:
+        """Trigger.AvailableNow: no more than what was on the queue at start, less what the
+        committed batches delivered (counted from their records as they are removed)."""
+        if self._available_now is None:
+            return max_messages
+        return min(max_messages, self._available_now - self._delivered)
 
     def _limits(self, limit: ReadLimit) -> tuple[int, int]:
         max_messages, max_bytes = self.options.max_messages, self.options.max_bytes
@@ -147,8 +156,6 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
             max_messages = min(max_messages, int(limit.max_rows))
         elif isinstance(limit, ReadMaxBytes):
             max_bytes = min(max_bytes, int(limit.max_bytes))
-        if self._remaining is not None:
-            max_messages = min(max_messages, self._remaining)
         return max_messages, max_bytes
 
     def partitions(self, start: dict, end: dict) -> Sequence[InputPartition]:
@@ -160,8 +167,9 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
 
     def commit(self, end: dict) -> None:
         if int(end.get("batch", 0)) > 0:
-            self._on_driver(lambda d: d.remove(str(end["reader"]), f"<= {int(end['batch'])}"),
-                            f"removing the claims and records of batch {end['batch']}")
+            self._delivered += self._on_driver(
+                lambda d: d.remove(str(end["reader"]), f"<= {int(end['batch'])}"),
+                f"removing the claims and records of batch {end['batch']}")
 
     def reportLatestOffset(self) -> dict | None:
         try:
@@ -201,7 +209,7 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
             messages = consumer.get_batch(partition.max_messages, partition.max_bytes, 0)
             schema = arrow_schema(self.schema)
             batches = list(record_batches(messages, opts.queue, self.specs, schema))
-            state.put_record(partition.key, _ipc(schema, batches))
+            state.put_record(partition.key, _ipc(schema, batches), sum(b.num_rows for b in batches))
             consumer.commit()
             return batches
         finally:
@@ -277,15 +285,17 @@ class _DriverConnection:
         chunks = max_bytes // CHUNK + 2
         return max(1, messages_per_unit_of_work(self.max_uow) - 2 * chunks - 64)
 
-    def forget(self, reader: str) -> None:
-        """Everything of `reader` on the state queue: batches Spark committed, and a plan
-        that never reached Spark's offset log (see step 1 of the module docstring)."""
-        removed = self.state.remove(reader)
-        if removed:
-            log.debug("removed %d claims and records of reader %s", removed, reader)
+    def forget(self, reader: str) -> int:
+        """Remove everything of `reader` on the state queue: batches Spark committed, and a
+        plan that never reached Spark's offset log (see step 1 of the module docstring).
+        Returns the rows the removed records had delivered."""
+        return self.remove(reader, "")
 
-    def remove(self, reader: str, condition: str) -> None:
-        self.state.remove(reader, condition)
+    def remove(self, reader: str, condition: str) -> int:
+        removed, rows = self.state.remove(reader, condition)
+        if removed:
+            log.debug("removed %d claims and records of reader %s (%d rows)", removed, reader, rows)
+        return rows
 
     def plan(self, reader: str, batch: int, partitions: int) -> None:
         self.state.put_claims(reader, batch, range(partitions))
