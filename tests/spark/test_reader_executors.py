@@ -183,3 +183,32 @@ def test_max_bytes_per_trigger_shares_out_among_partitions(qm, conn, make_queue,
     assert len(rows) == 12
     # each partition takes up to 200 bytes (at least one message): 2 x 2 messages a batch
     assert [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]] == [4, 4, 4]
+
+
+def test_available_now_after_a_restart_does_not_count_earlier_batches(qm, conn, make_queue):
+    """A restarted query's Trigger.AvailableNow takes the depth at its start; the records of a
+    batch committed before the restart, removed only now, must not count against it."""
+    queue, state = make_queue(), make_queue(prefix="STATE.Q")
+    put_messages(conn, queue, [b"r%02d" % i for i in range(20)])
+    from pyspark.sql.types import BinaryType, StructField, StructType
+
+    from spark_mq.options import ReadOptions
+    from spark_mq.reader.executors import MQExecutorStreamReader
+    options = ReadOptions.parse(executor_options(qm, queue, state, numPartitions=1, maxMessagesPerTrigger=10))
+    first = MQExecutorStreamReader(options, StructType([StructField("payload", BinaryType())]))
+    start = first.initialOffset()
+    first.prepareForTriggerAvailableNow()
+    end = first.latestOffset(start, first.getDefaultReadLimit())
+    [partition] = first.partitions(start, end)
+    assert len(_payloads(first.read(partition))) == 10
+    first.stop()                       # Spark committed batch 1; its records are still there
+    second = MQExecutorStreamReader(first.options, first.schema)     # the restarted query
+    second.prepareForTriggerAvailableNow()                           # depth 10 now
+    following = second.latestOffset(end, second.getDefaultReadLimit())
+    assert following["batch"] == end["batch"] + 1                    # the other 10 are planned
+    [rest] = second.partitions(end, following)
+    assert len(_payloads(second.read(rest))) == 10
+    second.commit(following)
+    assert second.latestOffset(following, second.getDefaultReadLimit()) == following   # done
+    assert depth(conn, queue) == 0 and depth(conn, state) == 0
+    second.stop()

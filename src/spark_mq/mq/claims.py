@@ -25,7 +25,7 @@ from typing import Any
 
 from spark_mq.mq.errors import describe
 from spark_mq.mq.markers import open_state_queue
-from spark_mq.mq.mqget import get_message
+from spark_mq.mq.mqget import found, get_message
 from spark_mq.mq.properties import set_property
 from spark_mq.mqi.constants import CMQC
 
@@ -67,20 +67,9 @@ class StateQueue:
     def take_claim(self, key: PartitionKey, wait_ms: int = 0) -> bool:
         """Get the claim under syncpoint; False when no claim is there (another attempt holds
         or used it) within wait_ms."""
-        C, ibmmq = CMQC, self.ibmmq
-        options = C.MQGMO_SYNCPOINT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_ACCEPT_TRUNCATED_MSG
-        options |= C.MQGMO_WAIT if wait_ms else C.MQGMO_NO_WAIT
-        md = ibmmq.MD(CorrelId=key.correl_id("claim"))
-        gmo = ibmmq.GMO(Options=options, WaitInterval=wait_ms, MatchOptions=C.MQMO_MATCH_CORREL_ID)
-        try:
-            self.queue.get(0, md, gmo)
-            return True
-        except ibmmq.MQMIError as exc:
-            if exc.reason == C.MQRC_TRUNCATED_MSG_ACCEPTED:
-                return True
-            if exc.reason == C.MQRC_NO_MSG_AVAILABLE:
-                return False
-            raise describe(exc, f"getting the claim of {key} from {self.name!r}") from exc
+        return found(self.ibmmq, self.queue, self.ibmmq.MD(CorrelId=key.correl_id("claim")),
+                     CMQC.MQGMO_SYNCPOINT, wait_ms, CMQC.MQMO_MATCH_CORREL_ID,
+                     f"getting the claim of {key} from {self.name!r}")
 
     # --- records ------------------------------------------------------------------------
     def put_record(self, key: PartitionKey, data: bytes, rows: int) -> int:

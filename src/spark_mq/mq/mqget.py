@@ -98,3 +98,21 @@ class RawGetter:
         md = tuple(fields[i] for i in self.md_index)
         status = self._gmo_struct.unpack(gmo_out)[self._group_status]
         return data, md, md_out, status, 0
+
+
+def found(ibmmq: Any, queue: Any, md: Any, options: int, wait_ms: int, match: int, action: str) -> bool:
+    """One MQGET (or browse) of a message's first 0 bytes: whether a message matched within
+    wait_ms. A get removes it; its data never crosses the network."""
+    C = CMQC
+    options |= C.MQGMO_ACCEPT_TRUNCATED_MSG | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_NO_PROPERTIES
+    options |= C.MQGMO_WAIT if wait_ms else C.MQGMO_NO_WAIT
+    gmo = ibmmq.GMO(Options=options, WaitInterval=wait_ms, MatchOptions=match)
+    try:
+        queue.get(0, md, gmo)
+        return True
+    except ibmmq.MQMIError as exc:
+        if exc.reason == C.MQRC_TRUNCATED_MSG_ACCEPTED:
+            return True
+        if exc.reason == C.MQRC_NO_MSG_AVAILABLE:
+            return False
+        raise describe(exc, action) from exc

@@ -42,7 +42,6 @@ from typing import Any, TypeVar
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import (
     ReadLimit,
-    ReadMaxBytes,
     ReadMaxRows,
     SupportsTriggerAvailableNow,
 )
@@ -53,6 +52,7 @@ from spark_mq.mq.claims import CHUNK, PartitionKey, StateQueue
 from spark_mq.mq.connection import connect, load_ibmmq, retry_while_lost
 from spark_mq.mq.errors import connection_lost
 from spark_mq.options import ReadOptions
+from spark_mq.reader.limits import batch_limits
 from spark_mq.reader.rows import arrow_schema, column_specs, record_batches
 
 log = logging.getLogger(__name__)
@@ -80,11 +80,13 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
         self._planned: tuple[tuple[str, int], dict] | None = None
         self._available_now: int | None = None  # Trigger.AvailableNow: the depth at start
         self._delivered = 0                   # ... and the rows delivered since, as records go
+        self._first_planned: int | None = None  # the first batch this process planned
 
     # executors get a copy without the driver's connection
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        state.update(_driver=None, _planned=None, _available_now=None, _delivered=0)
+        state.update(_driver=None, _planned=None, _available_now=None, _delivered=0,
+                     _first_planned=None)
         return state
 
     def _connection(self) -> _DriverConnection:
@@ -122,7 +124,7 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
         reader, batch = str(start["reader"]), int(start["batch"])
         if self._planned is not None and self._planned[0] == (reader, batch):
             return self._planned[1]                 # asked again: the same answer
-        max_messages, max_bytes = self._limits(limit)
+        max_messages, max_bytes = batch_limits(self.options, limit)
         parts = self.options.num_partitions
         share_bytes = -(-max_bytes // parts)
         end: dict[str, Any] = {"reader": reader, "batch": batch + 1, "partitions": parts,
@@ -130,7 +132,9 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
 
         def plan(driver: _DriverConnection) -> bool:
             # forgetting first also removes the claims of a plan whose commit was lost
-            self._delivered += driver.forget(reader)
+            if self._first_planned is None:
+                self._first_planned = batch + 1
+            self._delivered += self._remove_counting(driver, reader, "")
             wanted = self._limit_available_now(max_messages)
             if wanted <= 0 or not driver.message_available(self.options.wait_interval_ms):
                 return False
@@ -150,14 +154,6 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
             return max_messages
         return min(max_messages, self._available_now - self._delivered)
 
-    def _limits(self, limit: ReadLimit) -> tuple[int, int]:
-        max_messages, max_bytes = self.options.max_messages, self.options.max_bytes
-        if isinstance(limit, ReadMaxRows):
-            max_messages = min(max_messages, int(limit.max_rows))
-        elif isinstance(limit, ReadMaxBytes):
-            max_bytes = min(max_bytes, int(limit.max_bytes))
-        return max_messages, max_bytes
-
     def partitions(self, start: dict, end: dict) -> Sequence[InputPartition]:
         if int(end["batch"]) == int(start["batch"]):
             return []
@@ -168,8 +164,18 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
     def commit(self, end: dict) -> None:
         if int(end.get("batch", 0)) > 0:
             self._delivered += self._on_driver(
-                lambda d: d.remove(str(end["reader"]), f"<= {int(end['batch'])}"),
+                lambda d: self._remove_counting(d, str(end["reader"]), f"<= {int(end['batch'])}"),
                 f"removing the claims and records of batch {end['batch']}")
+
+    def _remove_counting(self, driver: _DriverConnection, reader: str, condition: str) -> int:
+        """Remove the reader's claims and records that meet `condition`; returns the rows of
+        those of batches this process planned. Earlier batches' messages had left the queue
+        before Trigger.AvailableNow took its depth, so they must not count against it."""
+        if self._first_planned is None:
+            driver.remove(reader, condition)
+            return 0
+        driver.remove(reader, f"< {self._first_planned}")
+        return driver.remove(reader, condition)
 
     def reportLatestOffset(self) -> dict | None:
         try:
@@ -263,20 +269,10 @@ class _DriverConnection:
 
     def message_available(self, wait_ms: int) -> bool:
         """Whether a message the reader may get is on the queue (a browse, waiting wait_ms)."""
-        C, ibmmq = self.ibmmq.CMQC, self.ibmmq
-        options = C.MQGMO_BROWSE_FIRST | C.MQGMO_ACCEPT_TRUNCATED_MSG | C.MQGMO_FAIL_IF_QUIESCING
-        options |= C.MQGMO_WAIT if wait_ms else C.MQGMO_NO_WAIT
-        gmo = ibmmq.GMO(Options=options | C.MQGMO_NO_PROPERTIES, WaitInterval=wait_ms)
-        try:
-            self.queue.get(0, ibmmq.MD(), gmo)
-            return True
-        except ibmmq.MQMIError as exc:
-            if exc.reason == C.MQRC_TRUNCATED_MSG_ACCEPTED:
-                return True
-            if exc.reason == C.MQRC_NO_MSG_AVAILABLE:
-                return False
-            from spark_mq.mq.errors import describe
-            raise describe(exc, f"browsing {self.options.queue}") from exc
+        from spark_mq.mq.mqget import found
+        C = self.ibmmq.CMQC
+        return found(self.ibmmq, self.queue, self.ibmmq.MD(), C.MQGMO_BROWSE_FIRST, wait_ms, C.MQMO_NONE,
+                     f"browsing {self.options.queue}")
 
     def max_share(self, max_bytes: int) -> int:
         """The most messages one task may get in its unit of work: MAXUMSGS less the claim,
@@ -284,12 +280,6 @@ class _DriverConnection:
         from spark_mq.mq.consumer import messages_per_unit_of_work
         chunks = max_bytes // CHUNK + 2
         return max(1, messages_per_unit_of_work(self.max_uow) - 2 * chunks - 64)
-
-    def forget(self, reader: str) -> int:
-        """Remove everything of `reader` on the state queue: batches Spark committed, and a
-        plan that never reached Spark's offset log (see step 1 of the module docstring).
-        Returns the rows the removed records had delivered."""
-        return self.remove(reader, "")
 
     def remove(self, reader: str, condition: str) -> int:
         removed, rows = self.state.remove(reader, condition)

@@ -55,7 +55,6 @@ from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import (
     ReadAllAvailable,
     ReadLimit,
-    ReadMaxBytes,
     ReadMaxRows,
     SupportsTriggerAvailableNow,
 )
@@ -67,6 +66,7 @@ from spark_mq.mq.errors import connection_lost
 from spark_mq.mq.message import Message
 from spark_mq.mq.orphans import wait_for_sole_consumer
 from spark_mq.options import ReadOptions
+from spark_mq.reader.limits import batch_limits
 from spark_mq.reader.rows import MessagesPartition, arrow_schema, column_specs, record_batches
 from spark_mq.reader.slots import ConnectionSlot, live_slots
 
@@ -217,11 +217,7 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return kept
 
     def _limits(self, limit: ReadLimit) -> tuple[int, int]:
-        max_messages, max_bytes = self.options.max_messages, self.options.max_bytes
-        if isinstance(limit, ReadMaxRows):
-            max_messages = min(max_messages, int(limit.max_rows))
-        elif isinstance(limit, ReadMaxBytes):
-            max_bytes = min(max_bytes, int(limit.max_bytes))
+        max_messages, max_bytes = batch_limits(self.options, limit)
         if self._remaining is not None:
             max_messages = min(max_messages, self._remaining)
         return max_messages, max_bytes
