@@ -141,8 +141,9 @@ def test_define_alter_display_delete_a_svrconn_channel(qm):
                          "DESCR('for tests') HBINT(60) MAXMSGL(65536) SHARECNV(1) "
                          "SSLCIPH('ANY_TLS12') SSLCAUTH(OPTIONAL)")
     assert "AMQ8014I" in output
-    connection = ibmmq.connect(qm.name, name, qm.conn_name)
-    connection.disconnect()
+    with pytest.raises(ibmmq.MQMIError) as exc:   # SSLCIPH: a plain client is refused (test_tls.py)
+        ibmmq.connect(qm.name, name, qm.conn_name)
+    assert reason(exc) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
     shown = qm.run_mqsc(f"DISPLAY CHANNEL({name}) MCAUSER HBINT")
     assert "MCAUSER(alice)" in shown and "HBINT(60)" in shown and "MAXMSGL" not in shown
     everything = qm.run_mqsc(f"DISPLAY CHANNEL({name})")
@@ -391,14 +392,16 @@ def test_ccdt_problems(qm, client_only, tmp_path, content, expected):
     assert reason(exc) == expected
 
 
-def test_a_ccdt_channel_with_tls_is_refused_not_sent_in_clear(qm, client_only, tmp_path):
+def test_a_ccdt_channel_with_tls_and_no_key_repository_is_refused_not_sent_in_clear(
+        qm, client_only, tmp_path):
     path = write_ccdt(tmp_path / "ccdt.json", entry(
         "DEV.APP.SVRCONN", qm.name, qm.conn_name,
         transmissionSecurity={"cipherSpecification": "TLS_RSA_WITH_AES_128_CBC_SHA256"}))
     client_only.setenv("MQCCDTURL", path)
+    client_only.delenv("MQSSLKEYR", raising=False)
     with pytest.raises(ibmmq.MQMIError) as exc:
         ibmmq.connect(qm.name)
-    assert reason(exc) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    assert reason(exc) == CMQC.MQRC_KEY_REPOSITORY_ERROR
 
 
 def test_ibms_example_ccdt_of_mq_dev_patterns_is_read(tmp_path):

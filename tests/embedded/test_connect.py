@@ -59,13 +59,14 @@ def test_global_unit_of_work_begin_is_refused_on_a_client_connection(conn):
     assert reason(exc) == CMQC.MQRC_ENVIRONMENT_ERROR
 
 
-def test_tls_cipher_spec_is_refused_not_sent_in_clear(qm):
+def test_tls_without_a_key_repository_is_refused_not_sent_in_clear(qm):
+    # the TLS itself is tested in test_tls.py
     cd = ibmmq.CD(ChannelName=qm.channel.encode(), ConnectionName=qm.conn_name.encode(),
                   SSLCipherSpec=b"ANY_TLS12")
     sco = ibmmq.SCO(KeyRepository=b"/nonexistent/key")
     with pytest.raises(ibmmq.MQMIError) as exc:
         ibmmq.connect(qm.name, cd=cd, sco=sco, channel=qm.channel, conn_info=qm.conn_name)
-    assert reason(exc) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    assert reason(exc) == CMQC.MQRC_KEY_REPOSITORY_ERROR
 
 
 # --- authentication ------------------------------------------------------------------------
@@ -232,11 +233,12 @@ def test_handle_is_invalid_after_close_2019(conn, make_queue):
     assert result[-1] == CMQC.MQRC_HOBJ_ERROR
 
 
-def test_pub_sub_is_not_supported_2298(conn):
+def test_topic_object_that_does_not_exist_2085(conn):
+    # publish/subscribe itself: see test_pubsub.py
     with pytest.raises(ibmmq.MQMIError) as exc:
         ibmmq.Queue(conn, ibmmq.OD(ObjectType=CMQC.MQOT_TOPIC, ObjectName=b"FRUIT"),
                     CMQC.MQOO_OUTPUT)
-    assert reason(exc) == CMQC.MQRC_FUNCTION_NOT_SUPPORTED
+    assert reason(exc) == CMQC.MQRC_UNKNOWN_OBJECT_NAME
 
 
 def test_queue_manager_object_cannot_be_opened_for_set_2045(conn):
@@ -245,10 +247,10 @@ def test_queue_manager_object_cannot_be_opened_for_set_2045(conn):
     assert reason(exc) == CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE
 
 
-def test_asynchronous_consume_is_not_supported_2298(conn):
-    with pytest.raises(ibmmq.MQMIError) as exc:
-        conn.ctl(CMQC.MQOP_START, ibmmq.CTLO())
-    assert reason(exc) == CMQC.MQRC_FUNCTION_NOT_SUPPORTED
+def test_asynchronous_consume_starts_and_stops_with_nothing_registered(conn):
+    # MQCB/MQCTL are supported: see test_async_consume.py
+    conn.ctl(CMQC.MQOP_START, ibmmq.CTLO())
+    conn.ctl(CMQC.MQOP_STOP, ibmmq.CTLO())
 
 
 def test_mark_skip_backout_is_not_available_on_this_platform_2046(conn, make_queue):

@@ -79,9 +79,13 @@ def test_a_new_queue_manager_has_the_system_queues_and_the_developer_model(qm, c
     shown = qm.run_mqsc("DISPLAY QUEUE(SYSTEM.*) TYPE DEFTYPE\nDISPLAY QMODEL(DEV.APP.MODEL.QUEUE) DEFTYPE")
     for name, kind in (("SYSTEM.DEFAULT.MODEL.QUEUE", "QMODEL"), ("SYSTEM.DEFAULT.LOCAL.QUEUE", "QLOCAL"),
                        ("SYSTEM.DEAD.LETTER.QUEUE", "QLOCAL"), ("SYSTEM.ADMIN.COMMAND.QUEUE", "QLOCAL"),
-                       ("DEV.APP.MODEL.QUEUE", "QMODEL")):
+                       ("DEV.APP.MODEL.QUEUE", "QMODEL"), ("SYSTEM.DURABLE.MODEL.QUEUE", "QMODEL"),
+                       ("SYSTEM.NDURABLE.MODEL.QUEUE", "QMODEL")):
         assert re.search(rf"QUEUE\({re.escape(name)}\)\s+TYPE\({kind}\)", shown), name
-    assert shown.count("DEFTYPE(TEMPDYN)") == 2       # both models make temporary queues
+    # the default models and the non-durable subscriptions' make temporary queues, the
+    # durable subscriptions' model permanent ones
+    assert shown.count("DEFTYPE(TEMPDYN)") == 3
+    assert shown.count("DEFTYPE(PERMDYN)") == 1
     assert shown.count("DEFTYPE(PREDEFINED)") == 3    # the local queues were defined
     assert conn.inquire(CMQC.MQCA_COMMAND_INPUT_Q_NAME).strip() == b"SYSTEM.ADMIN.COMMAND.QUEUE"
 

@@ -168,7 +168,8 @@ def test_alter_qmgr_maxmsgl_is_visible_through_mqinq(qm, conn):
 def test_ibm_container_mqsc_with_channels_and_authrecs_runs(qm):
     qm.run_mqsc("""
         DEFINE CHANNEL('DEV.ADMIN.SVRCONN') CHLTYPE(SVRCONN) REPLACE
-        SET CHLAUTH('DEV.APP.SVRCONN') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) CHCKCLNT(REQUIRED)
+        SET CHLAUTH('DEV.APP.SVRCONN') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) CHCKCLNT(REQUIRED) +
+            ACTION(REPLACE)
         SET AUTHREC PRINCIPAL('app') OBJTYPE(QMGR) AUTHADD(CONNECT,INQ)
         REFRESH SECURITY TYPE(CONNAUTH)
     """)

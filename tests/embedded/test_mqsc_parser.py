@@ -16,6 +16,7 @@ from spark_mq.embedded.server.mqsc_attributes import (
     SYSTEM_MQSC,
     default_attributes,
 )
+from spark_mq.embedded.server.security.defaults import DEVELOPER_SECURITY_MQSC, SYSTEM_SECURITY_MQSC
 
 
 def one(text: str) -> MQSCCommand:
@@ -173,7 +174,8 @@ def test_attribute_table_defaults():
     assert "MAXDEPTH" not in default_attributes("QA")
     assert default_attributes("QMGR") == {
         "DESCR": "", "DEADQ": "", "MAXMSGL": 4194304, "MAXPROPL": -1, "MAXUMSGS": 10000,
-        "MAXHANDS": 256, "TRIGINT": 999999999,
+        "MAXHANDS": 256, "TRIGINT": 999999999, "SSLKEYR": "", "CERTLABL": "",
+        "CONNAUTH": "", "CHLAUTH": "ENABLED",
     }
 
 
@@ -359,10 +361,10 @@ REFRESH SECURITY
         ("START", "LISTENER", "DEV.LISTENER.TCP"),
         ("REFRESH", "SECURITY", ""),
     ]
-    authrec = commands[6]
+    authrec = commands[6]   # security commands are typed (security/mqsc_commands.py)
     assert authrec.attributes == {
         "PROFILE": "DEV.**", "GROUP": "mqclient", "OBJTYPE": "QUEUE",
-        "AUTHADD": "BROWSE,GET,INQ,PUT",
+        "AUTHADD": ["BROWSE", "GET", "INQ", "PUT"],
     }
     assert commands[5].attributes["DESCR"] == "Back-stop"
     assert commands[2].flags == {"REPLACE"}
@@ -400,7 +402,10 @@ def test_default_mqsc_defines_the_developer_queues():
 
 
 def test_default_mqsc_starts_with_the_system_queues_then_the_developer_objects():
-    assert DEFAULT_MQSC.startswith(SYSTEM_MQSC) and DEFAULT_MQSC.endswith(DEVELOPER_MQSC)
+    assert DEFAULT_MQSC.startswith(SYSTEM_MQSC) and DEVELOPER_MQSC in DEFAULT_MQSC
+    # each followed by its security definitions (security/defaults.py)
+    assert DEFAULT_MQSC.endswith(DEVELOPER_SECURITY_MQSC)
+    assert DEFAULT_MQSC.index(SYSTEM_SECURITY_MQSC) < DEFAULT_MQSC.index(DEVELOPER_MQSC)
     system = {(c.object_type, c.name): c.attributes for c in parse_mqsc(SYSTEM_MQSC)}
     assert system == {
         ("QLOCAL", "SYSTEM.DEFAULT.LOCAL.QUEUE"): {},

@@ -268,7 +268,10 @@ def test_mqsc_on_a_queue_manager_with_users_needs_the_password(shell):
         assert done.returncode == 1 and "2035 MQRC_NOT_AUTHORIZED" in one_line_error(done)
         env = {**env, "SPARK_MQ_USER": "admin", "SPARK_MQ_PASSWORD": "passw0rd"}
         assert "QMNAME(QM1)" in text(run("mqsc", "DISPLAY QMGR", cwd=cwd, env=env))[0]
-        run("put", "DEV.QUEUE.1", "x", cwd=cwd, env=env)
+        # an administrator is refused on DEV.APP.SVRCONN and admitted on the admin channel,
+        # as in IBM's developer container
+        assert "2035" in one_line_error(run("put", "DEV.QUEUE.1", "x", cwd=cwd, env=env, check=False))
+        run("put", "DEV.QUEUE.1", "x", cwd=cwd, env={**env, "SPARK_MQ_CHANNEL": "DEV.ADMIN.SVRCONN"})
     finally:
         run("stop", "--data-dir", str(cwd / "secured"), cwd=cwd, env=env, check=False)
 

@@ -26,6 +26,8 @@ from spark_mq.embedded.server.command_server import CommandServer
 from spark_mq.embedded.server.listener import DEFAULT_HEARTBEAT_INTERVAL, Server
 from spark_mq.embedded.server.mqsc_attributes import DEFAULT_MQSC
 from spark_mq.embedded.server.qmgr import QueueManager
+from spark_mq.embedded.server.security import state as security
+from spark_mq.embedded.server.tls import set_default_repository
 
 LOCK_FILE = "qmgr.lock"     # held (flock) by the queue manager that owns the data directory
 READY_FILE = "ready.json"   # {"port": N, "pid": N}, written once it accepts connections
@@ -45,13 +47,20 @@ def add_arguments(parser: argparse.ArgumentParser, data_dir: str | None = None) 
                         help="address to listen on (default: 127.0.0.1, loopback only)")
     parser.add_argument("--port", type=int, default=1414, help="TCP port; 0 picks a free one (default: 1414)")
     parser.add_argument("--mqsc", help="an MQSC file to run at every start (after the default objects)")
-    parser.add_argument("--user", action="append", default=[], metavar="USER:PASSWORD",
-                        help="require this user and password (MQCSP); repeatable; none: no authentication")
+    parser.add_argument("--user", action="append", default=[], metavar="USER:PASSWORD[:GROUPS]",
+                        help="a user, its password and (comma separated) its groups; repeatable. "
+                             "With users, connection authentication, CHLAUTH rules and authority "
+                             "records are enforced (group mqm: administrators; default groups: "
+                             "mqm for admin, mqclient for others); none: no security at all")
     parser.add_argument("--heartbeat-interval", type=float, default=DEFAULT_HEARTBEAT_INTERVAL,
                         metavar="SECONDS",
                         help="end a client connection that sends nothing for this long between "
                              "calls, backing out its unit of work, as IBM MQ's channel HBINT "
                              "(default: 300)")
+    parser.add_argument("--tls-key-repository", metavar="STEM",
+                        help="the queue manager's key repository, as ALTER QMGR SSLKEYR at start: "
+                             "STEM.crt and STEM.key (PEM) are its certificate, STEM.ca.pem the "
+                             "CAs it trusts (default: DATA_DIR/ssl/key)")
     parser.add_argument("--ready-file",
                         help="write {\"port\": N, \"pid\": N} here once accepting connections "
                              f"(default: {READY_FILE} in the data directory)")
@@ -83,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"cannot start queue manager {args.name}: {exc}", file=sys.stderr)
         return 2
     qmgr = QueueManager(args.name, args.data_dir, users)
+    security.set_groups(qmgr, parse_groups(args.user))
     command_server = CommandServer(qmgr)
     try:
         for label, text in scripts:
@@ -91,6 +101,10 @@ def run(args: argparse.Namespace) -> int:
                 print(f"MQSC {label} failed:\n{output}", file=sys.stderr)
                 return 1
         command_server.start()  # the scripts have made SYSTEM.ADMIN.COMMAND.QUEUE
+        set_default_repository(qmgr, os.path.join(os.path.abspath(args.data_dir), "ssl", "key"))
+        if args.tls_key_repository:
+            with qmgr.lock:
+                qmgr.alter_qmgr({"SSLKEYR": os.path.abspath(args.tls_key_repository)})
         try:
             server = listen(qmgr, args.host, args.port, args.heartbeat_interval)
         except StartError as exc:
@@ -105,16 +119,30 @@ def run(args: argparse.Namespace) -> int:
 
 
 def parse_users(entries: list[str]) -> dict[str, str] | None:
-    """--user USER:PASSWORD entries; None (no authentication) when there are none."""
+    """--user USER:PASSWORD[:GROUPS] entries as user -> password; None (no security) when
+    there are none. A password with a colon in it needs the groups field, even if empty
+    (`USER:PA:SS:`), since the last colon starts the groups."""
     if not entries:
         return None
     users = {}
     for entry in entries:
-        user, sep, password = entry.partition(":")
+        user, sep, rest = entry.partition(":")
         if not sep or not user:
-            raise StartError(f"--user: expected USER:PASSWORD, got {entry!r}")
-        users[user] = password
+            raise StartError(f"--user: expected USER:PASSWORD[:GROUP,GROUP], got {entry!r}")
+        users[user] = rest.rpartition(":")[0] if ":" in rest else rest
     return users
+
+
+def parse_groups(entries: list[str]) -> dict[str, tuple[str, ...]]:
+    """The groups --user entries name (users without any get security/state.py's defaults)."""
+    groups = {}
+    for entry in entries:
+        user, _, rest = entry.partition(":")
+        if ":" in rest:
+            named = tuple(group for group in rest.rpartition(":")[2].split(",") if group)
+            if named:
+                groups[user] = named
+    return groups
 
 
 def hold_data_dir(data_dir: str) -> IO[str]:

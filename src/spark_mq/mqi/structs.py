@@ -117,7 +117,18 @@ CD = Layout(
     "SendExitsDefined:i ReceiveExitsDefined:i MsgExitPtr:P MsgUserDataPtr:P SendExitPtr:P "
     "SendUserDataPtr:P ReceiveExitPtr:P ReceiveUserDataPtr:P ClusterPtr:P ClustersDefined:i "
     "NetworkPriority:i LongMCAUserIdLength:i LongRemoteUserIdLength:i LongMCAUserIdPtr:P "
-    "LongRemoteUserIdPtr:P MCASecurityId:40s RemoteSecurityId:40s SSLCipherSpec:32s")
+    "LongRemoteUserIdPtr:P MCASecurityId:40s RemoteSecurityId:40s SSLCipherSpec:32s "
+    "SSLPeerNamePtr:P SSLPeerNameLength:i SSLClientAuth:i KeepAliveInterval:i LocalAddress:48s "
+    "BatchHeartbeat:i HdrCompList:8s MsgCompList:64s CLWLChannelRank:i CLWLChannelPriority:i "
+    "CLWLChannelWeight:i ChannelMonitoring:i ChannelStatistics:i SharingConversations:i "
+    "PropertyControl:i MaxInstances:i MaxInstancesPerClient:i ClientChannelWeight:i "
+    "ConnectionAffinity:i BatchDataLimit:i UseDLQ:i DefReconnect:i CertificateLabel:64s")
+
+#: MQSCO up to version 5 (the TLS options of MQCONNX); later versions only add fields after these
+SCO = Layout(
+    "StrucId:4s Version:i KeyRepository:256s CryptoHardware:256s AuthInfoRecCount:i "
+    "AuthInfoRecOffset:i AuthInfoRecPtr:P KeyResetCount:i FipsRequired:i "
+    "EncryptionPolicySuiteB:16s CertificateValPolicy:i CertificateLabel:64s")
 
 SIMPLE = Layout("StrucId:4s Version:i Options:i")  # CMHO, DMHO, DMPO
 SMPO = Layout("StrucId:4s Version:i Options:i ValueEncoding:i ValueCCSID:i")

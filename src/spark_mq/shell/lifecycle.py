@@ -58,11 +58,12 @@ def run_start(args: argparse.Namespace) -> int:
                        f"{args.data_dir}` stops it")
     if args.mqsc and not os.path.isfile(args.mqsc):
         raise JobError(f"--mqsc: no such file {args.mqsc!r}")
-    users = server_process.parse_users(args.user) if args.user else None
+    users = _users(args.user) if args.user else None
     manager = EmbeddedQueueManager(args.data_dir, name=args.name, port=args.port,
                                    mqsc=os.path.abspath(args.mqsc) if args.mqsc else None,
                                    users=users, host=args.host,
-                                   heartbeat_interval=args.heartbeat_interval)
+                                   heartbeat_interval=args.heartbeat_interval,
+                                   tls_key_repository=args.tls_key_repository)
     try:
         manager.start()
     except EmbeddedQueueManagerError as exc:
@@ -71,6 +72,14 @@ def run_start(args: argparse.Namespace) -> int:
           f"pid {manager.pid}, data in {args.data_dir}")
     print(f"stop it with: spark-mq-qmgr stop --data-dir {args.data_dir}")
     return 0
+
+
+def _users(entries: list[str]) -> dict[str, str | tuple[str, tuple[str, ...]]]:
+    """--user entries for the background process: passwords, with the groups where named."""
+    passwords = server_process.parse_users(entries) or {}
+    groups = server_process.parse_groups(entries)
+    return {user: (password, groups[user]) if user in groups else password
+            for user, password in passwords.items()}
 
 
 def run_stop(args: argparse.Namespace) -> int:

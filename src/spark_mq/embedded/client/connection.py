@@ -25,12 +25,13 @@ import itertools
 import os
 import re
 import socket
+import ssl
 import sys
 import threading
 import time
 from dataclasses import dataclass
 
-from spark_mq.embedded.client import ccdt
+from spark_mq.embedded.client import ccdt, tls
 from spark_mq.embedded.wire import FrameReader, ProtocolError, frame
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import CD, CNO, CSP, text
@@ -359,12 +360,17 @@ def MQCONNX(name: bytes | str | None, cno: bytes | None, cd: bytes | None, csp: 
     if isinstance(routes, int):
         return (0, FAILED, routes)
     reason = CMQC.MQRC_Q_MGR_NOT_AVAILABLE
+    tls_options = tls.from_structures(cd, sco, read_pointer)
     for route in routes:
-        if route.cipher_spec:
-            # the embedded queue manager speaks no TLS: refuse rather than send in clear
-            return (0, FAILED, CMQC.MQRC_SSL_INITIALIZATION_ERROR)
+        client_context = None
+        if route.cipher_spec:  # a channel with a CipherSpec is reached over TLS (client/tls.py)
+            try:
+                client_context = tls.context(tls_options, route.cipher_spec)
+            except tls.TlsRefused as refused:
+                return (0, FAILED, refused.reason)
         for host, port in _parse_conn_names(route.conn_name):
-            conn, reply = _connect_one(host, port, route, user, password, appl_name)
+            conn, reply = _connect_one(host, port, route, user, password, appl_name,
+                                       client_context, tls_options.peer_name)
             if conn is not None:
                 hconn = next(_hconns)
                 connections[hconn] = conn
@@ -444,10 +450,13 @@ def _ccdt_routes(url: str, qm_name: str) -> list[_Route] | int:
 
 
 def _connect_one(host: str, port: int, route: _Route, user: str, password: str,
-                 appl_name: str) -> tuple[Connection | None, list]:
+                 appl_name: str, client_context: ssl.SSLContext | None = None,
+                 peer_name: str = "") -> tuple[Connection | None, list]:
     """One address: the connection and the CONN answer, or None and [FAILED, reason].
     MQRC_HOST_NOT_AVAILABLE when TCP fails (no such host, nothing listening, unreachable),
-    MQRC_Q_MGR_NOT_AVAILABLE when something listens but does not answer as a queue manager."""
+    MQRC_Q_MGR_NOT_AVAILABLE when something listens but does not answer as a queue manager;
+    with a TLS context, the TLS reasons of client/tls.py, and MQRC_SSL_INITIALIZATION_ERROR
+    when the queue manager ends the session (it refused this client's certificate)."""
     try:
         sock = socket.create_connection((host, port), timeout=_CONNECT_TIMEOUT)
     except OSError:
@@ -455,11 +464,17 @@ def _connect_one(host: str, port: int, route: _Route, user: str, password: str,
     # a peer that accepts and then says nothing must not hold MQCONNX for ever
     sock.settimeout(_CONNECT_TIMEOUT)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if client_context is not None:
+        try:
+            sock = tls.handshake(sock, client_context, route.cipher_spec, route.channel or "", peer_name)
+        except tls.TlsRefused as refused:
+            return None, [FAILED, refused.reason]
     conn = Connection(sock, route.check_name)
     reply = conn.call("CONN", route.check_name, user, password, appl_name, route.channel)
     if conn.broken or not _is_conn_answer(reply):
         sock.close()
-        return None, [FAILED, CMQC.MQRC_Q_MGR_NOT_AVAILABLE]
+        return None, [FAILED, CMQC.MQRC_SSL_INITIALIZATION_ERROR if client_context is not None
+                      else CMQC.MQRC_Q_MGR_NOT_AVAILABLE]
     if reply[0] == FAILED:
         sock.close()
         return None, reply

@@ -12,8 +12,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 
 DEFAULT_CHANNEL = "DEV.APP.SVRCONN"
+#: a user's password and groups, where `users` gives groups (a plain string: the password)
+UserEntry = tuple[str, Sequence[str]]
 
 
 class EmbeddedQueueManagerError(RuntimeError):
@@ -23,11 +26,14 @@ class EmbeddedQueueManagerError(RuntimeError):
 class EmbeddedQueueManager:
     """An embedded queue manager in its own process, bound to loopback.
 
-    Restarting on the same data_dir keeps definitions and persistent messages."""
+    Restarting on the same data_dir keeps definitions and persistent messages. `users`: user
+    -> password, or (password, groups); with users the queue manager enforces security
+    (connection authentication, CHLAUTH, authority records), without them it is open."""
 
     def __init__(self, data_dir: str, name: str = "QM1", port: int = 0,
-                 mqsc: str | None = None, users: dict[str, str] | None = None,
-                 host: str = "127.0.0.1", heartbeat_interval: float | None = None):
+                 mqsc: str | None = None, users: Mapping[str, str | UserEntry] | None = None,
+                 host: str = "127.0.0.1", heartbeat_interval: float | None = None,
+                 tls_key_repository: str | None = None):
         self.data_dir = os.path.abspath(data_dir)
         self.name = name
         self.channel = DEFAULT_CHANNEL
@@ -37,6 +43,7 @@ class EmbeddedQueueManager:
         self.mqsc = mqsc
         self.users = users
         self.heartbeat_interval = heartbeat_interval    # None: IBM MQ's default, 300 s
+        self.tls_key_repository = tls_key_repository    # None: SSLKEYR as stored
         self._process: subprocess.Popen | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -52,10 +59,15 @@ class EmbeddedQueueManager:
                    "--port", str(self.port or self.requested_port), "--ready-file", ready]
         if self.heartbeat_interval is not None:
             command += ["--heartbeat-interval", str(self.heartbeat_interval)]
+        if self.tls_key_repository:
+            command += ["--tls-key-repository", os.path.abspath(self.tls_key_repository)]
         if self.mqsc:
             command += ["--mqsc", self._mqsc_file(self.mqsc)]
-        for user, password in (self.users or {}).items():
-            command += ["--user", f"{user}:{password}"]
+        for user, entry in (self.users or {}).items():
+            password, groups = _password_and_groups(entry)
+            # the last colon starts the groups: a password with a colon needs the field
+            tail = f":{','.join(groups)}" if groups or ":" in password else ""
+            command += ["--user", f"{user}:{password}{tail}"]
         log = open(os.path.join(self.data_dir, "qmgr.log"), "ab")
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [_package_parent(), env.get("PYTHONPATH")]))
@@ -101,7 +113,8 @@ class EmbeddedQueueManager:
     def run_mqsc(self, text: str) -> str:
         """Run MQSC commands on the running queue manager; returns runmqsc-style output."""
         from spark_mq.embedded.client.admin import run_mqsc
-        user, password = next(iter((self.users or {}).items()), (None, None))
+        user, entry = next(iter((self.users or {}).items()), (None, None))
+        password = _password_and_groups(entry)[0] if entry is not None else None
         if self.port is None:
             raise EmbeddedQueueManagerError("the embedded queue manager has not been started")
         ok, output = run_mqsc(self.host, self.port, text, user, password)
@@ -136,6 +149,10 @@ class EmbeddedQueueManager:
         with handle:
             handle.write(mqsc)
         return handle.name
+
+
+def _password_and_groups(entry: str | UserEntry) -> tuple[str, Sequence[str]]:
+    return (entry, ()) if isinstance(entry, str) else (entry[0], entry[1])
 
 
 def _last_line(log: str) -> str:

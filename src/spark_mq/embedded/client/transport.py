@@ -11,8 +11,11 @@ verbs gathered from the modules that implement them:
     connection.py       sockets, pipelining of asynchronous puts, MQCONN/MQCONNX/MQDISC and
                         where a connection goes (MQCD, MQSERVER, CCDT, queue manager groups)
     ccdt.py             JSON client channel definition tables, and choosing among their channels
+    tls.py              TLS for channels with a CipherSpec: MQSCO, MQSSLKEYR, SSLPeerName
     verbs.py            MQOPEN, MQCLOSE, MQPUT, MQPUT1, MQBEGIN/MQCMIT/MQBACK, MQSTAT,
-                        MQINQ, MQSET, and the unsupported MQSUB/MQSUBRQ/MQCB/MQCTL
+                        MQINQ, MQSET, and the unsupported MQSUB/MQSUBRQ
+    async_consume.py    MQCB, MQCTL: callbacks delivered by a thread of this process; while
+                        they are started, the connection's other verbs are wrapped by it
     get.py              MQGET, with the read-ahead buffer
     message_handles.py  MQCRTMH, MQDLTMH, MQSETMP, MQINQMP, MQDLTMP (handles live here,
                         as in IBM's own client)
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import importlib.metadata
 
+from spark_mq.embedded.client.async_consume import MQCB, MQCBINIT, MQCTL, serialised_verbs
 from spark_mq.embedded.client.connection import (
     MQCONN,
     MQCONNX,
@@ -36,11 +40,8 @@ from spark_mq.embedded.client.packed import error
 from spark_mq.embedded.client.verbs import (
     MQBACK,
     MQBEGIN,
-    MQCB,
-    MQCBINIT,
     MQCLOSE,
     MQCMIT,
-    MQCTL,
     MQINQ,
     MQLOGCF,
     MQOPEN,
@@ -59,6 +60,10 @@ __mqbuild__ = "common"
 __strucversions__ = {"gmo": 4, "pmo": 3, "od": 4, "sts": 2, "cno": 8, "csp": 3, "sco": 7, "cd": 13}
 
 EMBEDDED = True  # lets callers tell this transport from IBM's
+
+# while MQCTL has started a connection's callbacks, only their thread may use it
+# (MQRC_HCONN_ASYNC_ACTIVE), and MQCLOSE/MQDISC end the callbacks they affect
+globals().update(serialised_verbs(globals()))
 
 __all__ = [
     "MQBACK", "MQBEGIN", "MQCB", "MQCBINIT", "MQCLOSE", "MQCMIT", "MQCONN", "MQCONNX", "MQCRTMH",

@@ -1,5 +1,6 @@
 """The MQI verbs on objects, except MQGET: MQOPEN, MQCLOSE, MQPUT, MQPUT1, units of work,
-MQSTAT, MQINQ, MQSET, and the verbs the embedded queue manager does not support.
+MQSTAT, MQINQ, MQSET, and MQLOGCF (MQCB and MQCTL are in async_consume.py; MQSUB, MQSUBRQ
+and MQOPEN of a topic in pubsub.py).
 
 Runs in the application's process (part of the module installed as `ibmmq.ibmmqc`, see
 transport.py). Each verb checks what IBM's client checks before sending anything, sends one
@@ -10,8 +11,8 @@ so their message ids are made here.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
 
+from spark_mq.embedded.client import pubsub
 from spark_mq.embedded.client.connection import (
     BROKEN,
     FAILED,
@@ -30,8 +31,6 @@ from spark_mq.embedded.wire import frame, put_request
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD, OD, PMO, text
 
-_callback: Callable | None = None
-
 
 # === objects =============================================================================
 def MQOPEN(hconn: int, od: bytes, options: int) -> tuple[int, bytes, int, int]:
@@ -41,6 +40,8 @@ def MQOPEN(hconn: int, od: bytes, options: int) -> tuple[int, bytes, int, int]:
     if len(od) != OD.size:
         raise error("wrong size for MQOD")
     fields = OD.unpack(od)
+    if fields[OD.index["ObjectType"]] == CMQC.MQOT_TOPIC:
+        return pubsub.open_topic(conn, fields, options)
     name = text(fields[OD.index["ObjectName"]])
     selection = None
     if fields[OD.index["Version"]] >= 4:  # SelectionString exists from MQOD version 4
@@ -210,6 +211,8 @@ def MQPUT1(hconn: int, od: bytes, md: bytes, pmo: bytes, msg: bytes) -> tuple[by
         return (md, pmo, FAILED, inputs)
     conn, options, context, props = inputs
     fields = OD.unpack(od)
+    if fields[OD.index["ObjectType"]] == CMQC.MQOT_TOPIC:
+        return _put1_topic(hconn, od, md, pmo, msg)
     reply = conn.call("PUT1", fields[OD.index["ObjectType"]], text(fields[OD.index["ObjectName"]]),
                       md, options, context, props, msg)
     if reply[0] == FAILED or len(reply) < 3:
@@ -217,6 +220,19 @@ def MQPUT1(hconn: int, od: bytes, md: bytes, pmo: bytes, msg: bytes) -> tuple[by
     # the server answers the MD followed by the name of the queue the message went to
     md_out, resolved = reply[2][:MD.size], reply[2][MD.size:]
     return (md_out, _pmo_out(pmo, resolved + _blank(conn.qm_name)), reply[0], reply[1])
+
+
+
+def _put1_topic(hconn: int, od: bytes, md: bytes, pmo: bytes, msg: bytes) -> tuple[bytes, bytes, int, int]:
+    """MQPUT1 to a topic: open, publish, close (the open and close answers change nothing
+    the caller sees but a failure)."""
+    hobj, _, comp_code, reason = MQOPEN(hconn, od, CMQC.MQOO_OUTPUT)
+    if comp_code == FAILED:
+        return (md, pmo, comp_code, reason)
+    try:
+        return MQPUT(hconn, hobj, md, pmo, msg)
+    finally:
+        MQCLOSE(hconn, hobj, CMQC.MQCO_NONE)
 
 
 
@@ -275,28 +291,15 @@ def MQSET(hconn: int, hobj: int, selectors: list[int], int_attrs: list[int],
 
 
 
-# === publish/subscribe, callbacks and tracing are not part of the embedded queue manager ==
-def MQCBINIT(function: Callable) -> None:
-    global _callback
-    _callback = function
-
-
+# === tracing (not part of the embedded queue manager); MQSUB and MQSUBRQ (pubsub.py) =====
 def MQLOGCF(*_args: object) -> tuple[int]:
     return (0,)
 
 
 def MQSUB(hconn: int, sd: bytes, hobj: int) -> tuple[bytes, int, int, int, int]:
-    return (sd, hobj, 0, FAILED, CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
+    return pubsub.MQSUB(hconn, sd, hobj)
 
 
 def MQSUBRQ(hconn: int, hsub: int, action: int, sro: bytes) -> tuple[bytes, int, int]:
-    return (sro, FAILED, CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
+    return pubsub.MQSUBRQ(hconn, hsub, action, sro)
 
-
-def MQCB(hconn: int, operation: int, cbd: bytes, hobj: int, md: bytes,
-         gmo: bytes) -> tuple[int, int]:
-    return (FAILED, CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
-
-
-def MQCTL(hconn: int, operation: int, ctlo: bytes) -> tuple[int, int]:
-    return (FAILED, CMQC.MQRC_FUNCTION_NOT_SUPPORTED)

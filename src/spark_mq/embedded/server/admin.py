@@ -19,15 +19,19 @@ from spark_mq.embedded.server.mqsc_attributes import (
     AttributeSpec,
     default_attributes,
 )
+from spark_mq.embedded.server.pubsub import admin as pubsub_admin
 from spark_mq.embedded.server.qmgr_attributes import status_attributes
 from spark_mq.embedded.server.queues import LocalQueue
+from spark_mq.embedded.server.security import authinfo
+from spark_mq.embedded.server.security import mqsc_admin as security_admin
+from spark_mq.embedded.server.security.mqsc_commands import OBJECT_TYPES_CHECKED as SECURITY_TYPES
 
 if TYPE_CHECKING:
     from spark_mq.embedded.server.qmgr import QueueManager
 
 # object types that IBM's MQSC files define but the embedded queue manager has no use for
-_IGNORED_TYPES = {"CHANNEL", "CHLAUTH", "AUTHINFO", "LISTENER", "SERVICE", "AUTHREC", "SECURITY",
-                  "TOPIC", "SUB", "NAMELIST", "PROCESS", "COMMINFO", "QREMOTE"}
+_IGNORED_TYPES = {"CHANNEL", "LISTENER", "SERVICE", "TOPIC", "SUB", "NAMELIST", "PROCESS",
+                  "COMMINFO", "QREMOTE"}
 
 
 def run_mqsc(qmgr: QueueManager, text: str, existing_ok: bool = False) -> tuple[bool, str]:
@@ -72,6 +76,10 @@ def _exists(qmgr: QueueManager, command: MQSCCommand) -> bool:
     """Whether the object a DEFINE names exists (channels and queues are separate namespaces)."""
     if command.object_type == "CHANNEL":
         return channels.exists(qmgr, command.name)
+    if command.object_type in pubsub_admin.KINDS:
+        return pubsub_admin.exists(qmgr, command)
+    if command.object_type == "AUTHINFO":
+        return authinfo.exists(qmgr, command.name)
     return command.name in qmgr.queues
 
 
@@ -97,6 +105,10 @@ def _apply(qmgr: QueueManager, command: MQSCCommand) -> str:
             return format_display("QMGR", qmgr.name, _requested(shown, command.flags))
     if kind == "CHANNEL" and verb in ("DEFINE", "ALTER", "DELETE", "DISPLAY"):
         return _channel(qmgr, command)
+    if kind in SECURITY_TYPES:
+        return security_admin.apply(qmgr, command)
+    if kind in pubsub_admin.KINDS and verb not in ("START", "STOP", "REFRESH", "SET", "END"):
+        return pubsub_admin.apply(qmgr, command)  # before the ignored types: TOPIC, SUB
     if kind in _IGNORED_TYPES or verb in ("START", "STOP", "REFRESH", "SET", "END"):
         return ""
     if verb == "DEFINE":

@@ -7,8 +7,8 @@ MQRC_UNKNOWN_CHANNEL_NAME when not, as IBM MQ does. Definitions are stored with 
 (kind "CHANNEL") and recovered with them (definitions.recover).
 
 The attributes IBM's developer container sets are typed and validated (`SVRCONN_ATTRIBUTES`).
-They are kept and displayed; only the name takes part in connecting: the embedded queue
-manager speaks no TLS (clients refuse a cipher spec themselves), its heartbeat interval is
+They are kept and displayed; the name and the TLS attributes take part in connecting
+(SSLCIPH, SSLCAUTH, SSLPEER, CERTLABL: see server/tls.py), its heartbeat interval is
 the listener's, and messages are limited by the queue and queue-manager MAXMSGL. Other
 SVRCONN keywords IBM documents are kept as text. Other channel types (SDR, RCVR, CLNTCONN, ...)
 carry no client connections here: their commands are accepted and ignored, so IBM's scripts
@@ -37,11 +37,16 @@ SVRCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
     "HBINT": AttributeSpec("int", 300, _CHANNEL, bounds=(0, 999_999)),
     "MAXMSGL": AttributeSpec("int", 4_194_304, _CHANNEL, bounds=(0, 104_857_600)),
     "SHARECNV": AttributeSpec("int", 10, _CHANNEL, bounds=(0, 999_999_999)),
+    # TLS (server/tls.py): client certificates required or not, the DN pattern they must
+    # match, and the label of the certificate this channel presents (blank: the QMGR's)
+    "SSLCAUTH": AttributeSpec("enum", "REQUIRED", _CHANNEL, choices=("REQUIRED", "OPTIONAL")),
+    "SSLPEER": AttributeSpec("str", "", _CHANNEL, max_length=1024),
+    "CERTLABL": AttributeSpec("str", "", _CHANNEL, max_length=64),
 }
 #: the other SVRCONN keywords of IBM's DEFINE CHANNEL: accepted and kept as text
 _UNMODELLED = frozenset(
-    "CERTLABL COMPHDR COMPMSG DISCINT KAINT MAXINST MAXINSTC MONCHL RCVDATA RCVEXIT SCYDATA "
-    "SCYEXIT SENDDATA SENDEXIT SSLCAUTH SSLPEER STATCHL DEFCDISP QSGDISP CMDSCOPE LIKE "
+    "COMPHDR COMPMSG DISCINT KAINT MAXINST MAXINSTC MONCHL RCVDATA RCVEXIT SCYDATA "
+    "SCYEXIT SENDDATA SENDEXIT STATCHL DEFCDISP QSGDISP CMDSCOPE LIKE "
     "AUTHINFO".split())
 _FLAGS = frozenset({"REPLACE", "NOREPLACE"})
 _CHANNEL_NAME = re.compile(r"[A-Za-z0-9._/%]{1,20}")

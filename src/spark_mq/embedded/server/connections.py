@@ -2,7 +2,8 @@
 
 Runs in the queue-manager process, under the queue manager's lock (see qmgr.py). Opening
 resolves an alias to its local queue (or creates a dynamic queue from a model, see
-dynamic_queues.py), checks the open options and input sharing, compiles the handle's
+dynamic_queues.py), checks the open options, the user's authority (security/checks.py,
+on a queue manager with users) and input sharing, compiles the handle's
 selection string and decides read-ahead; closing and disconnecting give the queue's open
 counts back and delete the dynamic queues that go with the handle.
 """
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 from spark_mq.embedded.server import dynamic_queues, units_of_work
 from spark_mq.embedded.server.errors import NONE, WARNING, MQError
 from spark_mq.embedded.server.queues import TEMPORARY_DYNAMIC, AliasQueue, LocalQueue, ModelQueue
+from spark_mq.embedded.server.security import admission, checks
 from spark_mq.embedded.server.state import Connection, Handle, QueueManagerState, os_user
 from spark_mq.mqi.constants import CMQC
 
@@ -35,12 +37,18 @@ _KNOWN_CLOSE_OPTIONS = dynamic_queues.DELETE_OPTIONS | _SUBSCRIPTION_CLOSES | CM
 
 # === connections =========================================================================
 def connect(qm: QueueManagerState, user: str, password: str, appl_name: str,
-            alive: Callable[[], bool]) -> Connection:
+            alive: Callable[[], bool], channel: str | None = None,
+            address: str = "") -> Connection:
+    """MQCONN through `channel` (None: bindings style) from `address`. Without users the
+    queue manager is open and the connection runs as the MQCSP user or the OS user; with
+    them security/admission.py decides who it runs as, or refuses it."""
     if qm.quiescing:
         raise MQError(CMQC.MQRC_Q_MGR_QUIESCING)
-    if qm.users is not None and qm.users.get(user) != password:
-        raise MQError(CMQC.MQRC_NOT_AUTHORIZED)
-    conn = Connection(next(qm.conn_ids), user or os_user(), appl_name, alive)
+    if qm.users is None:
+        runs_as = user or os_user()
+    else:
+        runs_as = admission.admit(qm, user, password, channel, address)
+    conn = Connection(next(qm.conn_ids), runs_as, appl_name, alive)
     qm.connections[conn.conn_id] = conn
     return conn
 
@@ -57,6 +65,9 @@ def disconnect(qm: QueueManagerState, conn: Connection, clean: bool) -> int:
             reason = CMQC.MQRC_BACKED_OUT
     else:
         units_of_work.backout(qm, conn)
+    if any(handle.subscription is not None for handle in conn.handles.values()):
+        from spark_mq.embedded.server.pubsub import subscriptions  # it imports this module
+        subscriptions.disconnect(qm, conn)
     for handle in list(conn.handles.values()):
         release(handle)
         dynamic_queues.delete_on_close(qm, handle, CMQC.MQCO_NONE)  # MQ closes them with MQCO_NONE
@@ -74,18 +85,24 @@ def open_object(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
     if obj_type == CMQC.MQOT_Q_MGR:
         if options & ~(CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING):
             raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+        checks.check_open(qm, conn.user, obj_type, qm.name, options)
         handle = Handle(next(conn.hobj_counter), None, qm.name, options)
         conn.handles[handle.hobj] = handle
         return handle
+    if obj_type == CMQC.MQOT_TOPIC:  # the topic string comes by the pub/sub verb TOPEN
+        from spark_mq.embedded.server.pubsub.subscriptions import open_topic  # imports this module
+        return open_topic(qm, conn, name, "", options)
     if obj_type != CMQC.MQOT_Q:
         raise MQError(CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
     _check_open_options(options)
+    checks.check_open(qm, conn.user, obj_type, name, options)
     model = qm.queues.get(name)
     created_temporary = False
     if isinstance(model, ModelQueue) and dynamic_name is not None:
         # every check that can fail comes before the queue exists: a failed MQOPEN creates nothing
         selector = _compile_selector(selection, options) if selection else None
         queue = dynamic_queues.create(qm, model, dynamic_name)
+        checks.created_dynamic(qm, queue.name, conn.user)
         name, alias = queue.name, None
         created_temporary = queue.definition_type == TEMPORARY_DYNAMIC
     else:
@@ -113,6 +130,10 @@ def open_object(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
 def close(qm: QueueManagerState, conn: Connection, hobj: int, options: int) -> None:
     """MQCLOSE; a failure leaves the handle open, as in MQ."""
     handle = handle_of(conn, hobj)
+    if handle.subscription is not None:
+        from spark_mq.embedded.server.pubsub import subscriptions  # it imports this module
+        subscriptions.close(qm, conn, handle, options)
+        return
     if options & ~_KNOWN_CLOSE_OPTIONS or (
             options & dynamic_queues.DELETE_OPTIONS == dynamic_queues.DELETE_OPTIONS):
         raise MQError(CMQC.MQRC_OPTIONS_ERROR)

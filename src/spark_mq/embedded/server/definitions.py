@@ -6,13 +6,15 @@ the text runmqsc shows, not MQI reasons: these are administration commands, not 
 
 Queue definitions are local, alias and model queues, in one namespace as in MQ; dynamic
 queues are local queues that dynamic_queues.py creates and deletes. Channels are stored here
-too (kind "CHANNEL", their own namespace) and recovered into channels.py's table.
+too (kind "CHANNEL", their own namespace) and recovered into channels.py's table, and so
+are the security definitions (kinds AUTHINFO, CHLAUTH, AUTHREC: security/state.py).
 """
 from __future__ import annotations
 
 import itertools
 
 from spark_mq.embedded.server import channels
+from spark_mq.embedded.server.pubsub import storage as pubsub_storage
 from spark_mq.embedded.server.queues import (
     I_BACKOUT,
     TEMPORARY_DYNAMIC,
@@ -22,6 +24,7 @@ from spark_mq.embedded.server.queues import (
     ModelQueue,
     QueueDefinition,
 )
+from spark_mq.embedded.server.security import state as security
 from spark_mq.embedded.server.state import QueueManagerState
 from spark_mq.embedded.wire import decode
 from spark_mq.mqi.structs import MD
@@ -34,14 +37,22 @@ _QUEUE_CLASSES: dict[str, type[QueueDefinition]] = {
 def recover(qm: QueueManagerState) -> None:
     """Reload definitions and persistent messages; uncommitted work was never stored, nor were
     temporary dynamic queues (see save_definition), so a restart has none, as in MQ."""
+    pubsub_rows = []
     for kind, name, attrs in qm.store.objects():
         if kind == "QMGR":
             qm.attrs.update(attrs)
         elif kind == "CHANNEL":
             channels.restore(qm, name, attrs)
+        elif kind in security.KINDS:
+            security.restore(qm, kind, name, attrs)
+        elif kind in pubsub_storage.KINDS:
+            pubsub_rows.append((kind, name, attrs))  # after the queues: subscriptions name theirs
         else:
             qm.queues[name] = _QUEUE_CLASSES[kind](name, attrs)
     channels.ensure_defaults(qm)
+    security.refresh_connauth(qm)  # the CONNAUTH a (re)started queue manager runs with
+    pubsub_storage.restore(qm, pubsub_rows)
+    pubsub_storage.ensure_system_objects(qm)
     last = 0
     for stored in qm.store.messages():
         queue = qm.queues.get(stored.queue)

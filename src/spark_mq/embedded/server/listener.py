@@ -25,9 +25,10 @@ import socket
 import threading
 from collections.abc import Callable
 
-from spark_mq.embedded.server import channels
+from spark_mq.embedded.server import channels, consumers, tls
 from spark_mq.embedded.server.admin import run_mqsc
 from spark_mq.embedded.server.errors import FAILED, NONE, OK, WARNING, MQError, WarnedPut
+from spark_mq.embedded.server.pubsub import verbs as pubsub_verbs
 from spark_mq.embedded.server.qmgr import QueueManager
 from spark_mq.embedded.server.state import Connection
 from spark_mq.embedded.wire import FrameReader, ProtocolError, reply_frame
@@ -71,7 +72,13 @@ class Server:
 
     # --- one client ------------------------------------------------------------------------
     def _serve_client(self, client: socket.socket) -> None:
-        session = _Session(self.qmgr, client, self.heartbeat_interval)
+        # a TLS client is served over its TLS socket, once the handshake is done (server/tls.py)
+        served, tls_session = tls.accept(self.qmgr, client, _peer(client))
+        if served is None:
+            client.close()
+            self._threads.discard(threading.current_thread())
+            return
+        session = _Session(self.qmgr, served, self.heartbeat_interval, tls_session)
         try:
             session.run()
         except TimeoutError:
@@ -86,15 +93,17 @@ class Server:
             log.exception("closing a connection after an unexpected error")
         finally:
             session.close()
-            client.close()
+            served.close()
             self._threads.discard(threading.current_thread())
 
 
 class _Session:
     def __init__(self, qmgr: QueueManager, sock: socket.socket,
-                 heartbeat_interval: float = DEFAULT_HEARTBEAT_INTERVAL):
+                 heartbeat_interval: float = DEFAULT_HEARTBEAT_INTERVAL,
+                 tls_session: tls.TlsSession | None = None):
         self.qmgr = qmgr
         self.sock = sock
+        self.tls = tls_session
         self.heartbeat_interval = heartbeat_interval
         self.peer = _peer(sock)
         self.reader = FrameReader(sock) if sock is not None else None
@@ -112,7 +121,9 @@ class _Session:
         """False once the client has gone away (checked while a get waits)."""
         try:
             readable, _, _ = select.select([self.sock], [], [], 0)
-            return not readable or bool(self.sock.recv(1, socket.MSG_PEEK))
+            # socket.socket's own recv: a TLS socket refuses flags, and bytes pending at the
+            # TCP level (a record, or nothing at end of stream) tell as much
+            return not readable or bool(socket.socket.recv(self.sock, 1, socket.MSG_PEEK))
         except OSError:
             return False
 
@@ -179,11 +190,16 @@ class _Session:
         the queue manager name, as IBM MQ starts the channel before MQCONN flows on it."""
         if channel is not None and not channels.is_svrconn(self.qmgr, channel):
             raise MQError(CMQC.MQRC_UNKNOWN_CHANNEL_NAME)
+        refused = channel is not None and tls.check_channel(self.qmgr, channel, self.tls, self.peer)
+        if refused:
+            raise MQError(refused)
         if qm_name and qm_name != self.qmgr.name:
             raise MQError(CMQC.MQRC_Q_MGR_NAME_ERROR)
         if self.conn is not None:
             raise MQError(CMQC.MQRC_ALREADY_CONNECTED, WARNING)
-        self.conn = self.qmgr.connect(user, password, appl_name, self.alive)
+        # the channel and the client's address are what CHLAUTH rules match (security/)
+        address = self.peer.rpartition("(")[0]
+        self.conn = self.qmgr.connect(user, password, appl_name, self.alive, channel, address)
         return [self.qmgr.name, self.conn.conn_id, float(self.heartbeat_interval)]
 
     def v_disc(self) -> list:
@@ -252,6 +268,10 @@ class _Session:
         self.qmgr.set(self.connected, hobj, selectors, ints, chars)
         return []
 
+    def v_cbwait(self, waiting: list, wait_ms: int, first: int) -> list:
+        """Asynchronous consume: the first message for any of the connection's consumers."""
+        return consumers.wait_for_consumers(self.qmgr, self.connected, waiting, wait_ms, first)
+
     def v_mqsc(self, text: str, user: str = "", password: str = "") -> list:
         # the admin path is as guarded as MQCONNX: with users configured, only they run MQSC
         if self.qmgr.users is not None and self.qmgr.users.get(user) != password:
@@ -275,6 +295,7 @@ _VERBS: dict[str, Callable[..., list]] = {
     "PUT1": _Session.v_put1, "GET": _Session.v_get, "GETN": _Session.v_getn,
     "CMIT": _Session.v_cmit, "BACK": _Session.v_back, "STAT": _Session.v_stat,
     "INQ": _Session.v_inq, "SET": _Session.v_set, "MQSC": _Session.v_mqsc,
+    "CBWAIT": _Session.v_cbwait,
 }
 
 
@@ -287,8 +308,11 @@ _SIGNATURES: dict[str, tuple] = {
     "PUT": _PUT_ARGS, "PUTA": _PUT_ARGS, "PUT1": (int, str, bytes, int, int, _PROPS, bytes),
     "GET": (int, bytes, bytes, int, bool), "GETN": (int, bytes, bool, int, int),
     "CMIT": (), "BACK": (), "STAT": (int, bytes), "INQ": (int, list), "SET": (int, list, list, bytes),
-    "MQSC": (str, str, str),
+    "MQSC": (str, str, str), "CBWAIT": (list, int, int),
 }
+# the publish/subscribe verbs (TOPEN, SUB, SUBRQ) are served by pubsub/verbs.py
+_VERBS.update(pubsub_verbs.VERBS)
+_SIGNATURES.update(pubsub_verbs.SIGNATURES)
 
 
 def _peer(sock: socket.socket | None) -> str:
@@ -310,6 +334,8 @@ def _check_arguments(verb: str, args: list) -> None:
             raise ProtocolError(f"{verb} argument {position + 1} has the wrong type")
     if verb in ("PUT", "PUTA", "PUT1"):
         _check_properties(args[-2])
+    elif verb == "CBWAIT":
+        consumers.check_consumers(args[0])
     elif verb == "INQ" or verb == "SET":
         if not all(type(item) is int for item in args[1]) or (
                 verb == "SET" and not all(type(item) is int for item in args[2])):

@@ -15,11 +15,13 @@ this module follows IBM's "MQSC input file syntax" rules:
 * a parameter may appear at most once.
 
 Only commands on local, alias and model queues (and ``ALTER QMGR``) are validated against
-`QUEUE_ATTRIBUTES` / `QMGR_ATTRIBUTES` (mqsc_attributes.py).  Everything else a real queue
-manager understands (channels, CHLAUTH, AUTHREC, listeners, topics, REFRESH SECURITY,
-START/STOP ...) is returned with raw string attributes, for the caller to apply (channels.py
-types those of SVRCONN channels) or to ignore: IBM's developer-container scripts contain such
-commands and must load without error.
+`QUEUE_ATTRIBUTES` / `QMGR_ATTRIBUTES` (mqsc_attributes.py), and the security commands
+(AUTHINFO, CHLAUTH, AUTHREC, REFRESH SECURITY) by security/mqsc_commands.py, and TOPIC
+commands against pubsub/topic_attributes.py.  Everything
+else a real queue manager understands (channels, listeners, subscriptions, START/STOP ...) is
+returned with raw string attributes, for the caller to apply (channels.py types those of
+SVRCONN channels) or to ignore: IBM's developer-container scripts contain such commands
+and must load without error.
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ from spark_mq.embedded.server.mqsc_attributes import (
     AttributeValue,
     attribute_specs,
 )
+from spark_mq.embedded.server.pubsub.topic_attributes import OTHER_TOPIC_KEYWORDS, TOPIC_ATTRIBUTES
 
 
 class MQSCError(Exception):
@@ -87,6 +90,7 @@ _MQSC_VERBS = frozenset(
 )
 _QUEUE_TYPES = frozenset({"QLOCAL", "QALIAS", "QMODEL", "QUEUE"})   # QUEUE: DISPLAY only
 _QUEUE_VERBS = frozenset({"DEFINE", "ALTER", "DELETE", "CLEAR", "DISPLAY"})
+_SECURITY_TYPES = frozenset({"AUTHINFO", "CHLAUTH", "AUTHREC", "SECURITY"})  # security/mqsc_commands.py
 _QUEUE_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
 _GENERIC_NAME = re.compile(r"[A-Za-z0-9._/%]{0,47}\*")
 
@@ -289,6 +293,12 @@ def _command(params: list[_Param], line: int) -> MQSCCommand:
         return _queue_command(verb, object_type, noun, rest, line)
     if object_type == "QMGR" and verb in ("ALTER", "DISPLAY"):
         return _qmgr_command(verb, noun, rest, line)
+    if object_type == "TOPIC" and verb in _TOPIC_FLAGS:
+        return _topic_command(verb, noun, rest, line)
+    if object_type in _SECURITY_TYPES:
+        # typed by the security package, which builds on this module (hence imported here)
+        from spark_mq.embedded.server.security.mqsc_commands import security_command
+        return security_command(_generic_command(verb, object_type, noun, rest, line))
     return _generic_command(verb, object_type, noun, rest, line)
 
 
@@ -454,3 +464,60 @@ def _generic_command(verb: str, object_type: str, noun: _Param, params: list[_Pa
         else:
             attributes[param.keyword] = param.folded()
     return MQSCCommand(verb, object_type, name, attributes, frozenset(flags), line)
+
+
+# --------------------------------------------------------------------------------------
+# Topics (pub/sub): DEFINE/ALTER/DELETE/DISPLAY TOPIC, typed by TOPIC_ATTRIBUTES
+# --------------------------------------------------------------------------------------
+
+_TOPIC_FLAGS: dict[str, frozenset[str]] = {
+    "DEFINE": frozenset({"REPLACE", "NOREPLACE"}), "ALTER": frozenset(),
+    "DELETE": frozenset({"AUTHREC", "NOAUTHREC"}), "DISPLAY": frozenset()}
+
+
+def _topic_command(verb: str, noun: _Param, params: list[_Param], line: int) -> MQSCCommand:
+    if not noun.values or len(noun.values) > 1:
+        raise MQSCError(noun.line, f"{verb} TOPIC needs one topic object name, "
+                                   f"e.g. {verb} TOPIC(PRICES)")
+    text, quoted = noun.single()
+    name = text if quoted else text.upper()
+    if verb == "DISPLAY":
+        if not (_QUEUE_NAME.fullmatch(name) or _GENERIC_NAME.fullmatch(name)):
+            raise MQSCError(noun.line, f"topic name '{name}' is not valid")
+        return _display_command("TOPIC", name, params, line)
+    if not _QUEUE_NAME.fullmatch(name):
+        raise MQSCError(noun.line, f"topic name '{name}' is not valid (valid: 1 to 48 of "
+                                   "A-Z a-z 0-9 . / _ %)")
+    allowed = _TOPIC_FLAGS[verb]
+    attributes: dict[str, object] = {}
+    flags: set[str] = set()
+    for param in params:
+        key = param.keyword
+        _check_repeat(key, param, attributes, flags)
+        spec = TOPIC_ATTRIBUTES.get(key)
+        if param.values is None:
+            if key not in allowed:
+                valid = ", ".join(sorted(allowed | set(TOPIC_ATTRIBUTES))) if verb != "DELETE" \
+                    else ", ".join(sorted(allowed)) or "none"
+                problem = "needs a value in parentheses" if spec else "unknown keyword"
+                raise MQSCError(param.line, f"{problem} on {verb} TOPIC (valid: {valid})", key)
+            flags.add(key)
+        elif verb == "DELETE" or (spec is None and key not in OTHER_TOPIC_KEYWORDS):
+            valid = ", ".join(sorted(TOPIC_ATTRIBUTES)) if verb != "DELETE" else "none"
+            raise MQSCError(param.line, f"not valid on {verb} TOPIC (valid: {valid})", key)
+        elif spec is None:
+            attributes[key] = param.folded()  # an attribute MQ has and this queue manager keeps
+        else:
+            value, value_quoted = param.single()
+            try:
+                attributes[key] = spec.coerce(value, value_quoted)
+            except ValueError as err:
+                raise MQSCError(param.line, f"{err} (valid: {spec.describe()})", key) from None
+    _check_exclusive(flags, line)
+    if verb == "DEFINE" and "TOPICSTR" not in attributes:
+        raise MQSCError(line, "is required on DEFINE TOPIC (valid: the topic string, "
+                              "e.g. TOPICSTR('price/fruit'))", "TOPICSTR")
+    if verb == "ALTER" and "TOPICSTR" in attributes:
+        raise MQSCError(line, "cannot be altered (define a new topic object)", "TOPICSTR")
+    return MQSCCommand(verb, "TOPIC", name, attributes, frozenset(flags), line)
+

@@ -5,7 +5,7 @@ attributes a QLOCAL, QALIAS, QMODEL or the QMGR has, how each is typed and valid
 MQSC parser checks DEFINE/ALTER against them) and what a freshly defined object starts with
 (`default_attributes`). `DEFAULT_MQSC` is what a new embedded queue manager runs: the
 system objects crtmqm creates (`SYSTEM_MQSC`), then the script IBM's developer container
-runs (`DEVELOPER_MQSC`).
+runs (`DEVELOPER_MQSC`), each followed by its security definitions (security/defaults.py).
 """
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from spark_mq.embedded.server.security.defaults import DEVELOPER_SECURITY_MQSC, SYSTEM_SECURITY_MQSC
 
 #: One attribute's value: an int for an "int" attribute, the keyword or text otherwise.
 AttributeValue = int | str
@@ -158,6 +160,13 @@ QMGR_ATTRIBUTES: dict[str, AttributeSpec] = {
     "MAXUMSGS": _int(1, _MAX_COUNT, 10_000, frozenset({"QMGR"})),
     "MAXHANDS": _int(0, _MAX_COUNT, 256, frozenset({"QMGR"})),
     "TRIGINT": _int(0, _MAX_COUNT, _MAX_COUNT, frozenset({"QMGR"})),
+    # TLS (server/tls.py): the key repository stem, blank for <data-dir>/ssl/key, and the label
+    # of the queue manager's certificate, blank for <stem>.crt
+    "SSLKEYR": _str(256, frozenset({"QMGR"})),
+    "CERTLABL": _str(64, frozenset({"QMGR"})),
+    # security (security/): the AUTHINFO that authenticates connections, and CHLAUTH rules on/off
+    "CONNAUTH": _str(_NAME_LENGTH, frozenset({"QMGR"})),
+    "CHLAUTH": _enum("ENABLED DISABLED", frozenset({"QMGR"})),
 }
 
 
@@ -189,7 +198,8 @@ def default_attributes(object_type: str) -> Attributes:
 #: queue manager has a use for them. SYSTEM.DEFAULT.MODEL.QUEUE is the model IBM's PCFExecute
 #: and JMS temporary queues open; SYSTEM.ADMIN.COMMAND.QUEUE is a plain local queue until a
 #: command server reads it. Multiplatforms has no permanent-dynamic counterpart of the default
-#: model (SYSTEM.DURABLE.MODEL.QUEUE serves managed subscriptions, which are not modelled).
+#: model (SYSTEM.DURABLE.MODEL.QUEUE serves managed durable subscriptions; it and
+#: SYSTEM.NDURABLE.MODEL.QUEUE are made with SYSTEM.BASE.TOPIC by pubsub/storage.py).
 SYSTEM_MQSC: str = """\
 * System objects of a new queue manager (crtmqm)
 DEFINE QLOCAL('SYSTEM.DEFAULT.LOCAL.QUEUE')
@@ -220,4 +230,5 @@ DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
 """
 
 #: What a new embedded queue manager runs once, before any start-up script of its own.
-DEFAULT_MQSC: str = SYSTEM_MQSC + "\n" + DEVELOPER_MQSC
+DEFAULT_MQSC: str = (SYSTEM_MQSC + "\n" + SYSTEM_SECURITY_MQSC + "\n" + DEVELOPER_MQSC + "\n"
+                     + DEVELOPER_SECURITY_MQSC)

@@ -47,9 +47,21 @@ def properties_for_getter(qm: QueueManagerState, queue: LocalQueue, handle: Hand
     force = options & CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2 or propctl == "FORCE"
     if has_handle and not force:
         return props, body
+    if propctl == "COMPAT" and not force and not any(_brings_rfh2(p[0]) for p in props):
+        # MQ's COMPAT: only an mcd., jms., usr. or mqext. property makes an MQRFH2; others
+        # alone (a publication's MQTopicString) are dropped
+        return None, body
     rfh2 = props_mod.encode_rfh2([props_mod.Property(*p) for p in props],
                                  md[I_ENCODING], md[I_CCSID], md[I_FORMAT])
     md[I_FORMAT] = CMQC.MQFMT_RF_HEADER_2
     md[I_ENCODING] = CMQC.MQENC_NATIVE
     md[I_CCSID] = _UTF8
     return None, rfh2 + body
+
+
+_COMPAT_FOLDERS = frozenset({"mcd", "jms", "usr", "mqext"})
+
+
+def _brings_rfh2(name: str) -> bool:
+    found = props_mod.location(name)
+    return found is not None and found[0] in _COMPAT_FOLDERS

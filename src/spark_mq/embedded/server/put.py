@@ -70,6 +70,9 @@ def put(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, pmo
     handle = handle_of(conn, hobj)
     if not handle.options & CMQC.MQOO_OUTPUT:
         raise MQError(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)
+    if handle.topic is not None:  # a publication (pubsub/publish.py imports this module)
+        from spark_mq.embedded.server.pubsub.publish import publish
+        return publish(qm, conn, handle, md_bytes, pmo_options, context_hobj, props, body)
     return _put(qm, conn, handle, md_bytes, pmo_options, context_hobj, props, body)
 
 

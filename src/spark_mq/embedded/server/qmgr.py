@@ -67,10 +67,10 @@ class QueueManager(QueueManagerState):
         return definitions.clear(self, name)
 
     # === connections and handles =========================================================
-    def connect(self, user: str, password: str, appl_name: str,
-                alive: Callable[[], bool]) -> Connection:
+    def connect(self, user: str, password: str, appl_name: str, alive: Callable[[], bool],
+                channel: str | None = None, address: str = "") -> Connection:
         with self.lock:  # the connection joins the queue manager's list of them
-            return connections.connect(self, user, password, appl_name, alive)
+            return connections.connect(self, user, password, appl_name, alive, channel, address)
 
     def disconnect(self, conn: Connection, clean: bool) -> int:
         """MQDISC commits open work; a broken connection backs it out. Returns the reason."""

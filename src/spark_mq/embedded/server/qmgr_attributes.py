@@ -3,9 +3,10 @@ show them (runs in the queue-manager process).
 
 The embedded queue manager answers as an IBM MQ 9.4 queue manager on a UNIX platform does.
 Attributes an administrator can change (DEADQ, DESCR, MAXMSGL, MAXUMSGS, MAXPROPL, MAXHANDS,
-TRIGINT) live in `QueueManagerState.attrs` (see mqsc_attributes.QMGR_ATTRIBUTES); the rest are
-fixed here. Where the embedded queue manager lacks a facility MQ has (distribution lists,
-event messages, channel auto-definition), it says so rather than claim it.
+TRIGINT, CONNAUTH, CHLAUTH) live in `QueueManagerState.attrs` (see
+mqsc_attributes.QMGR_ATTRIBUTES); the rest are fixed here. Where the embedded queue manager
+lacks a facility MQ has (distribution lists, event messages, channel auto-definition), it
+says so rather than claim it.
 """
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ CHAR_LENGTHS = {
     CMQC.MQCA_COMMAND_INPUT_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
     CMQC.MQCA_VERSION: CMQC.MQ_VERSION_LENGTH,
     CMQC.MQCA_DEF_XMIT_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
+    CMQC.MQCA_CONN_AUTH: CMQC.MQ_AUTH_INFO_NAME_LENGTH,
 }
 
 
@@ -70,6 +72,8 @@ def qmgr_value(qmgr: QueueManagerState, selector: int) -> int | bytes | None:
         return int(qmgr.attrs[_ALTERABLE_INTS[selector]])
     if selector in _FIXED_INTS:
         return _FIXED_INTS[selector]
+    if selector == CMQC.MQIA_CHLAUTH_RECORDS:
+        return 0 if qmgr.attrs.get("CHLAUTH") == "DISABLED" else 1  # MQCHLA_DISABLED/ENABLED
     text = _char_value(qmgr, selector)
     return None if text is None else text.encode()
 
@@ -89,6 +93,8 @@ def _char_value(qmgr: QueueManagerState, selector: int) -> str | None:
         return VERSION
     if selector == CMQC.MQCA_DEF_XMIT_Q_NAME:
         return ""  # no transmission queues: messages never leave this queue manager
+    if selector == CMQC.MQCA_CONN_AUTH:
+        return str(qmgr.attrs.get("CONNAUTH", ""))
     return None
 
 

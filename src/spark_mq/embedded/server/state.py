@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.mqsc_attributes import default_attributes
+from spark_mq.embedded.server.pubsub.state import PubSubState
 from spark_mq.embedded.server.queues import LocalQueue, Message, QueueDefinition
 from spark_mq.embedded.server.store import Store
 from spark_mq.mqi.constants import CMQC
@@ -45,6 +46,8 @@ class Handle:
     saved_context: list | None = None  # MQOO_SAVE_ALL_CONTEXT: MD of the last message got
     rejected_upto: tuple | None = None  # (key, queue.reorders): head run the selector rejected
     created_temporary: bool = False    # this handle's MQOPEN created its temporary dynamic queue
+    topic: str | None = None           # a topic opened to publish on: its full topic string
+    subscription: Any = None           # a subscription handle's pubsub.state.Subscription
 
     def local_queue(self, reason: int) -> LocalQueue:
         """The queue this handle has open; on a queue-manager handle the verb fails with `reason`
@@ -97,6 +100,7 @@ class QueueManagerState:
         self.msgid_counter = itertools.count(time.time_ns() // 1000)
         self.seq = itertools.count(1)  # arrival order of messages; restarts after recovery
         self.dynamic_names = itertools.count(1)  # the unique part of generated queue names
+        self.pubsub = PubSubState()  # topics, subscriptions, retained publications
 
     def new_msgid(self) -> bytes:
         return self.msgid_prefix + next(self.msgid_counter).to_bytes(8, "big")

@@ -7,12 +7,15 @@ backout puts the gotten messages back with their backout count raised.
 """
 from __future__ import annotations
 
+from spark_mq.embedded.server.pubsub import retained
 from spark_mq.embedded.server.queues import I_BACKOUT
 from spark_mq.embedded.server.state import Connection, QueueManagerState
 from spark_mq.embedded.server.store import stored
 
 
 def commit(qm: QueueManagerState, conn: Connection) -> None:
+    if conn.conn_id in qm.pubsub.pending_retained:  # publications retained in the unit of work
+        retained.commit(qm, conn)
     puts, gets = conn.uow_puts, conn.uow_gets
     if not puts and not gets:
         return
@@ -31,6 +34,7 @@ def commit(qm: QueueManagerState, conn: Connection) -> None:
 
 
 def backout(qm: QueueManagerState, conn: Connection) -> None:
+    qm.pubsub.pending_retained.pop(conn.conn_id, None)
     puts, gets = conn.uow_puts, conn.uow_gets
     if not puts and not gets:
         return

@@ -36,7 +36,7 @@ Choices where the docs leave room (each one is marked where it is made):
 from __future__ import annotations
 
 from spark_mq.mqi.properties._base import Property, PropertyError, PropertyValue
-from spark_mq.mqi.properties._names import WildcardMatcher, validate_name
+from spark_mq.mqi.properties._names import WildcardMatcher, location, validate_name
 from spark_mq.mqi.properties._rfh2 import (
     MQFMT_RF_HEADER_2,
     NAME_VALUE_CCSID,
@@ -49,7 +49,7 @@ from spark_mq.mqi.properties._values import coerce_value, convert_for_inquiry, p
 
 __all__ = [
     "Property", "PropertyValue", "PropertyError",
-    "validate_name", "WildcardMatcher",
+    "validate_name", "WildcardMatcher", "location",
     "coerce_value", "convert_for_inquiry", "properties_length",
     "RFH2_STRUC_ID", "MQFMT_RF_HEADER_2", "NAME_VALUE_CCSID", "DecodedRFH2", "encode_rfh2", "decode_rfh2",
 ]

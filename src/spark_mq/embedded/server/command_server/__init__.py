@@ -26,12 +26,12 @@ import logging
 import threading
 
 from spark_mq.embedded.server.command_server import commands, pcf
-from spark_mq.embedded.server.command_server.authority import AuthorityRecords
 from spark_mq.embedded.server.command_server.pcf import PCFError
 from spark_mq.embedded.server.command_server.request import Reply, Request
 from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.qmgr import QueueManager
 from spark_mq.embedded.server.qmgr_attributes import COMMAND_QUEUE
+from spark_mq.embedded.server.security.state import security_of
 from spark_mq.embedded.server.state import QMGR_CCSID, Connection
 from spark_mq.mqi.constants import CMQC, CMQCFC
 from spark_mq.mqi.structs import GMO, MD, text
@@ -60,7 +60,7 @@ class CommandServer:
 
     def __init__(self, qm: QueueManager) -> None:
         self.qm = qm
-        self.authority = AuthorityRecords()
+        self.authority = security_of(qm).authority  # shared with MQSC, checked by the verbs
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._conn: Connection | None = None

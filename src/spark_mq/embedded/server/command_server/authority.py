@@ -1,26 +1,23 @@
 """Authority records: Set, Inquire and Delete Authority Record (runs in the queue-manager
 process, under the queue manager's lock).
 
-The records are kept, in memory, for the life of the queue-manager process, so that
-administration scripts and IBM's tests that grant authorities run and can read back what
-they set. They are NOT enforced: every connection may still do everything it could before
-(enforcing them, and storing them across restarts, is a later step). MQSC's SET AUTHREC
-lines in start-up scripts are ignored by admin.py and do not reach these records.
+The records are security/authority.py's, the ones MQSC's SET/DELETE/DISPLAY AUTHREC change
+and MQCONN, MQOPEN and MQPUT1 check (on a queue manager started with users); they are
+stored with the other definitions.
 """
 from __future__ import annotations
-
-import re
-from dataclasses import dataclass, field
 
 from spark_mq.embedded.server.command_server import pcf
 from spark_mq.embedded.server.command_server.attributes import padded
 from spark_mq.embedded.server.command_server.pcf import PCFError
 from spark_mq.embedded.server.command_server.request import Reply, Request
+from spark_mq.embedded.server.security.authority import (
+    ENTITY_GROUP,
+    ENTITY_PRINCIPAL,
+    generic_profile,
+)
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
-# MQZAET_* are defined in MQ's installable-services header (CMQZC), which ibmmq does not ship
-ENTITY_PRINCIPAL = 1
-ENTITY_GROUP = 2
 #: the authorities a record may hold (MQAUTH_*, the ALL* groups included)
 _AUTHORITIES = frozenset(value for name, value in vars(CMQCFC).items()
                          if name.startswith("MQAUTH_") and isinstance(value, int)
@@ -30,14 +27,6 @@ _OBJECT_TYPES = frozenset({CMQC.MQOT_Q, CMQC.MQOT_Q_MGR, CMQC.MQOT_CHANNEL, CMQC
                            CMQC.MQOT_PROCESS, CMQC.MQOT_NAMELIST, CMQC.MQOT_AUTH_INFO,
                            CMQC.MQOT_LISTENER, CMQC.MQOT_SERVICE, CMQC.MQOT_COMM_INFO,
                            CMQC.MQOT_REMOTE_Q_MGR_NAME})
-
-Key = tuple[str, int, str, int]  # (profile, object type, entity name, entity type)
-
-
-@dataclass
-class AuthorityRecords:
-    """The records set so far: (profile, object type, entity, entity type) -> authorities."""
-    records: dict[Key, set[int]] = field(default_factory=dict)
 
 
 def _entities(request: Request) -> list[tuple[str, int]]:
@@ -65,8 +54,7 @@ def _authorities(request: Request, parameter: int) -> set[int]:
 
 
 def set_auth_rec(request: Request) -> list[Reply]:
-    """MQCMD_SET_AUTH_REC: add and remove authorities for principals and groups (kept, not
-    enforced: see the module docstring)."""
+    """MQCMD_SET_AUTH_REC: add and remove authorities for principals and groups."""
     profile, object_type = _profile_and_type(request)
     entities = _entities(request)
     if not entities:
@@ -75,14 +63,12 @@ def set_auth_rec(request: Request) -> list[Reply]:
     remove = _authorities(request, CMQCFC.MQIACF_AUTH_REMOVE_AUTHS)
     if not add and not remove:
         raise PCFError(CMQCFC.MQRCCF_AUTH_VALUE_MISSING)
-    records = request.authority.records
     for entity, entity_type in entities:
-        key = (profile, object_type, entity, entity_type)
-        held = records.setdefault(key, set())
-        held -= remove
-        held |= add
-        if not held:
-            del records[key]
+        try:
+            request.authority.change((profile, object_type, entity, entity_type), add, remove)
+        except ValueError:  # an authority this object type does not have
+            raise PCFError(CMQCFC.MQRCCF_AUTH_VALUE_ERROR,
+                           CMQCFC.MQIACF_AUTH_ADD_AUTHS if add else CMQCFC.MQIACF_AUTH_REMOVE_AUTHS) from None
     return [Reply()]
 
 
@@ -92,17 +78,10 @@ def _profile_matches(profile: str, name: str, options: int) -> bool:
     if not name:
         return True
     if options & CMQCFC.MQAUTHOPT_NAME_ALL_MATCHING:
-        return _generic_profile(profile).fullmatch(name) is not None
+        return generic_profile(profile).fullmatch(name) is not None
     if options & CMQCFC.MQAUTHOPT_NAME_AS_WILDCARD:
-        return _generic_profile(name).fullmatch(profile) is not None
+        return generic_profile(name).fullmatch(profile) is not None
     return profile == name
-
-
-def _generic_profile(pattern: str) -> re.Pattern[str]:
-    """A generic profile: '?' one character, '*' one qualifier's characters, '**' anything."""
-    parts = re.split(r"(\*\*|\*|\?)", pattern)
-    wildcards = {"**": ".*", "*": "[^.]*", "?": "[^.]"}
-    return re.compile("".join(wildcards.get(part, re.escape(part)) for part in parts))
 
 
 def inquire_auth_recs(request: Request) -> list[Reply]:
@@ -136,11 +115,11 @@ def delete_auth_rec(request: Request) -> list[Reply]:
     when none is named)."""
     profile, object_type = _profile_and_type(request)
     entities = set(_entities(request))
-    records = request.authority.records
-    doomed = [key for key in records if key[0] == profile and key[1] == object_type
+    records = request.authority
+    doomed = [key for key in records.records if key[0] == profile and key[1] == object_type
               and (not entities or (key[2], key[3]) in entities)]
     if not doomed:
         raise PCFError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
     for key in doomed:
-        del records[key]
+        records.delete(key)
     return [Reply()]

@@ -4,7 +4,8 @@ checks every command gets before it runs (runs in the queue-manager process).
 `run` is the whole of one command: check the parameters against the command's table
 entry (MQ's parameter-count, parameter-identifier, duplicate, missing-parameter and filter
 errors), then call the command's function. The functions are in queue_commands.py,
-channel_commands.py, system_commands.py and authority.py, one per command.
+channel_commands.py, system_commands.py, authinfo_commands.py and authority.py, one per
+command.
 """
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from spark_mq.embedded.server.command_server import (
+    authinfo_commands,
     authority,
     channel_commands,
+    pubsub_commands,
     queue_commands,
     system_commands,
 )
@@ -84,7 +87,7 @@ COMMANDS: dict[int, Command] = {
         {CMQCFC.MQIACF_FORCE: _IN, CMQC.MQCA_Q_MGR_DESC: _ST, CMQC.MQCA_DEAD_LETTER_Q_NAME: _ST,
          CMQC.MQIA_MAX_MSG_LENGTH: _IN, CMQC.MQIA_MAX_UNCOMMITTED_MSGS: _IN,
          CMQC.MQIA_MAX_PROPERTIES_LENGTH: _IN, CMQC.MQIA_MAX_HANDLES: _IN,
-         CMQC.MQIA_TRIGGER_INTERVAL: _IN}),
+         CMQC.MQIA_TRIGGER_INTERVAL: _IN, CMQC.MQCA_CONN_AUTH: _ST}),
     CMQCFC.MQCMD_PING_Q_MGR: Command(system_commands.ping_q_mgr, {}, {}),
     CMQCFC.MQCMD_INQUIRE_CHANNEL: Command(
         channel_commands.inquire_channel, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
@@ -103,6 +106,23 @@ COMMANDS: dict[int, Command] = {
     CMQCFC.MQCMD_DELETE_CHANNEL: Command(
         channel_commands.delete_channel, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
         {CMQCFC.MQIACH_CHANNEL_TYPE: _IN}),
+    CMQCFC.MQCMD_INQUIRE_AUTH_INFO: Command(
+        authinfo_commands.inquire_auth_info, {CMQC.MQCA_AUTH_INFO_NAME: _ST},
+        {CMQC.MQIA_AUTH_INFO_TYPE: _IN, CMQCFC.MQIACF_AUTH_INFO_ATTRS: _IL}, filters=True),
+    CMQCFC.MQCMD_INQUIRE_AUTH_INFO_NAMES: Command(
+        authinfo_commands.inquire_auth_info_names, {CMQC.MQCA_AUTH_INFO_NAME: _ST},
+        {CMQC.MQIA_AUTH_INFO_TYPE: _IN}),
+    CMQCFC.MQCMD_CREATE_AUTH_INFO: Command(
+        authinfo_commands.create_auth_info,
+        {CMQC.MQCA_AUTH_INFO_NAME: _ST, CMQC.MQIA_AUTH_INFO_TYPE: _IN},
+        {**authinfo_commands.CHANGE_PARAMETERS, **_REPLACE}),
+    CMQCFC.MQCMD_CHANGE_AUTH_INFO: Command(
+        authinfo_commands.change_auth_info,
+        {CMQC.MQCA_AUTH_INFO_NAME: _ST, CMQC.MQIA_AUTH_INFO_TYPE: _IN},
+        authinfo_commands.CHANGE_PARAMETERS),
+    CMQCFC.MQCMD_DELETE_AUTH_INFO: Command(
+        authinfo_commands.delete_auth_info, {CMQC.MQCA_AUTH_INFO_NAME: _ST},
+        {CMQC.MQIA_AUTH_INFO_TYPE: _IN}),
     CMQCFC.MQCMD_INQUIRE_CONNECTION: Command(
         system_commands.inquire_connection, {},
         {CMQCFC.MQBACF_CONNECTION_ID: _BS, CMQCFC.MQBACF_GENERIC_CONNECTION_ID: _BS,
@@ -123,6 +143,30 @@ COMMANDS: dict[int, Command] = {
         {CMQCFC.MQCACF_AUTH_PROFILE_NAME: _ST, CMQCFC.MQIACF_OBJECT_TYPE: _IN},
         {**_ENTITIES, CMQCFC.MQCACF_SERVICE_COMPONENT: _ST}),
 }
+# the publish/subscribe commands (pubsub_commands.py); Inquire and Delete Subscription
+# take a SubName or a SubId, so neither is required here (the functions check)
+COMMANDS.update({
+    CMQCFC.MQCMD_INQUIRE_TOPIC: Command(
+        pubsub_commands.inquire_topic, {CMQC.MQCA_TOPIC_NAME: _ST},
+        pubsub_commands.INQUIRE_TOPIC_OPTIONAL),
+    CMQCFC.MQCMD_CREATE_TOPIC: Command(
+        pubsub_commands.create_topic, {CMQC.MQCA_TOPIC_NAME: _ST, CMQC.MQCA_TOPIC_STRING: _ST},
+        pubsub_commands.TOPIC_PARAMETERS),
+    CMQCFC.MQCMD_CHANGE_TOPIC: Command(
+        pubsub_commands.change_topic, {CMQC.MQCA_TOPIC_NAME: _ST},
+        pubsub_commands.TOPIC_PARAMETERS),
+    CMQCFC.MQCMD_DELETE_TOPIC: Command(
+        pubsub_commands.delete_topic, {CMQC.MQCA_TOPIC_NAME: _ST},
+        {CMQCFC.MQIACF_REMOVE_AUTHREC: _IN}),
+    CMQCFC.MQCMD_INQUIRE_SUBSCRIPTION: Command(
+        pubsub_commands.inquire_subscription, {},
+        pubsub_commands.INQUIRE_SUBSCRIPTION_OPTIONAL),
+    CMQCFC.MQCMD_CREATE_SUBSCRIPTION: Command(
+        pubsub_commands.create_subscription, {CMQCFC.MQCACF_SUB_NAME: _ST},
+        pubsub_commands.SUBSCRIPTION_PARAMETERS),
+    CMQCFC.MQCMD_DELETE_SUBSCRIPTION: Command(
+        pubsub_commands.delete_subscription, {}, pubsub_commands.SUBSCRIPTION_SELECTORS),
+})
 
 
 def run(request: Request, parameters: list[Parameter], count: int) -> list[Reply]:

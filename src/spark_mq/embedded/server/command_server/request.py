@@ -14,8 +14,8 @@ from spark_mq.embedded.server.command_server.pcf import Parameter, PCFError
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 if TYPE_CHECKING:
-    from spark_mq.embedded.server.command_server.authority import AuthorityRecords
     from spark_mq.embedded.server.qmgr import QueueManager
+    from spark_mq.embedded.server.security.authority import AuthorityRecords
 
 
 @dataclass

@@ -1,0 +1,27 @@
+"""Security as IBM MQ's developer container has it: connection authentication (CONNAUTH and
+AUTHINFO), channel authentication rules (CHLAUTH) and authority records (AUTHREC), enforced
+on MQCONN, MQOPEN and MQPUT1 (runs in the queue-manager process, under its lock).
+
+Nothing here is enforced unless the queue manager was started with users
+(`--user USER:PASSWORD[:GROUP,GROUP]`, `EmbeddedQueueManager(users=...)`): without them
+(`QueueManagerState.users is None`) every connection may do everything, as before this
+package existed. The definitions are still kept, shown and stored either way, so the same
+MQSC scripts load on both.
+
+Modules:
+
+    state.py         one queue manager's security state, users' groups, store and recovery
+    authinfo.py      AUTHINFO objects and the CONNAUTH the queue manager runs with
+    chlauth.py       CHLAUTH rules: SET/DISPLAY CHLAUTH and which rule a connection meets
+    authority.py     authority records: SET/DELETE/DISPLAY AUTHREC (MQSC and PCF share them)
+    admission.py     MQCONN: who a connection runs as, or MQRC_NOT_AUTHORIZED
+    checks.py        MQOPEN/MQPUT1: the authorities the open options need
+    mqsc_commands.py the MQSC syntax of the security commands, checked when a script is parsed
+    mqsc_admin.py    applying those commands and runmqsc's DISPLAY output for them
+
+Users and groups: each `--user` may name its groups after a second colon; without them
+`admin` (and `mqm`) are in the group `mqm`, any other user in `mqclient`, as in IBM's
+developer container. Members of `mqm` are the queue manager's administrators: they hold
+every authority, and the default CHLAUTH rule `BLOCKUSER('*MQADMIN')` keeps them off every
+channel but DEV.ADMIN.SVRCONN.
+"""

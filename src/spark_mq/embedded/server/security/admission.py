@@ -1,0 +1,84 @@
+"""MQCONN on a queue manager with users: who the connection runs as, or MQRC_NOT_AUTHORIZED
+(runs in the queue-manager process, under its lock).
+
+In the order MQ checks a client connection:
+
+1. a BLOCKADDR rule that lists the client's address refuses it;
+2. connection authentication (the CONNAUTH in force, authinfo.py): a user and password
+   given in the MQCSP must be valid, whatever CHCKCLNT says (unless NONE); with
+   ADOPTCTX(YES) that user is the one the connection runs as;
+3. the mapping rule (chlauth.py) the channel, address and client user meet: NOACCESS
+   refuses, MAP names the user, CHANNEL keeps the channel's MCAUSER; no rule at all (or
+   CHLAUTH(DISABLED)) is CHANNEL;
+4. the user it runs as: the adopted MQCSP user, else the MCAUSER (the rule's, then the
+   channel's), else the user the client asserts (the queue manager's operating-system
+   user: clients and the embedded queue manager share a machine, and the client does not
+   send its own);
+5. CHCKCLNT (stricter by the rule's): REQUIRED without a valid MQCSP refuses, and so does
+   REQDADM for an administrator;
+6. the channel's BLOCKUSER rule;
+7. CONNECT authority on the queue manager (administrators hold every authority).
+
+A connection without a channel (bindings style: an application that started the queue
+manager itself) skips the CHLAUTH steps and is checked by CHCKLOCL instead of CHCKCLNT.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from spark_mq.embedded.server import channels
+from spark_mq.embedded.server.errors import MQError
+from spark_mq.embedded.server.security import chlauth
+from spark_mq.embedded.server.security.checks import check
+from spark_mq.embedded.server.security.state import privileged, security_of
+from spark_mq.embedded.server.state import QueueManagerState, os_user
+from spark_mq.mqi.constants import CMQC, CMQCFC
+
+_STRICTER = ("REQUIRED", "REQDADM")
+
+
+def admit(qm: QueueManagerState, user: str, password: str, channel: str | None,
+          address: str) -> str:
+    """The user a new connection runs as; raises MQError(MQRC_NOT_AUTHORIZED) when refused."""
+    checking_rules = channel is not None and chlauth.enabled(qm)
+    if checking_rules and chlauth.blocked_address(qm, address):
+        raise _refused()
+    connauth = security_of(qm).connauth
+    if connauth == {}:  # CONNAUTH names an object that does not exist: nobody gets in
+        raise _refused()
+    check_field = "CHCKCLNT" if channel is not None else "CHCKLOCL"
+    required = str(connauth.get(check_field, "NONE")) if connauth is not None else "NONE"
+    authenticated = False
+    if user and required != "NONE":
+        if qm.users is None or qm.users.get(user) != password:
+            raise _refused()
+        authenticated = True
+    adopted = authenticated and connauth is not None and connauth.get("ADOPTCTX") == "YES"
+    asserted = os_user()
+    client_user = user if adopted else asserted
+    mcauser = ""
+    rule: dict[str, Any] | None = None
+    if channel is not None:
+        mcauser = str(channels.table(qm).channels.get(channel, {}).get("MCAUSER", "") or "")
+        if checking_rules:
+            rule = chlauth.mapping_rule(qm, channel, address, client_user)
+    if rule is not None:
+        if rule["USERSRC"] == "NOACCESS":
+            raise _refused()
+        if rule["USERSRC"] == "MAP":
+            mcauser = str(rule["MCAUSER"])
+        if required != "NONE" and rule.get("CHCKCLNT") in _STRICTER:
+            required = str(rule["CHCKCLNT"])
+    runs_as = user if adopted else (mcauser or asserted)
+    if not authenticated:
+        if required == "REQUIRED" or (
+                required == "REQDADM" and (privileged(qm, runs_as) or privileged(qm, client_user))):
+            raise _refused()
+    if checking_rules and channel is not None and chlauth.blocked_user(qm, channel, runs_as):
+        raise _refused()
+    check(qm, runs_as, CMQC.MQOT_Q_MGR, qm.name, {CMQCFC.MQAUTH_CONNECT})
+    return runs_as
+
+
+def _refused() -> MQError:
+    return MQError(CMQC.MQRC_NOT_AUTHORIZED)

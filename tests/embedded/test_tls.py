@@ -1,0 +1,309 @@
+"""TLS as IBM MQ does it (issue 10), through the ibmmq API against a real embedded queue manager:
+channels with SSLCIPH, CipherSpec aliases and single suites, key repositories as PEM files
+(SSLKEYR, MQSCO.KeyRepository, MQSSLKEYR), certificate labels (CERTLABL, MQSCO and MQCD
+CertificateLabel), SSLCAUTH, SSLPEER and MQCD.SSLPeerName, and the reasons each refusal gives.
+Certificates are made by tests/tls_keys.py with the openssl command."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import ibmmq
+import pytest
+from ibmmq import CMQC
+
+import spark_mq.embedded as embedded
+from spark_mq.embedded.tls import channel_names, cipher_specs, distinguished_names
+from tls_keys import KeyRepositories
+
+pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
+
+CHANNELS = """
+DEFINE CHANNEL(TLS.ANY) CHLTYPE(SVRCONN) SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(OPTIONAL)
+DEFINE CHANNEL(TLS.MUTUAL) CHLTYPE(SVRCONN) SSLCIPH(ANY_TLS12_OR_HIGHER)
+DEFINE CHANNEL(TLS.PEER) CHLTYPE(SVRCONN) SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=app, O=Spark')
+DEFINE CHANNEL(TLS.V12) CHLTYPE(SVRCONN) SSLCIPH(ANY_TLS12) SSLCAUTH(OPTIONAL)
+DEFINE CHANNEL(TLS.RSA128) CHLTYPE(SVRCONN) SSLCIPH(ECDHE_RSA_AES_128_GCM_SHA256) SSLCAUTH(OPTIONAL)
+DEFINE CHANNEL(TLS.AES128) CHLTYPE(SVRCONN) SSLCIPH(TLS_AES_128_GCM_SHA256) SSLCAUTH(OPTIONAL)
+DEFINE CHANNEL(TLS.LABEL) CHLTYPE(SVRCONN) SSLCIPH(ANY) SSLCAUTH(OPTIONAL) CERTLABL('other')
+DEFINE CHANNEL(TLS.BADCIPH) CHLTYPE(SVRCONN) SSLCIPH('NOT_A_CIPHERSPEC') SSLCAUTH(OPTIONAL)
+DEFINE QLOCAL(TLS.Q)
+"""
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory) -> KeyRepositories:
+    return KeyRepositories(str(tmp_path_factory.mktemp("keys")))
+
+
+@pytest.fixture(scope="module")
+def tls_qm(tmp_path_factory, keys):
+    with embedded.EmbeddedQueueManager(str(tmp_path_factory.mktemp("tlsqm")), name="QM1",
+                                       mqsc=CHANNELS, tls_key_repository=keys.qm) as manager:
+        yield manager
+
+
+def connect(qm, channel: str, cipher_spec: str, repository: str | None = "", label: str = "",
+            peer_name: str = "", cd_label: str = "") -> ibmmq.QueueManager:
+    """A connection through MQCD + MQSCO, as IBM's connect_client_tls.py example makes one;
+    repository None: no MQSCO at all."""
+    cd = ibmmq.CD(ChannelName=channel.encode(), ConnectionName=qm.conn_name.encode(),
+                  ChannelType=ibmmq.CMQXC.MQCHT_CLNTCONN, TransportType=ibmmq.CMQXC.MQXPT_TCP,
+                  SSLCipherSpec=cipher_spec.encode())
+    if peer_name:
+        cd.SSLPeerNamePtr = peer_name.encode()
+    if cd_label:
+        cd.CertificateLabel = cd_label.encode()
+    cno = ibmmq.CNO(Options=CMQC.MQCNO_CLIENT_BINDING)
+    manager = ibmmq.QueueManager(None)
+    if repository is None:
+        manager.connect_with_options(qm.name, cd=cd, cno=cno)
+    else:
+        sco = ibmmq.SCO(KeyRepository=repository.encode(), CertificateLabel=label.encode())
+        manager.connect_with_options(qm.name, cd=cd, sco=sco, cno=cno)
+    return manager
+
+
+def refused(qm, channel: str, cipher_spec: str, repository: str | None = "", **options) -> int:
+    with pytest.raises(ibmmq.MQMIError) as exc:
+        connect(qm, channel, cipher_spec, repository, **options).disconnect()
+    return exc.value.reason
+
+
+def round_trip(manager: ibmmq.QueueManager, body: bytes = b"over TLS") -> bytes:
+    try:
+        ibmmq.Queue(manager, "TLS.Q").put(body)
+        return ibmmq.Queue(manager, "TLS.Q").get()
+    finally:
+        manager.disconnect()
+
+
+def log_of(qm) -> str:
+    with open(os.path.join(qm.data_dir, "qmgr.log"), encoding="utf-8") as handle:
+        return handle.read()
+
+
+# --- a TLS channel, and what its SSLCIPH lets in -----------------------------------------
+def test_a_tls_client_puts_and_gets_through_a_channel_with_sslciph(tls_qm, keys):
+    assert round_trip(connect(tls_qm, "TLS.ANY", "ANY_TLS12_OR_HIGHER", keys.client)) == b"over TLS"
+
+
+def test_tls_and_plain_clients_share_the_port(tls_qm, keys):
+    plain = ibmmq.connect(tls_qm.name, "DEV.APP.SVRCONN", tls_qm.conn_name)
+    secure = connect(tls_qm, "TLS.ANY", "ANY", keys.client)
+    ibmmq.Queue(plain, "TLS.Q").put(b"plain")
+    assert ibmmq.Queue(secure, "TLS.Q").get() == b"plain"
+    plain.disconnect()
+    secure.disconnect()
+
+
+def test_a_plain_client_on_a_channel_with_sslciph_gets_2393(tls_qm):
+    with pytest.raises(ibmmq.MQMIError) as exc:
+        ibmmq.connect(tls_qm.name, "TLS.ANY", tls_qm.conn_name)
+    assert exc.value.reason == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    assert "AMQ9639E: remote channel 'TLS.ANY'" in log_of(tls_qm)
+
+
+def test_a_tls_client_on_a_channel_without_sslciph_gets_2393(tls_qm, keys):
+    assert refused(tls_qm, "DEV.APP.SVRCONN", "ANY_TLS12", keys.client) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+
+
+def test_an_unknown_channel_over_tls_is_still_2540(tls_qm, keys):
+    assert refused(tls_qm, "NO.SUCH.CHL", "ANY_TLS12", keys.client) == CMQC.MQRC_UNKNOWN_CHANNEL_NAME
+
+
+@pytest.mark.parametrize("channel, cipher_spec", [
+    ("TLS.V12", "ANY_TLS12"),
+    ("TLS.V12", "ECDHE_RSA_AES_256_GCM_SHA384"),
+    ("TLS.RSA128", "ECDHE_RSA_AES_128_GCM_SHA256"),
+    ("TLS.AES128", "TLS_AES_128_GCM_SHA256"),
+    ("TLS.ANY", "ANY_TLS13"),
+    ("TLS.ANY", "TLS_AES_256_GCM_SHA384"),
+    ("TLS.ANY", "ANY_TLS13_OR_HIGHER"),
+])
+def test_matching_cipherspecs_connect(tls_qm, keys, channel, cipher_spec):
+    assert round_trip(connect(tls_qm, channel, cipher_spec, keys.client)) == b"over TLS"
+
+
+@pytest.mark.parametrize("channel, cipher_spec, server_message", [
+    # no protocol in common: the handshake fails
+    ("TLS.V12", "ANY_TLS13", None),
+    # a minimum-protocol client and a fixed-protocol channel: TLS 1.3 is negotiated, and
+    # refused, as IBM's "Relationship between alias CipherSpec settings" warns
+    ("TLS.V12", "ANY_TLS12_OR_HIGHER", "AMQ9631E"),
+    # the strongest TLS 1.2 suite both share is not the one the channel names
+    ("TLS.RSA128", "ANY_TLS12", "AMQ9631E"),
+    ("TLS.AES128", "ANY_TLS13", "AMQ9631E"),
+    ("TLS.AES128", "TLS_AES_256_GCM_SHA384", "AMQ9631E"),
+    # a channel whose SSLCIPH names no CipherSpec
+    ("TLS.BADCIPH", "ANY_TLS12_OR_HIGHER", "AMQ9635E"),
+])
+def test_cipherspec_mismatches_get_2393(tls_qm, keys, channel, cipher_spec, server_message):
+    assert refused(tls_qm, channel, cipher_spec, keys.client) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    if server_message:
+        assert f"{server_message}" in log_of(tls_qm) and f"'{channel}'" in log_of(tls_qm)
+
+
+def test_an_unknown_client_cipherspec_gets_2393(tls_qm, keys):
+    assert refused(tls_qm, "TLS.ANY", "RC4_NOT_A_SPEC", keys.client) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+
+
+# --- key repositories ----------------------------------------------------------------------
+def test_a_client_without_a_key_repository_gets_2381(tls_qm, monkeypatch):
+    monkeypatch.delenv("MQSSLKEYR", raising=False)
+    assert refused(tls_qm, "TLS.ANY", "ANY_TLS12", "") == CMQC.MQRC_KEY_REPOSITORY_ERROR
+    assert refused(tls_qm, "TLS.ANY", "ANY_TLS12", None) == CMQC.MQRC_KEY_REPOSITORY_ERROR
+    assert refused(tls_qm, "TLS.ANY", "ANY_TLS12", "/nonexistent/key") == CMQC.MQRC_KEY_REPOSITORY_ERROR
+
+
+def test_the_mqsslkeyr_environment_variable_names_the_repository(tls_qm, keys, monkeypatch):
+    monkeypatch.setenv("MQSSLKEYR", keys.client)
+    assert round_trip(connect(tls_qm, "TLS.ANY", "ANY_TLS12", None)) == b"over TLS"
+
+
+def test_a_repository_named_with_ibms_kdb_extension_is_the_same_stem(tls_qm, keys):
+    assert round_trip(connect(tls_qm, "TLS.ANY", "ANY_TLS12", keys.client + ".kdb")) == b"over TLS"
+
+
+def test_a_queue_manager_the_client_does_not_trust_gets_2393(tls_qm, keys):
+    assert refused(tls_qm, "TLS.ANY", "ANY_TLS12", keys.untrusting) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+
+
+def test_sslkeyr_and_certlabl_are_queue_manager_attributes(tls_qm, keys):
+    shown = tls_qm.run_mqsc("DISPLAY QMGR SSLKEYR CERTLABL")
+    assert f"SSLKEYR({keys.qm})" in shown and "CERTLABL( )" in shown
+    tls_qm.run_mqsc("ALTER QMGR SSLKEYR('/nonexistent/key')")
+    try:
+        # without its key the queue manager cannot serve TLS; plain clients are not affected
+        assert refused(tls_qm, "TLS.ANY", "ANY_TLS12", keys.client) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+        assert "AMQ9657E" in log_of(tls_qm)
+        ibmmq.connect(tls_qm.name, "DEV.APP.SVRCONN", tls_qm.conn_name).disconnect()
+    finally:
+        tls_qm.run_mqsc(f"ALTER QMGR SSLKEYR('{keys.qm}')")
+    assert round_trip(connect(tls_qm, "TLS.ANY", "ANY_TLS12", keys.client)) == b"over TLS"
+
+
+# --- client certificates: SSLCAUTH and SSLPEER ---------------------------------------------
+def test_sslcauth_required_refuses_a_client_without_a_certificate(tls_qm, keys):
+    assert "SSLCAUTH(REQUIRED)" in tls_qm.run_mqsc("DISPLAY CHANNEL(TLS.MUTUAL) SSLCAUTH")
+    assert refused(tls_qm, "TLS.MUTUAL", "ANY_TLS12", keys.client) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    assert "AMQ9637E: channel 'TLS.MUTUAL' is lacking a certificate" in log_of(tls_qm)
+
+
+@pytest.mark.parametrize("where", ["sco", "cd", "environment"])
+def test_the_certificate_label_selects_the_client_certificate(tls_qm, keys, monkeypatch, where):
+    options = {"sco": {"label": "app"}, "cd": {"cd_label": "app"}, "environment": {}}[where]
+    if where == "environment":
+        monkeypatch.setenv("MQCERTLABL", "app")
+    assert round_trip(connect(tls_qm, "TLS.MUTUAL", "ANY_TLS12_OR_HIGHER", keys.client,
+                              **options)) == b"over TLS"
+
+
+def test_a_label_the_repository_lacks_gets_2381(tls_qm, keys):
+    assert refused(tls_qm, "TLS.MUTUAL", "ANY_TLS12", keys.client,
+                   label="nosuchlabel") == CMQC.MQRC_KEY_REPOSITORY_ERROR
+
+
+def test_a_client_certificate_the_queue_manager_does_not_trust_gets_2393(tls_qm, keys):
+    assert refused(tls_qm, "TLS.MUTUAL", "ANY_TLS12", keys.client,
+                   label="stranger") == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    assert refused(tls_qm, "TLS.MUTUAL", "ANY_TLS13", keys.client,
+                   label="stranger") == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+
+
+def test_sslpeer_admits_only_matching_client_certificates(tls_qm, keys):
+    assert round_trip(connect(tls_qm, "TLS.PEER", "ANY_TLS12", keys.client, label="app")) == b"over TLS"
+    assert refused(tls_qm, "TLS.PEER", "ANY_TLS12", keys.client,
+                   label="rogue") == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    assert "AMQ9636E" in log_of(tls_qm) and "CN=rogue,O=Elsewhere" in log_of(tls_qm)
+
+
+# --- the queue manager's certificate: SSLPeerName and CERTLABL ---------------------------------
+@pytest.mark.parametrize("peer_name", ["CN=QM1.server", "CN=qm1.*, O=Spark", "O=spark;CN=*server"])
+def test_sslpeername_matching_the_queue_managers_dn_connects(tls_qm, keys, peer_name):
+    manager = connect(tls_qm, "TLS.ANY", "ANY_TLS12", keys.client, peer_name=peer_name)
+    assert round_trip(manager) == b"over TLS"
+
+
+def test_sslpeername_not_matching_gets_2398(tls_qm, keys):
+    assert refused(tls_qm, "TLS.ANY", "ANY_TLS12", keys.client,
+                   peer_name="CN=QM2.*") == CMQC.MQRC_SSL_PEER_NAME_MISMATCH
+
+
+@pytest.mark.parametrize("peer_name", ["XX=QM1", "cn=QM1", "CN=Q*M1", "CN"])
+def test_an_sslpeername_that_breaks_ibms_rules_gets_2399(tls_qm, keys, peer_name):
+    assert refused(tls_qm, "TLS.ANY", "ANY_TLS12", keys.client,
+                   peer_name=peer_name) == CMQC.MQRC_SSL_PEER_NAME_ERROR
+
+
+def test_a_channel_certlabl_presents_that_certificate(tls_qm, keys):
+    assert round_trip(connect(tls_qm, "TLS.LABEL", "ANY_TLS12", keys.client,
+                              peer_name="CN=QM1.other")) == b"over TLS"
+    assert refused(tls_qm, "TLS.ANY", "ANY_TLS12", keys.client,
+                   peer_name="CN=QM1.other") == CMQC.MQRC_SSL_PEER_NAME_MISMATCH
+
+
+# --- other ways to name the channel -----------------------------------------------------------
+def test_a_ccdt_channel_with_a_cipher_specification_connects_over_tls(tls_qm, keys, monkeypatch, tmp_path):
+    host, port = tls_qm.conn_name.rstrip(")").split("(")
+    path = tmp_path / "ccdt.json"
+    path.write_text(json.dumps({"channel": [{
+        "name": "TLS.ANY", "type": "clientConnection",
+        "clientConnection": {"connection": [{"host": host, "port": int(port)}], "queueManager": "QM1"},
+        "transmissionSecurity": {"cipherSpecification": "ANY_TLS12_OR_HIGHER"}}]}))
+    monkeypatch.setenv("MQCCDTURL", str(path))
+    monkeypatch.setenv("MQSSLKEYR", keys.client)
+    cno = ibmmq.CNO(Options=CMQC.MQCNO_CLIENT_BINDING)
+    manager = ibmmq.QueueManager(None)
+    manager.connect_with_options("QM1", cno=cno)
+    assert round_trip(manager) == b"over TLS"
+
+
+# --- the pieces, without a queue manager ----------------------------------------------------
+def test_channel_names_travel_in_the_server_name_and_back():
+    for channel in ("DEV.APP.SVRCONN", "lower_case/%", "A.", "TLS.V12"):
+        server_name = channel_names.to_server_name(channel)
+        assert server_name.endswith(".chl.mq.ibm.com") and len(server_name.split(".")[0]) <= 63
+        assert channel_names.from_server_name(server_name) == channel
+    assert channel_names.from_server_name("example.com") is None
+
+
+def test_cipherspec_aliases_and_suites():
+    assert cipher_specs.lookup("any_tls12_or_higher").allows("TLSv1.3", "TLS_AES_128_GCM_SHA256")
+    assert not cipher_specs.lookup("ANY_TLS12").allows("TLSv1.3", "TLS_AES_256_GCM_SHA384")
+    rsa128 = cipher_specs.lookup("ECDHE_RSA_AES_128_GCM_SHA256")
+    assert rsa128 is not None and rsa128.allows("TLSv1.2", "ECDHE-RSA-AES128-GCM-SHA256")
+    assert not rsa128.allows("TLSv1.2", "ECDHE-RSA-AES256-GCM-SHA384")
+    assert cipher_specs.lookup("TLS_RSA_WITH_AES_128_CBC_SHA") is None   # deprecated by IBM: not offered
+    assert cipher_specs.ibm_name("ECDHE-RSA-AES256-GCM-SHA384") == "ECDHE_RSA_AES_256_GCM_SHA384"
+
+
+def test_peer_name_patterns_follow_ibms_rules():
+    dn = [("CN", "QMGR.one"), ("OU", "IBM"), ("OU", "WebSphere"), ("O", "Example")]
+    assert distinguished_names.matches("CN=QMGR.*, OU=IBM, OU=WEBSPHERE", dn)
+    assert distinguished_names.matches('CN="qmgr.one"', dn)
+    assert not distinguished_names.matches("OU=WEBSPHERE", dn)     # repeated types match in order
+    assert not distinguished_names.matches("CN=QMGR.*, OU=IBM, OU=WEBSPHERE, OU=X", dn)
+    with pytest.raises(distinguished_names.PeerNameError):
+        distinguished_names.parse("ou=IBM")
+
+
+def test_a_waiting_get_over_tls_is_woken_by_a_plain_put(tls_qm, keys):
+    import threading
+    secure = connect(tls_qm, "TLS.ANY", "ANY_TLS12_OR_HIGHER", keys.client)
+    gmo = ibmmq.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT, WaitInterval=200)
+    with pytest.raises(ibmmq.MQMIError) as exc:
+        ibmmq.Queue(secure, "TLS.Q").get(None, ibmmq.MD(), gmo)
+    assert exc.value.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+
+    def put_later() -> None:
+        plain = ibmmq.connect(tls_qm.name, "DEV.APP.SVRCONN", tls_qm.conn_name)
+        ibmmq.Queue(plain, "TLS.Q").put(b"woken")
+        plain.disconnect()
+    timer = threading.Timer(0.3, put_later)
+    timer.start()
+    gmo = ibmmq.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT, WaitInterval=10_000)
+    assert ibmmq.Queue(secure, "TLS.Q").get(None, ibmmq.MD(), gmo) == b"woken"
+    timer.join()
+    secure.disconnect()

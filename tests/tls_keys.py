@@ -1,0 +1,61 @@
+"""Test certificates for TLS, made with the `openssl` command (the project needs no crypto library).
+
+`KeyRepositories(folder)` makes two CAs, a queue manager repository and a client repository
+in the PEM layout of spark_mq/embedded/tls/key_repository.py:
+
+    qm/key.crt, qm/key.key             the queue manager's certificate (CN=QM1.server), by the server CA
+    qm/key.other.crt, .key             a second one, label "other" (CN=QM1.other)
+    qm/key.ca.pem                      the client CA: client certificates it signs are trusted
+    client/key.ca.pem                  the server CA: the queue manager is trusted
+    client/key.app.crt, .key           label "app": CN=app,OU=Payments,O=Spark, by the client CA
+    client/key.rogue.crt, .key         label "rogue": CN=rogue,O=Elsewhere, by the client CA
+    client/key.stranger.crt, .key      label "stranger": CN=app,O=Spark by an untrusted CA
+    untrusting/key.ca.pem              a repository that trusts only the untrusted CA
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+
+def _openssl(*args: str) -> None:
+    subprocess.run(["openssl", *args], check=True, capture_output=True)
+
+
+def make_ca(folder: str, name: str) -> tuple[str, str]:
+    crt, key = os.path.join(folder, f"{name}.crt"), os.path.join(folder, f"{name}.key")
+    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", crt,
+             "-days", "2", "-subj", f"/CN={name}")
+    return crt, key
+
+
+def make_certificate(base: str, subject: str, ca: tuple[str, str]) -> None:
+    """`base`.crt and `base`.key, signed by `ca`; `subject` in openssl's /K=V/K=V form."""
+    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", base + ".key", "-out", base + ".csr",
+             "-subj", subject)
+    _openssl("x509", "-req", "-in", base + ".csr", "-CA", ca[0], "-CAkey", ca[1], "-CAcreateserial",
+             "-out", base + ".crt", "-days", "2")
+    os.unlink(base + ".csr")
+
+
+class KeyRepositories:
+    def __init__(self, folder: str):
+        if shutil.which("openssl") is None:
+            raise RuntimeError("the openssl command is needed to make test certificates")
+        cas = os.path.join(folder, "ca")
+        for sub in ("ca", "qm", "client", "untrusting"):
+            os.makedirs(os.path.join(folder, sub), exist_ok=True)
+        server_ca, client_ca = make_ca(cas, "ServerCA"), make_ca(cas, "ClientCA")
+        untrusted_ca = make_ca(cas, "UntrustedCA")
+        self.qm = os.path.join(folder, "qm", "key")
+        self.client = os.path.join(folder, "client", "key")
+        self.untrusting = os.path.join(folder, "untrusting", "key")
+        make_certificate(self.qm, "/O=Spark/CN=QM1.server", server_ca)
+        make_certificate(self.qm + ".other", "/O=Spark/CN=QM1.other", server_ca)
+        shutil.copy(client_ca[0], self.qm + ".ca.pem")
+        shutil.copy(server_ca[0], self.client + ".ca.pem")
+        make_certificate(self.client + ".app", "/O=Spark/OU=Payments/CN=app", client_ca)
+        make_certificate(self.client + ".rogue", "/O=Elsewhere/CN=rogue", client_ca)
+        make_certificate(self.client + ".stranger", "/O=Spark/CN=app", untrusted_ca)
+        shutil.copy(untrusted_ca[0], self.untrusting + ".ca.pem")
