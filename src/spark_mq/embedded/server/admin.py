@@ -10,7 +10,7 @@ import fnmatch
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server import channels
+from spark_mq.embedded.server import channels, namelist
 from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError, parse_mqsc
 from spark_mq.embedded.server.mqsc_attributes import (
     QMGR_ATTRIBUTES,
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from spark_mq.embedded.server.qmgr import QueueManager
 
 # object types that IBM's MQSC files define but the embedded queue manager has no use for
-_IGNORED_TYPES = {"CHANNEL", "LISTENER", "SERVICE", "TOPIC", "SUB", "NAMELIST", "PROCESS",
+_IGNORED_TYPES = {"CHANNEL", "LISTENER", "SERVICE", "TOPIC", "SUB", "PROCESS",
                   "COMMINFO", "QREMOTE"}
 
 
@@ -80,6 +80,8 @@ def _exists(qmgr: QueueManager, command: MQSCCommand) -> bool:
         return pubsub_admin.exists(qmgr, command)
     if command.object_type == "AUTHINFO":
         return authinfo.exists(qmgr, command.name)
+    if command.object_type == "NAMELIST":
+        return namelist.exists(qmgr, command.name)
     return command.name in qmgr.queues
 
 
@@ -88,6 +90,16 @@ def _channel(qmgr: QueueManager, command: MQSCCommand) -> str:
         return "\n".join(format_display("CHANNEL", name, _requested(attrs, command.flags))
                          for name, attrs in channels.display(qmgr, command))
     return channels.apply(qmgr, command)
+
+
+def _namelist(qmgr: QueueManager, command: MQSCCommand) -> str:
+    if command.verb == "DISPLAY":
+        return namelist.display(qmgr, command.name, command.flags)
+    attrs = {k: v for k, v in command.attributes.items() if k != "LIKE"}
+    like = command.attributes.get("LIKE")
+    return namelist.apply(qmgr, command.verb, command.name, attrs,
+                          replace="REPLACE" in command.flags,
+                          like=None if like is None else str(like))
 
 
 def _apply(qmgr: QueueManager, command: MQSCCommand) -> str:
@@ -107,6 +119,8 @@ def _apply(qmgr: QueueManager, command: MQSCCommand) -> str:
         return _channel(qmgr, command)
     if kind in SECURITY_TYPES:
         return security_admin.apply(qmgr, command)
+    if kind == "NAMELIST":
+        return _namelist(qmgr, command)
     if kind in pubsub_admin.KINDS and verb not in ("START", "STOP", "REFRESH", "SET", "END"):
         return pubsub_admin.apply(qmgr, command)  # before the ignored types: TOPIC, SUB
     if kind in _IGNORED_TYPES or verb in ("START", "STOP", "REFRESH", "SET", "END"):

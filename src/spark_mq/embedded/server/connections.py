@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server import dynamic_queues, units_of_work
+from spark_mq.embedded.server import dynamic_queues, namelist, units_of_work
 from spark_mq.embedded.server.errors import NONE, WARNING, MQError
 from spark_mq.embedded.server.queues import TEMPORARY_DYNAMIC, AliasQueue, LocalQueue, ModelQueue
 from spark_mq.embedded.server.security import admission, checks
@@ -89,6 +89,8 @@ def open_object(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
         handle = Handle(next(conn.hobj_counter), None, qm.name, options)
         conn.handles[handle.hobj] = handle
         return handle
+    if obj_type == CMQC.MQOT_NAMELIST:
+        return _open_namelist(qm, conn, name, options)
     if obj_type == CMQC.MQOT_TOPIC:  # the topic string comes by the pub/sub verb TOPEN
         from spark_mq.embedded.server.pubsub.subscriptions import open_topic  # imports this module
         return open_topic(qm, conn, name, "", options)
@@ -123,6 +125,19 @@ def open_object(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
             queue.input_shared += 1
     if options & CMQC.MQOO_OUTPUT:
         queue.output_count += 1
+    conn.handles[handle.hobj] = handle
+    return handle
+
+
+def _open_namelist(qm: QueueManagerState, conn: Connection, name: str, options: int) -> Handle:
+    """MQOPEN of a namelist: only to inquire on it (MQINQ), as in MQ."""
+    allowed = CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING | CMQC.MQOO_ALTERNATE_USER_AUTHORITY
+    if options & ~allowed:
+        raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+    if not namelist.exists(qm, name):
+        raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
+    checks.check_open(qm, conn.user, CMQC.MQOT_NAMELIST, name, options)
+    handle = Handle(next(conn.hobj_counter), None, name, options, namelist=True)
     conn.handles[handle.hobj] = handle
     return handle
 

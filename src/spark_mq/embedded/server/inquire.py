@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from typing import cast
 
+from spark_mq.embedded.server import namelist
 from spark_mq.embedded.server.connections import handle_of
 from spark_mq.embedded.server.definitions import save_definition
 from spark_mq.embedded.server.errors import MQError
@@ -22,7 +23,7 @@ from spark_mq.embedded.server.queues import (
     LocalQueue,
     QueueDefinition,
 )
-from spark_mq.embedded.server.state import Connection, QueueManagerState
+from spark_mq.embedded.server.state import Connection, QueueManagerState, blank
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import blank_padded
 
@@ -97,6 +98,8 @@ def inquire(qm: QueueManagerState, conn: Connection, hobj: int,
         raise MQError(CMQC.MQRC_NOT_OPEN_FOR_INQUIRE)
     if len(selectors) > 256:
         raise MQError(CMQC.MQRC_SELECTOR_COUNT_ERROR)
+    if handle.namelist:
+        return _namelist_values(qm, handle.name, selectors)
     queue = handle.queue
     if queue is not None and queue.deleted:
         raise MQError(CMQC.MQRC_Q_DELETED)
@@ -143,6 +146,39 @@ def inquire_values(qmgr: QueueManagerState,
         else:
             length = (CHAR_LENGTHS if target is None else _QUEUE_CHARS).get(selector, 0)
             chars += cast(bytes, value)[:length].ljust(length, b" ")
+    return ints, bytes(chars), warning
+
+
+def _namelist_values(qm: QueueManagerState, name: str,
+                     selectors: list[int]) -> tuple[list[int], bytes, bool]:
+    """MQINQ on a namelist. MQCA_NAMES is NameCount names of 48 characters each, as MQ
+    returns it; MQIA_NAMELIST_TYPE is z/OS's, so it does not apply here (a warning)."""
+    attrs = namelist.namelists_of(qm).get(name)
+    if attrs is None:  # deleted since it was opened
+        raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
+    names: list[str] = list(attrs.get("NAMES", []))
+    values: dict[int, int | bytes] = {
+        CMQC.MQIA_NAME_COUNT: len(names),
+        CMQC.MQCA_NAMELIST_NAME: blank(name, CMQC.MQ_NAMELIST_NAME_LENGTH),
+        CMQC.MQCA_NAMELIST_DESC: blank(str(attrs.get("DESCR", "")),
+                                              CMQC.MQ_NAMELIST_DESC_LENGTH),
+        CMQC.MQCA_NAMES: b"".join(blank(n, CMQC.MQ_OBJECT_NAME_LENGTH) for n in names),
+        CMQC.MQCA_ALTERATION_DATE: blank(str(attrs.get("ALTDATE", "")), CMQC.MQ_DATE_LENGTH),
+        CMQC.MQCA_ALTERATION_TIME: blank(str(attrs.get("ALTTIME", "")), CMQC.MQ_TIME_LENGTH),
+    }
+    ints: list[int] = []
+    chars = bytearray()
+    warning = False
+    for selector in selectors:
+        if not (_is_int_selector(selector) or CMQC.MQCA_FIRST <= selector <= CMQC.MQCA_LAST):
+            raise MQError(CMQC.MQRC_SELECTOR_ERROR)
+        value = values.get(selector)
+        if value is None:
+            warning = True
+        if _is_int_selector(selector):
+            ints.append(cast(int, value or 0))
+        else:
+            chars += cast(bytes, value or b"")
     return ints, bytes(chars), warning
 
 

@@ -16,8 +16,8 @@ this module follows IBM's "MQSC input file syntax" rules:
 
 Only commands on local, alias and model queues (and ``ALTER QMGR``) are validated against
 `QUEUE_ATTRIBUTES` / `QMGR_ATTRIBUTES` (mqsc_attributes.py), and the security commands
-(AUTHINFO, CHLAUTH, AUTHREC, REFRESH SECURITY) by security/mqsc_commands.py, and TOPIC
-commands against pubsub/topic_attributes.py.  Everything
+(AUTHINFO, CHLAUTH, AUTHREC, REFRESH SECURITY) by security/mqsc_commands.py, NAMELIST
+commands by namelist_mqsc.py, and TOPIC commands against pubsub/topic_attributes.py.  Everything
 else a real queue manager understands (channels, listeners, subscriptions, START/STOP ...) is
 returned with raw string attributes, for the caller to apply (channels.py types those of
 SVRCONN channels) or to ignore: IBM's developer-container scripts contain such commands
@@ -299,6 +299,10 @@ def _command(params: list[_Param], line: int) -> MQSCCommand:
         # typed by the security package, which builds on this module (hence imported here)
         from spark_mq.embedded.server.security.mqsc_commands import security_command
         return security_command(_generic_command(verb, object_type, noun, rest, line))
+    if object_type == "NAMELIST":
+        # typed by namelist_mqsc.py, which builds on this module (hence imported here)
+        from spark_mq.embedded.server.namelist_mqsc import namelist_command
+        return namelist_command(_generic_command(verb, object_type, noun, rest, line))
     return _generic_command(verb, object_type, noun, rest, line)
 
 

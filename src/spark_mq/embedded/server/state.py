@@ -48,6 +48,7 @@ class Handle:
     created_temporary: bool = False    # this handle's MQOPEN created its temporary dynamic queue
     topic: str | None = None           # a topic opened to publish on: its full topic string
     subscription: Any = None           # a subscription handle's pubsub.state.Subscription
+    namelist: bool = False             # a namelist opened to inquire on (queue is None, name its name)
 
     def local_queue(self, reason: int) -> LocalQueue:
         """The queue this handle has open; on a queue-manager handle the verb fails with `reason`

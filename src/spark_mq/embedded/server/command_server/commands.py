@@ -4,8 +4,8 @@ checks every command gets before it runs (runs in the queue-manager process).
 `run` is the whole of one command: check the parameters against the command's table
 entry (MQ's parameter-count, parameter-identifier, duplicate, missing-parameter and filter
 errors), then call the command's function. The functions are in queue_commands.py,
-channel_commands.py, system_commands.py, authinfo_commands.py and authority.py, one per
-command.
+channel_commands.py, system_commands.py, authinfo_commands.py, namelist_commands.py and
+authority.py, one per command.
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from spark_mq.embedded.server.command_server import (
     authinfo_commands,
     authority,
     channel_commands,
+    namelist_commands,
     pubsub_commands,
     queue_commands,
     system_commands,
@@ -143,6 +144,25 @@ COMMANDS: dict[int, Command] = {
         {CMQCFC.MQCACF_AUTH_PROFILE_NAME: _ST, CMQCFC.MQIACF_OBJECT_TYPE: _IN},
         {**_ENTITIES, CMQCFC.MQCACF_SERVICE_COMPONENT: _ST}),
 }
+# the namelist commands (namelist_commands.py)
+_NAMELIST = {CMQC.MQCA_NAMELIST_NAME: _ST}
+COMMANDS.update({
+    CMQCFC.MQCMD_INQUIRE_NAMELIST: Command(
+        namelist_commands.inquire_namelist, _NAMELIST, namelist_commands.INQUIRE_PARAMETERS,
+        filters=True),
+    CMQCFC.MQCMD_INQUIRE_NAMELIST_NAMES: Command(
+        namelist_commands.inquire_namelist_names, _NAMELIST, {CMQC.MQIA_NAMELIST_TYPE: _IN}),
+    CMQCFC.MQCMD_CREATE_NAMELIST: Command(
+        namelist_commands.create_namelist, _NAMELIST,
+        {**namelist_commands.CHANGE_PARAMETERS, **_REPLACE}),
+    CMQCFC.MQCMD_COPY_NAMELIST: Command(
+        namelist_commands.copy_namelist,
+        {CMQCFC.MQCACF_FROM_NAMELIST_NAME: _ST, CMQCFC.MQCACF_TO_NAMELIST_NAME: _ST},
+        {**namelist_commands.CHANGE_PARAMETERS, **_REPLACE}),
+    CMQCFC.MQCMD_CHANGE_NAMELIST: Command(
+        namelist_commands.change_namelist, _NAMELIST, namelist_commands.CHANGE_PARAMETERS),
+    CMQCFC.MQCMD_DELETE_NAMELIST: Command(namelist_commands.delete_namelist, _NAMELIST, {}),
+})
 # the publish/subscribe commands (pubsub_commands.py); Inquire and Delete Subscription
 # take a SubName or a SubId, so neither is required here (the functions check)
 COMMANDS.update({
@@ -201,6 +221,8 @@ def _check(command: Command, request: Request, parameter: Parameter) -> None:
         parameter.type, parameter.value = _IL, [parameter.value]
     elif expected == _ST and parameter.type == _SL and len(parameter.value) == 1:
         parameter.type, parameter.value = _ST, parameter.value[0]
+    elif expected == _SL and parameter.type == _ST:  # a list of one name, e.g. NAMES
+        parameter.type, parameter.value = _SL, [parameter.value]
     if expected is None or expected != parameter.type:
         raise PCFError(PARM_ID_ERRORS.get(parameter.type, CMQCFC.MQRCCF_PARM_SYNTAX_ERROR),
                        parameter.id)

@@ -63,6 +63,8 @@ def check_open(qm: QueueManagerState, user: str, object_type: int, name: str,
         check(qm, user, CMQC.MQOT_Q_MGR, qm.name, open_authorities(options))
     elif object_type == CMQC.MQOT_Q and name in qm.queues:
         check(qm, user, CMQC.MQOT_Q, name, open_authorities(options))
+    elif object_type == CMQC.MQOT_NAMELIST:
+        check(qm, user, CMQC.MQOT_NAMELIST, name, open_authorities(options))
     elif object_type == CMQC.MQOT_TOPIC:
         check_topic(qm, user, name, options)
 
