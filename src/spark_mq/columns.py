@@ -12,8 +12,11 @@ Default columns (`DEFAULT_SCHEMA`), in this order:
     put_appl_name string, msg_type int, expiry int, feedback int,
     properties map<string,string>
 
+A topic read (option topic or topicObject) adds `topic string` at the end (`TOPIC_SCHEMA`):
+the topic string each publication was published on (its MQTopicString property).
+
 A user schema may pick any of these (with these types), the MQMD context columns
-accounting_token binary, appl_origin_data string and put_appl_type int, and add columns
+accounting_token binary, appl_origin_data string and put_appl_type int, `topic`, and add columns
 named after message properties: each is filled from the property of that name (exact name first, then
 case-insensitively), converted to the column's type, null where absent or not convertible.
 """
@@ -41,6 +44,8 @@ OPTIONAL_COLUMNS: tuple[tuple[str, str], ...] = tuple(
     (c.name, c.read_type) for c in COLUMNS if not c.default)
 COLUMN_TYPES: dict[str, str] = {c.name: c.read_type for c in COLUMNS}
 DEFAULT_SCHEMA: str = ", ".join(f"{name} {kind}" for name, kind in DEFAULT_COLUMNS)
+TOPIC_PROPERTY = "MQTopicString"
+TOPIC_SCHEMA: str = f"{DEFAULT_SCHEMA}, topic string"
 
 #: Spark types a property column may have (simpleString spellings)
 PROPERTY_COLUMN_TYPES = ("string", "boolean", "tinyint", "smallint", "int", "bigint",
@@ -100,6 +105,7 @@ _EXTRACTORS.update({
     "put_timestamp": lambda m: put_timestamp_micros(m.md[_DATE], m.md[_TIME]),
     "persistent": lambda m: m.md[_PERSISTENCE] == 1,   # MQPER_PERSISTENT
     "properties": lambda m: [(k, as_text(v)) for k, v in m.properties.items()],
+    "topic": lambda m: as_text(m.properties.get(TOPIC_PROPERTY)),
 })
 
 

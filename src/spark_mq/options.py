@@ -19,7 +19,12 @@ Connection (reader and writer):
 
 Reader (`ReadOptions`):
 
-    queue                  (required) the queue to read
+    queue                  the queue to read (exactly one of queue, topic, topicObject)
+    topic                  a topic string to subscribe to, wildcards allowed ("orders/eu/#")
+    topicObject            an administered topic object (DEFINE TOPIC) to subscribe to
+    subscription           topic reads: the name of the durable subscription the query owns
+                           (default SPARK.MQ. + a hash of the topic, see `subscription_name`;
+                           set it when two queries read one topic)
     selector               an MQ message selector (SQL92 subset), e.g. "colour = 'red'"
     delivery               exactlyOnce (default) | atLeastOnce | atMostOnce
     maxMessagesPerTrigger  messages per microbatch (default 10000); also capped below the
@@ -54,6 +59,9 @@ own offset log (see spark_mq/reader/stream.py for the protocol).
 Writer (`WriteOptions`):
 
     queue                  target queue (or a `queue` column that names each row's queue)
+    topic                  publish to this topic string instead (or a `topic` column per row)
+    retain                 topics: MQPMO_RETAIN, the queue manager keeps the last publication
+                           for later subscribers (default false)
     persistence            persistent (default) | nonPersistent | asQueueDef
     asyncPut               MQPMO_ASYNC_RESPONSE, checked with MQSTAT (default true)
     commitEvery            rows per unit of work (default 2000, below MAXUMSGS)
@@ -68,6 +76,7 @@ Writer (`WriteOptions`):
 from __future__ import annotations
 
 import difflib
+import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -78,12 +87,13 @@ from spark_mq.mq.errors import MQOptionError, UnknownOptionError
 # --- option names -----------------------------------------------------------------------------
 CONNECTION_OPTIONS = ("connName", "queueManager", "channel", "user", "password", "transport",
                       "cipherSpec", "keyRepository", "ccdtUrl", "reconnect", "reconnectTimeoutMs")
-READ_OPTIONS = ("queue", "selector", "delivery", "maxMessagesPerTrigger", "maxBytesPerTrigger",
+READ_OPTIONS = ("queue", "topic", "topicObject", "subscription", "selector", "delivery",
+                "maxMessagesPerTrigger", "maxBytesPerTrigger",
                 "waitIntervalMs", "readAhead", "backoutThreshold", "backoutQueue",
                 "numPartitions", "prefetch", "orphanedWorkTimeoutMs", "readMode", "stateQueue",
                 "claimTimeoutMs")
-WRITE_OPTIONS = ("queue", "persistence", "asyncPut", "commitEvery", "delivery", "segmentation",
-                 "largeMessageThreshold", "stateQueue", "writerId", "context")
+WRITE_OPTIONS = ("queue", "topic", "retain", "persistence", "asyncPut", "commitEvery", "delivery",
+                 "segmentation", "largeMessageThreshold", "stateQueue", "writerId", "context")
 #: what Spark itself adds: load(path) / save(path), a streaming query's name and checkpoint
 SPARK_OPTIONS = ("path", "queryName", "checkpointLocation")
 
@@ -231,10 +241,53 @@ READ_MODES = ("driver", "executors")
 DEFAULT_READER_STATE_QUEUE = "SPARK.MQ.READER.STATE"
 
 
+#: what a topic string may be: MQ's limit on MQCHARV topic strings
+MAX_TOPIC_LENGTH = 10240
+SUBSCRIPTION_PREFIX = "SPARK.MQ."
+
+
+def subscription_name(topic: str | None, topic_object: str | None) -> str:
+    """The default durable subscription name of a topic read: the same topic (string or
+    object) always gives the same name, so a restarted query resumes its subscription."""
+    key = f"{topic_object or ''}\0{topic or ''}".encode()
+    return SUBSCRIPTION_PREFIX + hashlib.sha256(key).hexdigest()[:16].upper()
+
+
+def parse_topic(opts: Mapping[str, str], key: str = "topic") -> str | None:
+    value = opts.get(key)
+    if value is None:
+        return None
+    if not value.strip() or len(value.encode()) > MAX_TOPIC_LENGTH:
+        raise MQOptionError("topic", value, f"a non-empty topic string of up to "
+                                            f"{MAX_TOPIC_LENGTH} bytes, e.g. orders/eu/#")
+    return value.strip()
+
+
+def _read_source(opts: Mapping[str, str]) -> tuple[str, str | None, str | None]:
+    """(queue, topic, topicObject): exactly one is given; a topic read's queue is "" until
+    its subscription's managed queue is known (spark_mq.source)."""
+    given = [name for name in ("queue", "topic", "topicObject") if name.lower() in opts]
+    if len(given) != 1:
+        shown = ", ".join(f"{name}={opts[name.lower()]!r}" for name in given) or None
+        raise MQOptionError(" / ".join(given) if given else "queue", shown,
+                            "exactly one of the options queue (a local queue), topic (a topic "
+                            "string) and topicObject (a topic object's name)")
+    if given[0] == "topic":
+        return "", parse_topic(opts), None
+    if given[0] == "topicObject":
+        return "", None, parse_name(opts, "topicobject", None, "topicObject",
+                                    "the name of a topic object: ")
+    queue = parse_name(opts, "queue", None, "queue", "the name of a local queue: ")
+    return queue or "", None, None
+
+
 @dataclass(frozen=True)
 class ReadOptions:
     connection: ConnectionOptions
-    queue: str
+    queue: str                             # topic reads: the subscription's managed queue
+    topic: str | None = None
+    topic_object: str | None = None
+    subscription: str | None = None        # topic reads: the durable subscription's name
     selector: str | None = None
     delivery: str = "exactlyOnce"
     max_messages: int = 10000
@@ -256,9 +309,18 @@ class ReadOptions:
         check_known(opts, READ_OPTIONS, "reading from MQ", WRITE_OPTIONS, "writing to MQ")
         opts = path_as_queue(opts)
         connection = parse_connection(opts)
-        queue = parse_name(opts, "queue", None, "queue", "the name of a local queue: ")
-        if queue is None:
-            raise MQOptionError("queue", None, f"the name of a local queue: {MQ_NAME_RULE}")
+        queue, topic, topic_object = _read_source(opts)
+        subscription = opts.get("subscription")
+        if subscription is not None and not (topic or topic_object):
+            raise MQOptionError("subscription", subscription,
+                                "no value: it names the durable subscription of a topic read "
+                                "(option topic or topicObject)")
+        if subscription is not None and not 1 <= len(subscription.strip()) <= MAX_TOPIC_LENGTH:
+            raise MQOptionError("subscription", subscription,
+                                "a non-empty subscription name (a string)")
+        if topic or topic_object:
+            subscription = (subscription.strip() if subscription
+                            else subscription_name(topic, topic_object))
         selector = opts.get("selector")
         if selector is not None and not selector.strip():
             raise MQOptionError("selector", selector,
@@ -276,6 +338,9 @@ class ReadOptions:
         return cls(
             connection=connection,
             queue=queue,
+            topic=topic,
+            topic_object=topic_object,
+            subscription=subscription,
             selector=selector.strip() if selector else None,
             delivery=delivery,
             max_messages=parse_int(opts, "maxmessagespertrigger", 10000, 1, _MAX_INT,
@@ -304,6 +369,10 @@ class ReadOptions:
         return self.delivery == "exactlyOnce"
 
     @property
+    def reads_topic(self) -> bool:
+        return bool(self.topic or self.topic_object)
+
+    @property
     def syncpoint(self) -> bool:
         return self.delivery != "atMostOnce"
 
@@ -322,6 +391,8 @@ _MAX_MESSAGE = 100 * 1024 * 1024          # MQ's largest MAXMSGL
 class WriteOptions:
     connection: ConnectionOptions
     queue: str | None
+    topic: str | None = None
+    retain: bool = False
     persistence: str = "persistent"
     async_put: bool = True
     commit_every: int = DEFAULT_COMMIT_EVERY
@@ -348,9 +419,15 @@ class WriteOptions:
         writer_id = opts.get("writerid")
         if writer_id is not None and not 1 <= len(writer_id.strip()) <= 200:
             raise MQOptionError("writerId", writer_id, "a non-empty string of up to 200 characters")
+        if "queue" in opts and "topic" in opts:
+            raise MQOptionError("queue / topic", f"queue={opts['queue']!r}, topic={opts['topic']!r}",
+                                "one of the options queue (a queue) and topic (a topic string "
+                                "to publish to), or neither and a 'queue' or 'topic' column")
         return cls(
             connection=connection,
             queue=parse_name(opts, "queue", None, "queue"),
+            topic=parse_topic(opts),
+            retain=parse_bool(opts, "retain", False),
             persistence=parse_choice(opts, "persistence", "persistent", PERSISTENCE),
             async_put=parse_bool(opts, "asyncput", True, "asyncPut"),
             commit_every=parse_int(opts, "commitevery", DEFAULT_COMMIT_EVERY, 1, 999_999_999,

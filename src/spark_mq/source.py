@@ -1,10 +1,12 @@
 """The Spark data source "mq": options in, reader and writer objects out."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pyspark.sql.datasource import DataSource
 from pyspark.sql.types import StructType
 
-from spark_mq.columns import DEFAULT_SCHEMA
+from spark_mq.columns import DEFAULT_SCHEMA, TOPIC_SCHEMA
 from spark_mq.options import (
     READ_OPTIONS,
     WRITE_OPTIONS,
@@ -35,14 +37,23 @@ class MQDataSource(DataSource):
         return "mq"
 
     def schema(self) -> str:
-        return DEFAULT_SCHEMA
+        # a topic read's default schema adds the topic each publication was published on
+        opts = lower_keys(self.options)
+        return TOPIC_SCHEMA if "topic" in opts or "topicobject" in opts else DEFAULT_SCHEMA
 
     def _read_options(self) -> ReadOptions:
         """Parsed, and checked once against the queue manager: an unknown queue or a selector
-        the queue manager refuses fails the query when it starts."""
+        the queue manager refuses fails the query when it starts. A topic read first makes
+        (or resumes) its durable subscription and then reads its managed queue."""
         from spark_mq.mq.queues import check_input_queue
         from spark_mq.start_checks import checked_once
         options = ReadOptions.parse(self.options)
+        if options.reads_topic:
+            from spark_mq.mq.subscriptions import ensure_durable_subscription
+            managed = checked_once(("subscribe", options), lambda: ensure_durable_subscription(
+                options.connection, options.subscription or "", options.topic,
+                options.topic_object))
+            options = replace(options, queue=managed)
         checked_once(("read", options), lambda: check_input_queue(
             options.connection, options.queue, options.selector))
         return options

@@ -48,7 +48,7 @@ from spark_mq.mq.errors import describe
 from spark_mq.mq.markers import ensure_state_queue, remove_markers
 from spark_mq.mq.outgoing import Column, MessagePlan
 from spark_mq.mq.producer import ProducerSettings, queue_manager_limits
-from spark_mq.mq.sink import Exactly, write_rows
+from spark_mq.mq.sink import Exactly, Topic, write_rows
 from spark_mq.options import WriteOptions
 from spark_mq.start_checks import checked_once
 
@@ -80,16 +80,25 @@ class _MQWriter:
         self.options = options
         self.columns = spark_columns(schema)
         plan = MessagePlan(self.columns, self.options.context == "auto")
-        if self.options.queue is None and not plan.routes_by_column:
-            raise MQOptionError("queue", None, "a queue name, or a 'queue' column in the "
-                                               "DataFrame that names each row's queue")
+        if self.options.queue is None and self.options.topic is None and not plan.routes_by_column:
+            raise MQOptionError("queue", None, "a queue name, a 'topic' option (a topic string "
+                                               "to publish to), or a 'queue' column (or a "
+                                               "'topic' column) in the DataFrame that names "
+                                               "each row's target")
+        if self.options.retain and self.options.queue is not None:
+            raise MQOptionError("retain", "true", "false with a 'queue' option (only "
+                                                  "publications on topics are retained)")
+        if (self.options.retain and self.options.topic is None
+                and plan.topic_index is None):
+            raise MQOptionError("retain", "true", "false, or true with a 'topic' option or "
+                                                  "column (only publications are retained)")
         self.options = _check_at_start(self.options)
         # a batch job has no query id: this id (made once, on the driver) ties task retries
         self.job_id = self.options.writer_id or f"job-{uuid.uuid4()}"
         self.settings = ProducerSettings(self.options.async_put, self.options.persistence,
                                          self.options.segmentation,
                                          self.options.large_message_threshold,
-                                         plan.context_level)
+                                         plan.context_level, self.options.retain)
 
     def _write(self, batches: Iterator) -> MQWriteResult:
         from pyspark import TaskContext
@@ -102,8 +111,9 @@ class _MQWriter:
         plan = MessagePlan(self.columns, self.options.context == "auto")
         exactly = (Exactly(self.options.state_queue, writer_id, partition)
                    if self.options.exactly_once else None)
+        target = Topic(self.options.topic) if self.options.topic else self.options.queue
         result = write_rows(_rows(batches), plan, self.options.connection, self.settings,
-                            self.options.queue, self.options.commit_every, exactly, batch_id)
+                            target, self.options.commit_every, exactly, batch_id)
         return MQWriteResult(writer_id, partition, result.rows, result.messages,
                              result.chunks_written, result.rows_skipped)
 
@@ -184,6 +194,13 @@ def _check_with_queue_manager(options: WriteOptions) -> WriteOptions:
                 ibmmq.Queue(qmgr, options.queue, ibmmq.CMQC.MQOO_OUTPUT).close()
             except ibmmq.MQMIError as exc:
                 raise describe(exc, f"opening queue {options.queue!r} for output") from exc
+        if options.topic:
+            od = ibmmq.OD(ObjectType=ibmmq.CMQC.MQOT_TOPIC, Version=ibmmq.CMQC.MQOD_VERSION_4)
+            od.set_vs("ObjectString", options.topic)
+            try:
+                ibmmq.Queue(qmgr, od, ibmmq.CMQC.MQOO_OUTPUT).close()
+            except ibmmq.MQMIError as exc:
+                raise describe(exc, f"opening topic {options.topic!r} for publishing") from exc
         if options.exactly_once:
             ensure_state_queue(qmgr, ibmmq, options.state_queue, options.connection)
     finally:

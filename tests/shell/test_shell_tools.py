@@ -15,6 +15,7 @@ import pytest
 from support import PROJECT_ROOT, activated_environment
 
 README = Path(PROJECT_ROOT, "README.md")
+SOME_FAILED = 10    # the mqsc command's status when a command failed (runmqsc's)
 TOOL = "spark-mq-qmgr"
 
 
@@ -234,6 +235,24 @@ def test_bad_input_names_the_argument_and_the_valid_values(running):
         done = run(*args, cwd=cwd, env=env, check=False)
         assert done.returncode in (1, 2), args
         assert expected in one_line_error(done), (args, one_line_error(done))
+
+
+def test_unsubscribe_removes_a_durable_subscription_and_says_2428_when_none(running):
+    """The subscription a topic read owns stays until removed with `unsubscribe`."""
+    from spark_mq.mq.connection import ConnectionOptions
+    from spark_mq.mq.subscriptions import ensure_durable_subscription
+    cwd, env, _ = running
+    options = ConnectionOptions(conn_name=env["SPARK_MQ_CONN_NAME"], transport="embedded")
+    managed = ensure_durable_subscription(options, "SPARK.MQ.SHELL", "shell/orders/#", None)
+    assert "SUB(SPARK.MQ.SHELL)" in text(run("mqsc", "DISPLAY SUB(SPARK.MQ.SHELL)", cwd=cwd, env=env))[0]
+    assert text(run("unsubscribe", "SPARK.MQ.SHELL", cwd=cwd, env=env))[0] == \
+        "removed subscription SPARK.MQ.SHELL\n"
+    done = run("mqsc", "DISPLAY SUB(SPARK.MQ.SHELL)", cwd=cwd, env=env, check=False)
+    assert done.returncode == SOME_FAILED
+    assert managed not in text(run("mqsc", "DISPLAY QLOCAL(SYSTEM.MANAGED.*)", cwd=cwd, env=env,
+                                   check=False))[0]
+    done = run("unsubscribe", "SPARK.MQ.SHELL", cwd=cwd, env=env, check=False)
+    assert done.returncode == 1 and "2428 MQRC_NO_SUBSCRIPTION" in one_line_error(done)
 
 
 # --- mqsc and depth -------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ the writer accepts for it. The reader's conversions (spark_mq.columns) and the w
 
 Writer roles:
     payload     the message body (binary or string)
-    route       names the row's target queue (when no `queue` option is set)
+    route       names the row's target queue or topic (when no `queue` or `topic` option
+                is set)
     md          sets its MQMD field
     properties  map<string,string>: a string property per entry
     identity    MQMD identity context (needs MQOO/MQPMO_SET_IDENTITY_CONTEXT)
@@ -68,6 +69,8 @@ COLUMNS: tuple[MQColumn, ...] = (
     _c("accounting_token", "binary", "AccountingToken", False, "identity", ("binary",), 32),
     _c("appl_origin_data", "string", "ApplOriginData", False, "origin", ("string",), 4),
     _c("put_appl_type", "int", "PutApplType", False, "origin", INTEGER_TYPES),
+    # the MQTopicString property of a publication: in a topic read's default schema
+    _c("topic", "string", None, False, "route", ("string",)),
 )
 BY_NAME: dict[str, MQColumn] = {column.name: column for column in COLUMNS}
 

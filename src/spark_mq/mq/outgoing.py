@@ -3,7 +3,9 @@
 
 Columns (the reader's names): `payload` (binary or string, required) is the message body;
 `queue` routes the row to that queue (when no `queue` option is set: the option wins, as
-Spark's Kafka sink's `topic` option does over its topic column); `correlation_id`,
+Spark's Kafka sink's `topic` option does over its topic column); `topic` publishes the row
+on that topic string instead (when neither a `queue` nor a `topic` option is set; a row
+names one of the two); `correlation_id`,
 `group_id` (binary, or string taken as UTF-8, at most 24 bytes), `reply_to_queue`,
 `reply_to_qmgr` (string), `priority` (0-9, -1 = the queue's default), `persistent` (boolean,
 overrides the `persistence` option), `expiry` (tenths of a second, -1 = unlimited),
@@ -76,6 +78,7 @@ class Outgoing:
     """One row as a message: body, target queue, MQMD values (None = default), properties."""
     payload: bytes
     queue: str | None = None
+    topic: str | None = None
     correl_id: bytes | None = None
     group_id: bytes | None = None
     reply_to_queue: str | None = None
@@ -125,13 +128,14 @@ class MessagePlan:
                 self._check_property_column(column)
                 self.property_columns.append((index, column.name, column.type_name))
         self.queue_index = self.md_indexes.get("queue")
+        self.topic_index = self.md_indexes.get("topic")
         self._md_getters = [(name, index) for name, index in self.md_indexes.items()
-                            if name not in ("queue", "properties")]
+                            if name not in ("queue", "topic", "properties")]
         self._map_index = self.md_indexes.get("properties")
 
     @property
     def routes_by_column(self) -> bool:
-        return self.queue_index is not None
+        return self.queue_index is not None or self.topic_index is not None
 
     @property
     def context_level(self) -> str:
@@ -186,6 +190,8 @@ class MessagePlan:
         out = Outgoing(body)
         if self.queue_index is not None:
             out.queue = row[self.queue_index]
+        if self.topic_index is not None:
+            out.topic = row[self.topic_index]
         for name, index in self._md_getters:
             value = row[index]
             if value is not None:

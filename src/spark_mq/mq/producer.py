@@ -31,14 +31,20 @@ class ProducerSettings:
     segmentation: bool = True
     large_message_threshold: int = 4 * 1024 * 1024
     context: str = "none"                  # none | identity | all: MQMD context from columns
+    retain: bool = False                   # publications: MQPMO_RETAIN
 
 
 @dataclass
 class Target:
-    """An open output handle on one queue and the largest message it takes."""
+    """An open output handle on one queue (or topic) and the largest message it takes."""
     name: str
     queue: Any
     max_length: int
+    topic: bool = False     # a topic string: puts publish (MQOPEN of MQOT_TOPIC)
+
+    @property
+    def label(self) -> str:
+        return f"topic {self.name!r}" if self.topic else f"queue {self.name!r}"
 
     @property
     def hobj(self) -> int:
@@ -73,7 +79,7 @@ class Producer:
         self.qmgr, self.ibmmq, self.settings = qmgr, ibmmq, settings
         C = self.C = ibmmq.CMQC
         self.qmgr_max_length = qmgr_max_length
-        self.targets: dict[str, Target] = {}
+        self.targets: dict[tuple[bool, str], Target] = {}   # (is a topic, name)
         self.persistence = {"persistent": C.MQPER_PERSISTENT, "nonPersistent": C.MQPER_NOT_PERSISTENT,
                             "asQueueDef": C.MQPER_PERSISTENCE_AS_Q_DEF}[settings.persistence]
         response = C.MQPMO_ASYNC_RESPONSE if settings.async_put else C.MQPMO_SYNC_RESPONSE
@@ -86,11 +92,17 @@ class Producer:
         options |= context_put
         self.pmo = ibmmq.PMO(Options=options)
         self.pmo_props = ibmmq.PMO(Options=options)
+        # publications with MQPMO_RETAIN (only topic puts take it)
+        self.retain = C.MQPMO_RETAIN if settings.retain else 0
+        self.pmo_retain = ibmmq.PMO(Options=options | self.retain)
+        self.pmo_props_retain = ibmmq.PMO(Options=options | self.retain)
         # the MQMD packed from a template and the MQPMOs packed once (see packed_put.py)
         self.packed = PackedPut.create(ibmmq)
         self.hconn = qmgr.get_handle()
-        # keyed by "the put carries the message handle", which exists from the first property on
-        self._pmo_bytes: dict[bool, bytes] = {False: self.pmo.pack()}
+        # keyed by ("the put carries the message handle", which exists from the first property
+        # on; "the put retains")
+        self._pmo_bytes: dict[tuple[bool, bool], bytes] = {
+            (False, False): self.pmo.pack(), (False, True): self.pmo_retain.pack()}
         self._handle: Any | None = None
         self._handle_names: set[str] = set()
         self._names: dict[str, bytes] = {}     # property name -> its UTF-8 bytes
@@ -98,10 +110,29 @@ class Producer:
 
     # --- targets -----------------------------------------------------------------------
     def target(self, name: str) -> Target:
-        target = self.targets.get(name)
+        target = self.targets.get((False, name))
         if target is None:
-            target = self.targets[name] = self._open(name)
+            target = self.targets[(False, name)] = self._open(name)
         return target
+
+    def topic_target(self, topic: str) -> Target:
+        """An output handle on a topic string: puts to it publish."""
+        target = self.targets.get((True, topic))
+        if target is None:
+            target = self.targets[(True, topic)] = self._open_topic(topic)
+        return target
+
+    def _open_topic(self, topic: str) -> Target:
+        C, ibmmq = self.C, self.ibmmq
+        od = ibmmq.OD(ObjectType=C.MQOT_TOPIC, Version=C.MQOD_VERSION_4)
+        od.set_vs("ObjectString", topic)
+        try:
+            # a topic takes no MQOO_INQUIRE: the queue manager's MAXMSGL is the limit
+            handle = ibmmq.Queue(self.qmgr, od, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING
+                                 | self.context_open)
+        except ibmmq.MQMIError as exc:
+            raise describe(exc, f"opening topic {topic!r} for publishing") from exc
+        return Target(topic, handle, self.qmgr_max_length, topic=True)
 
     def _open(self, name: str) -> Target:
         C, ibmmq = self.C, self.ibmmq
@@ -203,17 +234,19 @@ class Producer:
              properties: list[tuple[str, Any, str]]) -> None:
         ibmmq = self.ibmmq
         with_handle = bool(properties)
+        retain = bool(self.retain) and target.topic
         if with_handle:
             self._set_properties(properties)
         try:
             if self.packed is not None:
                 self.packed.put(self.hconn, target.hobj, self.packed.md(fields),
-                                self._pmo_bytes[with_handle], body)
+                                self._pmo_bytes[(with_handle, retain)], body)
             else:
-                pmo = self.pmo_props if with_handle else self.pmo
+                pmo = ((self.pmo_props_retain if retain else self.pmo_props) if with_handle
+                       else (self.pmo_retain if retain else self.pmo))
                 target.queue.put(body, ibmmq.MD(**fields), pmo)
         except ibmmq.MQMIError as exc:
-            raise describe(exc, f"putting a message on queue {target.name!r}") from exc
+            raise describe(exc, f"putting a message on {target.label}") from exc
         if self.settings.async_put:
             self.async_puts += 1
 
@@ -222,7 +255,9 @@ class Producer:
         if handle is None:
             handle = self._handle = self.ibmmq.MessageHandle(self.qmgr)
             self.pmo_props.OriginalMsgHandle = handle.msg_handle
-            self._pmo_bytes[True] = self.pmo_props.pack()
+            self.pmo_props_retain.OriginalMsgHandle = handle.msg_handle
+            self._pmo_bytes[(True, False)] = self.pmo_props.pack()
+            self._pmo_bytes[(True, True)] = self.pmo_props_retain.pack()
         names: set[str] = set()
         for name, value, type_name in properties:
             try:

@@ -98,8 +98,18 @@ class Exactly:
     partition: int
 
 
+@dataclass(frozen=True)
+class Topic:
+    """The writer's `topic` option: every row publishes on this topic string."""
+    string: str
+
+
+#: the writer's target option: a queue name, a Topic, or None (the rows' columns route)
+Default = str | Topic | None
+
+
 def write_rows(rows: Iterable[Row], plan: MessagePlan, connection: ConnectionOptions,
-               settings: ProducerSettings, default_queue: str | None, commit_every: int,
+               settings: ProducerSettings, default_queue: Default, commit_every: int,
                exactly: Exactly | None = None, batch_id: int = 0) -> SinkResult:
     """One task's partition on a pooled connection, connecting again (with back-off, up to
     the connection's reconnect timeout) and going on when the connection is lost."""
@@ -157,16 +167,17 @@ class _Chunker:
 
 
 def write_partition(rows: Iterable[Row], plan: MessagePlan, producer: Producer,
-                    default_queue: str | None, commit_every: int, max_messages: int,
+                    default_queue: Default, commit_every: int, max_messages: int,
                     ledger: ChunkLedger | None = None, batch_id: int = 0,
                     result: SinkResult | None = None) -> SinkResult:
     """Write the source's rows; `max_messages` is the room in one unit of work (MAXUMSGS less
     markers). Called again with the same RowSource (rewound) and `result` after a lost
     connection, it goes on where the queue's state says the partition is.
 
-    `default_queue` (the `queue` option) overrides the rows' `queue` column, as Spark's Kafka
-    sink's `topic` option overrides its topic column: a DataFrame read from one queue (with
-    its `queue` column) can be written to another by naming it."""
+    `default_queue` (the `queue` option, or the `topic` option as a Topic) overrides the rows'
+    `queue` and `topic` columns, as Spark's Kafka sink's `topic` option overrides its topic
+    column: a DataFrame read from one queue (with its `queue` column) can be written to
+    another by naming it."""
     source = rows if isinstance(rows, RowSource) else RowSource(rows)
     result = result or SinkResult()
     chunker = _Chunker(commit_every, max_messages)
@@ -199,15 +210,27 @@ def write_partition(rows: Iterable[Row], plan: MessagePlan, producer: Producer,
 
 
 def _prepare(row: Row, plan: MessagePlan, producer: Producer,
-             default_queue: str | None) -> tuple[Outgoing, Target, int]:
+             default_queue: Default) -> tuple[Outgoing, Target, int]:
     out = plan.message(row)
-    target = producer.target(default_queue or _routed(out.queue))
+    if isinstance(default_queue, Topic):
+        target = producer.topic_target(default_queue.string)
+    elif default_queue:
+        target = producer.target(default_queue)
+    elif out.topic and out.queue:
+        raise RowValueError(f"columns 'queue' ({out.queue!r}) and 'topic' ({out.topic!r}) are "
+                            "both set in a row and no 'queue' or 'topic' option is set; valid: "
+                            "one of them per row (null the other), or a 'queue' or 'topic' "
+                            "option for every row")
+    elif out.topic:
+        target = producer.topic_target(out.topic)
+    else:
+        target = producer.target(_routed(out.queue, plan.topic_index is not None))
     return out, target, producer.message_count(out, target)
 
 
 def _skip_written(source: RowSource, position: Position | None, batch_id: int,
                   ledger: ChunkLedger, plan: MessagePlan, producer: Producer,
-                  default_queue: str | None, chunker: _Chunker, result: SinkResult) -> None:
+                  default_queue: Default, chunker: _Chunker, result: SinkResult) -> None:
     """Take from the source the rows of this batch the marker says are on the queue."""
     if position is None or position.batch < batch_id:
         return
@@ -235,7 +258,7 @@ def _skip_written(source: RowSource, position: Position | None, batch_id: int,
 
 
 def _skip_legacy_chunks(source: RowSource, last_chunk: int, plan: MessagePlan,
-                        producer: Producer, default_queue: str | None, chunker: _Chunker,
+                        producer: Producer, default_queue: Default, chunker: _Chunker,
                         result: SinkResult) -> None:
     """An old marker's "chunks 0..last_chunk": cut the rows as its writer did, skip those."""
     chunk = 0
@@ -252,8 +275,12 @@ def _skip_legacy_chunks(source: RowSource, last_chunk: int, plan: MessagePlan,
     chunker.reset()
 
 
-def _routed(queue: str | None) -> str:
+def _routed(queue: str | None, has_topic_column: bool = False) -> str:
     if not queue:
+        if has_topic_column:
+            raise RowValueError("columns 'queue' and 'topic' are both null or empty in a row "
+                                "and no 'queue' or 'topic' option is set; valid: a queue name "
+                                "or a topic string for that row")
         raise RowValueError("column 'queue' is null or empty in a row and no 'queue' option "
                             "is set; valid: the name of the queue for that row")
     return queue

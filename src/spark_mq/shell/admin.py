@@ -1,4 +1,5 @@
-"""`mqsc` (runmqsc for the embedded queue manager) and `depth` (CURDEPTH of queues).
+"""`mqsc` (runmqsc for the embedded queue manager), `depth` (CURDEPTH of queues) and
+`unsubscribe` (removes a durable subscription, such as the one a topic read owns).
 
 `mqsc` sends one command at a time, as runmqsc does, so a failing command does not hide the
 others' results; it numbers and echoes each command, and exits 10 when any failed (runmqsc's
@@ -41,6 +42,33 @@ def add_depth(commands: Any) -> argparse.ArgumentParser:
     depth.add_argument("queues", nargs="*", metavar="QUEUE", help="queue names (default: all local queues)")
     depth.set_defaults(run=run_depth)
     return depth
+
+
+def add_unsubscribe(commands: Any) -> argparse.ArgumentParser:
+    unsubscribe = commands.add_parser(
+        "unsubscribe", help="remove a durable subscription (a topic read's, for one)",
+        description="Remove the durable subscription NAME with its managed queue and the "
+                    "publications waiting on it (MQSUB with MQSO_RESUME, MQCLOSE with "
+                    "MQCO_REMOVE_SUB). Fails with MQ reason 2428 MQRC_NO_SUBSCRIPTION when "
+                    "there is none.")
+    unsubscribe.add_argument("name", metavar="NAME", help="the subscription's name, e.g. "
+                                                          "SPARK.MQ.0123456789ABCDEF")
+    unsubscribe.set_defaults(run=run_unsubscribe)
+    return unsubscribe
+
+
+def run_unsubscribe(args: argparse.Namespace) -> int:
+    from spark_mq.mq.subscriptions import remove_subscription
+    ibmmq, qmgr = connect(args)
+    try:
+        remove_subscription(ibmmq, qmgr, args.name)
+    finally:
+        try:
+            qmgr.disconnect()
+        except ibmmq.MQMIError:
+            pass
+    print(f"removed subscription {args.name}")
+    return 0
 
 
 # --- mqsc --------------------------------------------------------------------------------------

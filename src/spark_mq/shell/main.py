@@ -31,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     lifecycle.add_commands(commands)
     clients = [admin.add_mqsc(commands), admin.add_depth(commands), messages.add_put(commands),
-               messages.add_get(commands), messages.add_browse(commands)]
+               messages.add_get(commands), messages.add_browse(commands),
+               admin.add_unsubscribe(commands)]
     for sub in clients:
         add_connection_arguments(sub)
     return parser

@@ -1,0 +1,158 @@
+"""Publish -> subscriber delivery: a Spark topic stream (durable subscription, managed queue,
+exactlyOnce) into a noop sink, against a bare ibmmq loop (a durable managed subscription,
+syncpoint gets, MQCMIT every --batch) on the same embedded queue manager in the same run.
+
+    .venv/bin/python bench/bench_pubsub.py [--quick] [--messages 100000] [--batch 10000]
+
+Each side: publish --messages persistent 1 KiB publications (asynchronous puts, 1000 per
+unit of work), then deliver them all; the end-to-end rate is messages / (publish + deliver
+time). The Spark run uses Trigger.AvailableNow after one warm-up query (which also makes
+its subscription); the bare loop runs before and after it and the ratio uses the mean,
+because a shared machine's load drifts. Figures are printed, never asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from bench_reader import spark_run  # noqa: E402 - the same Spark run into noop
+
+BODY = b"x" * 1024
+TOPIC = "bench/orders/eu"
+
+
+def publish(ibmmq, conn, count: int) -> float:
+    """Seconds to publish `count` persistent publications on TOPIC."""
+    CMQC = ibmmq.CMQC
+    od = ibmmq.OD(ObjectType=CMQC.MQOT_TOPIC, Version=CMQC.MQOD_VERSION_4)
+    od.set_vs("ObjectString", TOPIC)
+    topic = ibmmq.Queue(conn, od, CMQC.MQOO_OUTPUT)
+    md = ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT)
+    pmo = ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_ASYNC_RESPONSE
+                    | CMQC.MQPMO_NEW_MSG_ID)
+    started = time.perf_counter()
+    for i in range(count):
+        topic.put(BODY, md, pmo)
+        if i % 1000 == 999:
+            conn.commit()
+    conn.commit()
+    elapsed = time.perf_counter() - started
+    topic.close()
+    return elapsed
+
+
+def bare_subscriber(ibmmq, conn, count: int, batch: int) -> tuple[float, float]:
+    """(publish seconds, deliver seconds) through a durable managed subscription."""
+    CMQC = ibmmq.CMQC
+    sd = ibmmq.SD(Options=CMQC.MQSO_CREATE | CMQC.MQSO_RESUME | CMQC.MQSO_DURABLE
+                  | CMQC.MQSO_MANAGED)
+    sd.set_vs("ObjectString", TOPIC)
+    sd.set_vs("SubName", "BENCH.BARE")
+    sub = ibmmq.Subscription(conn)
+    sub.sub(sub_desc=sd)
+    published = publish(ibmmq, conn, count)
+    gmo = ibmmq.GMO(Options=CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_WAIT
+                    | CMQC.MQGMO_NO_PROPERTIES)
+    got = in_batch = 0
+    started = time.perf_counter()
+    while True:
+        try:
+            sub.get(4096, ibmmq.MD(), gmo)
+        except ibmmq.MQMIError as exc:
+            if exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
+                break
+            raise
+        got += 1
+        in_batch += 1
+        if in_batch == batch:
+            conn.commit()
+            in_batch = 0
+    conn.commit()
+    delivered = time.perf_counter() - started
+    sub.close(sub_close_options=CMQC.MQCO_REMOVE_SUB, close_sub_queue=True)
+    assert got == count, f"bare subscriber got {got} of {count}"
+    return published, delivered
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--batch", type=int, default=10_000, help="maxMessagesPerTrigger")
+    parser.add_argument("--quick", action="store_true", help="20k messages")
+    args = parser.parse_args()
+    count = 20_000 if args.quick else args.messages
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    import spark_mq.embedded as embedded
+    embedded.install()
+    import ibmmq
+    from pyspark.sql import SparkSession
+
+    work = tempfile.mkdtemp(prefix="bench-pubsub-")
+    qm = embedded.EmbeddedQueueManager(os.path.join(work, "qm"), name="QM1").start()
+    spark = None
+    try:
+        qm.run_mqsc(f"ALTER QMGR MAXUMSGS({max(10000, args.batch * 2)})")
+        conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
+        spark = (SparkSession.builder.master("local[2]").appName("bench-pubsub")
+                 .config("spark.ui.enabled", "false").config("spark.driver.memory", "2g")
+                 .config("spark.sql.shuffle.partitions", "2")
+                 .config("spark.sql.streaming.numRecentProgressUpdates", "100000")
+                 .getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+        import spark_mq
+        spark_mq.register(spark)
+        options = {"queueManager": qm.name, "connName": qm.conn_name, "channel": qm.channel,
+                   "topic": TOPIC, "subscription": "BENCH.SPARK", "transport": "embedded",
+                   "maxMessagesPerTrigger": str(args.batch), "waitIntervalMs": "0"}
+        # warm-up: makes the durable subscription; Spark starts its Python workers
+        spark_run(spark, dict(options), os.path.join(work, "ck-warm"))
+        publish(ibmmq, conn, 2000)
+        spark_run(spark, dict(options), os.path.join(work, "ck-warm"))
+
+        before = bare_subscriber(ibmmq, conn, count, args.batch)
+        published = publish(ibmmq, conn, count)
+        rows, delivered, _memory = spark_run(spark, dict(options), os.path.join(work, "ck"))
+        assert rows == count, f"the topic stream delivered {rows} of {count}"
+        after = bare_subscriber(ibmmq, conn, count, args.batch)
+
+        bare_deliver = count / ((before[1] + after[1]) / 2)
+        bare_end = count / ((sum(before) + sum(after)) / 2)
+        figures: dict[str, float] = {
+            "messages": count, "batch": args.batch,
+            "publish msg/s": round(count / published),
+            "spark topic stream deliver msg/s": round(count / delivered),
+            "spark publish -> delivered msg/s": round(count / (published + delivered)),
+            "bare subscriber get msg/s": round(bare_deliver),
+            "bare publish -> got msg/s": round(bare_end),
+        }
+        ratios = {
+            "spark deliver / bare get": round(figures["spark topic stream deliver msg/s"]
+                                              / bare_deliver, 2),
+            "spark end-to-end / bare end-to-end": round(
+                figures["spark publish -> delivered msg/s"] / bare_end, 2),
+        }
+        for key, value in {**figures, **ratios}.items():
+            print(f"{key:60s} {value}")
+        print("BENCH " + json.dumps({
+            "name": "pubsub", "figures": figures, "ratios": ratios,
+            "notes": f"1 KiB persistent publications, {count} per run, one durable managed "
+                     f"subscription, maxMessagesPerTrigger {args.batch}, noop sink, "
+                     "Trigger.AvailableNow, local[2]; Spark times include query start-up"}))
+        return 0
+    finally:
+        if spark is not None:
+            spark.stop()
+        qm.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
