@@ -26,13 +26,14 @@ from bench_reader import spark_run  # noqa: E402 - the same Spark run into noop
 
 BODY = b"x" * 1024
 TOPIC = "bench/orders/eu"
+BARE_TOPIC = "bench/orders/bare"      # the bare loop's own: the Spark subscription must not see it
 
 
-def publish(ibmmq, conn, count: int) -> float:
-    """Seconds to publish `count` persistent publications on TOPIC."""
+def publish(ibmmq, conn, count: int, topic_string: str = TOPIC) -> float:
+    """Seconds to publish `count` persistent publications on `topic_string`."""
     CMQC = ibmmq.CMQC
     od = ibmmq.OD(ObjectType=CMQC.MQOT_TOPIC, Version=CMQC.MQOD_VERSION_4)
-    od.set_vs("ObjectString", TOPIC)
+    od.set_vs("ObjectString", topic_string)
     topic = ibmmq.Queue(conn, od, CMQC.MQOO_OUTPUT)
     md = ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT)
     pmo = ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_ASYNC_RESPONSE
@@ -44,6 +45,8 @@ def publish(ibmmq, conn, count: int) -> float:
             conn.commit()
     conn.commit()
     elapsed = time.perf_counter() - started
+    status = conn.stat(CMQC.MQSTAT_TYPE_ASYNC_ERROR)   # asynchronous puts report failures here
+    assert status.PutFailureCount == 0, f"{status.PutFailureCount} publications failed"
     topic.close()
     return elapsed
 
@@ -53,11 +56,11 @@ def bare_subscriber(ibmmq, conn, count: int, batch: int) -> tuple[float, float]:
     CMQC = ibmmq.CMQC
     sd = ibmmq.SD(Options=CMQC.MQSO_CREATE | CMQC.MQSO_RESUME | CMQC.MQSO_DURABLE
                   | CMQC.MQSO_MANAGED)
-    sd.set_vs("ObjectString", TOPIC)
+    sd.set_vs("ObjectString", BARE_TOPIC)
     sd.set_vs("SubName", "BENCH.BARE")
     sub = ibmmq.Subscription(conn)
     sub.sub(sub_desc=sd)
-    published = publish(ibmmq, conn, count)
+    published = publish(ibmmq, conn, count, BARE_TOPIC)
     gmo = ibmmq.GMO(Options=CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_WAIT
                     | CMQC.MQGMO_NO_PROPERTIES)
     got = in_batch = 0
@@ -99,7 +102,10 @@ def main() -> int:
     qm = embedded.EmbeddedQueueManager(os.path.join(work, "qm"), name="QM1").start()
     spark = None
     try:
-        qm.run_mqsc(f"ALTER QMGR MAXUMSGS({max(10000, args.batch * 2)})")
+        # a durable subscription's managed queue takes the model's MAXDEPTH (5000): make room
+        # for the whole run, or persistent publications past it fail (2053, PMSGDLV ALLDUR)
+        qm.run_mqsc(f"ALTER QMGR MAXUMSGS({max(10000, args.batch * 2)})\n"
+                    "ALTER QMODEL(SYSTEM.DURABLE.MODEL.QUEUE) MAXDEPTH(999999999)")
         conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
         spark = (SparkSession.builder.master("local[2]").appName("bench-pubsub")
                  .config("spark.ui.enabled", "false").config("spark.driver.memory", "2g")
