@@ -23,6 +23,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_reader import bench_spark  # noqa: E402 - the benchmarks' Spark session
+
 WARM_UP = 3.0
 STAMP = struct.Struct(">d")
 
@@ -131,7 +134,6 @@ def main() -> int:
     import spark_mq.embedded as embedded
     embedded.install()
     import ibmmq
-    from pyspark.sql import SparkSession
 
     from spark_mq.jobs.request_reply_bridge import replies
 
@@ -141,10 +143,7 @@ def main() -> int:
     try:
         qm.run_mqsc("\n".join(f"DEFINE QLOCAL({name}) MAXDEPTH(999999999) REPLACE"
                               for name in ("LAT.IN", "LAT.OUT", "LAT.REQ", "LAT.REPLY", "LAT.NOREPLY")))
-        spark = (SparkSession.builder.master("local[2]").appName("bench-latency")
-                 .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-                 .config("spark.sql.shuffle.partitions", "2").getOrCreate())
-        spark.sparkContext.setLogLevel("ERROR")
+        spark = bench_spark("bench-latency")
         connection = {"queueManager": qm.name, "connName": qm.conn_name, "channel": qm.channel,
                       "transport": "embedded"}
         figures: dict[str, dict[str, float]] = {}

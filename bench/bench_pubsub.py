@@ -22,7 +22,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench_reader import spark_run  # noqa: E402 - the same Spark run into noop
+from bench_reader import bench_spark, spark_run  # noqa: E402 - the same Spark run into noop
 
 BODY = b"x" * 1024
 TOPIC = "bench/orders/eu"
@@ -96,7 +96,6 @@ def main() -> int:
     import spark_mq.embedded as embedded
     embedded.install()
     import ibmmq
-    from pyspark.sql import SparkSession
 
     work = tempfile.mkdtemp(prefix="bench-pubsub-")
     qm = embedded.EmbeddedQueueManager(os.path.join(work, "qm"), name="QM1").start()
@@ -107,12 +106,7 @@ def main() -> int:
         qm.run_mqsc(f"ALTER QMGR MAXUMSGS({max(10000, args.batch * 2)})\n"
                     "ALTER QMODEL(SYSTEM.DURABLE.MODEL.QUEUE) MAXDEPTH(999999999)")
         conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
-        spark = (SparkSession.builder.master("local[2]").appName("bench-pubsub")
-                 .config("spark.ui.enabled", "false").config("spark.driver.memory", "2g")
-                 .config("spark.sql.shuffle.partitions", "2")
-                 .config("spark.sql.streaming.numRecentProgressUpdates", "100000")
-                 .getOrCreate())
-        spark.sparkContext.setLogLevel("ERROR")
+        spark = bench_spark("bench-pubsub")
         import spark_mq
         spark_mq.register(spark)
         options = {"queueManager": qm.name, "connName": qm.conn_name, "channel": qm.channel,

@@ -29,7 +29,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_reader import BODY, bare_syncpoint_get, fill, spark_run  # noqa: E402
+from bench_reader import BODY, bare_syncpoint_get, bench_spark, fill, spark_run  # noqa: E402
 
 
 def profile_partition(qm, queue: str, state_queue: str, messages: int) -> dict[str, float]:
@@ -85,7 +85,6 @@ def main() -> int:
     import spark_mq.embedded as embedded
     embedded.install()
     import ibmmq
-    from pyspark.sql import SparkSession
 
     work = tempfile.mkdtemp(prefix="bench-read-mode-")
     qm = embedded.EmbeddedQueueManager(os.path.join(work, "qm"), name="QM1").start()
@@ -95,12 +94,7 @@ def main() -> int:
                     "DEFINE QLOCAL(BENCH.STATE) MAXDEPTH(999999999) REPLACE\n"
                     f"ALTER QMGR MAXUMSGS({max(10000, args.batch * 2)})")
         conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
-        spark = (SparkSession.builder.master("local[2]").appName("bench-read-mode")
-                 .config("spark.ui.enabled", "false").config("spark.driver.memory", "2g")
-                 .config("spark.sql.shuffle.partitions", "2").config("spark.ui.showConsoleProgress", "false")
-                 .config("spark.sql.streaming.numRecentProgressUpdates", "100000")
-                 .getOrCreate())
-        spark.sparkContext.setLogLevel("ERROR")
+        spark = bench_spark("bench-read-mode")
         options = {"queueManager": qm.name, "connName": qm.conn_name, "channel": qm.channel,
                    "queue": "BENCH.READ", "transport": "embedded", "stateQueue": "BENCH.STATE",
                    "maxMessagesPerTrigger": str(args.batch), "waitIntervalMs": "0"}

@@ -173,6 +173,19 @@ class MemorySampler(threading.Thread):
         return out
 
 
+def bench_spark(app_name: str):
+    """The benchmarks' Spark: local[2], quiet, every progress entry kept (rows are counted
+    from them; Spark keeps the last 100 by default)."""
+    from pyspark.sql import SparkSession
+    spark = (SparkSession.builder.master("local[2]").appName(app_name)
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.memory", "2g").config("spark.sql.shuffle.partitions", "2")
+             .config("spark.sql.streaming.numRecentProgressUpdates", "100000")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
 def spark_run(spark, options: dict, checkpoint: str) -> tuple[int, float, dict]:
     sampler = MemorySampler(spark)
     sampler.start()
@@ -200,7 +213,6 @@ def main() -> int:
     import spark_mq.embedded as embedded
     embedded.install()
     import ibmmq
-    from pyspark.sql import SparkSession
 
     work = tempfile.mkdtemp(prefix="bench-reader-")
     qm = embedded.EmbeddedQueueManager(os.path.join(work, "qm"), name="QM1").start()
@@ -210,13 +222,7 @@ def main() -> int:
         qm.run_mqsc("DEFINE QLOCAL(BENCH.READ) MAXDEPTH(999999999) REPLACE\n"
                     f"ALTER QMGR MAXUMSGS({max(10000, args.batch * 2)})")
         conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
-        spark = (SparkSession.builder.master("local[2]").appName("bench-reader")
-                 .config("spark.ui.enabled", "false").config("spark.driver.memory", "2g")
-                 .config("spark.sql.shuffle.partitions", "2")
-                 # rows are counted from the progress entries: keep them all (default: last 100)
-                 .config("spark.sql.streaming.numRecentProgressUpdates", "100000")
-                 .getOrCreate())
-        spark.sparkContext.setLogLevel("ERROR")
+        spark = bench_spark("bench-reader")
         import spark_mq
         spark_mq.register(spark)
         options = {"queueManager": qm.name, "connName": qm.conn_name, "channel": qm.channel,

@@ -90,19 +90,17 @@ class Producer:
             "identity": (C.MQOO_SET_IDENTITY_CONTEXT, C.MQPMO_SET_IDENTITY_CONTEXT),
             "all": (C.MQOO_SET_ALL_CONTEXT, C.MQPMO_SET_ALL_CONTEXT)}[settings.context]
         options |= context_put
-        self.pmo = ibmmq.PMO(Options=options)
-        self.pmo_props = ibmmq.PMO(Options=options)
-        # publications with MQPMO_RETAIN (only topic puts take it)
-        self.retain = C.MQPMO_RETAIN if settings.retain else 0
-        self.pmo_retain = ibmmq.PMO(Options=options | self.retain)
-        self.pmo_props_retain = ibmmq.PMO(Options=options | self.retain)
+        # one MQPMO per (the put carries the message handle, which exists from the first
+        # property on; the put retains: MQPMO_RETAIN, topic puts only)
+        self.retain = bool(settings.retain)
+        self._pmos: dict[tuple[bool, bool], Any] = {
+            (handle, retain): ibmmq.PMO(Options=options | (C.MQPMO_RETAIN if retain else 0))
+            for handle in (False, True) for retain in (False, True)}
         # the MQMD packed from a template and the MQPMOs packed once (see packed_put.py)
         self.packed = PackedPut.create(ibmmq)
         self.hconn = qmgr.get_handle()
-        # keyed by ("the put carries the message handle", which exists from the first property
-        # on; "the put retains")
         self._pmo_bytes: dict[tuple[bool, bool], bytes] = {
-            (False, False): self.pmo.pack(), (False, True): self.pmo_retain.pack()}
+            key: pmo.pack() for key, pmo in self._pmos.items() if not key[0]}
         self._handle: Any | None = None
         self._handle_names: set[str] = set()
         self._names: dict[str, bytes] = {}     # property name -> its UTF-8 bytes
@@ -234,7 +232,7 @@ class Producer:
              properties: list[tuple[str, Any, str]]) -> None:
         ibmmq = self.ibmmq
         with_handle = bool(properties)
-        retain = bool(self.retain) and target.topic
+        retain = self.retain and target.topic
         if with_handle:
             self._set_properties(properties)
         try:
@@ -242,9 +240,7 @@ class Producer:
                 self.packed.put(self.hconn, target.hobj, self.packed.md(fields),
                                 self._pmo_bytes[(with_handle, retain)], body)
             else:
-                pmo = ((self.pmo_props_retain if retain else self.pmo_props) if with_handle
-                       else (self.pmo_retain if retain else self.pmo))
-                target.queue.put(body, ibmmq.MD(**fields), pmo)
+                target.queue.put(body, ibmmq.MD(**fields), self._pmos[(with_handle, retain)])
         except ibmmq.MQMIError as exc:
             raise describe(exc, f"putting a message on {target.label}") from exc
         if self.settings.async_put:
@@ -254,10 +250,10 @@ class Producer:
         handle = self._handle
         if handle is None:
             handle = self._handle = self.ibmmq.MessageHandle(self.qmgr)
-            self.pmo_props.OriginalMsgHandle = handle.msg_handle
-            self.pmo_props_retain.OriginalMsgHandle = handle.msg_handle
-            self._pmo_bytes[(True, False)] = self.pmo_props.pack()
-            self._pmo_bytes[(True, True)] = self.pmo_props_retain.pack()
+            for retain in (False, True):
+                pmo = self._pmos[(True, retain)]
+                pmo.OriginalMsgHandle = handle.msg_handle
+                self._pmo_bytes[(True, retain)] = pmo.pack()
         names: set[str] = set()
         for name, value, type_name in properties:
             try:

@@ -30,9 +30,10 @@ def _descriptor(ibmmq: Any, options: int, name: str, topic: str | None = None,
     return sd
 
 
-def _resolved(sd: Any) -> str:
-    raw = sd.get_vs("ResObjectString") or b""
-    return raw[:sd.ResObjectStringVSLength].decode("utf-8", "replace")
+def _resolved(descriptor: Any) -> str:
+    """The ResObjectString an MQSD or MQOD came back with."""
+    raw = descriptor.get_vs("ResObjectString") or b""
+    return raw[:descriptor.ResObjectStringVSLength].decode("utf-8", "replace")
 
 
 def _resolve_topic(ibmmq: Any, qmgr: Any, topic: str | None, topic_object: str | None) -> str:
@@ -48,8 +49,7 @@ def _resolve_topic(ibmmq: Any, qmgr: Any, topic: str | None, topic_object: str |
     except ibmmq.MQMIError as exc:
         raise describe(exc, f"opening topic object {topic_object!r}") from exc
     handle.close()
-    raw = od.get_vs("ResObjectString") or b""
-    return raw[:od.ResObjectStringVSLength].decode("utf-8", "replace")
+    return _resolved(od)
 
 
 def ensure_durable_subscription(connection: ConnectionOptions, name: str, topic: str | None,
