@@ -13,7 +13,6 @@ from spark_mq.embedded.server.mqsc_attributes import (
     DEVELOPER_MQSC,
     QMGR_ATTRIBUTES,
     QUEUE_ATTRIBUTES,
-    SYSTEM_MQSC,
     default_attributes,
 )
 from spark_mq.embedded.server.security.defaults import DEVELOPER_SECURITY_MQSC, SYSTEM_SECURITY_MQSC
@@ -401,18 +400,12 @@ def test_default_mqsc_defines_the_developer_queues():
     assert models == [("DEV.APP.MODEL.QUEUE", {"REPLACE"})]  # mq-dev-patterns' reply queues
 
 
-def test_default_mqsc_starts_with_the_system_queues_then_the_developer_objects():
-    assert DEFAULT_MQSC.startswith(SYSTEM_MQSC) and DEVELOPER_MQSC in DEFAULT_MQSC
+def test_default_mqsc_is_the_system_security_then_the_developer_objects():
+    # the system queues are not MQSC: system_queues.py defines them (test_system_queues.py)
+    assert DEFAULT_MQSC.startswith(SYSTEM_SECURITY_MQSC) and DEVELOPER_MQSC in DEFAULT_MQSC
     # each followed by its security definitions (security/defaults.py)
     assert DEFAULT_MQSC.endswith(DEVELOPER_SECURITY_MQSC)
     assert DEFAULT_MQSC.index(SYSTEM_SECURITY_MQSC) < DEFAULT_MQSC.index(DEVELOPER_MQSC)
-    system = {(c.object_type, c.name): c.attributes for c in parse_mqsc(SYSTEM_MQSC)}
-    assert system == {
-        ("QLOCAL", "SYSTEM.DEFAULT.LOCAL.QUEUE"): {},
-        ("QMODEL", "SYSTEM.DEFAULT.MODEL.QUEUE"): {"DEFTYPE": "TEMPDYN"},
-        ("QLOCAL", "SYSTEM.DEAD.LETTER.QUEUE"): {},
-        ("QLOCAL", "SYSTEM.ADMIN.COMMAND.QUEUE"): {},
-    }
 
 
 # --- model queues ------------------------------------------------------------------------------

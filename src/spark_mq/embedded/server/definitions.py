@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 
-from spark_mq.embedded.server import channels, namelist
+from spark_mq.embedded.server import channels, namelist, system_queues
 from spark_mq.embedded.server.pubsub import storage as pubsub_storage
 from spark_mq.embedded.server.queues import (
     I_BACKOUT,
@@ -56,6 +56,7 @@ def recover(qm: QueueManagerState) -> None:
     security.refresh_connauth(qm)  # the CONNAUTH a (re)started queue manager runs with
     pubsub_storage.restore(qm, pubsub_rows)
     pubsub_storage.ensure_system_objects(qm)
+    system_queues.ensure(qm)
     last = 0
     for stored in qm.store.messages():
         queue = qm.queues.get(stored.queue)
@@ -68,6 +69,7 @@ def recover(qm: QueueManagerState) -> None:
                           stored.expires_at, queue)
         queue.insert(message)
     qm.seq = itertools.count(last + 1)
+    system_queues.hold(qm)  # numbered after the stored messages
 
 
 def _stored_properties(data: bytes | None) -> list | None:

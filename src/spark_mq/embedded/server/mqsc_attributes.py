@@ -3,9 +3,9 @@
 Runs in the queue-manager process. `QUEUE_ATTRIBUTES` and `QMGR_ATTRIBUTES` say which
 attributes a QLOCAL, QALIAS, QMODEL or the QMGR has, how each is typed and validated (the
 MQSC parser checks DEFINE/ALTER against them) and what a freshly defined object starts with
-(`default_attributes`). `DEFAULT_MQSC` is what a new embedded queue manager runs: the
-system objects crtmqm creates (`SYSTEM_MQSC`), then the script IBM's developer container
-runs (`DEVELOPER_MQSC`), each followed by its security definitions (security/defaults.py).
+(`default_attributes`). `DEFAULT_MQSC` is what a new embedded queue manager runs: crtmqm's
+security definitions (security/defaults.py; its system queues are system_queues.py's), then
+the script IBM's developer container runs (`DEVELOPER_MQSC`) and its security definitions.
 """
 from __future__ import annotations
 
@@ -194,20 +194,6 @@ def default_attributes(object_type: str) -> Attributes:
 
 
 
-#: The system queues every IBM MQ queue manager has from crtmqm on, as far as the embedded
-#: queue manager has a use for them. SYSTEM.DEFAULT.MODEL.QUEUE is the model IBM's PCFExecute
-#: and JMS temporary queues open; SYSTEM.ADMIN.COMMAND.QUEUE is a plain local queue until a
-#: command server reads it. Multiplatforms has no permanent-dynamic counterpart of the default
-#: model (SYSTEM.DURABLE.MODEL.QUEUE serves managed durable subscriptions; it and
-#: SYSTEM.NDURABLE.MODEL.QUEUE are made with SYSTEM.BASE.TOPIC by pubsub/storage.py).
-SYSTEM_MQSC: str = """\
-* System objects of a new queue manager (crtmqm)
-DEFINE QLOCAL('SYSTEM.DEFAULT.LOCAL.QUEUE')
-DEFINE QMODEL('SYSTEM.DEFAULT.MODEL.QUEUE') DEFTYPE(TEMPDYN)
-DEFINE QLOCAL('SYSTEM.DEAD.LETTER.QUEUE')
-DEFINE QLOCAL('SYSTEM.ADMIN.COMMAND.QUEUE')
-"""
-
 #: The objects IBM's MQ developer container creates (its dev MQSC), as far as queues and
 #: the application channel go. The channels themselves, the container's admin channel
 #: included, exist from the start (channels.DEFAULT_CHANNELS); the line here replaces the
@@ -230,5 +216,5 @@ DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
 """
 
 #: What a new embedded queue manager runs once, before any start-up script of its own.
-DEFAULT_MQSC: str = (SYSTEM_MQSC + "\n" + SYSTEM_SECURITY_MQSC + "\n" + DEVELOPER_MQSC + "\n"
+DEFAULT_MQSC: str = (SYSTEM_SECURITY_MQSC + "\n" + DEVELOPER_MQSC + "\n"
                      + DEVELOPER_SECURITY_MQSC)

@@ -20,7 +20,7 @@ VERSION = "09040000"
 #: MQ 9.4's command level (CMDLEVEL)
 COMMAND_LEVEL = 940
 MAX_PRIORITY = 9
-#: the queue PCF commands go to, created with the queue manager (mqsc_attributes.SYSTEM_MQSC)
+#: the queue PCF commands go to, created with the queue manager (system_queues.py)
 COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
 _EVENTS_DISABLED = 0  # MQEVR_DISABLED (defined in CMQCFC, not CMQC): no event messages
 

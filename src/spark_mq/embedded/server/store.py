@@ -11,7 +11,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from spark_mq.embedded.wire import encode
@@ -45,6 +45,7 @@ class Store:
         self._db.execute("PRAGMA wal_autocheckpoint=0")
         self._path = os.path.join(data_dir, "qmgr.db")
         self._stop = threading.Event()
+        self._watchers: list[Callable[[str, str, dict | None], None]] = []
         self._db.executescript(
             """
             CREATE TABLE IF NOT EXISTS objects (
@@ -79,12 +80,21 @@ class Store:
         self._db.close()
 
     # --- object definitions -------------------------------------------------------------
+    def watch(self, watcher: Callable[[str, str, dict | None], None]) -> None:
+        """Call `watcher(kind, name, attrs)` after each object saved, with attrs None after
+        each one deleted (system_queues.py mirrors records onto queues this way)."""
+        self._watchers.append(watcher)
+
     def save_object(self, kind: str, name: str, attrs: dict) -> None:
         self._db.execute("INSERT OR REPLACE INTO objects (kind, name, attrs) VALUES (?, ?, ?)",
                          (kind, name, json.dumps(attrs)))
+        for watcher in self._watchers:
+            watcher(kind, name, attrs)
 
     def delete_object(self, kind: str, name: str) -> None:
         self._db.execute("DELETE FROM objects WHERE kind = ? AND name = ?", (kind, name))
+        for watcher in self._watchers:
+            watcher(kind, name, None)
 
     def objects(self) -> Iterator[tuple[str, str, dict]]:
         for kind, name, attrs in self._db.execute("SELECT kind, name, attrs FROM objects"):

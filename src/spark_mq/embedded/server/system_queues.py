@@ -1,0 +1,121 @@
+"""The system queues crtmqm makes, and the four on which the queue manager keeps its records.
+
+Runs in the queue-manager process. `ensure` defines the system queues a queue manager has
+from crtmqm on (at every start, so a data directory from an older version gets the ones it
+lacks, as `strmqm -c` would give them). Their descriptions follow IBM MQ's, which begin
+"IBM MQ" - monitoring tools and IBM's own tests select system queues by that - except the
+default queues', which new definitions copy and so stay blank.
+
+IBM MQ keeps authority records, CHLAUTH rules, durable subscriptions and retained
+publications as messages on system queues that it holds open for exclusive input: their
+depths grow and shrink with the records (monitoring tools watch them; IBM's PCF tests look
+for a queue with messages on a fresh queue manager), MQOPEN for input answers
+MQRC_OBJECT_IN_USE and CLEAR/DELETE are refused. The embedded queue manager keeps these
+records in its store, so `hold` mirrors each kind onto its queue: one message per record,
+rebuilt at start and replaced or removed with every save and delete the store sees. The
+bodies are JSON (MQ's are its own binary), to read, not to write back.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from typing import Any
+
+from spark_mq.embedded.server.pubsub.storage import RETAINED, SUB
+from spark_mq.embedded.server.queues import LocalQueue, Message, ModelQueue, QueueDefinition
+from spark_mq.embedded.server.state import QueueManagerState, blank
+from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.structs import MD
+
+_LOCAL, _MODEL = "QLOCAL", "QMODEL"
+_RECORDS = {"MAXDEPTH": 999_999_999, "SHARE": "SHARE"}
+
+#: name -> (queue type, attributes) of crtmqm's system queues on Multiplatforms, as far as
+#: a queue manager without clusters, channels to other queue managers or z/OS has them.
+SYSTEM_QUEUES: dict[str, tuple[str, dict[str, Any]]] = {
+    "SYSTEM.DEFAULT.LOCAL.QUEUE": (_LOCAL, {}),
+    # the model IBM's PCFExecute and JMS temporary queues open
+    "SYSTEM.DEFAULT.MODEL.QUEUE": (_MODEL, {"DEFTYPE": "TEMPDYN"}),
+    "SYSTEM.DEAD.LETTER.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Default Dead Letter Queue"}),
+    "SYSTEM.ADMIN.COMMAND.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Administration Command Queue"}),
+    "SYSTEM.MQSC.REPLY.QUEUE": (_MODEL, {"DEFTYPE": "TEMPDYN",
+                                         "DESCR": "IBM MQ MQSC Reply Queue"}),
+    "SYSTEM.ADMIN.ACCOUNTING.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Accounting Queue"}),
+    "SYSTEM.ADMIN.ACTIVITY.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Activity Queue"}),
+    "SYSTEM.ADMIN.CHANNEL.EVENT": (_LOCAL, {"DESCR": "IBM MQ Channel Event Queue"}),
+    "SYSTEM.ADMIN.COMMAND.EVENT": (_LOCAL, {"DESCR": "IBM MQ Command Event Queue"}),
+    "SYSTEM.ADMIN.CONFIG.EVENT": (_LOCAL, {"DESCR": "IBM MQ Configuration Event Queue"}),
+    "SYSTEM.ADMIN.LOGGER.EVENT": (_LOCAL, {"DESCR": "IBM MQ Logger Event Queue"}),
+    "SYSTEM.ADMIN.PERFM.EVENT": (_LOCAL, {"DESCR": "IBM MQ Performance Event Queue"}),
+    "SYSTEM.ADMIN.PUBSUB.EVENT": (_LOCAL, {"DESCR": "IBM MQ Publish/Subscribe Event Queue"}),
+    "SYSTEM.ADMIN.QMGR.EVENT": (_LOCAL, {"DESCR": "IBM MQ Queue Manager Event Queue"}),
+    "SYSTEM.ADMIN.STATISTICS.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Statistics Queue"}),
+    "SYSTEM.ADMIN.TRACE.ACTIVITY.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Trace Activity Queue"}),
+    "SYSTEM.ADMIN.TRACE.ROUTE.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Trace Route Queue"}),
+    "SYSTEM.AUTH.DATA.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Authority Data Queue", **_RECORDS}),
+    "SYSTEM.CHLAUTH.DATA.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Channel Authentication Data Queue",
+                                           **_RECORDS}),
+    "SYSTEM.DURABLE.SUBSCRIBER.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Durable Subscriber Queue",
+                                                 **_RECORDS}),
+    "SYSTEM.RETAINED.PUB.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Retained Publications Queue",
+                                           **_RECORDS}),
+    "SYSTEM.DEFAULT.INITIATION.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Default Initiation Queue"}),
+    "SYSTEM.PENDING.DATA.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Deferred Message Queue"}),
+}
+
+#: store kind -> the queue IBM MQ keeps that kind of record on
+RECORD_QUEUES: dict[str, str] = {
+    "AUTHREC": "SYSTEM.AUTH.DATA.QUEUE",
+    "CHLAUTH": "SYSTEM.CHLAUTH.DATA.QUEUE",
+    SUB: "SYSTEM.DURABLE.SUBSCRIBER.QUEUE",
+    RETAINED: "SYSTEM.RETAINED.PUB.QUEUE",
+}
+
+_RECORD_MD = dict(zip(MD.names, [
+    b"MD  ", CMQC.MQMD_VERSION_2, CMQC.MQRO_NONE, CMQC.MQMT_DATAGRAM, CMQC.MQEI_UNLIMITED,
+    CMQC.MQFB_NONE, CMQC.MQENC_NATIVE, 1208, CMQC.MQFMT_STRING, 0, CMQC.MQPER_NOT_PERSISTENT,
+    b"", b"\0" * 24, 0, blank("", 48), b"", blank("mqm", 12), b"\0" * 32, blank("", 32),
+    CMQC.MQAT_QMGR, b"", b"", b"", blank("", 4), b"\0" * 24, 1, 0, CMQC.MQMF_NONE,
+    CMQC.MQOL_UNDEFINED]))
+
+
+def ensure(qm: QueueManagerState) -> None:
+    """Define the system queues the queue manager lacks."""
+    for name, (kind, attrs) in SYSTEM_QUEUES.items():
+        if name in qm.queues:
+            continue
+        queue: QueueDefinition = LocalQueue(name, attrs) if kind == _LOCAL else ModelQueue(name, attrs)
+        qm.queues[name] = queue
+        qm.store.save_object(kind, name, dict(queue.attrs))
+
+
+def hold(qm: QueueManagerState) -> None:
+    """Open the record queues for exclusive input, fill them from the store and keep them
+    in step with it (after `ensure` and recovery)."""
+    for name in RECORD_QUEUES.values():
+        queue = qm.queues.get(name)
+        if isinstance(queue, LocalQueue):
+            queue.input_exclusive += 1
+    for kind, name, attrs in list(qm.store.objects()):
+        _record_changed(qm, kind, name, attrs)
+    qm.store.watch(lambda kind, name, attrs: _record_changed(qm, kind, name, attrs))
+
+
+def _record_changed(qm: QueueManagerState, kind: str, name: str,
+                    attrs: dict[str, Any] | None) -> None:
+    """Replace (or with attrs None remove) the message of one record on its queue."""
+    queue = qm.queues.get(RECORD_QUEUES.get(kind, ""))
+    if not isinstance(queue, LocalQueue):
+        return
+    msgid = hashlib.sha256(f"{kind}\0{name}".encode()).digest()[:24]
+    for key in list(queue.by_msgid.get(msgid, ())):
+        queue.remove(queue.msgs[key])
+    if attrs is None:
+        return
+    now = time.gmtime()
+    md = list({**_RECORD_MD, "MsgId": msgid, "ReplyToQMgr": blank(qm.name, 48),
+               "PutApplName": blank(qm.name, 28), "PutDate": time.strftime("%Y%m%d", now).encode(),
+               "PutTime": time.strftime("%H%M%S00", now).encode()}.values())
+    body = json.dumps({"kind": kind, "name": name, "attributes": attrs}).encode()
+    queue.insert(Message(next(qm.seq), md, body, None, None, queue))
