@@ -272,6 +272,9 @@ def test_mqsc_from_a_file_and_from_standard_input_echoes_and_counts(running):
     assert "DESCR(first queue)" in out and "2 MQSC command(s) read; 1 failed." in out, out
     depth, _ = text(run("depth", cwd=cwd, env=env))
     assert re.search(r"^APP\.B\s+0\s+7$", depth, flags=re.M) and "DEV.QUEUE.1" in depth, depth
+    assert "SYSTEM." not in depth, depth
+    depth, _ = text(run("depth", "--system", cwd=cwd, env=env))
+    assert re.search(r"^SYSTEM\.AUTH\.DATA\.QUEUE\s+[1-9]\d*\s+999999999$", depth, flags=re.M), depth
 
 
 def test_mqsc_on_a_queue_manager_with_users_needs_the_password(shell):

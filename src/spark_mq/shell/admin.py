@@ -40,6 +40,9 @@ def add_depth(commands: Any) -> argparse.ArgumentParser:
                                 description="Show the depth of the named queues, or of every local "
                                             "queue of an embedded queue manager.")
     depth.add_argument("queues", nargs="*", metavar="QUEUE", help="queue names (default: all local queues)")
+    depth.add_argument("--system", action="store_true",
+                       help="with no names, list the SYSTEM.* queues too (left out by default, as "
+                            "MQ Explorer hides system objects)")
     depth.set_defaults(run=run_depth)
     return depth
 
@@ -197,5 +200,6 @@ def _all_depths(args: argparse.Namespace) -> list[tuple[str, int, int]]:
     rows: list[tuple[str, int, int]] = []
     for block in output.split("AMQ8409I")[1:]:
         fields = dict(_DISPLAYED.findall(block))
-        rows.append((fields["QUEUE"], int(fields["CURDEPTH"]), int(fields["MAXDEPTH"])))
+        if args.system or not fields["QUEUE"].startswith("SYSTEM."):
+            rows.append((fields["QUEUE"], int(fields["CURDEPTH"]), int(fields["MAXDEPTH"])))
     return rows
