@@ -11,6 +11,9 @@ in the PEM layout of spark_mq/embedded/tls/key_repository.py:
     client/key.rogue.crt, .key         label "rogue": CN=rogue,O=Elsewhere, by the client CA
     client/key.stranger.crt, .key      label "stranger": CN=app,O=Spark by an untrusted CA
     untrusting/key.ca.pem              a repository that trusts only the untrusted CA
+
+`one_way_repositories(folder)` makes only what TLS without client certificates
+(SSLCAUTH(OPTIONAL)) needs: a queue manager certificate and a client that trusts its CA.
 """
 from __future__ import annotations
 
@@ -59,3 +62,17 @@ class KeyRepositories:
         make_certificate(self.client + ".rogue", "/O=Elsewhere/CN=rogue", client_ca)
         make_certificate(self.client + ".stranger", "/O=Spark/CN=app", untrusted_ca)
         shutil.copy(untrusted_ca[0], self.untrusting + ".ca.pem")
+
+
+def one_way_repositories(folder: str, qm_subject: str = "/O=Spark/CN=QM1") -> tuple[str, str]:
+    """`folder`/qm/key.crt+.key (the queue manager's certificate, by a CA of its own) and
+    `folder`/client/key.ca.pem (that CA, and no client certificate); returns the two stems."""
+    if shutil.which("openssl") is None:
+        raise RuntimeError("the openssl command is needed to make test certificates")
+    for sub in ("ca", "qm", "client"):
+        os.makedirs(os.path.join(folder, sub), exist_ok=True)
+    ca = make_ca(os.path.join(folder, "ca"), "ServerCA")
+    qm, client = os.path.join(folder, "qm", "key"), os.path.join(folder, "client", "key")
+    make_certificate(qm, qm_subject, ca)
+    shutil.copy(ca[0], client + ".ca.pem")
+    return qm, client

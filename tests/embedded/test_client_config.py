@@ -422,6 +422,25 @@ def test_ibms_example_ccdt_of_mq_dev_patterns_is_read(tmp_path):
     ]
 
 
+def test_a_ccdt_entrys_transmission_security_fields_are_read(tmp_path):
+    path = write_ccdt(tmp_path / "ccdt.json", entry(
+        "TLS.CHL", "QM1", "127.0.0.1(1414)", transmissionSecurity={
+            "cipherSpecification": "ANY_TLS12_OR_HIGHER", "certificateLabel": "app",
+            "certificatePeerName": "CN=QM1,O=IBM"}), entry("PLAIN.CHL", "QM1", "127.0.0.1(1414)"))
+    tls_entry, plain = ccdt.read(path)
+    assert (tls_entry.cipher_spec, tls_entry.certificate_label, tls_entry.peer_name) == \
+        ("ANY_TLS12_OR_HIGHER", "app", "CN=QM1,O=IBM")
+    assert (plain.cipher_spec, plain.certificate_label, plain.peer_name) == ("", "", "")
+
+
+@pytest.mark.parametrize("security", [["ANY"], {"certificateLabel": 5}, {"certificatePeerName": None}])
+def test_a_malformed_transmission_security_is_a_ccdt_error(tmp_path, security):
+    path = write_ccdt(tmp_path / "ccdt.json", entry("TLS.CHL", "QM1", "127.0.0.1(1414)",
+                                                    transmissionSecurity=security))
+    with pytest.raises(ccdt.CCDTError, match="transmissionSecurity"):
+        ccdt.read(path)
+
+
 def test_candidates_come_unweighted_in_name_order_then_by_weight():
     channels = [ccdt.ClientChannel("C", "QM", "c(1)"), ccdt.ClientChannel("A", "QM", "a1(1)"),
                 ccdt.ClientChannel("W.HEAVY", "QM", "w(1)", weight=99),

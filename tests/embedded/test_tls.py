@@ -1,7 +1,8 @@
 """TLS as IBM MQ does it (issue 10), through the ibmmq API against a real embedded queue manager:
 channels with SSLCIPH, CipherSpec aliases and single suites, key repositories as PEM files
 (SSLKEYR, MQSCO.KeyRepository, MQSSLKEYR), certificate labels (CERTLABL, MQSCO and MQCD
-CertificateLabel), SSLCAUTH, SSLPEER and MQCD.SSLPeerName, and the reasons each refusal gives.
+CertificateLabel), SSLCAUTH, SSLPEER and MQCD.SSLPeerName, a JSON CCDT's transmissionSecurity,
+SSLCIPH validation (MQSC and PCF), and the reasons each refusal gives.
 Certificates are made by tests/tls_keys.py with the openssl command."""
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import shutil
 
 import ibmmq
 import pytest
-from ibmmq import CMQC
+from ibmmq import CMQC, CMQCFC, CMQXC
 
 import spark_mq.embedded as embedded
 from spark_mq.embedded.tls import channel_names, cipher_specs, distinguished_names
@@ -27,7 +28,7 @@ DEFINE CHANNEL(TLS.V12) CHLTYPE(SVRCONN) SSLCIPH(ANY_TLS12) SSLCAUTH(OPTIONAL)
 DEFINE CHANNEL(TLS.RSA128) CHLTYPE(SVRCONN) SSLCIPH(ECDHE_RSA_AES_128_GCM_SHA256) SSLCAUTH(OPTIONAL)
 DEFINE CHANNEL(TLS.AES128) CHLTYPE(SVRCONN) SSLCIPH(TLS_AES_128_GCM_SHA256) SSLCAUTH(OPTIONAL)
 DEFINE CHANNEL(TLS.LABEL) CHLTYPE(SVRCONN) SSLCIPH(ANY) SSLCAUTH(OPTIONAL) CERTLABL('other')
-DEFINE CHANNEL(TLS.BADCIPH) CHLTYPE(SVRCONN) SSLCIPH('NOT_A_CIPHERSPEC') SSLCAUTH(OPTIONAL)
+DEFINE CHANNEL(TLS.BADCIPH) CHLTYPE(SVRCONN) SSLCIPH(TLS_RSA_WITH_AES_128_CBC_SHA) SSLCAUTH(OPTIONAL)
 DEFINE QLOCAL(TLS.Q)
 """
 
@@ -136,7 +137,7 @@ def test_matching_cipherspecs_connect(tls_qm, keys, channel, cipher_spec):
     ("TLS.RSA128", "ANY_TLS12", "AMQ9631E"),
     ("TLS.AES128", "ANY_TLS13", "AMQ9631E"),
     ("TLS.AES128", "TLS_AES_256_GCM_SHA384", "AMQ9631E"),
-    # a channel whose SSLCIPH names no CipherSpec
+    # a channel whose SSLCIPH names a deprecated CipherSpec, which is not enabled
     ("TLS.BADCIPH", "ANY_TLS12_OR_HIGHER", "AMQ9635E"),
 ])
 def test_cipherspec_mismatches_get_2393(tls_qm, keys, channel, cipher_spec, server_message):
@@ -260,6 +261,89 @@ def test_a_ccdt_channel_with_a_cipher_specification_connects_over_tls(tls_qm, ke
     assert round_trip(manager) == b"over TLS"
 
 
+def ccdt_connect(qm, tmp_path, repository: str, **transmission_security: str) -> ibmmq.QueueManager:
+    """A connection through a JSON CCDT named by MQCNO.CCDTUrl whose one entry is `channel`
+    with these transmissionSecurity fields (IBM's JSON names)."""
+    host, port = qm.conn_name.rstrip(")").split("(")
+    channel = transmission_security.pop("channel")
+    path = tmp_path / "ccdt.json"
+    path.write_text(json.dumps({"channel": [{
+        "name": channel, "type": "clientConnection",
+        "clientConnection": {"connection": [{"host": host, "port": int(port)}], "queueManager": "QM1"},
+        "transmissionSecurity": transmission_security}]}))
+    cno = ibmmq.CNO(Version=CMQC.MQCNO_VERSION_6, Options=CMQC.MQCNO_CLIENT_BINDING)
+    cno.CCDTUrl = f"file://{path}".encode()
+    manager = ibmmq.QueueManager(None)
+    manager.connect_with_options("QM1", cno=cno, sco=ibmmq.SCO(KeyRepository=repository.encode()))
+    return manager
+
+
+def test_a_ccdt_channels_certificate_label_and_peer_name_apply_as_an_mqcds(tls_qm, keys, tmp_path):
+    # TLS.PEER wants a client certificate matching CN=app, O=Spark: the entry's label sends it,
+    # and its peer name is checked against the queue manager's certificate
+    manager = ccdt_connect(tls_qm, tmp_path, keys.client, channel="TLS.PEER",
+                           cipherSpecification="ANY_TLS12_OR_HIGHER", certificateLabel="app",
+                           certificatePeerName="CN=QM1.server, O=Spark")
+    assert round_trip(manager) == b"over TLS"
+    with pytest.raises(ibmmq.MQMIError) as exc:   # without the label no certificate is sent
+        ccdt_connect(tls_qm, tmp_path, keys.client, channel="TLS.PEER",
+                     cipherSpecification="ANY_TLS12_OR_HIGHER").disconnect()
+    assert exc.value.reason == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+
+
+@pytest.mark.parametrize("peer_name, expected", [
+    ("CN=QM2.*", CMQC.MQRC_SSL_PEER_NAME_MISMATCH),
+    ("XX=QM1", CMQC.MQRC_SSL_PEER_NAME_ERROR),
+])
+def test_a_ccdt_certificate_peer_name_is_checked_as_sslpeername(tls_qm, keys, tmp_path, peer_name, expected):
+    with pytest.raises(ibmmq.MQMIError) as exc:
+        ccdt_connect(tls_qm, tmp_path, keys.client, channel="TLS.ANY",
+                     cipherSpecification="ANY_TLS12", certificatePeerName=peer_name).disconnect()
+    assert exc.value.reason == expected
+
+
+# --- SSLCIPH must name a CipherSpec IBM MQ knows ------------------------------------------------
+@pytest.mark.parametrize("command", [
+    "DEFINE CHANNEL(TLS.NEW) CHLTYPE(SVRCONN) SSLCIPH(NOT_A_CIPHERSPEC)",
+    "DEFINE CHANNEL(TLS.NEW) CHLTYPE(SVRCONN) SSLCIPH('TLS_RSA_WITH_AES_128_GCM')",
+    "ALTER CHANNEL(TLS.ANY) CHLTYPE(SVRCONN) SSLCIPH(RC4_NOT_A_SPEC)",
+])
+def test_mqsc_refuses_an_sslciph_that_is_not_a_cipherspec(tls_qm, command):
+    with pytest.raises(embedded.EmbeddedQueueManagerError) as exc:
+        tls_qm.run_mqsc(command)
+    assert "AMQ8242E: SSLCIPH definition wrong." in str(exc.value)
+    assert "SSLCIPH(ANY_TLS12_OR_HIGHER)" in tls_qm.run_mqsc("DISPLAY CHANNEL(TLS.ANY) SSLCIPH")
+    with pytest.raises(embedded.EmbeddedQueueManagerError):
+        tls_qm.run_mqsc("DISPLAY CHANNEL(TLS.NEW)")
+
+
+@pytest.mark.parametrize("value", ["ANY_TLS13", "ECDHE_ECDSA_AES_256_GCM_SHA384", "NULL_SHA", " "])
+def test_mqsc_accepts_every_cipherspec_ibm_mq_knows_and_blank(tls_qm, value):
+    defined = tls_qm.run_mqsc(f"DEFINE CHANNEL(TLS.KNOWN) CHLTYPE(SVRCONN) SSLCIPH('{value}') REPLACE")
+    assert "AMQ8014I" in defined
+    tls_qm.run_mqsc("DELETE CHANNEL(TLS.KNOWN)")
+
+
+def test_pcf_create_and_change_channel_refuse_an_sslcipherspec_that_is_not_one(tls_qm):
+    conn = ibmmq.connect(tls_qm.name, "DEV.APP.SVRCONN", tls_qm.conn_name)
+    pcf = ibmmq.PCFExecute(conn, response_wait_interval=10000)
+    try:
+        for command, name in ((pcf.MQCMD_CREATE_CHANNEL, b"TLS.PCF"), (pcf.MQCMD_CHANGE_CHANNEL, b"TLS.ANY")):
+            with pytest.raises(ibmmq.MQMIError) as exc:
+                command({CMQCFC.MQCACH_CHANNEL_NAME: name, CMQCFC.MQIACH_CHANNEL_TYPE: CMQXC.MQCHT_SVRCONN,
+                         CMQCFC.MQCACH_SSL_CIPHER_SPEC: b"NOT_A_CIPHERSPEC"})
+            assert exc.value.reason == CMQCFC.MQRCCF_SSL_CIPHER_SPEC_ERROR
+        pcf.MQCMD_CREATE_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"TLS.PCF",
+                                  CMQCFC.MQIACH_CHANNEL_TYPE: CMQXC.MQCHT_SVRCONN,
+                                  CMQCFC.MQCACH_SSL_CIPHER_SPEC: b"ANY_TLS13_OR_HIGHER"})
+        found = pcf.MQCMD_INQUIRE_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"TLS.PCF"})
+        assert found[0][CMQCFC.MQCACH_SSL_CIPHER_SPEC].strip() == b"ANY_TLS13_OR_HIGHER"
+        pcf.MQCMD_DELETE_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"TLS.PCF"})
+    finally:
+        pcf.disconnect()
+        conn.disconnect()
+
+
 # --- the pieces, without a queue manager ----------------------------------------------------
 def test_channel_names_travel_in_the_server_name_and_back():
     for channel in ("DEV.APP.SVRCONN", "lower_case/%", "A.", "TLS.V12"):
@@ -276,6 +360,8 @@ def test_cipherspec_aliases_and_suites():
     assert rsa128 is not None and rsa128.allows("TLSv1.2", "ECDHE-RSA-AES128-GCM-SHA256")
     assert not rsa128.allows("TLSv1.2", "ECDHE-RSA-AES256-GCM-SHA384")
     assert cipher_specs.lookup("TLS_RSA_WITH_AES_128_CBC_SHA") is None   # deprecated by IBM: not offered
+    assert cipher_specs.is_known("TLS_RSA_WITH_AES_128_CBC_SHA") and cipher_specs.is_known("ANY")
+    assert not cipher_specs.is_known("NOT_A_CIPHERSPEC")
     assert cipher_specs.ibm_name("ECDHE-RSA-AES256-GCM-SHA384") == "ECDHE_RSA_AES_256_GCM_SHA384"
 
 

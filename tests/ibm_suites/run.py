@@ -12,9 +12,11 @@ Suites (IBM's sources are given as paths; none of their code is in this reposito
   dev-patterns mq-dev-patterns Python samples, as put/get and request/response pairs
 
 Each suite gets a fresh queue manager QM1 loaded with developer-config.mqsc (IBM MQ's
-developer configuration) and the users app and admin. The child Pythons get the embedded
-transport from site/sitecustomize.py. A report, not a gate: exits 0 whatever the suites
-found, 2 when the harness itself cannot run. See README.md.
+developer configuration) and the users app and admin; the examples' one also gets what
+connect_client_tls.py needs and the developer configuration lacks (example-tls-channel.mqsc
+and key repositories). The child Pythons get the embedded transport from
+site/sitecustomize.py. A report, not a gate: exits 0 whatever the suites found, 2 when the
+harness itself cannot run. See README.md.
 """
 from __future__ import annotations
 
@@ -36,6 +38,8 @@ HERE = Path(__file__).resolve().parent
 MQSC_FILE = HERE / "developer-config.mqsc"
 SITE_DIR = HERE / "site"
 PORT_VARIABLE = "SPARK_MQ_IBM_SUITES_PORT"  # read by site/sitecustomize.py
+KEY_REPOSITORY_VARIABLE = "SPARK_MQ_IBM_SUITES_KEY_REPOSITORY"  # read by site/sitecustomize.py
+TLS_EXAMPLE_MQSC = HERE / "example-tls-channel.mqsc"
 
 QM_NAME = "QM1"
 HOST = "127.0.0.1"
@@ -75,6 +79,14 @@ EXAMPLE_NOTES.update({
     "put_async_message.py": NO_AUTHORITY + " (SET on DEV.QUEUE.1)",
     "dynamic_queues.py": NO_AUTHORITY + " (SYSTEM.DEFAULT.MODEL.QUEUE)",
 })
+# Examples that connect over TLS, with their channel (defined by example-tls-channel.mqsc): the
+# report says whether the queue manager logged their TLS handshake as completed.
+TLS_EXAMPLES = {"connect_client_tls.py": "SYSTEM.SSL.SVRCONN.1"}
+# ... and why IBM MQ refuses this one after the handshake: CHLAUTH, whatever the credentials.
+EXAMPLE_NOTES["connect_client_tls.py"] = (
+    "CHLAUTH blocks SYSTEM.SSL.SVRCONN.1 after TLS: no rule of IBM MQ's developer config admits "
+    "it, crtmqm's SYSTEM.* rule and the back-stop rule '*' are USERSRC(NOACCESS), so a user and "
+    "password would not help; IBM MQ refuses it too")
 # Failures that are not the queue manager's: IBM's own code, with no queue manager involved.
 PYTHON_312_SYNTAX = ("IBM's file nests quotes in an f-string, valid from Python 3.12 only; "
                      "not the queue manager's doing")
@@ -192,15 +204,39 @@ def _after_traceback(output: str) -> str:
 
 
 # --- the queue manager -----------------------------------------------------------------------
-def start_queue_manager(data_dir: Path):
-    """A fresh embedded QM1 with IBM MQ's developer configuration, on a free loopback port."""
+def start_queue_manager(data_dir: Path, extra_mqsc: Path | None = None,
+                        tls_key_repository: str | None = None):
+    """A fresh embedded QM1 with IBM MQ's developer configuration, on a free loopback port;
+    `extra_mqsc` is run after it at start-up, and the queue manager's certificate is in
+    `tls_key_repository` when given."""
     from spark_mq.embedded import EmbeddedQueueManager, EmbeddedQueueManagerError
-    manager = EmbeddedQueueManager(str(data_dir), name=QM_NAME, port=0, mqsc=str(MQSC_FILE),
-                                   users=USERS, host=HOST)
+    mqsc = str(MQSC_FILE) if extra_mqsc is None else f"{MQSC_FILE.read_text()}\n{extra_mqsc.read_text()}"
+    manager = EmbeddedQueueManager(str(data_dir), name=QM_NAME, port=0, mqsc=mqsc,
+                                   users=USERS, host=HOST, tls_key_repository=tls_key_repository)
     try:
         return manager.start()
     except EmbeddedQueueManagerError as exc:
         raise HarnessError(f"the embedded queue manager did not start: {exc}") from exc
+
+
+def make_key_repositories(folder: Path) -> tuple[str, str]:
+    """The queue manager's key repository (its certificate) and a client one that trusts it,
+    made by tests/tls_keys.py with the openssl command; their stems."""
+    if str(HERE.parent) not in sys.path:  # tests/, when run.py runs as a script
+        sys.path.append(str(HERE.parent))
+    from tls_keys import one_way_repositories
+    try:
+        return one_way_repositories(str(folder), f"/O=tests-ibm_suites/CN={QM_NAME}")
+    except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:
+        raise HarnessError(f"cannot make the key repositories connect_client_tls.py needs: {exc}") from exc
+
+
+def tls_handshake(log_text: str, channel: str) -> str | None:
+    """The protocol and CipherSpec of a TLS handshake for `channel` that the queue manager
+    logged as completed (server/tls.py logs each one), or None."""
+    match = re.search(rf"TLS handshake with \S+ completed for channel '{re.escape(channel)}': "
+                      r"([^,]+), ([^,\s]+)", log_text)
+    return f"{match.group(1)} {match.group(2)}" if match else None
 
 
 def server_errors(log: Path) -> list[str]:
@@ -336,9 +372,10 @@ def run_mqi_tests(source: Path, work: Path, timeout: float) -> SuiteResult:
 def run_examples(source: Path, work: Path, timeout: float) -> SuiteResult:
     examples_dir = source / "code" / "examples"
     outcomes = []
-    manager = start_queue_manager(work / "qm")
+    qm_keys, client_keys = make_key_repositories(work / "tls")
+    manager = start_queue_manager(work / "qm", TLS_EXAMPLE_MQSC, tls_key_repository=qm_keys)
     try:
-        env = child_environment(manager.port)
+        env = child_environment(manager.port, {KEY_REPOSITORY_VARIABLE: client_keys})
         for script in sorted(examples_dir.glob("*.py")):
             outcomes.append(_run_example(script, manager, env, work, timeout))
     finally:
@@ -355,14 +392,24 @@ def _run_example(script: Path, manager, env: dict[str, str], work: Path, timeout
         return _run_subscriber_example(script, env, work, timeout)
     command = [sys.executable, script.name, *EXAMPLE_ARGS.get(script.name, [])]
     run_for = EXAMPLE_RUN_FOR.get(script.name)
+    qm_log = Path(manager.data_dir) / "qmgr.log"
+    log_start = qm_log.stat().st_size if qm_log.exists() else 0
     returncode, output = run_program(command, script.parent, env, work / f"{script.stem}.log",
                                      run_for or timeout)
     if run_for and returncode is None and "Traceback" not in output and "ERROR:" not in output:
         return Outcome(script.name, "passed")
     outcome = script_outcome(script.name, returncode, output, EXAMPLE_EXPECT.get(script.name), timeout)
-    if outcome.status == "failed" and script.name in EXAMPLE_NOTES:
-        return Outcome(outcome.name, outcome.status, f"{outcome.reason} ({EXAMPLE_NOTES[script.name]})")
-    return outcome
+    if outcome.status != "failed":
+        return outcome
+    note = EXAMPLE_NOTES.get(script.name)
+    if script.name in TLS_EXAMPLES:  # its note holds only once TLS is shown to have succeeded
+        with open(qm_log, "rb") as handle:
+            handle.seek(log_start)
+            handshake = tls_handshake(handle.read().decode(errors="replace"), TLS_EXAMPLES[script.name])
+        evidence = (f"TLS handshake completed: {handshake}" if handshake else
+                    f"no completed TLS handshake for {TLS_EXAMPLES[script.name]} in qmgr.log")
+        note = f"{evidence}; {note}" if handshake and note else evidence
+    return Outcome(outcome.name, outcome.status, f"{outcome.reason} ({note})") if note else outcome
 
 
 def _run_subscriber_example(script: Path, env: dict[str, str], work: Path, timeout: float) -> Outcome:

@@ -3,6 +3,7 @@ developer configuration, the start-up hook that gives child Pythons the embedded
 and how outcomes and reasons are read."""
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -147,3 +148,75 @@ def test_plan_runs_the_suites_whose_sources_are_given(tmp_path):
 def test_a_folder_without_ibm_sources_is_a_harness_error(tmp_path, capsys):
     assert run.main(["--mqi-python", str(tmp_path), "--work-dir", str(tmp_path / "work")]) == 2
     assert "no code/tests/config.py" in capsys.readouterr().err
+
+
+# --- connect_client_tls.py: what the harness gives it, and what it then gets -----------------
+TLS_EXAMPLE_LIKE = textwrap.dedent("""
+    import sys
+    import ibmmq
+    # as IBM's connect_client_tls.py: MQCD with a CipherSpec, MQSCO naming /var/mqm/ssl/key
+    cd = ibmmq.CD(ChannelName=b'SYSTEM.SSL.SVRCONN.1', ConnectionName=b'127.0.0.1(1414)',
+                  ChannelType=ibmmq.CMQXC.MQCHT_CLNTCONN, TransportType=ibmmq.CMQXC.MQXPT_TCP,
+                  SSLCipherSpec=b'ANY_TLS12_OR_HIGHER')
+    sco = ibmmq.SCO(KeyRepository=b'/var/mqm/ssl/key')
+    cno = ibmmq.CNO(Options=ibmmq.CMQC.MQCNO_CLIENT_BINDING)
+    user = sys.argv[1:]
+    try:
+        qmgr = ibmmq.QueueManager(None)
+        if user:
+            qmgr.connect_with_options('QM1', cd=cd, sco=sco, cno=cno, user=user[0], password=user[1])
+        else:
+            qmgr.connect_with_options('QM1', cd, sco, cno=cno)
+        print('connected')
+    except ibmmq.MQMIError as exc:
+        print(exc.reason)
+""")
+
+
+@pytest.fixture(scope="module")
+def tls_dev_qm(tmp_path_factory):
+    """The examples suite's queue manager: developer config, the example's channel, keys."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command to make the key repositories")
+    qm_keys, client_keys = run.make_key_repositories(tmp_path_factory.mktemp("ibm-suites-keys"))
+    manager = run.start_queue_manager(tmp_path_factory.mktemp("ibm-suites-tls-qm"), run.TLS_EXAMPLE_MQSC,
+                                      tls_key_repository=qm_keys)
+    yield manager, client_keys
+    manager.stop()
+
+
+def run_tls_example_like(manager, client_keys: str | None, *user: str) -> str:
+    extra = {run.KEY_REPOSITORY_VARIABLE: client_keys} if client_keys else {}
+    done = subprocess.run([sys.executable, "-c", TLS_EXAMPLE_LIKE, *user],
+                          env=run.child_environment(manager.port, extra),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout.strip()
+
+
+def qmgr_log(manager) -> str:
+    with open(f"{manager.data_dir}/qmgr.log", encoding="utf-8") as handle:
+        return handle.read()
+
+
+def test_the_tls_example_gets_past_tls_and_chlauth_refuses_its_channel(tls_dev_qm):
+    manager, client_keys = tls_dev_qm
+    assert "SSLCIPH(ANY_TLS12_OR_HIGHER)" in manager.run_mqsc(
+        "DISPLAY CHANNEL('SYSTEM.SSL.SVRCONN.1') SSLCIPH SSLCAUTH")
+    assert run_tls_example_like(manager, client_keys) == str(CMQC.MQRC_NOT_AUTHORIZED)
+    assert run.tls_handshake(qmgr_log(manager), "SYSTEM.SSL.SVRCONN.1") is not None
+    # the refusal is CHLAUTH's (SYSTEM.* and the back-stop rule: NOACCESS), not a lack of
+    # credentials: the app user with its password is refused as well
+    assert run_tls_example_like(manager, client_keys, "app", run.PASSWORD) == str(CMQC.MQRC_NOT_AUTHORIZED)
+
+
+def test_without_the_redirect_the_hard_coded_key_repository_is_missing(tls_dev_qm):
+    manager, _ = tls_dev_qm
+    assert run_tls_example_like(manager, None) == str(CMQC.MQRC_KEY_REPOSITORY_ERROR)
+
+
+def test_tls_handshake_reads_the_queue_managers_log_line():
+    line = ("2026-01-01 00:00:00,000 INFO TLS handshake with 127.0.0.1(5) completed for channel "
+            "'SYSTEM.SSL.SVRCONN.1': TLSv1.3, TLS_AES_256_GCM_SHA384, client certificate none\n")
+    assert run.tls_handshake(line, "SYSTEM.SSL.SVRCONN.1") == "TLSv1.3 TLS_AES_256_GCM_SHA384"
+    assert run.tls_handshake(line, "SYSTEM.SSL.SVRCONN.2") is None

@@ -6,6 +6,7 @@ without a line of theirs changed. Nothing else imports this module.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import spark_mq.embedded as embedded
@@ -15,6 +16,10 @@ import spark_mq.embedded as embedded
 PORT_VARIABLE = "SPARK_MQ_IBM_SUITES_PORT"
 # IBM's examples hard-code this address: the MQ developer container's listener.
 _HARD_CODED = {("localhost", 1414), ("127.0.0.1", 1414)}
+# The client key repository the harness made (run.py), and the one IBM's
+# connect_client_tls.py hard-codes (MQSCO.KeyRepository): the MQ container's path.
+KEY_REPOSITORY_VARIABLE = "SPARK_MQ_IBM_SUITES_KEY_REPOSITORY"
+_HARD_CODED_KEY_REPOSITORY = "/var/mqm/ssl/key"
 
 embedded.install()  # before IBM's code imports ibmmq, which binds its transport at import
 
@@ -33,5 +38,25 @@ def _redirect_hard_coded_address(port: int) -> None:
     connection._parse_conn_names = parse_redirected
 
 
+def _redirect_hard_coded_key_repository(stem: str) -> None:
+    """Read the key repository `stem` wherever a program names /var/mqm/ssl/key."""
+    from spark_mq.embedded.client import tls
+    from spark_mq.embedded.tls import key_repository
+    read = getattr(tls, "from_structures", None)
+    if read is None:  # fail loudly: a 2381 here would look like an MQ gap
+        raise RuntimeError("spark_mq.embedded.client.tls.from_structures is gone; "
+                           "update tests/ibm_suites/site/sitecustomize.py")
+
+    def read_redirected(*args, **kwargs):
+        options = read(*args, **kwargs)
+        if key_repository.stem(options.repository) != _HARD_CODED_KEY_REPOSITORY:
+            return options
+        return dataclasses.replace(options, repository=stem)
+
+    tls.from_structures = read_redirected
+
+
 if os.environ.get(PORT_VARIABLE):
     _redirect_hard_coded_address(int(os.environ[PORT_VARIABLE]))
+if os.environ.get(KEY_REPOSITORY_VARIABLE):
+    _redirect_hard_coded_key_repository(os.environ[KEY_REPOSITORY_VARIABLE])

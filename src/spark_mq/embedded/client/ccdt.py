@@ -7,9 +7,14 @@ environment variables (see connection.py for when each applies). The JSON format
                   "clientConnection": {"connection": [{"host": "127.0.0.1", "port": 1414}],
                                        "queueManager": "QM1"},
                   "connectionManagement": {"clientWeight": 0, "affinity": "preferred"},
-                  "transmissionSecurity": {"cipherSpecification": "..."}}]}
+                  "transmissionSecurity": {"cipherSpecification": "ANY_TLS12_OR_HIGHER",
+                                           "certificateLabel": "...",
+                                           "certificatePeerName": "CN=QM1,O=..."}}]}
 
-Only client-connection entries count. The binary AMQCLCHL.TAB format that runmqsc writes is
+Only client-connection entries count. Their transmissionSecurity fields are the channel's
+SSLCIPH, CERTLABL and SSLPEER (IBM's names in "Channel attributes supported by the JSON
+CCDT"); client/tls.py applies them as it applies an MQCD's SSLCipherSpec, CertificateLabel
+and SSLPeerName. The binary AMQCLCHL.TAB format that runmqsc writes is
 not read: a table that is not JSON is refused like one that cannot be read.
 
 Selection follows IBM's rules for MQCONN: the entries whose queue manager name (QMNAME) is the
@@ -38,8 +43,10 @@ class ClientChannel:
     name: str
     queue_manager: str       # QMNAME: a queue manager's name or a group's
     conn_name: str           # host(port),host(port)...
-    cipher_spec: str = ""
-    weight: int = 0          # CLNTWGHT, 0 to 99
+    cipher_spec: str = ""         # SSLCIPH: the channel is reached over TLS when set
+    weight: int = 0               # CLNTWGHT, 0 to 99
+    certificate_label: str = ""   # CERTLABL: the client certificate this channel sends
+    peer_name: str = ""           # SSLPEER: what the queue manager's certificate DN must match
 
 
 def location_from_environment() -> str:
@@ -121,11 +128,27 @@ def _channel(entry: object, url: str) -> ClientChannel | None:
                             "with a port that is not a number")
         endpoints.append(f"{host}({port})")
     management = entry.get("connectionManagement") or {}
-    security = entry.get("transmissionSecurity") or {}
     weight = management.get("clientWeight", 0) if isinstance(management, dict) else None
-    cipher = security.get("cipherSpecification", "") if isinstance(security, dict) else None
-    if not isinstance(weight, int) or not 0 <= weight <= 99 or not isinstance(cipher, str):
-        raise CCDTError(f"the CCDT {url}: channel {name} has a clientWeight that is not 0 to 99 "
-                        "or a cipherSpecification that is not text")
+    if not isinstance(weight, int) or not 0 <= weight <= 99:
+        raise CCDTError(f"the CCDT {url}: channel {name} has a clientWeight that is not 0 to 99")
+    cipher, label, peer_name = _transmission_security(entry.get("transmissionSecurity"), name, url)
     return ClientChannel(name=name, queue_manager=str(client.get("queueManager") or "").strip(),
-                         conn_name=",".join(endpoints), cipher_spec=cipher, weight=weight)
+                         conn_name=",".join(endpoints), cipher_spec=cipher, weight=weight,
+                         certificate_label=label, peer_name=peer_name)
+
+
+#: the transmissionSecurity keys, in ClientChannel's order: SSLCIPH, CERTLABL, SSLPEER
+_SECURITY_KEYS = ("cipherSpecification", "certificateLabel", "certificatePeerName")
+
+
+def _transmission_security(security: object, name: str, url: str) -> tuple[str, str, str]:
+    """A channel entry's transmissionSecurity: its CipherSpec, certificate label and peer
+    name ("" for each that is absent)."""
+    if security is None:
+        security = {}
+    values = [security.get(key, "") if isinstance(security, dict) else None for key in _SECURITY_KEYS]
+    if not all(isinstance(value, str) for value in values):
+        raise CCDTError(f"the CCDT {url}: channel {name} has a \"transmissionSecurity\" that is "
+                        f"not an object of text values ({', '.join(_SECURITY_KEYS)})")
+    cipher, label, peer_name = (str(value).strip() for value in values)
+    return cipher, label, peer_name

@@ -327,6 +327,8 @@ class _Route:
     conn_name: str
     check_name: str
     cipher_spec: str = ""
+    certificate_label: str = ""   # a CCDT entry's CERTLABL and SSLPEER (client/tls.for_channel)
+    peer_name: str = ""
 
 
 #: reasons after which the next address of a connection-name list, or the next CCDT entry,
@@ -363,14 +365,15 @@ def MQCONNX(name: bytes | str | None, cno: bytes | None, cd: bytes | None, csp: 
     tls_options = tls.from_structures(cd, sco, read_pointer)
     for route in routes:
         client_context = None
+        route_tls = tls.for_channel(tls_options, route.certificate_label, route.peer_name)
         if route.cipher_spec:  # a channel with a CipherSpec is reached over TLS (client/tls.py)
             try:
-                client_context = tls.context(tls_options, route.cipher_spec)
+                client_context = tls.context(route_tls, route.cipher_spec)
             except tls.TlsRefused as refused:
                 return (0, FAILED, refused.reason)
         for host, port in _parse_conn_names(route.conn_name):
             conn, reply = _connect_one(host, port, route, user, password, appl_name,
-                                       client_context, tls_options.peer_name)
+                                       client_context, route_tls.peer_name)
             if conn is not None:
                 hconn = next(_hconns)
                 connections[hconn] = conn
@@ -446,7 +449,8 @@ def _ccdt_routes(url: str, qm_name: str) -> list[_Route] | int:
     if not chosen:
         return CMQC.MQRC_Q_MGR_NAME_ERROR   # no channel in the table for this name
     check_name = "" if qm_name.startswith("*") else qm_name
-    return [_Route(c.name, c.conn_name, check_name, c.cipher_spec) for c in chosen]
+    return [_Route(c.name, c.conn_name, check_name, c.cipher_spec, c.certificate_label, c.peer_name)
+            for c in chosen]
 
 
 def _connect_one(host: str, port: int, route: _Route, user: str, password: str,

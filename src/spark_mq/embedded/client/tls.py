@@ -13,6 +13,10 @@ MQCD's SSLCipherSpec, or a CCDT's cipherSpecification) is reached over TLS:
 - MQCD.SSLPeerName, when set, must match the queue manager certificate's DN (IBM's rules,
   tls/distinguished_names.py).
 
+A CCDT entry is the channel definition when there is no MQCD: its cipherSpecification,
+certificateLabel and certificatePeerName (client/ccdt.py) stand for the MQCD's SSLCipherSpec,
+CertificateLabel and SSLPeerName, with the same precedence (`for_channel`).
+
 Host names are not checked against the certificate: IBM MQ identifies a queue manager by
 its certificate's issuer and DN (SSLPeerName), not by the address it was reached at.
 
@@ -71,6 +75,14 @@ def from_structures(cd: bytes | None, sco: bytes | None,
     repository = repository or os.environ.get("MQSSLKEYR", "").strip()
     label = label or os.environ.get("MQCERTLABL", "").strip()
     return ClientTls(repository, label, peer_name)
+
+
+def for_channel(options: ClientTls, certificate_label: str = "", peer_name: str = "") -> ClientTls:
+    """The options for one channel definition that carries its own TLS attributes (a CCDT
+    entry's CERTLABL and SSLPEER): its label wins over MQSCO's and MQCERTLABL, as an MQCD's
+    CertificateLabel does, and its peer name is the one checked."""
+    return ClientTls(options.repository, certificate_label.strip() or options.label,
+                     peer_name.strip() or options.peer_name)
 
 
 def _text(data: bytes, layout: Layout, name: str) -> str:

@@ -10,9 +10,10 @@ The attributes IBM's developer container sets are typed and validated (`SVRCONN_
 They are kept and displayed; the name and the TLS attributes take part in connecting
 (SSLCIPH, SSLCAUTH, SSLPEER, CERTLABL: see server/tls.py), its heartbeat interval is
 the listener's, and messages are limited by the queue and queue-manager MAXMSGL. Other
-SVRCONN keywords IBM documents are kept as text. Other channel types (SDR, RCVR, CLNTCONN, ...)
-carry no client connections here: their commands are accepted and ignored, so IBM's scripts
-load.
+SVRCONN keywords IBM documents are kept as text. An SSLCIPH that names no CipherSpec IBM MQ
+knows is refused as runmqsc refuses it (AMQ8242E, `CipherSpecError`; tls/cipher_specs.py).
+Other channel types (SDR, RCVR, CLNTCONN, ...) carry no client connections here: their
+commands are accepted and ignored, so IBM's scripts load.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from typing import Any
 from spark_mq.embedded.server.mqsc import MQSCCommand
 from spark_mq.embedded.server.mqsc_attributes import AttributeSpec
 from spark_mq.embedded.server.state import QueueManagerState
+from spark_mq.embedded.tls import cipher_specs
 
 SVRCONN = "SVRCONN"
 _CHANNEL = frozenset({"CHANNEL"})
@@ -58,6 +60,10 @@ DEFAULT_CHANNELS: dict[str, dict[str, Any]] = {
     "DEV.ADMIN.SVRCONN": {},
     "DEV.APP.SVRCONN": {"MCAUSER": "app"},
 }
+
+
+class CipherSpecError(ValueError):
+    """An SSLCIPH that is not a CipherSpec name (PCF answers MQRCCF_SSL_CIPHER_SPEC_ERROR)."""
 
 
 class ChannelTable:
@@ -194,4 +200,14 @@ def _typed(command: MQSCCommand) -> dict[str, Any]:
     for flag in command.flags - _FLAGS:
         raise ValueError(f"keyword {flag} is not valid on {command.verb} CHANNEL "
                          "(valid: REPLACE, NOREPLACE)")
+    _check_cipher_spec(str(attrs.get("SSLCIPH", "")))
     return attrs
+
+
+def _check_cipher_spec(value: str) -> None:
+    """Blank (no TLS) or a CipherSpec name IBM MQ knows, else runmqsc's AMQ8242E."""
+    if value.strip() and not cipher_specs.is_known(value):
+        raise CipherSpecError(
+            f"AMQ8242E: SSLCIPH definition wrong. ({value!r} is not a CipherSpec; valid: blank, "
+            "an alias such as ANY_TLS12_OR_HIGHER, ANY_TLS12, ANY_TLS13, ANY, or a CipherSpec "
+            "name such as ECDHE_RSA_AES_256_GCM_SHA384 or TLS_AES_128_GCM_SHA256)")

@@ -102,10 +102,16 @@ def accept(qmgr: QueueManagerState, sock: socket.socket,
     tls_sock.settimeout(None)
     suite = tls_sock.cipher()
     certificate = tls_sock.getpeercert()
-    return tls_sock, TlsSession(
+    session = TlsSession(
         version=tls_sock.version(), suite=suite[0] if suite else None,
         peer_dn=distinguished_names.from_certificate(certificate),
         has_certificate=bool(certificate), channel=chosen.get("channel"))
+    # what shows, before any channel rule is applied, that a client got through TLS itself
+    log.info("TLS handshake with %s completed for channel '%s': %s, %s, client certificate %s",
+             peer, session.channel or "(not named)", session.version,
+             cipher_specs.ibm_name(session.suite),
+             distinguished_names.to_text(session.peer_dn) or "none")
+    return tls_sock, session
 
 
 def check_channel(qmgr: QueueManagerState, channel: str, session: TlsSession | None,

@@ -13,6 +13,11 @@ ECDHE_RSA_AES_128_GCM_SHA256 only if that is the strongest TLS 1.2 suite both en
 and a client with ANY_TLS12_OR_HIGHER is refused by a channel fixed at ANY_TLS12 when both
 ends speak TLS 1.3. Protocols below TLS 1.2, and the suites IBM has deprecated, are not
 offered: IBM MQ disables them by default too.
+
+A name IBM MQ does not know at all is refused where it is set: DEFINE/ALTER CHANNEL answer
+AMQ8242E (MQSC) or MQRCCF_SSL_CIPHER_SPEC_ERROR (PCF) (`is_known`). A deprecated name is
+known, so a channel may be defined with it, but, not being enabled, it lets no session
+through (AMQ9635 when a client comes, as IBM MQ logs for a deprecated CipherSpec).
 """
 from __future__ import annotations
 
@@ -45,6 +50,19 @@ TLS13_SUITES: tuple[str, ...] = (
     "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256", "TLS_AES_128_GCM_SHA256",
     "TLS_AES_128_CCM_SHA256", "TLS_AES_128_CCM_8_SHA256",
 )
+#: IBM's deprecated CipherSpecs (SSL 3.0, TLS 1.0, and the TLS 1.2 NULL, RC4 and 3DES ones: IBM
+#: MQ 9.4's "Deprecated CipherSpecs" table): known names that are not enabled here
+DEPRECATED: frozenset[str] = frozenset({
+    "AES_SHA_US", "DES_SHA_EXPORT", "DES_SHA_EXPORT1024", "FIPS_WITH_DES_CBC_SHA",
+    "FIPS_WITH_3DES_EDE_CBC_SHA", "NULL_MD5", "NULL_SHA", "RC2_MD5_EXPORT", "RC4_MD5_EXPORT",
+    "RC4_MD5_US", "RC4_SHA_US", "RC4_56_SHA_EXPORT1024", "TRIPLE_DES_SHA_US",
+    "TLS_RSA_EXPORT_WITH_RC2_40_MD5", "TLS_RSA_EXPORT_WITH_RC4_40_MD5", "TLS_RSA_WITH_DES_CBC_SHA",
+    "TLS_RSA_WITH_NULL_MD5", "TLS_RSA_WITH_NULL_SHA", "TLS_RSA_WITH_RC4_128_MD5",
+    "TLS_RSA_WITH_RC4_128_SHA", "TLS_RSA_WITH_AES_128_CBC_SHA", "TLS_RSA_WITH_AES_256_CBC_SHA",
+    "TLS_RSA_WITH_3DES_EDE_CBC_SHA", "ECDHE_ECDSA_NULL_SHA256", "ECDHE_ECDSA_RC4_128_SHA256",
+    "ECDHE_ECDSA_3DES_EDE_CBC_SHA256", "ECDHE_RSA_NULL_SHA256", "ECDHE_RSA_RC4_128_SHA256",
+    "ECDHE_RSA_3DES_EDE_CBC_SHA256", "TLS_RSA_WITH_NULL_SHA256", "TLS_RSA_WITH_RC4_128_SHA256",
+})
 #: OpenSSL's name of a negotiated suite -> IBM's, for messages such as AMQ9631
 _IBM_NAMES = {openssl: ibm for ibm, openssl in TLS12_SUITES.items()} | {s: s for s in TLS13_SUITES}
 
@@ -101,6 +119,12 @@ def lookup(name: str) -> CipherSpec | None:
     if key in TLS13_SUITES:
         return CipherSpec(key, TLS13, TLS13, key)
     return None
+
+
+def is_known(name: str) -> bool:
+    """Whether IBM MQ knows `name` as a CipherSpec (enabled here or deprecated): what
+    DEFINE/ALTER CHANNEL SSLCIPH accept besides blank."""
+    return lookup(name) is not None or name.strip().upper() in DEPRECATED
 
 
 def ibm_name(suite: str | None) -> str:

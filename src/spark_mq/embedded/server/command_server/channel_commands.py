@@ -135,6 +135,9 @@ def _apply(request: Request, verb: str, name: str, attributes: dict[str, object]
            flags: frozenset[str] = frozenset()) -> None:
     try:
         apply_command(request.qm, MQSCCommand(verb, "CHANNEL", name, attributes, flags))
+    except channels.CipherSpecError:
+        # IBM's Create/Change Channel answer for an SSLCipherSpec that is not a CipherSpec
+        raise PCFError(CMQCFC.MQRCCF_SSL_CIPHER_SPEC_ERROR) from None
     except ValueError as exc:
         # channels.py validates names and values as MQSC does
         reason = CMQCFC.MQRCCF_PARM_VALUE_ERROR if "attribute" in str(exc) \
