@@ -16,6 +16,10 @@ ReplyToQ:
   last with MQCFC_NOT_LAST. A failure is one message with MQCC_FAILED and MQ's reason
   (MQRCCF_* or MQRC_*) in the MQCFH, plus MQIACF_PARAMETER_ID where MQ names the parameter.
 
+Each command runs with the authority of the user its request's MQMD UserIdentifier names
+(security/command_checks.py, on a queue manager started with users); one it may not run is
+answered with MQRC_NOT_AUTHORIZED.
+
 A request that is not a PCF command (Format not MQFMT_ADMIN) is answered with
 MQRCCF_MD_FORMAT_ERROR; one without a ReplyToQ is run and its replies dropped, as MQ
 cannot send them either. Requests are taken outside syncpoint.
@@ -127,7 +131,8 @@ class CommandServer:
                 version = header.version
                 parameters = pcf.parse_parameters(data, header.parameter_count)
                 request = Request(self.qm, self.authority, header.command, {},
-                                  server_conn_id=conn.conn_id)
+                                  server_conn_id=conn.conn_id,
+                                  user=text(md[_MDI["UserIdentifier"]]))
                 with self.qm.lock:
                     # an inquiry whose filter excluded every object still gets its last reply
                     replies = commands.run(request, parameters, header.parameter_count) or [Reply()]

@@ -3,7 +3,9 @@ checks every command gets before it runs (runs in the queue-manager process).
 
 `run` is the whole of one command: check the parameters against the command's table
 entry (MQ's parameter-count, parameter-identifier, duplicate, missing-parameter and filter
-errors), then call the command's function. The functions are in queue_commands.py,
+errors), check that the requesting user may run it (security/command_checks.py), then call
+the command's function, leaving out of an inquiry's answer the objects the user may not
+display. The functions are in queue_commands.py,
 channel_commands.py, system_commands.py, authinfo_commands.py, namelist_commands.py and
 authority.py, one per command.
 """
@@ -17,6 +19,7 @@ from spark_mq.embedded.server.command_server import (
     authority,
     channel_commands,
     namelist_commands,
+    pcf,
     pubsub_commands,
     queue_commands,
     system_commands,
@@ -29,6 +32,8 @@ from spark_mq.embedded.server.command_server.pcf import (
     PCFError,
 )
 from spark_mq.embedded.server.command_server.request import Reply, Request
+from spark_mq.embedded.server.errors import MQError
+from spark_mq.embedded.server.security import command_checks
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 _IN, _ST, _IL, _SL, _BS = (CMQCFC.MQCFT_INTEGER, CMQCFC.MQCFT_STRING, CMQCFC.MQCFT_INTEGER_LIST,
@@ -203,7 +208,23 @@ def run(request: Request, parameters: list[Parameter], count: int) -> list[Reply
     for required in command.required:
         if required not in request.parameters:
             raise PCFError(CMQCFC.MQRCCF_PARM_MISSING, required)
-    return command.function(request)
+    return _run_authorized(request, command.function)
+
+
+def _run_authorized(request: Request, function: Callable[[Request], list[Reply]]) -> list[Reply]:
+    """The command, if its user may run it (else MQRC_NOT_AUTHORIZED), without the objects
+    of its answer that the user may not display."""
+    try:
+        command_checks.check(request)
+    except MQError as exc:
+        raise PCFError(exc.reason) from None
+    replies = function(request)
+    shown = command_checks.display_filter(request)
+    if shown is None:
+        return replies
+    parameter, may_display = shown
+    return [reply for reply in replies
+            if may_display(pcf.string_in(reply.parameters, parameter) or "")]
 
 
 def _check(command: Command, request: Request, parameter: Parameter) -> None:

@@ -22,6 +22,7 @@ from spark_mq.mqi.constants import CMQC, CMQCFC
 
 _HEADER = struct.Struct("=9i")
 _TWO = struct.Struct("=2i")
+_THREE = struct.Struct("=3i")
 _INT = struct.Struct("=i")
 _QUAD = struct.Struct("=q")
 HEADER_LENGTH: int = CMQCFC.MQCFH_STRUC_LENGTH
@@ -300,6 +301,16 @@ def text(value: bytes) -> str:
     if end >= 0:
         value = value[:end]
     return value.decode("utf-8", "replace").rstrip(" ")
+
+
+def string_in(structures: Sequence[bytes], parameter: int) -> str | None:
+    """The text of the MQCFST `parameter` among a response's encoded structures (one per
+    item), or None."""
+    for structure in structures:
+        kind, _, found = _THREE.unpack_from(structure)
+        if kind == CMQCFC.MQCFT_STRING and found == parameter:
+            return text(_read_cfst(structure).value)
+    return None
 
 
 # === writing a response ===================================================================

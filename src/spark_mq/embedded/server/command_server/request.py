@@ -20,13 +20,15 @@ if TYPE_CHECKING:
 
 @dataclass
 class Request:
-    """One command: its parameters by identifier (filters apart) and where it runs."""
+    """One command: its parameters by identifier (filters apart), where it runs and the
+    user it runs for (its request's MQMD UserIdentifier)."""
     qm: QueueManager
     authority: AuthorityRecords
     command: int
     parameters: dict[int, Parameter]
     filters: list[Parameter] = field(default_factory=list)
     server_conn_id: int = 0  # the command server's own connection
+    user: str = ""
 
     def has(self, parameter: int) -> bool:
         return parameter in self.parameters

@@ -16,6 +16,7 @@ Modules:
     authority.py     authority records: SET/DELETE/DISPLAY AUTHREC (MQSC and PCF share them)
     admission.py     MQCONN: who a connection runs as, or MQRC_NOT_AUTHORIZED
     checks.py        MQOPEN/MQPUT1: the authorities the open options need
+    command_checks.py PCF commands: the authorities the command server checks
     mqsc_commands.py the MQSC syntax of the security commands, checked when a script is parsed
     mqsc_admin.py    applying those commands and runmqsc's DISPLAY output for them
 
