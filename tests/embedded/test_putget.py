@@ -254,13 +254,13 @@ def test_default_context_sets_identity_and_origin(queue):
     assert md.PutApplType == CMQC.MQAT_UNIX
 
 
-def test_set_identity_context_needs_the_open_option_2046(conn, make_queue):
+def test_set_identity_context_needs_the_open_option_2096(conn, make_queue):
     name = make_queue()
     plain = ibmmq.Queue(conn, name, CMQC.MQOO_OUTPUT)
     with pytest.raises(ibmmq.MQMIError) as exc:
         plain.put(b"x", ibmmq.MD(UserIdentifier=b"alice"),
                   ibmmq.PMO(Options=CMQC.MQPMO_SET_IDENTITY_CONTEXT))
-    assert reason(exc) == CMQC.MQRC_OPTIONS_ERROR
+    assert reason(exc) == CMQC.MQRC_NOT_OPEN_FOR_SET_IDENT
     plain.close()
     setter = ibmmq.Queue(conn, name, CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_IDENTITY_CONTEXT)
     setter.put(b"x", ibmmq.MD(UserIdentifier=b"alice", ApplIdentityData=b"ident"),

@@ -4,12 +4,16 @@ managers started with users. A queue manager without users stays open (last test
 from __future__ import annotations
 
 import contextlib
+import select
+import socket
+import time
 
 import ibmmq
 import pytest
 from ibmmq import CMQC, CMQCFC
 
 import spark_mq.embedded as embedded
+from spark_mq.embedded import wire  # to send a connect and read its answer later, by hand
 
 ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
 APP_CHANNEL = "DEV.APP.SVRCONN"
@@ -383,3 +387,163 @@ def test_without_users_every_channel_and_queue_is_open(qm):
         connection.disconnect()
     connection = ibmmq.connect(qm.name, qm.channel, qm.conn_name, user="anyone", password="x")
     connection.disconnect()
+
+
+# --- alternate user authority (MQOD/MQSD AlternateUserId) ----------------------------------
+@contextlib.contextmanager
+def granted(qm, *records: str):
+    """SET AUTHREC ... AUTHADD(...) for the test, removed afterwards (AUTHADD -> AUTHRMV)."""
+    qm.run_mqsc("\n".join(records))
+    try:
+        yield
+    finally:
+        qm.run_mqsc("\n".join(record.replace("AUTHADD", "AUTHRMV") for record in records))
+
+
+APP_ALTUSR = "SET AUTHREC PRINCIPAL('app') OBJTYPE(QMGR) AUTHADD(ALTUSR)"
+
+
+def open_as(connection, name, options, alternate_user, object_type=CMQC.MQOT_Q) -> int:
+    od = ibmmq.OD(ObjectType=object_type, ObjectName=name.encode(),
+                  AlternateUserId=alternate_user.encode())
+    return open_reason(connection, od, options)
+
+
+def test_alternate_user_opens_are_checked_for_the_alternate_user(sqm):
+    with granted(sqm, APP_ALTUSR), connected(sqm) as connection:
+        # carol holds nothing on SEC.Q1 (nor does app); app itself may use DEV.QUEUE.1
+        assert open_as(connection, "SEC.Q1", CMQC.MQOO_OUTPUT | CMQC.MQOO_ALTERNATE_USER_AUTHORITY,
+                       "carol") == CMQC.MQRC_NOT_AUTHORIZED
+        assert open_as(connection, "DEV.QUEUE.1",
+                       CMQC.MQOO_OUTPUT | CMQC.MQOO_ALTERNATE_USER_AUTHORITY,
+                       "carol") == CMQC.MQRC_NOT_AUTHORIZED
+        with granted(sqm, "SET AUTHREC PROFILE('SEC.Q1') PRINCIPAL('carol') OBJTYPE(QUEUE) "
+                          "AUTHADD(PUT)"):
+            od = ibmmq.OD(ObjectName=b"SEC.Q1", AlternateUserId=b"carol")
+            queue = ibmmq.Queue(connection, od, CMQC.MQOO_OUTPUT | CMQC.MQOO_ALTERNATE_USER_AUTHORITY)
+            md = ibmmq.MD()
+            queue.put(b"as carol", md)
+            queue.close()
+            # on Unix the alternate user only decides the open: the message is still app's
+            assert md.UserIdentifier.rstrip(b"\0 ") == b"app"
+            assert open_as(connection, "SEC.Q1",
+                           CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_ALTERNATE_USER_AUTHORITY,
+                           "carol") == CMQC.MQRC_NOT_AUTHORIZED
+    with connected(sqm, "admin", "adminpw", ADMIN_CHANNEL) as admin:
+        assert drain_bodies(admin, "SEC.Q1") == [b"as carol"]
+
+
+def drain_bodies(connection, name) -> list[bytes]:
+    queue = ibmmq.Queue(connection, name, CMQC.MQOO_INPUT_SHARED)
+    bodies = []
+    try:
+        while True:
+            bodies.append(queue.get(None, ibmmq.MD(), ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT)))
+    except ibmmq.MQMIError as exc:
+        assert exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+    finally:
+        queue.close()
+    return bodies
+
+
+def test_alternate_user_authority_needs_altusr(sqm):
+    with connected(sqm) as connection:   # admin may open anything: app may not act as admin
+        assert open_as(connection, "SEC.Q1", CMQC.MQOO_OUTPUT | CMQC.MQOO_ALTERNATE_USER_AUTHORITY,
+                       "admin") == CMQC.MQRC_NOT_AUTHORIZED
+        with granted(sqm, APP_ALTUSR):
+            assert open_as(connection, "SEC.Q1",
+                           CMQC.MQOO_OUTPUT | CMQC.MQOO_ALTERNATE_USER_AUTHORITY,
+                           "admin") == CMQC.MQRC_NONE
+            # the queue manager object too, checked for the alternate user
+            assert open_as(connection, "", CMQC.MQOO_INQUIRE | CMQC.MQOO_ALTERNATE_USER_AUTHORITY,
+                           "carol", CMQC.MQOT_Q_MGR) == CMQC.MQRC_NOT_AUTHORIZED
+            assert open_as(connection, "", CMQC.MQOO_INQUIRE | CMQC.MQOO_ALTERNATE_USER_AUTHORITY,
+                           "bob", CMQC.MQOT_Q_MGR) == CMQC.MQRC_NONE
+
+
+def test_without_the_option_the_alternate_user_id_is_ignored(sqm):
+    with connected(sqm) as connection:
+        assert open_as(connection, "DEV.QUEUE.1", CMQC.MQOO_OUTPUT, "carol") == CMQC.MQRC_NONE
+        assert open_as(connection, "SEC.Q1", CMQC.MQOO_OUTPUT, "admin") == CMQC.MQRC_NOT_AUTHORIZED
+
+
+def test_a_blank_alternate_user_may_open_only_what_needs_no_authority(sqm):
+    with granted(sqm, APP_ALTUSR), connected(sqm) as connection:
+        assert open_as(connection, "DEV.QUEUE.1",
+                       CMQC.MQOO_OUTPUT | CMQC.MQOO_ALTERNATE_USER_AUTHORITY,
+                       "") == CMQC.MQRC_NOT_AUTHORIZED
+
+
+def test_context_authority_stays_the_connections_own(sqm):
+    with granted(sqm, APP_ALTUSR), connected(sqm) as connection:
+        # admin holds every authority, but SETID is checked for app, which lacks it
+        assert open_as(connection, "DEV.QUEUE.1",
+                       CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_IDENTITY_CONTEXT
+                       | CMQC.MQOO_ALTERNATE_USER_AUTHORITY, "admin") == CMQC.MQRC_NOT_AUTHORIZED
+
+
+def test_put1_with_an_alternate_user(sqm):
+    pmo = ibmmq.PMO(Options=CMQC.MQPMO_ALTERNATE_USER_AUTHORITY)
+    with connected(sqm) as connection:
+        od = ibmmq.OD(ObjectName=b"SEC.Q1", AlternateUserId=b"admin")
+        with pytest.raises(ibmmq.MQMIError) as exc:   # app lacks ALTUSR
+            connection.put1(od, b"x", ibmmq.MD(), pmo)
+        assert reason(exc) == CMQC.MQRC_NOT_AUTHORIZED
+        with granted(sqm, APP_ALTUSR):
+            with pytest.raises(ibmmq.MQMIError) as exc:   # carol lacks PUT on SEC.Q1
+                connection.put1(ibmmq.OD(ObjectName=b"SEC.Q1", AlternateUserId=b"carol"), b"x",
+                                ibmmq.MD(), pmo)
+            assert reason(exc) == CMQC.MQRC_NOT_AUTHORIZED
+            connection.put1(od, b"as admin", ibmmq.MD(), pmo)
+    with connected(sqm, "admin", "adminpw", ADMIN_CHANNEL) as admin:
+        assert drain_bodies(admin, "SEC.Q1") == [b"as admin"]
+
+
+def test_a_subscription_with_an_alternate_user_is_that_users(sqm):
+    sd = ibmmq.SD(Options=CMQC.MQSO_CREATE | CMQC.MQSO_MANAGED | CMQC.MQSO_NON_DURABLE
+                  | CMQC.MQSO_ALTERNATE_USER_AUTHORITY, AlternateUserId=b"carol")
+    sd.set_vs("ObjectString", "alt/user/topic")
+    with granted(sqm, APP_ALTUSR), connected(sqm) as connection:
+        with pytest.raises(ibmmq.MQMIError) as exc:   # carol may not subscribe
+            ibmmq.Subscription(connection).sub(sub_desc=sd)
+        assert reason(exc) == CMQC.MQRC_NOT_AUTHORIZED
+        with granted(sqm, "SET AUTHREC PROFILE('SYSTEM.BASE.TOPIC') PRINCIPAL('carol') "
+                          "OBJTYPE(TOPIC) AUTHADD(SUB)"):
+            subscription = ibmmq.Subscription(connection)
+            subscription.sub(sub_desc=sd)
+            assert "SUBUSER(carol)" in sqm.run_mqsc("DISPLAY SBSTATUS(*) SUBUSER")
+            subscription.close()
+
+
+# --- FAILDLAY: a wrong password is answered late, without holding up anyone else ----------
+@contextlib.contextmanager
+def fail_delay(qm, seconds: int):
+    qm.run_mqsc(f"ALTER AUTHINFO(DEV.AUTHINFO) AUTHTYPE(IDPWOS) FAILDLAY({seconds})\n"
+                "REFRESH SECURITY TYPE(CONNAUTH)")
+    try:
+        yield
+    finally:
+        qm.run_mqsc("ALTER AUTHINFO(DEV.AUTHINFO) AUTHTYPE(IDPWOS) FAILDLAY(1)\n"
+                    "REFRESH SECURITY TYPE(CONNAUTH)")
+
+
+def test_a_wrong_password_is_answered_after_faildlay(sqm):
+    with fail_delay(sqm, 1):
+        started = time.monotonic()
+        assert refused(sqm, "app", "wrong") == CMQC.MQRC_NOT_AUTHORIZED
+        assert time.monotonic() - started >= 0.9   # a lower bound only: MQ waits FAILDLAY
+
+
+def test_a_failed_password_does_not_hold_up_other_connections(sqm):
+    with fail_delay(sqm, 3):
+        # the failing connect is on the wire before the good one starts
+        bad = socket.create_connection(("127.0.0.1", sqm.port))
+        try:
+            bad.sendall(wire.frame(["CONN", sqm.name, "app", "wrong", "faildlay", APP_CHANNEL]))
+            connect(sqm, "app", "passw0rd").disconnect()
+            readable, _, _ = select.select([bad], [], [], 0)
+            assert not readable   # the good connect is done while the bad one still waits
+            bad.settimeout(30)
+            assert wire.recv_frame(bad) == [CMQC.MQCC_FAILED, CMQC.MQRC_NOT_AUTHORIZED]
+        finally:
+            bad.close()

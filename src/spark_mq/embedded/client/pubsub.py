@@ -62,7 +62,7 @@ def open_topic(conn: Connection, fields: list, options: int) -> tuple[int, bytes
     """MQOPEN with MQOT_TOPIC: ObjectName and (MQOD version 4) ObjectString name it."""
     name = text(fields[_ODI["ObjectName"]])
     string = _charv(fields, OD, "ObjectString") if fields[_ODI["Version"]] >= 4 else ""
-    reply = conn.call("TOPEN", name, string, options)
+    reply = conn.call("TOPEN", name, string, options, text(fields[_ODI["AlternateUserId"]]))
     if reply[0] == FAILED or len(reply) < 4:
         return (0, OD.pack(fields), reply[0], reply[1])
     hobj, topic = reply[2], reply[3]
@@ -89,7 +89,8 @@ def MQSUB(hconn: int, sd: bytes, hobj: int) -> tuple[bytes, int, int, int, int]:
         _charv(fields, SD, "SubUserData"), fields[_SDI["SubCorrelId"]],
         fields[_SDI["PubPriority"]], fields[_SDI["PubAccountingToken"]],
         fields[_SDI["PubApplIdentityData"]], fields[_SDI["SubExpiry"]],
-        _charv(fields, SD, "SelectionString"), fields[_SDI["SubLevel"]], hobj)
+        _charv(fields, SD, "SelectionString"), fields[_SDI["SubLevel"]], hobj,
+        text(fields[_SDI["AlternateUserId"]]))
     if reply[0] == FAILED or len(reply) < 14:
         return (sd, hobj, 0, reply[0], reply[1])
     (queue_hobj, hsub, correl_id, priority, token, identity, expiry, _user_data, topic,

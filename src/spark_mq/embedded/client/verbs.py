@@ -48,8 +48,9 @@ def MQOPEN(hconn: int, od: bytes, options: int) -> tuple[int, bytes, int, int]:
         selection = read_pointer(fields[OD.index["SelectionStringVSPtr"]],
                                  fields[OD.index["SelectionStringVSLength"]]).decode() or None
     dynamic_name = text(fields[OD.index["DynamicQName"]])  # used when `name` is a model queue
+    # the server uses AlternateUserId only with MQOO_ALTERNATE_USER_AUTHORITY, as MQ does
     reply = conn.call("OPEN", fields[OD.index["ObjectType"]], name, options, selection,
-                      dynamic_name)
+                      dynamic_name, _alternate_user(fields))
     if reply[0] == FAILED:
         return (0, od, reply[0], reply[1])
     hobj, resolved, read_ahead, async_default, object_name = reply[2:7]
@@ -64,6 +65,12 @@ def MQOPEN(hconn: int, od: bytes, options: int) -> tuple[int, bytes, int, int]:
         resolved_names = _BLANK_NAMES
     _od_out(fields, conn.qm_name, object_name, name, is_queue, resolved_names)
     return (hobj, OD.pack(fields), reply[0], reply[1])
+
+
+def _alternate_user(od_fields: list) -> str:
+    """The MQOD's AlternateUserId (blank up to the first NUL: no user). Its
+    AlternateSecurityId is not sent: MQ uses that only on Windows (a SID)."""
+    return text(od_fields[OD.index["AlternateUserId"]])
 
 
 _BLANK_NAMES = b" " * 96
@@ -212,9 +219,9 @@ def MQPUT1(hconn: int, od: bytes, md: bytes, pmo: bytes, msg: bytes) -> tuple[by
     conn, options, context, props = inputs
     fields = OD.unpack(od)
     if fields[OD.index["ObjectType"]] == CMQC.MQOT_TOPIC:
-        return _put1_topic(hconn, od, md, pmo, msg)
+        return _put1_topic(hconn, od, md, pmo, msg, options)
     reply = conn.call("PUT1", fields[OD.index["ObjectType"]], text(fields[OD.index["ObjectName"]]),
-                      md, options, context, props, msg)
+                      _alternate_user(fields), md, options, context, props, msg)
     if reply[0] == FAILED or len(reply) < 3:
         return (md, pmo, reply[0], reply[1])
     # the server answers the MD followed by the name of the queue the message went to
@@ -223,10 +230,14 @@ def MQPUT1(hconn: int, od: bytes, md: bytes, pmo: bytes, msg: bytes) -> tuple[by
 
 
 
-def _put1_topic(hconn: int, od: bytes, md: bytes, pmo: bytes, msg: bytes) -> tuple[bytes, bytes, int, int]:
+def _put1_topic(hconn: int, od: bytes, md: bytes, pmo: bytes, msg: bytes,
+                pmo_options: int) -> tuple[bytes, bytes, int, int]:
     """MQPUT1 to a topic: open, publish, close (the open and close answers change nothing
     the caller sees but a failure)."""
-    hobj, _, comp_code, reason = MQOPEN(hconn, od, CMQC.MQOO_OUTPUT)
+    open_options = CMQC.MQOO_OUTPUT
+    if pmo_options & CMQC.MQPMO_ALTERNATE_USER_AUTHORITY:
+        open_options |= CMQC.MQOO_ALTERNATE_USER_AUTHORITY
+    hobj, _, comp_code, reason = MQOPEN(hconn, od, open_options)
     if comp_code == FAILED:
         return (md, pmo, comp_code, reason)
     try:

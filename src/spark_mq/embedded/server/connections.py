@@ -31,6 +31,9 @@ _KNOWN_OPEN_OPTIONS = (
     | CMQC.MQOO_ALTERNATE_USER_AUTHORITY | CMQC.MQOO_FAIL_IF_QUIESCING | CMQC.MQOO_BIND_ON_OPEN
     | CMQC.MQOO_BIND_NOT_FIXED | CMQC.MQOO_BIND_ON_GROUP | CMQC.MQOO_RESOLVE_LOCAL_Q
     | CMQC.MQOO_NO_MULTICAST)
+# what MQOPEN of the queue manager object (or of a namelist) may ask for: inquiring
+_QMGR_OPEN_OPTIONS = (CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING
+                      | CMQC.MQOO_ALTERNATE_USER_AUTHORITY)
 _SUBSCRIPTION_CLOSES = CMQC.MQCO_KEEP_SUB | CMQC.MQCO_REMOVE_SUB
 _KNOWN_CLOSE_OPTIONS = dynamic_queues.DELETE_OPTIONS | _SUBSCRIPTION_CLOSES | CMQC.MQCO_QUIESCE
 
@@ -78,33 +81,36 @@ def disconnect(qm: QueueManagerState, conn: Connection, clean: bool) -> int:
 
 # === open and close ======================================================================
 def open_object(qm: QueueManagerState, conn: Connection, obj_type: int, name: str, options: int,
-                selection: str | None, dynamic_name: str | None) -> Handle:
+                selection: str | None, dynamic_name: str | None,
+                alternate_user: str = "") -> Handle:
     """MQOPEN. A model queue's name creates a dynamic queue named after `dynamic_name`
     (MQOD.DynamicQName), which the handle opens; None: the caller cannot open a model
-    (MQPUT1), which fails with MQRC_Q_TYPE_ERROR as in MQ."""
+    (MQPUT1), which fails with MQRC_Q_TYPE_ERROR as in MQ. `alternate_user`: the MQOD's
+    AlternateUserId, whose authority counts with MQOO_ALTERNATE_USER_AUTHORITY."""
     if obj_type == CMQC.MQOT_Q_MGR:
-        if options & ~(CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING):
+        if options & ~_QMGR_OPEN_OPTIONS:
             raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
-        checks.check_open(qm, conn.user, obj_type, qm.name, options)
+        checks.check_open(qm, conn.user, obj_type, qm.name, options, alternate_user)
         handle = Handle(next(conn.hobj_counter), None, qm.name, options)
         conn.handles[handle.hobj] = handle
         return handle
     if obj_type == CMQC.MQOT_NAMELIST:
-        return _open_namelist(qm, conn, name, options)
+        return _open_namelist(qm, conn, name, options, alternate_user)
     if obj_type == CMQC.MQOT_TOPIC:  # the topic string comes by the pub/sub verb TOPEN
         from spark_mq.embedded.server.pubsub.subscriptions import open_topic  # imports this module
-        return open_topic(qm, conn, name, "", options)
+        return open_topic(qm, conn, name, "", options, alternate_user)
     if obj_type != CMQC.MQOT_Q:
         raise MQError(CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
     _check_open_options(options)
-    checks.check_open(qm, conn.user, obj_type, name, options)
+    checks.check_open(qm, conn.user, obj_type, name, options, alternate_user)
     model = qm.queues.get(name)
     created_temporary = False
     if isinstance(model, ModelQueue) and dynamic_name is not None:
         # every check that can fail comes before the queue exists: a failed MQOPEN creates nothing
         selector = _compile_selector(selection, options) if selection else None
         queue = dynamic_queues.create(qm, model, dynamic_name)
-        checks.created_dynamic(qm, queue.name, conn.user)
+        # its owner is the user the open was authorized for (the alternate user, if any)
+        checks.created_dynamic(qm, queue.name, _opener(conn, options, alternate_user))
         name, alias = queue.name, None
         created_temporary = queue.definition_type == TEMPORARY_DYNAMIC
     else:
@@ -129,14 +135,20 @@ def open_object(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
     return handle
 
 
-def _open_namelist(qm: QueueManagerState, conn: Connection, name: str, options: int) -> Handle:
+def _opener(conn: Connection, options: int, alternate_user: str) -> str:
+    if options & CMQC.MQOO_ALTERNATE_USER_AUTHORITY and alternate_user:
+        return alternate_user
+    return conn.user
+
+
+def _open_namelist(qm: QueueManagerState, conn: Connection, name: str, options: int,
+                   alternate_user: str) -> Handle:
     """MQOPEN of a namelist: only to inquire on it (MQINQ), as in MQ."""
-    allowed = CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING | CMQC.MQOO_ALTERNATE_USER_AUTHORITY
-    if options & ~allowed:
+    if options & ~_QMGR_OPEN_OPTIONS:  # a namelist takes the same few options
         raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
     if not namelist.exists(qm, name):
         raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
-    checks.check_open(qm, conn.user, CMQC.MQOT_NAMELIST, name, options)
+    checks.check_open(qm, conn.user, CMQC.MQOT_NAMELIST, name, options, alternate_user)
     handle = Handle(next(conn.hobj_counter), None, name, options, namelist=True)
     conn.handles[handle.hobj] = handle
     return handle

@@ -211,10 +211,11 @@ class _Session:
         return []
 
     def v_open(self, obj_type: int, name: str, options: int, selection: str | None,
-               dynamic_name: str) -> list:
+               dynamic_name: str, alternate_user: str) -> list:
         """Answers [hobj, resolved queue name, read-ahead, async puts by default, object
         name]: the object name is the dynamic queue's when `name` was a model queue."""
-        handle = self.qmgr.open(self.connected, obj_type, name, options, selection, dynamic_name)
+        handle = self.qmgr.open(self.connected, obj_type, name, options, selection, dynamic_name,
+                                alternate_user)
         queue = handle.queue
         definition = self.qmgr.queues.get(handle.name, queue)
         async_default = bool(definition and definition.attrs.get("DEFPRESP") == "ASYNC")
@@ -230,11 +231,12 @@ class _Session:
               body: bytes) -> list:
         return [self.qmgr.put(self.connected, hobj, md, pmo_options, context, props, body)]
 
-    def v_put1(self, obj_type: int, name: str, md: bytes, pmo_options: int, context: int,
-               props: list | None, body: bytes) -> list:
+    def v_put1(self, obj_type: int, name: str, alternate_user: str, md: bytes, pmo_options: int,
+               context: int, props: list | None, body: bytes) -> list:
         if obj_type != CMQC.MQOT_Q:
             raise MQError(CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
-        return [self.qmgr.put1(self.connected, name, md, pmo_options, context, props, body)]
+        return [self.qmgr.put1(self.connected, name, md, pmo_options, context, props, body,
+                               alternate_user)]
 
     def v_get(self, hobj: int, md: bytes, gmo: bytes, max_length: int, has_handle: bool) -> list:
         comp_code, reason, *outputs = self.qmgr.get(self.connected, hobj, md, gmo, max_length, has_handle)
@@ -304,8 +306,8 @@ _PUT_ARGS = (int, bytes, int, int, _PROPS, bytes)
 #: the argument types of every verb; a frame that does not fit is a protocol error
 _SIGNATURES: dict[str, tuple] = {
     "PING": (), "HB": (), "CONN": (str, str, str, str, (str, type(None))), "DISC": (),
-    "OPEN": (int, str, int, (str, type(None)), str), "CLOSE": (int, int),
-    "PUT": _PUT_ARGS, "PUTA": _PUT_ARGS, "PUT1": (int, str, bytes, int, int, _PROPS, bytes),
+    "OPEN": (int, str, int, (str, type(None)), str, str), "CLOSE": (int, int),
+    "PUT": _PUT_ARGS, "PUTA": _PUT_ARGS, "PUT1": (int, str, str, bytes, int, int, _PROPS, bytes),
     "GET": (int, bytes, bytes, int, bool), "GETN": (int, bytes, bool, int, int),
     "CMIT": (), "BACK": (), "STAT": (int, bytes), "INQ": (int, list), "SET": (int, list, list, bytes),
     "MQSC": (str, str, str), "CBWAIT": (list, int, int),

@@ -9,6 +9,7 @@ waits on the connection's unit of work (units_of_work.py).
 """
 from __future__ import annotations
 
+import os
 import time
 
 from spark_mq.embedded.server.connections import handle_of, open_object, release
@@ -64,6 +65,22 @@ _I_REPLYTOQMGR = _MDI["ReplyToQMgr"]
 _BLANK_NAME = b" " * 48
 
 
+def unix_accounting_token(uid: int) -> bytes:
+    """The AccountingToken IBM MQ on Unix makes for a user: the first byte is the length of
+    the accounting information, then the numeric user id in ASCII characters, binary zeros,
+    and in the last byte the token type MQACTT_UNIX_NUMERIC_ID."""
+    digits = str(uid).encode()[:30]  # at most 30 bytes of information fit between the two
+    filler = CMQC.MQ_ACCOUNTING_TOKEN_LENGTH - 2 - len(digits)
+    return bytes([len(digits)]) + digits + b"\0" * filler + CMQC.MQACTT_UNIX_NUMERIC_ID
+
+
+# The users of the embedded queue manager have no numeric ids of their own, so every default
+# context gets the token of the queue manager process's user: the one IBM MQ's client channel
+# agent runs as (mqm), and also the applications' user, as clients and the embedded queue
+# manager share a machine (see security/admission.py). One stable value for every connection.
+_ACCOUNTING_TOKEN = unix_accounting_token(os.getuid())
+
+
 def put(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, pmo_options: int,
         context_hobj: int, props: list | None, body: bytes) -> bytes:
     """MQPUT on an open handle; returns the MD as put (raises WarnedPut with it on a warning)."""
@@ -77,8 +94,9 @@ def put(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, pmo
 
 
 def put1(qm: QueueManagerState, conn: Connection, name: str, md_bytes: bytes, pmo_options: int,
-         context_hobj: int, props: list | None, body: bytes) -> bytes:
-    """MQPUT1: open, put, close; the handle opens with the context authority the put needs.
+         context_hobj: int, props: list | None, body: bytes, alternate_user: str = "") -> bytes:
+    """MQPUT1: open, put, close; the handle opens with the context authority the put needs,
+    and with MQPMO_ALTERNATE_USER_AUTHORITY for the MQOD's AlternateUserId (`alternate_user`).
 
     Returns the MD as put followed by the name of the queue the message went to (48 blank
     padded bytes, what MQ returns in the MQPMO's ResolvedQName): an MQPUT1 client has no
@@ -92,7 +110,10 @@ def put1(qm: QueueManagerState, conn: Connection, name: str, md_bytes: bytes, pm
         open_options |= CMQC.MQOO_PASS_ALL_CONTEXT
     elif pmo_options & CMQC.MQPMO_PASS_IDENTITY_CONTEXT:
         open_options |= CMQC.MQOO_PASS_IDENTITY_CONTEXT
-    handle = open_object(qm, conn, CMQC.MQOT_Q, name, open_options, None, dynamic_name=None)
+    if pmo_options & CMQC.MQPMO_ALTERNATE_USER_AUTHORITY:
+        open_options |= CMQC.MQOO_ALTERNATE_USER_AUTHORITY
+    handle = open_object(qm, conn, CMQC.MQOT_Q, name, open_options, None, dynamic_name=None,
+                         alternate_user=alternate_user)
     resolved = b""
     try:
         resolved = blank(handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT).name, 48)
@@ -210,15 +231,16 @@ def _apply_context(conn: Connection, handle: Handle, md: list, options: int,
         return
     if chosen == CMQC.MQPMO_SET_ALL_CONTEXT:
         if not handle.options & CMQC.MQOO_SET_ALL_CONTEXT:
-            raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+            raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET_ALL)
         return
     if chosen in (CMQC.MQPMO_PASS_IDENTITY_CONTEXT, CMQC.MQPMO_PASS_ALL_CONTEXT):
-        needed = (CMQC.MQOO_PASS_ALL_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT
-                  if chosen == CMQC.MQPMO_PASS_ALL_CONTEXT else
+        passing_all = chosen == CMQC.MQPMO_PASS_ALL_CONTEXT
+        needed = (CMQC.MQOO_PASS_ALL_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT if passing_all else
                   CMQC.MQOO_PASS_IDENTITY_CONTEXT | CMQC.MQOO_PASS_ALL_CONTEXT
                   | CMQC.MQOO_SET_IDENTITY_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT)
         if not handle.options & needed:
-            raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+            raise MQError(CMQC.MQRC_NOT_OPEN_FOR_PASS_ALL if passing_all
+                          else CMQC.MQRC_NOT_OPEN_FOR_PASS_IDENT)
         source = conn.handles.get(context_hobj)
         if source is None or not source.options & CMQC.MQOO_SAVE_ALL_CONTEXT:
             raise MQError(CMQC.MQRC_CONTEXT_HANDLE_ERROR)
@@ -232,10 +254,10 @@ def _apply_context(conn: Connection, handle: Handle, md: list, options: int,
         return
     if chosen == CMQC.MQPMO_SET_IDENTITY_CONTEXT:
         if not handle.options & (CMQC.MQOO_SET_IDENTITY_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT):
-            raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+            raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET_IDENT)
     else:  # default context: the queue manager fills identity and origin
         md[_MDI["UserIdentifier"]] = blank(conn.user, 12)
-        md[_MDI["AccountingToken"]] = b""
+        md[_MDI["AccountingToken"]] = _ACCOUNTING_TOKEN
         md[_MDI["ApplIdentityData"]] = b""
     _set_origin(conn, md)
 

@@ -40,6 +40,7 @@ from spark_mq.embedded.server import (
 )
 from spark_mq.embedded.server import get as get_verb
 from spark_mq.embedded.server import put as put_verb
+from spark_mq.embedded.server.security.admission import FailedAuthentication
 from spark_mq.embedded.server.state import Connection, Handle, QueueManagerState
 
 
@@ -69,8 +70,15 @@ class QueueManager(QueueManagerState):
     # === connections and handles =========================================================
     def connect(self, user: str, password: str, appl_name: str, alive: Callable[[], bool],
                 channel: str | None = None, address: str = "") -> Connection:
-        with self.lock:  # the connection joins the queue manager's list of them
-            return connections.connect(self, user, password, appl_name, alive, channel, address)
+        try:
+            with self.lock:  # the connection joins the queue manager's list of them
+                return connections.connect(self, user, password, appl_name, alive, channel,
+                                           address)
+        except FailedAuthentication as failed:
+            # the AUTHINFO's FAILDLAY, waited out in this connection's own thread after the
+            # lock is let go: other connections go on meanwhile, as in MQ
+            time.sleep(failed.delay)
+            raise
 
     def disconnect(self, conn: Connection, clean: bool) -> int:
         """MQDISC commits open work; a broken connection backs it out. Returns the reason."""
@@ -78,10 +86,10 @@ class QueueManager(QueueManagerState):
             return connections.disconnect(self, conn, clean)
 
     def open(self, conn: Connection, obj_type: int, name: str, options: int,
-             selection: str | None, dynamic_name: str) -> Handle:
+             selection: str | None, dynamic_name: str, alternate_user: str = "") -> Handle:
         with self.lock:
             return connections.open_object(self, conn, obj_type, name, options, selection,
-                                           dynamic_name)
+                                           dynamic_name, alternate_user)
 
     def close(self, conn: Connection, hobj: int, options: int) -> None:
         with self.lock:
@@ -94,9 +102,10 @@ class QueueManager(QueueManagerState):
             return put_verb.put(self, conn, hobj, md_bytes, pmo_options, context_hobj, props, body)
 
     def put1(self, conn: Connection, name: str, md_bytes: bytes, pmo_options: int,
-             context_hobj: int, props: list | None, body: bytes) -> bytes:
+             context_hobj: int, props: list | None, body: bytes, alternate_user: str = "") -> bytes:
         with self.lock:
-            return put_verb.put1(self, conn, name, md_bytes, pmo_options, context_hobj, props, body)
+            return put_verb.put1(self, conn, name, md_bytes, pmo_options, context_hobj, props, body,
+                                 alternate_user)
 
     def get(self, conn: Connection, hobj: int, md_bytes: bytes, gmo_bytes: bytes,
             max_length: int, has_handle: bool, non_persistent_only: bool = False) -> tuple:

@@ -22,6 +22,7 @@ from spark_mq.embedded.server.pubsub import authority, retained, storage, topics
 from spark_mq.embedded.server.pubsub.matching import compile_pattern, fixed_prefix
 from spark_mq.embedded.server.pubsub.state import Subscription
 from spark_mq.embedded.server.queues import LocalQueue, ModelQueue
+from spark_mq.embedded.server.security.checks import acting_user
 from spark_mq.embedded.server.state import Handle
 from spark_mq.mqi.constants import CMQC
 
@@ -67,18 +68,21 @@ class SubRequest:
     selection: str
     sub_level: int
     hobj: int
+    alternate_user: str = ""  # MQSD AlternateUserId, used with MQSO_ALTERNATE_USER_AUTHORITY
 
 
 # === MQOPEN of a topic =====================================================================
 def open_topic(qm: QueueManagerState, conn: Connection, object_name: str, object_string: str,
-               options: int) -> Handle:
+               options: int, alternate_user: str = "") -> Handle:
     """MQOPEN(MQOT_TOPIC): a handle to publish on (only output is valid on a topic)."""
     if options & ~_TOPIC_OPEN_OPTIONS:
         raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
     if not options & CMQC.MQOO_OUTPUT:
         raise MQError(CMQC.MQRC_OPTIONS_ERROR)
     topic = topics.topic_string(qm, object_name, object_string)
-    authority.authorize(qm, conn.user, topic, authority.PUBLISH)
+    user = acting_user(qm, conn.user, alternate_user,
+                       bool(options & CMQC.MQOO_ALTERNATE_USER_AUTHORITY))
+    authority.authorize(qm, user, topic, authority.PUBLISH)
     handle = Handle(next(conn.hobj_counter), None, object_name or topic, options, topic=topic)
     conn.handles[handle.hobj] = handle
     return handle
@@ -100,23 +104,28 @@ def subscribe(qm: QueueManagerState, conn: Connection, request: SubRequest) -> t
     if options & CMQC.MQSO_DURABLE and not name:
         raise MQError(CMQC.MQRC_SUB_NAME_ERROR)
     existing = qm.pubsub.named(name) if name else None
+    # whom the subscription is checked for and belongs to: the MQSD's AlternateUserId with
+    # MQSO_ALTERNATE_USER_AUTHORITY (the connection's user then needs ALTUSR)
+    user = acting_user(qm, conn.user, request.alternate_user,
+                       bool(options & CMQC.MQSO_ALTERNATE_USER_AUTHORITY))
     if existing is not None:
         if not options & (CMQC.MQSO_RESUME | CMQC.MQSO_ALTER):
             raise MQError(CMQC.MQRC_SUB_ALREADY_EXISTS)
-        return _resume(qm, conn, existing, request)
+        return _resume(qm, conn, existing, request, user)
     if not options & CMQC.MQSO_CREATE:
         raise MQError(CMQC.MQRC_NO_SUBSCRIPTION)
     if options & (CMQC.MQSO_RESUME | CMQC.MQSO_ALTER) and not name:
         raise MQError(CMQC.MQRC_SUB_NAME_ERROR)  # nothing to resume by
-    return _create(qm, conn, request)
+    return _create(qm, conn, request, user)
 
 
-def _create(qm: QueueManagerState, conn: Connection, request: SubRequest) -> tuple[Handle, int]:
+def _create(qm: QueueManagerState, conn: Connection, request: SubRequest,
+            user: str) -> tuple[Handle, int]:
     options = request.options
     char_wildcards = bool(options & CMQC.MQSO_WILDCARD_CHAR)
     topic = topics.topic_string(qm, request.object_name, request.object_string)
     node = fixed_prefix(topic, char_wildcards)
-    authority.authorize(qm, conn.user, node, authority.SUBSCRIBE)
+    authority.authorize(qm, user, node, authority.SUBSCRIBE)
     attrs = topics.attributes(qm, node, ("SUB", "DURSUB", "MDURMDL", "MNDURMDL"))
     if attrs["SUB"] == "DISABLED":
         raise MQError(CMQC.MQRC_SUB_INHIBITED)
@@ -129,13 +138,14 @@ def _create(qm: QueueManagerState, conn: Connection, request: SubRequest) -> tup
         topic_object=request.object_name, wildcard_char=char_wildcards, durable=durable,
         managed=bool(options & CMQC.MQSO_MANAGED), destination="",
         correl_id=request.correl_id if options & CMQC.MQSO_SET_CORREL_ID else qm.new_msgid(),
-        options=options, user=conn.user, any_user=bool(options & CMQC.MQSO_ANY_USERID))
+        options=options, user=user, any_user=bool(options & CMQC.MQSO_ANY_USERID))
     _take_fields(sub, request)
     sub.compiled_selector = compiled
     sub.matcher = compile_pattern(topic, char_wildcards)
     if sub.managed:
         if request.hobj != CMQC.MQHO_NONE:
             raise MQError(CMQC.MQRC_HOBJ_ERROR)
+        # the managed queue is the connection's to use, whoever owns the subscription
         queue_handle = _open_managed(qm, conn, attrs["MDURMDL" if durable else "MNDURMDL"], durable)
         sub.destination = queue_handle.name
         hobj = queue_handle.hobj
@@ -151,13 +161,13 @@ def _create(qm: QueueManagerState, conn: Connection, request: SubRequest) -> tup
 
 
 def _resume(qm: QueueManagerState, conn: Connection, sub: Subscription,
-            request: SubRequest) -> tuple[Handle, int]:
+            request: SubRequest, user: str) -> tuple[Handle, int]:
     options = request.options
     if sub.holder is not None:
         raise MQError(CMQC.MQRC_SUBSCRIPTION_IN_USE)
-    if sub.user != conn.user and not sub.any_user:
+    if sub.user != user and not sub.any_user:
         raise MQError(CMQC.MQRC_IDENTITY_MISMATCH)
-    authority.authorize(qm, conn.user, fixed_prefix(sub.topic_string, sub.wildcard_char),
+    authority.authorize(qm, user, fixed_prefix(sub.topic_string, sub.wildcard_char),
                         authority.SUBSCRIBE)
     if options & CMQC.MQSO_ALTER:
         _alter(qm, conn, sub, request)

@@ -4,8 +4,8 @@ listener.py adds these to its verb table: each is called with the client's sessi
 frame's arguments, and answers the outputs that follow [CompCode, Reason]. MQPUT on a topic
 handle and MQCLOSE of a subscription handle arrive as the ordinary PUT and CLOSE verbs.
 
-    TOPEN  object name, object string, options        -> hobj, resolved topic string
-    SUB    the MQSD's input fields, hobj              -> see `v_sub`
+    TOPEN  object name, object string, options, alternate user -> hobj, resolved topic string
+    SUB    the MQSD's input fields, hobj, alternate user       -> see `v_sub`
     SUBRQ  hsub, action                               -> number of publications sent
 """
 from __future__ import annotations
@@ -21,16 +21,19 @@ from spark_mq.embedded.server.pubsub.subscriptions import SubRequest
 from spark_mq.mqi.constants import CMQC
 
 
-def v_topen(session: Any, object_name: str, object_string: str, options: int) -> list:
+def v_topen(session: Any, object_name: str, object_string: str, options: int,
+            alternate_user: str) -> list:
     qm = session.qmgr
     with qm.lock:
-        handle = subscriptions.open_topic(qm, session.connected, object_name, object_string, options)
+        handle = subscriptions.open_topic(qm, session.connected, object_name, object_string, options,
+                                          alternate_user)
         return [handle.hobj, handle.topic]
 
 
 def v_sub(session: Any, options: int, object_name: str, object_string: str, sub_name: str,
           user_data: str, correl_id: bytes, priority: int, accounting_token: bytes,
-          appl_identity: bytes, expiry: int, selection: str, sub_level: int, hobj: int) -> list:
+          appl_identity: bytes, expiry: int, selection: str, sub_level: int, hobj: int,
+          alternate_user: str) -> list:
     """Answers [hobj, hsub, SubCorrelId, PubPriority, PubAccountingToken,
     PubApplIdentityData, SubExpiry, SubUserData, topic string, queue name, read-ahead,
     options]: the subscription's values, which MQ returns in the MQSD (they differ from the
@@ -38,7 +41,7 @@ def v_sub(session: Any, options: int, object_name: str, object_string: str, sub_
     qm = session.qmgr
     request = SubRequest(options, object_name, object_string, sub_name, user_data, correl_id,
                          priority, accounting_token, appl_identity, expiry, selection, sub_level,
-                         hobj)
+                         hobj, alternate_user)
     with qm.lock:
         handle, queue_hobj = subscriptions.subscribe(qm, session.connected, request)
         sub = handle.subscription
@@ -73,7 +76,7 @@ def v_subrq(session: Any, hsub: int, action: int) -> list:
 
 VERBS: dict[str, Callable[..., list]] = {"TOPEN": v_topen, "SUB": v_sub, "SUBRQ": v_subrq}
 SIGNATURES: dict[str, tuple] = {
-    "TOPEN": (str, str, int),
-    "SUB": (int, str, str, str, str, bytes, int, bytes, bytes, int, str, int, int),
+    "TOPEN": (str, str, int, str),
+    "SUB": (int, str, str, str, str, bytes, int, bytes, bytes, int, str, int, int, str),
     "SUBRQ": (int, int),
 }

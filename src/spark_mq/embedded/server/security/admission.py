@@ -21,6 +21,11 @@ In the order MQ checks a client connection:
 
 A connection without a channel (bindings style: an application that started the queue
 manager itself) skips the CHLAUTH steps and is checked by CHCKLOCL instead of CHCKCLNT.
+
+A wrong user or password in step 2 is refused with `FailedAuthentication`, which carries the
+AUTHINFO's FAILDLAY: MQ answers such a failure only after that many seconds. The wait is the
+caller's to make (qmgr.QueueManager.connect), after the queue manager's lock is let go, so
+that one failing client holds up nobody else. Other refusals are answered at once, as in MQ.
 """
 from __future__ import annotations
 
@@ -51,7 +56,7 @@ def admit(qm: QueueManagerState, user: str, password: str, channel: str | None,
     authenticated = False
     if user and required != "NONE":
         if qm.users is None or qm.users.get(user) != password:
-            raise _refused()
+            raise FailedAuthentication(_fail_delay(connauth))
         authenticated = True
     adopted = authenticated and connauth is not None and connauth.get("ADOPTCTX") == "YES"
     asserted = os_user()
@@ -82,3 +87,18 @@ def admit(qm: QueueManagerState, user: str, password: str, channel: str | None,
 
 def _refused() -> MQError:
     return MQError(CMQC.MQRC_NOT_AUTHORIZED)
+
+
+class FailedAuthentication(MQError):
+    """MQRC_NOT_AUTHORIZED for a wrong user or password, to be answered `delay` seconds late
+    (the AUTHINFO's FAILDLAY)."""
+
+    def __init__(self, delay: float):
+        super().__init__(CMQC.MQRC_NOT_AUTHORIZED)
+        self.delay = delay
+
+
+def _fail_delay(connauth: dict[str, Any] | None) -> float:
+    if not connauth:
+        return 0.0
+    return float(connauth.get("FAILDLAY", 0) or 0)

@@ -10,8 +10,9 @@ REFRESH SECURITY TYPE(CONNAUTH), as in MQ (state.refresh_connauth).
 CHCKCLNT says what a client connection must give: NONE (nothing is checked, the MQCSP is
 ignored), OPTIONAL (a user and password, when given, must be valid), REQDADM (also: an
 administrator must give them), REQUIRED (every connection must give a valid pair).
-ADOPTCTX(YES) makes the authenticated user the one the connection runs as. FAILDLAY is kept
-but not applied: a delay under the queue manager's lock would stall every connection.
+ADOPTCTX(YES) makes the authenticated user the one the connection runs as. FAILDLAY (seconds)
+delays the answer to a wrong user or password (admission.py), outside the queue manager's
+lock, so that other connections go on meanwhile.
 """
 from __future__ import annotations
 

@@ -3,11 +3,19 @@ lock; only on a queue manager started with users, see security/__init__.py).
 
 MQOPEN needs, on the object it names (an alias's own name, a model queue's name), one
 authority per open option: input GET, browse BROWSE, output PUT, inquire INQ, set SET, and
-the context options SETID, SETALL, PASSID and PASSALL; MQOO_ALTERNATE_USER_AUTHORITY needs
-ALTUSR on the queue manager. A queue-manager object opened to inquire needs INQ on the
-queue manager. MQPUT1 opens the queue the same way (put.put1). The user whose MQOPEN created
-a dynamic queue holds every authority on it. A refusal is MQRC_NOT_AUTHORIZED, as in MQ; a
-queue that does not exist is left to the open (MQRC_UNKNOWN_OBJECT_NAME).
+the context options SETID, SETALL, PASSID and PASSALL. A queue-manager object opened to
+inquire needs INQ on the queue manager. MQPUT1 opens the queue the same way (put.put1). The
+user whose MQOPEN created a dynamic queue holds every authority on it. A refusal is
+MQRC_NOT_AUTHORIZED, as in MQ; a queue that does not exist is left to the open
+(MQRC_UNKNOWN_OBJECT_NAME).
+
+Alternate user authority (MQOO_ALTERNATE_USER_AUTHORITY, MQPMO_ALTERNATE_USER_AUTHORITY on
+MQPUT1, MQSO_ALTERNATE_USER_AUTHORITY on MQSUB): the connection's user must hold ALTUSR on
+the queue manager, and the object's authorities are then checked for the MQOD's (MQSD's)
+AlternateUserId instead, except the context authorities, which MQ still checks for the
+connection's user. A blank AlternateUserId names nobody: such an open succeeds only where it
+needs no authority. Without the option the field is ignored. AlternateSecurityId is not
+used: MQ uses it only on Windows (a SID), and this queue manager is MQ on Unix.
 """
 from __future__ import annotations
 
@@ -33,6 +41,12 @@ _OPEN_AUTHORITIES = (
 )
 
 
+#: what MQ checks for the connection's own user even with an alternate user (MQOD AlternateUserId)
+_CONTEXT_AUTHORITIES = frozenset({
+    CMQCFC.MQAUTH_SET_IDENTITY_CONTEXT, CMQCFC.MQAUTH_SET_ALL_CONTEXT,
+    CMQCFC.MQAUTH_PASS_IDENTITY_CONTEXT, CMQCFC.MQAUTH_PASS_ALL_CONTEXT})
+
+
 def open_authorities(options: int) -> set[int]:
     """The authorities MQOPEN's options need on the object itself."""
     return {authority for option, authority in _OPEN_AUTHORITIES if options & option}
@@ -40,9 +54,14 @@ def open_authorities(options: int) -> set[int]:
 
 def check(qm: QueueManagerState, user: str, object_type: int, name: str,
           needed: Iterable[int]) -> None:
-    """Raise MQError(MQRC_NOT_AUTHORIZED) unless `user` holds every authority in `needed`."""
+    """Raise MQError(MQRC_NOT_AUTHORIZED) unless `user` holds every authority in `needed`
+    (a blank user, an alternate user left blank, holds none)."""
     wanted = set(needed)
-    if not wanted or privileged(qm, user):
+    if not wanted:
+        return
+    if not user:
+        raise MQError(CMQC.MQRC_NOT_AUTHORIZED)
+    if privileged(qm, user):
         return
     state = security_of(qm)
     if object_type == CMQC.MQOT_Q and state.dynamic_owners.get(name) == user:
@@ -52,21 +71,38 @@ def check(qm: QueueManagerState, user: str, object_type: int, name: str,
         raise MQError(CMQC.MQRC_NOT_AUTHORIZED)
 
 
+def acting_user(qm: QueueManagerState, user: str, alternate_user: str, alternate: bool) -> str:
+    """Whom an open's (or a subscription's) authority checks are for: `user`, the
+    connection's, unless `alternate` (the verb's ALTERNATE_USER_AUTHORITY option) asks for
+    `alternate_user`, which needs ALTUSR on the queue manager. A queue manager without users
+    checks nothing, but a subscription still belongs to the alternate user, as in MQ."""
+    if not alternate:
+        return user
+    if not enforced(qm):
+        return alternate_user or user
+    check(qm, user, CMQC.MQOT_Q_MGR, qm.name, {CMQCFC.MQAUTH_ALT_USER_AUTHORITY})
+    return alternate_user
+
+
 def check_open(qm: QueueManagerState, user: str, object_type: int, name: str,
-               options: int) -> None:
-    """MQOPEN's (and MQPUT1's) authority checks; nothing on an unsecured queue manager."""
+               options: int, alternate_user: str = "") -> None:
+    """MQOPEN's (and MQPUT1's) authority checks; nothing on an unsecured queue manager.
+    `alternate_user`: the MQOD's AlternateUserId, used with MQOO_ALTERNATE_USER_AUTHORITY."""
     if not enforced(qm):
         return
-    if options & CMQC.MQOO_ALTERNATE_USER_AUTHORITY:
-        check(qm, user, CMQC.MQOT_Q_MGR, qm.name, {CMQCFC.MQAUTH_ALT_USER_AUTHORITY})
+    checked = acting_user(qm, user, alternate_user,
+                          bool(options & CMQC.MQOO_ALTERNATE_USER_AUTHORITY))
+    needed = open_authorities(options)
+    context = needed & _CONTEXT_AUTHORITIES
     if object_type == CMQC.MQOT_Q_MGR:
-        check(qm, user, CMQC.MQOT_Q_MGR, qm.name, open_authorities(options))
+        check(qm, checked, CMQC.MQOT_Q_MGR, qm.name, needed)
     elif object_type == CMQC.MQOT_Q and name in qm.queues:
-        check(qm, user, CMQC.MQOT_Q, name, open_authorities(options))
+        check(qm, checked, CMQC.MQOT_Q, name, needed - context)
+        check(qm, user, CMQC.MQOT_Q, name, context)
     elif object_type == CMQC.MQOT_NAMELIST:
-        check(qm, user, CMQC.MQOT_NAMELIST, name, open_authorities(options))
+        check(qm, checked, CMQC.MQOT_NAMELIST, name, needed)
     elif object_type == CMQC.MQOT_TOPIC:
-        check_topic(qm, user, name, options)
+        check_topic(qm, checked, name, options)
 
 
 def check_topic(qm: QueueManagerState, user: str, topic_object: str, options: int) -> None:
