@@ -192,3 +192,56 @@ def test_administrators_may_do_everything(aqm):
         pcf.MQCMD_SET_AUTH_REC({**record, CMQCFC.MQIACF_AUTH_ADD_AUTHS: [CMQCFC.MQAUTH_DISPLAY]})
         pcf.MQCMD_DELETE_AUTH_REC(record)
         pcf.MQCMD_DELETE_Q({CMQC.MQCA_Q_NAME: b"AUTH.ADMIN.Q"})
+
+
+# --- deleting a queue takes its authority records (AUTHREC(YES), MQ's default) ----------------
+
+def records_for(qm, profile: str) -> int:
+    """The records of exactly this profile (DISPLAY shows generic profiles covering it too)."""
+    try:
+        shown = qm.run_mqsc(f"DISPLAY AUTHREC PROFILE('{profile}') OBJTYPE(QUEUE)")
+    except embedded.EmbeddedQueueManagerError:   # AMQ8459E: none at all
+        return 0
+    return shown.count(f"PROFILE({profile})")
+
+
+def test_deleting_a_queue_deletes_the_records_of_its_name_but_not_generic_ones(aqm):
+    aqm.run_mqsc("""
+        DEFINE QLOCAL(GONE.Q) REPLACE
+        SET AUTHREC PROFILE('GONE.Q') PRINCIPAL('app') OBJTYPE(QUEUE) AUTHADD(PUT)
+        SET AUTHREC PROFILE('GONE.*') PRINCIPAL('app') OBJTYPE(QUEUE) AUTHADD(GET)
+    """)
+    try:
+        aqm.run_mqsc("DELETE QLOCAL(GONE.Q)")
+        assert records_for(aqm, "GONE.Q") == 0
+        assert records_for(aqm, "GONE.*") == 1
+        aqm.run_mqsc("DEFINE QLOCAL(GONE.Q)")   # a new queue of that name starts without them
+        assert records_for(aqm, "GONE.Q") == 0
+    finally:
+        aqm.run_mqsc("DELETE AUTHREC PROFILE('GONE.*') PRINCIPAL('app') OBJTYPE(QUEUE)\n"
+                     "DELETE QLOCAL(GONE.Q)")
+
+
+def test_authrec_no_keeps_them_in_mqsc_and_pcf(aqm):
+    aqm.run_mqsc("""
+        DEFINE QLOCAL(KEEP.Q1) REPLACE
+        DEFINE QLOCAL(KEEP.Q2) REPLACE
+        SET AUTHREC PROFILE('KEEP.Q1') PRINCIPAL('app') OBJTYPE(QUEUE) AUTHADD(PUT)
+        SET AUTHREC PROFILE('KEEP.Q2') PRINCIPAL('app') OBJTYPE(QUEUE) AUTHADD(PUT)
+    """)
+    try:
+        aqm.run_mqsc("DELETE QLOCAL(KEEP.Q1) AUTHREC(NO)")
+        assert records_for(aqm, "KEEP.Q1") == 1
+        with pcf_as(aqm, "admin") as pcf:
+            pcf.MQCMD_DELETE_Q({CMQC.MQCA_Q_NAME: b"KEEP.Q2",
+                                CMQCFC.MQIACF_REMOVE_AUTHREC: CMQCFC.MQRAR_NO})
+            assert records_for(aqm, "KEEP.Q2") == 1
+            with pytest.raises(ibmmq.MQMIError) as refused:
+                pcf.MQCMD_DELETE_Q({CMQC.MQCA_Q_NAME: b"AUTH.ONE",
+                                    CMQCFC.MQIACF_REMOVE_AUTHREC: 7})
+            assert refused.value.reason == CMQCFC.MQRCCF_PARM_VALUE_ERROR
+        with pytest.raises(embedded.EmbeddedQueueManagerError, match=r"AUTHREC.*valid: YES, NO"):
+            aqm.run_mqsc("DELETE QLOCAL(AUTH.ONE) AUTHREC(MAYBE)")
+    finally:
+        aqm.run_mqsc("DELETE AUTHREC PROFILE('KEEP.Q1') PRINCIPAL('app') OBJTYPE(QUEUE)\n"
+                     "DELETE AUTHREC PROFILE('KEEP.Q2') PRINCIPAL('app') OBJTYPE(QUEUE)")

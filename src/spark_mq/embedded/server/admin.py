@@ -25,6 +25,8 @@ from spark_mq.embedded.server.queues import LocalQueue
 from spark_mq.embedded.server.security import authinfo
 from spark_mq.embedded.server.security import mqsc_admin as security_admin
 from spark_mq.embedded.server.security.mqsc_commands import OBJECT_TYPES_CHECKED as SECURITY_TYPES
+from spark_mq.embedded.server.security.state import security_of
+from spark_mq.mqi.constants import CMQC
 
 if TYPE_CHECKING:
     from spark_mq.embedded.server.qmgr import QueueManager
@@ -137,6 +139,8 @@ def _apply(qmgr: QueueManager, command: MQSCCommand) -> str:
         return f"AMQ8008I: IBM MQ queue changed: {name}."
     if verb == "DELETE":
         qmgr.delete(kind, name, purge="PURGE" in command.flags)
+        if "NOAUTHREC" not in command.flags:   # AUTHREC(YES), MQ's default
+            security_of(qmgr).authority.forget_object(CMQC.MQOT_Q, name)
         return f"AMQ8007I: IBM MQ queue deleted: {name}."
     if verb == "CLEAR":
         count = qmgr.clear(name)

@@ -337,7 +337,9 @@ def _queue_command(verb: str, object_type: str, noun: _Param, params: list[_Para
     for param in params:
         key = _ATTRIBUTE_SYNONYMS.get(param.keyword, param.keyword)
         _check_repeat(key, param, attributes, flags)
-        if param.values is None:
+        if verb == "DELETE" and key == "AUTHREC" and param.values is not None:
+            flags.add(_authrec_flag(param))
+        elif param.values is None:
             flags.add(_queue_flag(key, param, verb, object_type, allowed_flags))
         else:
             attributes[key] = _queue_value(key, param, verb, object_type, allowed_flags)
@@ -346,6 +348,14 @@ def _queue_command(verb: str, object_type: str, noun: _Param, params: list[_Para
         raise MQSCError(line, "is required on DEFINE QALIAS (valid: "
                               f"{QUEUE_ATTRIBUTES['TARGET'].describe()})", "TARGET")
     return MQSCCommand(verb, object_type, name, attributes, frozenset(flags), line)
+
+
+def _authrec_flag(param: _Param) -> str:
+    """DELETE's AUTHREC(YES|NO): whether the object's authority records go with it."""
+    value, _ = param.single()
+    if value.upper() not in ("YES", "NO"):
+        raise MQSCError(param.line, f"value '{value}' is not valid (valid: YES, NO)", "AUTHREC")
+    return "AUTHREC" if value.upper() == "YES" else "NOAUTHREC"
 
 
 def _check_repeat(key: str, param: _Param, attributes: Mapping[str, object],

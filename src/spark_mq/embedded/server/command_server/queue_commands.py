@@ -290,8 +290,13 @@ def delete_q(request: Request) -> list[Reply]:
         _check_not_in_use(request, queue)
         if queue.depth and purge != CMQCFC.MQPO_YES:
             raise PCFError(CMQC.MQRC_Q_NOT_EMPTY)
-    flags = frozenset({"PURGE"}) if purge == CMQCFC.MQPO_YES else frozenset()
-    _apply(request, "DELETE", queue.kind, queue.name, {}, flags)
+    flags = {"PURGE"} if purge == CMQCFC.MQPO_YES else set()
+    remove = request.integer(CMQCFC.MQIACF_REMOVE_AUTHREC, CMQCFC.MQRAR_YES)
+    if remove not in (CMQCFC.MQRAR_YES, CMQCFC.MQRAR_NO):
+        raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, CMQCFC.MQIACF_REMOVE_AUTHREC)
+    if remove == CMQCFC.MQRAR_NO:
+        flags.add("NOAUTHREC")
+    _apply(request, "DELETE", queue.kind, queue.name, {}, frozenset(flags))
     return [Reply()]
 
 

@@ -151,6 +151,12 @@ class AuthorityRecords:
         if self.store is not None:
             self.store.delete_object("AUTHREC", _name(key))
 
+    def forget_object(self, object_type: int, name: str) -> None:
+        """Delete the records whose profile is exactly this object's name, as MQ does when
+        the object is deleted with AUTHREC(YES); generic profiles stay."""
+        for key in [k for k in self.records if k[0] == name and k[1] == object_type]:
+            self.delete(key)
+
     def restore(self, attrs: dict[str, Any]) -> None:
         key = (str(attrs["profile"]), int(attrs["objtype"]), str(attrs["entity"]),
                int(attrs["enttype"]))
