@@ -11,6 +11,8 @@ import struct
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
+from spark_mq.mqi.constants import CMQC
+
 #: One unpacked field: int for the i/q/b/P formats, bytes for s/c. Left as Any so callers can
 #: use a field as the type its name implies without narrowing each one.
 FieldValue: TypeAlias = Any
@@ -62,6 +64,20 @@ MD = Layout(
     "PutApplName:28s PutDate:8s PutTime:8s ApplOriginData:4s GroupId:24s MsgSeqNumber:i Offset:i "
     "MsgFlags:i OriginalLength:i")
 MD_V1_SIZE = MD.offsets["GroupId"]
+#: MQMD_DEFAULT, version 2: a new message's descriptor, and a get's that matches any message
+_MD_DEFAULT: dict[str, FieldValue] = dict(zip(MD.names, [
+    b"MD  ", CMQC.MQMD_VERSION_2, CMQC.MQRO_NONE, CMQC.MQMT_DATAGRAM, CMQC.MQEI_UNLIMITED,
+    CMQC.MQFB_NONE, CMQC.MQENC_NATIVE, CMQC.MQCCSI_Q_MGR, b"", CMQC.MQPRI_PRIORITY_AS_Q_DEF,
+    CMQC.MQPER_PERSISTENCE_AS_Q_DEF, b"", b"", 0, b"", b"", b"", b"", b"", CMQC.MQAT_NO_CONTEXT,
+    b"", b"", b"", b"", b"", 1, 0, CMQC.MQMF_NONE, CMQC.MQOL_UNDEFINED]))
+
+
+def default_md(**fields: FieldValue) -> list[FieldValue]:
+    """The fields of MQMD_DEFAULT in order, those named here changed (for MD.pack)."""
+    unknown = fields.keys() - _MD_DEFAULT.keys()
+    if unknown:
+        raise KeyError(f"not MQMD fields: {sorted(unknown)}")
+    return list({**_MD_DEFAULT, **fields}.values())
 
 GMO = Layout(
     "StrucId:4s Version:i Options:i WaitInterval:i Signal1:i Signal2:i ResolvedQName:48s "

@@ -37,7 +37,7 @@ from spark_mq.embedded.server.state import (
     check_md_header,
 )
 from spark_mq.mqi.constants import CMQC
-from spark_mq.mqi.structs import GMO, MD
+from spark_mq.mqi.structs import GMO, MD, default_md
 
 _GI = GMO.index
 _GI_VERSION, _GI_MATCH = _GI["Version"], _GI["MatchOptions"]
@@ -54,11 +54,7 @@ _PROPERTY_GETS = (CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2 | CMQC.MQGMO_NO_PROPERTIES
 _ANY_LENGTH = 0x7FFFFFFF
 _BATCH_OVERHEAD = 400  # bytes counted per message besides its data (MD, GMO, framing)
 # the MD of a read-ahead get: matches any message
-_EMPTY_MD = MD.pack([
-    b"MD  ", CMQC.MQMD_VERSION_2, CMQC.MQRO_NONE, CMQC.MQMT_DATAGRAM, CMQC.MQEI_UNLIMITED,
-    CMQC.MQFB_NONE, CMQC.MQENC_NATIVE, CMQC.MQCCSI_Q_MGR, b"", 0, CMQC.MQPER_PERSISTENCE_AS_Q_DEF,
-    b"", b"", 0, b"", b"", b"", b"", b"", CMQC.MQAT_NO_CONTEXT, b"", b"", b"", b"", b"",
-    1, 0, CMQC.MQMF_NONE, CMQC.MQOL_UNDEFINED])
+_EMPTY_MD = MD.pack(default_md())
 #: CCSIDs whose text MQGMO_CONVERT can convert, with Python's codec for each
 _CODECS = {1208: "utf-8", 819: "latin-1", 437: "cp437", 850: "cp850", 1252: "cp1252",
            37: "cp037", 500: "cp500", 1200: "utf-16-be", 1140: "cp1140", 367: "ascii"}

@@ -26,7 +26,7 @@ from spark_mq.embedded.server.pubsub.storage import RETAINED, SUB
 from spark_mq.embedded.server.queues import LocalQueue, Message, ModelQueue, QueueDefinition
 from spark_mq.embedded.server.state import QueueManagerState, blank
 from spark_mq.mqi.constants import CMQC
-from spark_mq.mqi.structs import MD
+from spark_mq.mqi.structs import default_md
 
 _LOCAL, _MODEL = "QLOCAL", "QMODEL"
 _RECORDS = {"MAXDEPTH": 999_999_999, "SHARE": "SHARE"}
@@ -72,12 +72,11 @@ RECORD_QUEUES: dict[str, str] = {
     RETAINED: "SYSTEM.RETAINED.PUB.QUEUE",
 }
 
-_RECORD_MD = dict(zip(MD.names, [
-    b"MD  ", CMQC.MQMD_VERSION_2, CMQC.MQRO_NONE, CMQC.MQMT_DATAGRAM, CMQC.MQEI_UNLIMITED,
-    CMQC.MQFB_NONE, CMQC.MQENC_NATIVE, 1208, CMQC.MQFMT_STRING, 0, CMQC.MQPER_NOT_PERSISTENT,
-    b"", b"\0" * 24, 0, blank("", 48), b"", blank("mqm", 12), b"\0" * 32, blank("", 32),
-    CMQC.MQAT_QMGR, b"", b"", b"", blank("", 4), b"\0" * 24, 1, 0, CMQC.MQMF_NONE,
-    CMQC.MQOL_UNDEFINED]))
+_RECORD_MD = {"CodedCharSetId": 1208, "Format": CMQC.MQFMT_STRING, "Priority": 0,
+              "Persistence": CMQC.MQPER_NOT_PERSISTENT, "CorrelId": b"\0" * 24,
+              "ReplyToQ": blank("", 48), "UserIdentifier": blank("mqm", 12),
+              "AccountingToken": b"\0" * 32, "ApplIdentityData": blank("", 32),
+              "PutApplType": CMQC.MQAT_QMGR, "ApplOriginData": blank("", 4), "GroupId": b"\0" * 24}
 
 
 def ensure(qm: QueueManagerState) -> None:
@@ -114,8 +113,8 @@ def _record_changed(qm: QueueManagerState, kind: str, name: str,
     if attrs is None:
         return
     now = time.gmtime()
-    md = list({**_RECORD_MD, "MsgId": msgid, "ReplyToQMgr": blank(qm.name, 48),
-               "PutApplName": blank(qm.name, 28), "PutDate": time.strftime("%Y%m%d", now).encode(),
-               "PutTime": time.strftime("%H%M%S00", now).encode()}.values())
+    md = default_md(**_RECORD_MD, MsgId=msgid, ReplyToQMgr=blank(qm.name, 48),
+                    PutApplName=blank(qm.name, 28), PutDate=time.strftime("%Y%m%d", now).encode(),
+                    PutTime=time.strftime("%H%M%S00", now).encode())
     body = json.dumps({"kind": kind, "name": name, "attributes": attrs}).encode()
     queue.insert(Message(next(qm.seq), md, body, None, None, queue))

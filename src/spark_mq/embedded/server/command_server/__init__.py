@@ -38,7 +38,7 @@ from spark_mq.embedded.server.qmgr_attributes import COMMAND_QUEUE
 from spark_mq.embedded.server.security.state import security_of
 from spark_mq.embedded.server.state import QMGR_CCSID, Connection
 from spark_mq.mqi.constants import CMQC, CMQCFC
-from spark_mq.mqi.structs import GMO, MD, text
+from spark_mq.mqi.structs import GMO, MD, default_md, text
 
 log = logging.getLogger(__name__)
 
@@ -49,11 +49,7 @@ _WAIT_MS = 250
 _GET_OPTIONS = CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT | CMQC.MQGMO_FAIL_IF_QUIESCING
 _STOPPING = frozenset({CMQC.MQRC_Q_MGR_QUIESCING, CMQC.MQRC_Q_MGR_STOPPING,
                        CMQC.MQRC_CONNECTION_BROKEN})
-_ANY_MD = MD.pack([
-    b"MD  ", CMQC.MQMD_VERSION_2, CMQC.MQRO_NONE, CMQC.MQMT_DATAGRAM, CMQC.MQEI_UNLIMITED,
-    CMQC.MQFB_NONE, CMQC.MQENC_NATIVE, CMQC.MQCCSI_Q_MGR, b"", 0, CMQC.MQPER_PERSISTENCE_AS_Q_DEF,
-    b"", b"", 0, b"", b"", b"", b"", b"", CMQC.MQAT_NO_CONTEXT, b"", b"", b"", b"", b"",
-    1, 0, CMQC.MQMF_NONE, CMQC.MQOL_UNDEFINED])
+_ANY_MD = MD.pack(default_md())
 _GMO = GMO.pack([
     b"GMO ", CMQC.MQGMO_VERSION_4, _GET_OPTIONS, _WAIT_MS, 0, 0, b"", CMQC.MQMO_NONE,
     ord(" "), ord(" "), ord(" "), b" ", b"", CMQC.MQRL_UNDEFINED, 0, 0])
