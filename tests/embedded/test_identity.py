@@ -39,12 +39,6 @@ def got(conn, name: str) -> ibmmq.MD:
     return md
 
 
-def test_the_token_layout_is_mqs():
-    token = unix_token(1001)
-    assert len(token) == 32 and token[0] == 4 and token[1:5] == b"1001" and token[31] == 6
-    assert token[5:31] == b"\0" * 26
-
-
 @pytest.mark.parametrize("options", [CMQC.MQPMO_NONE, CMQC.MQPMO_DEFAULT_CONTEXT])
 def test_default_context_fills_the_accounting_token(conn, make_queue, options):
     name = make_queue()
@@ -110,3 +104,39 @@ def test_a_context_option_the_handle_was_not_opened_for(conn, make_queue, pmo_op
         assert reason(exc) == expected
     finally:
         queue.close()
+
+
+def subscribe_and_publish(conn, topic: str, sub_options: int, **sd_fields) -> tuple[ibmmq.SD, ibmmq.MD]:
+    """A managed subscription (SD as MQSUB returned it) and the MD of the publication it got;
+    the publisher sets its own token, which only its own put keeps."""
+    sd = ibmmq.SD(Options=CMQC.MQSO_CREATE | CMQC.MQSO_MANAGED | CMQC.MQSO_NON_DURABLE | sub_options,
+                  **sd_fields)
+    sd.set_vs("ObjectString", topic)
+    sub = ibmmq.Subscription(conn)
+    sub.sub(sub_desc=sd)
+    od = ibmmq.OD(ObjectType=CMQC.MQOT_TOPIC, Version=CMQC.MQOD_VERSION_4)
+    od.set_vs("ObjectString", topic)
+    publisher = ibmmq.Topic(conn, topic_desc=od)
+    publisher.open(topic_desc=od, open_opts=CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_IDENTITY_CONTEXT)
+    publisher.pub(b"p", ibmmq.MD(AccountingToken=b"publisher".ljust(32, b"\0")),
+                  ibmmq.PMO(Options=CMQC.MQPMO_SET_IDENTITY_CONTEXT))
+    publisher.close()
+    md = ibmmq.MD()
+    sub.get(None, md, nowait())
+    sub.close(sub_close_options=0, close_sub_queue=True)
+    return sd, md
+
+
+def test_a_subscription_without_set_identity_gets_the_queue_managers_token(conn):
+    sd, md = subscribe_and_publish(conn, f"identity/{os.getpid()}/generated", 0)
+    assert sd.PubAccountingToken == EXPECTED_TOKEN   # an output field of MQSUB
+    assert md.AccountingToken == EXPECTED_TOKEN       # in every publication, not the publisher's
+    assert md.ApplIdentityData.strip() == b""
+
+
+def test_a_subscription_with_set_identity_gets_its_own_token(conn):
+    token = b"subscriber".ljust(32, b"\0")
+    sd, md = subscribe_and_publish(conn, f"identity/{os.getpid()}/own", CMQC.MQSO_SET_IDENTITY_CONTEXT,
+                                   PubAccountingToken=token, PubApplIdentityData=b"mine")
+    assert md.AccountingToken == token
+    assert md.ApplIdentityData.rstrip(b" \0") == b"mine"

@@ -9,7 +9,6 @@ waits on the connection's unit of work (units_of_work.py).
 """
 from __future__ import annotations
 
-import os
 import time
 
 from spark_mq.embedded.server.connections import handle_of, open_object, release
@@ -36,6 +35,7 @@ from spark_mq.embedded.server.queues import (
     QueueDefinition,
 )
 from spark_mq.embedded.server.state import (
+    ACCOUNTING_TOKEN,
     QMGR_CCSID,
     Connection,
     Handle,
@@ -65,20 +65,6 @@ _I_REPLYTOQMGR = _MDI["ReplyToQMgr"]
 _BLANK_NAME = b" " * 48
 
 
-def unix_accounting_token(uid: int) -> bytes:
-    """The AccountingToken IBM MQ on Unix makes for a user: the first byte is the length of
-    the accounting information, then the numeric user id in ASCII characters, binary zeros,
-    and in the last byte the token type MQACTT_UNIX_NUMERIC_ID."""
-    digits = str(uid).encode()[:30]  # at most 30 bytes of information fit between the two
-    filler = CMQC.MQ_ACCOUNTING_TOKEN_LENGTH - 2 - len(digits)
-    return bytes([len(digits)]) + digits + b"\0" * filler + CMQC.MQACTT_UNIX_NUMERIC_ID
-
-
-# The users of the embedded queue manager have no numeric ids of their own, so every default
-# context gets the token of the queue manager process's user: the one IBM MQ's client channel
-# agent runs as (mqm), and also the applications' user, as clients and the embedded queue
-# manager share a machine (see security/admission.py). One stable value for every connection.
-_ACCOUNTING_TOKEN = unix_accounting_token(os.getuid())
 
 
 def put(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, pmo_options: int,
@@ -257,7 +243,7 @@ def _apply_context(conn: Connection, handle: Handle, md: list, options: int,
             raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET_IDENT)
     else:  # default context: the queue manager fills identity and origin
         md[_MDI["UserIdentifier"]] = blank(conn.user, 12)
-        md[_MDI["AccountingToken"]] = _ACCOUNTING_TOKEN
+        md[_MDI["AccountingToken"]] = ACCOUNTING_TOKEN
         md[_MDI["ApplIdentityData"]] = b""
     _set_origin(conn, md)
 

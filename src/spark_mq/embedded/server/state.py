@@ -124,3 +124,20 @@ def os_user() -> str:
         return pwd.getpwuid(os.getuid()).pw_name
     except (ImportError, KeyError):
         return "mqapp"
+
+
+def unix_accounting_token(uid: int) -> bytes:
+    """The AccountingToken IBM MQ on Unix makes for a user: the first byte is the length of
+    the accounting information, then the numeric user id in ASCII characters, binary zeros,
+    and in the last byte the token type MQACTT_UNIX_NUMERIC_ID."""
+    digits = str(uid).encode()[:30]  # at most 30 bytes of information fit between the two
+    filler = CMQC.MQ_ACCOUNTING_TOKEN_LENGTH - 2 - len(digits)
+    return bytes([len(digits)]) + digits + b"\0" * filler + CMQC.MQACTT_UNIX_NUMERIC_ID
+
+
+# The users of the embedded queue manager have no numeric ids of their own, so every default
+# context gets the token of the queue manager process's user: the one IBM MQ's client channel
+# agent runs as (mqm), and also the applications' user, as clients and the embedded queue
+# manager share a machine (see security/admission.py). One stable value for every connection.
+#: the default context's AccountingToken
+ACCOUNTING_TOKEN: bytes = unix_accounting_token(os.getuid())

@@ -9,8 +9,9 @@ queue, with:
 * a MsgId of its own, and the subscription's SubCorrelId as CorrelId (the publisher's
   CorrelId for one made with MQSO_SET_CORREL_ID and MQCI_NONE);
 * the subscription's PubPriority when it sets one (MQPRI_PRIORITY_AS_Q_DEF: the queue's);
-* the subscriber's user as UserIdentifier (with MQSO_SET_IDENTITY_CONTEXT also its
-  PubAccountingToken and PubApplIdentityData); the origin context is the publisher's;
+* the subscriber's user as UserIdentifier, and the subscription's PubAccountingToken and
+  PubApplIdentityData (the subscriber's with MQSO_SET_IDENTITY_CONTEXT, else made by the
+  queue manager as for a default-context put); the origin context is the publisher's;
 * the properties MQTopicString (and MQSubUserData, MQIsRetained where they apply) beside
   the publisher's own.
 
@@ -189,8 +190,7 @@ def copy_for(qm: QueueManagerState, sub: Subscription, md: list, body: bytes,
     elif sub.priority == CMQC.MQPRI_PRIORITY_AS_Q_DEF:
         copy[I_PRIORITY] = queue.attrs["DEFPRTY"]
     copy[_I_USER] = blank(sub.user, 12)
-    if sub.options & CMQC.MQSO_SET_IDENTITY_CONTEXT:
-        copy[_I_ACCOUNTING], copy[_I_APPLID] = sub.accounting_token, sub.appl_identity
+    copy[_I_ACCOUNTING], copy[_I_APPLID] = sub.accounting_token, sub.appl_identity
     added = [[_TOPIC_STRING, CMQC.MQTYPE_STRING, topic]]
     if sub.user_data:
         added.append(["MQSubUserData", CMQC.MQTYPE_STRING, sub.user_data])

@@ -23,7 +23,7 @@ from spark_mq.embedded.server.pubsub.matching import compile_pattern, fixed_pref
 from spark_mq.embedded.server.pubsub.state import Subscription
 from spark_mq.embedded.server.queues import LocalQueue, ModelQueue
 from spark_mq.embedded.server.security.checks import acting_user
-from spark_mq.embedded.server.state import Handle
+from spark_mq.embedded.server.state import ACCOUNTING_TOKEN, Handle
 from spark_mq.mqi.constants import CMQC
 
 if TYPE_CHECKING:
@@ -209,8 +209,13 @@ def _take_fields(sub: Subscription, request: SubRequest) -> None:
     """The MQSD fields a subscription keeps as they were given."""
     sub.user_data = request.user_data
     sub.priority = request.priority
-    sub.accounting_token = request.accounting_token
-    sub.appl_identity = request.appl_identity
+    # PubAccountingToken and PubApplIdentityData go into every publication the subscription
+    # gets; the subscriber gives them with MQSO_SET_IDENTITY_CONTEXT, else the queue manager
+    # generates them, as for a put with default context
+    if request.options & CMQC.MQSO_SET_IDENTITY_CONTEXT:
+        sub.accounting_token, sub.appl_identity = request.accounting_token, request.appl_identity
+    else:
+        sub.accounting_token, sub.appl_identity = ACCOUNTING_TOKEN, b" " * 32
     sub.expiry = request.expiry
     sub.selector = request.selection
     sub.sub_level = request.sub_level
