@@ -14,6 +14,10 @@ in the PEM layout of spark_mq/embedded/tls/key_repository.py:
 
 `one_way_repositories(folder)` makes only what TLS without client certificates
 (SSLCAUTH(OPTIONAL)) needs: a queue manager certificate and a client that trusts its CA.
+
+`exchanged_self_signed(...)` makes what the preparation notes of IBM's code/tests/test_tls.py
+make with runmqakm: a self-signed certificate for each side, under a label, each side
+trusting the other's certificate.
 """
 from __future__ import annotations
 
@@ -26,11 +30,16 @@ def _openssl(*args: str) -> None:
     subprocess.run(["openssl", *args], check=True, capture_output=True)
 
 
-def make_ca(folder: str, name: str) -> tuple[str, str]:
-    crt, key = os.path.join(folder, f"{name}.crt"), os.path.join(folder, f"{name}.key")
+def make_self_signed(base: str, subject: str) -> tuple[str, str]:
+    """`base`.crt and `base`.key, a self-signed certificate (a CA of its own)."""
+    crt, key = base + ".crt", base + ".key"
     _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", crt,
-             "-days", "2", "-subj", f"/CN={name}")
+             "-days", "2", "-subj", subject)
     return crt, key
+
+
+def make_ca(folder: str, name: str) -> tuple[str, str]:
+    return make_self_signed(os.path.join(folder, name), f"/CN={name}")
 
 
 def make_certificate(base: str, subject: str, ca: tuple[str, str]) -> None:
@@ -76,3 +85,17 @@ def one_way_repositories(folder: str, qm_subject: str = "/O=Spark/CN=QM1") -> tu
     make_certificate(qm, qm_subject, ca)
     shutil.copy(ca[0], client + ".ca.pem")
     return qm, client
+
+
+def exchanged_self_signed(qm_stem: str, qm_label: str, client_stem: str, client_label: str) -> None:
+    """IBM's test_tls.py preparation: `qm_stem`.`qm_label`.crt/.key, self-signed with
+    CN=`qm_label`, and `client_stem`.`client_label`.crt/.key with CN=`client_label`; each
+    stem's .ca.pem holds the other side's certificate (runmqakm's extract and add)."""
+    if shutil.which("openssl") is None:
+        raise RuntimeError("the openssl command is needed to make test certificates")
+    for stem in (qm_stem, client_stem):
+        os.makedirs(os.path.dirname(stem) or ".", exist_ok=True)
+    qm_crt, _ = make_self_signed(f"{qm_stem}.{qm_label}", f"/CN={qm_label}")
+    client_crt, _ = make_self_signed(f"{client_stem}.{client_label}", f"/CN={client_label}")
+    shutil.copy(client_crt, qm_stem + ".ca.pem")
+    shutil.copy(qm_crt, client_stem + ".ca.pem")

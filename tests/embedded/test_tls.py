@@ -46,16 +46,21 @@ def tls_qm(tmp_path_factory, keys):
 
 
 def connect(qm, channel: str, cipher_spec: str, repository: str | None = "", label: str = "",
-            peer_name: str = "", cd_label: str = "") -> ibmmq.QueueManager:
+            peer_name: str = "", cd_label: str = "", cd_version: int = 0,
+            **quantum_safe: int) -> ibmmq.QueueManager:
     """A connection through MQCD + MQSCO, as IBM's connect_client_tls.py example makes one;
-    repository None: no MQSCO at all."""
+    repository None: no MQSCO at all. `quantum_safe`: the MQCD's QuantumSafeAlgorithm and
+    QuantumSafeRequired (ibmmq then sends an MQCD of version 13)."""
     cd = ibmmq.CD(ChannelName=channel.encode(), ConnectionName=qm.conn_name.encode(),
                   ChannelType=ibmmq.CMQXC.MQCHT_CLNTCONN, TransportType=ibmmq.CMQXC.MQXPT_TCP,
-                  SSLCipherSpec=cipher_spec.encode())
+                  SSLCipherSpec=cipher_spec.encode(), **quantum_safe)
     if peer_name:
         cd.SSLPeerNamePtr = peer_name.encode()
     if cd_label:
+        cd.Version = max(cd.Version, CMQXC.MQCD_VERSION_11)  # IBM reads the label from v11 only
         cd.CertificateLabel = cd_label.encode()
+    if cd_version:
+        cd.Version = cd_version
     cno = ibmmq.CNO(Options=CMQC.MQCNO_CLIENT_BINDING)
     manager = ibmmq.QueueManager(None)
     if repository is None:
@@ -201,6 +206,13 @@ def test_the_certificate_label_selects_the_client_certificate(tls_qm, keys, monk
                               **options)) == b"over TLS"
 
 
+def test_an_mqcd_before_version_11_has_no_certificate_label(tls_qm, keys):
+    # IBM ignores MQCD.CertificateLabel in an MQCD of version 10 or less: no certificate is sent
+    assert refused(tls_qm, "TLS.MUTUAL", "ANY_TLS12", keys.client, cd_label="app",
+                   cd_version=CMQXC.MQCD_VERSION_10) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    assert "AMQ9637E: channel 'TLS.MUTUAL' is lacking a certificate" in log_of(tls_qm)
+
+
 def test_a_label_the_repository_lacks_gets_2381(tls_qm, keys):
     assert refused(tls_qm, "TLS.MUTUAL", "ANY_TLS12", keys.client,
                    label="nosuchlabel") == CMQC.MQRC_KEY_REPOSITORY_ERROR
@@ -243,6 +255,49 @@ def test_a_channel_certlabl_presents_that_certificate(tls_qm, keys):
                               peer_name="CN=QM1.other")) == b"over TLS"
     assert refused(tls_qm, "TLS.ANY", "ANY_TLS12", keys.client,
                    peer_name="CN=QM1.other") == CMQC.MQRC_SSL_PEER_NAME_MISMATCH
+
+
+# --- quantum-safe key exchange (MQCD version 13) -------------------------------------------------
+def _openssl_has_ml_kem() -> bool:
+    import ssl
+
+    from spark_mq.embedded.tls import tls13
+    return tls13.set_groups(ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT), ["X25519MLKEM768"])
+
+
+HAS_ML_KEM = _openssl_has_ml_kem()
+
+
+@pytest.mark.parametrize("algorithm", [CMQXC.MQQS_HYBMLKEM, CMQXC.MQQS_MLKEM])
+def test_an_optional_quantum_safe_key_exchange_connects_either_way(tls_qm, keys, algorithm):
+    # what IBM's test_tls.py asks for (QuantumSafeAlgorithm=1, QuantumSafeRequired left 0)
+    manager = connect(tls_qm, "TLS.ANY", "ANY_TLS12_OR_HIGHER", keys.client,
+                      QuantumSafeAlgorithm=algorithm, QuantumSafeRequired=CMQXC.MQQSR_OPTIONAL)
+    assert round_trip(manager) == b"over TLS"
+
+
+@pytest.mark.parametrize("cipher_spec, algorithm", [
+    ("ANY_TLS12", CMQXC.MQQS_HYBMLKEM),                   # ML-KEM needs TLS 1.3
+    ("ANY_TLS12_OR_HIGHER", CMQXC.MQQS_UNPROTECTED),      # required, but no algorithm named
+])
+def test_a_required_quantum_safe_key_exchange_that_cannot_be_had_gets_2393(tls_qm, keys, cipher_spec,
+                                                                          algorithm):
+    assert refused(tls_qm, "TLS.ANY", cipher_spec, keys.client, QuantumSafeAlgorithm=algorithm,
+                   QuantumSafeRequired=CMQXC.MQQSR_REQUIRED) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+
+
+@pytest.mark.skipif(HAS_ML_KEM, reason="this Python's OpenSSL has ML-KEM (3.5 or later)")
+def test_a_required_quantum_safe_key_exchange_without_ml_kem_in_openssl_gets_2393(tls_qm, keys):
+    assert refused(tls_qm, "TLS.ANY", "ANY_TLS12_OR_HIGHER", keys.client,
+                   QuantumSafeAlgorithm=CMQXC.MQQS_HYBMLKEM,
+                   QuantumSafeRequired=CMQXC.MQQSR_REQUIRED) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+
+
+@pytest.mark.skipif(not HAS_ML_KEM, reason="needs an OpenSSL with ML-KEM (3.5 or later)")
+def test_a_required_quantum_safe_key_exchange_with_ml_kem_connects(tls_qm, keys):
+    manager = connect(tls_qm, "TLS.ANY", "ANY_TLS12_OR_HIGHER", keys.client,
+                      QuantumSafeAlgorithm=CMQXC.MQQS_HYBMLKEM, QuantumSafeRequired=CMQXC.MQQSR_REQUIRED)
+    assert round_trip(manager) == b"over TLS"
 
 
 # --- other ways to name the channel -----------------------------------------------------------
@@ -339,6 +394,60 @@ def test_pcf_create_and_change_channel_refuse_an_sslcipherspec_that_is_not_one(t
         found = pcf.MQCMD_INQUIRE_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"TLS.PCF"})
         assert found[0][CMQCFC.MQCACH_SSL_CIPHER_SPEC].strip() == b"ANY_TLS13_OR_HIGHER"
         pcf.MQCMD_DELETE_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"TLS.PCF"})
+    finally:
+        pcf.disconnect()
+        conn.disconnect()
+
+
+def test_pcf_sets_what_ibms_tls_test_sets(tls_qm, keys):
+    """IBM's test_tls.py: the queue manager's SSLKEYR and CERTLABL, a channel's SSLPEER,
+    SSLCAUTH and CERTLABL, and USERMAP and BLOCKUSER rules, all by PCF."""
+    conn = ibmmq.connect(tls_qm.name, "DEV.APP.SVRCONN", tls_qm.conn_name)
+    pcf = ibmmq.PCFExecute(conn, response_wait_interval=10000)
+    profile = {CMQCFC.MQCACH_CHANNEL_NAME: b"TLS.PCF.PEER"}
+    try:
+        assert conn.inquire(CMQC.MQCA_SSL_KEY_REPOSITORY).strip() == keys.qm.encode()
+        pcf.MQCMD_CHANGE_Q_MGR({CMQC.MQCA_SSL_KEY_REPOSITORY: b"/elsewhere/key",
+                                CMQC.MQCA_CERT_LABEL: b"other"})
+        assert conn.inquire(CMQC.MQCA_CERT_LABEL).strip() == b"other"
+        assert "SSLKEYR(/elsewhere/key)" in tls_qm.run_mqsc("DISPLAY QMGR SSLKEYR")
+        pcf.MQCMD_CHANGE_Q_MGR({CMQC.MQCA_SSL_KEY_REPOSITORY: keys.qm.encode(), CMQC.MQCA_CERT_LABEL: b""})
+
+        pcf.MQCMD_CREATE_CHANNEL({**profile, CMQCFC.MQIACH_CHANNEL_TYPE: CMQXC.MQCHT_SVRCONN,
+                                  CMQCFC.MQCACH_SSL_CIPHER_SPEC: b"ANY_TLS12_OR_HIGHER",
+                                  CMQCFC.MQCACH_SSL_PEER_NAME: b"CN=app",
+                                  CMQCFC.MQIACH_SSL_CLIENT_AUTH: CMQXC.MQSCA_OPTIONAL,
+                                  CMQC.MQCA_CERT_LABEL: b"other"})
+        found = pcf.MQCMD_INQUIRE_CHANNEL(profile)[0]
+        assert found[CMQCFC.MQCACH_SSL_PEER_NAME].strip() == b"CN=app"
+        assert found[CMQCFC.MQIACH_SSL_CLIENT_AUTH] == CMQXC.MQSCA_OPTIONAL
+        assert found[CMQC.MQCA_CERT_LABEL].strip() == b"other"
+
+        usermap = {**profile, CMQCFC.MQIACF_CHLAUTH_TYPE: CMQCFC.MQCAUT_USERMAP,
+                   CMQCFC.MQCACH_CLIENT_USER_ID: b"admin", CMQCFC.MQIACH_USER_SOURCE: CMQC.MQUSRC_MAP,
+                   CMQC.MQIA_CHECK_CLIENT_BINDING: CMQCFC.MQCHK_REQUIRED_ADMIN,
+                   CMQCFC.MQCACH_MCA_USER_ID: b"mqm"}
+        pcf.MQCMD_SET_CHLAUTH_REC({**usermap, CMQCFC.MQIACF_ACTION: CMQCFC.MQACT_REPLACE})
+        # a list of one user may come as an MQCFST, as IBM's test sends it
+        pcf.MQCMD_SET_CHLAUTH_REC([
+            ibmmq.CFST(Parameter=CMQCFC.MQCACH_CHANNEL_NAME, String=b"TLS.PCF.PEER"),
+            ibmmq.CFIN(Parameter=CMQCFC.MQIACF_CHLAUTH_TYPE, Value=CMQCFC.MQCAUT_BLOCKUSER),
+            ibmmq.CFST(Parameter=CMQCFC.MQCACH_MCA_USER_ID_LIST, String=b"nobody"),
+            ibmmq.CFIN(Parameter=CMQCFC.MQIACF_ACTION, Value=CMQCFC.MQACT_REPLACE)])
+        shown = tls_qm.run_mqsc("DISPLAY CHLAUTH('TLS.PCF.PEER') ALL")
+        assert "CLNTUSER(admin)" in shown and "MCAUSER(mqm)" in shown and "CHCKCLNT(REQDADM)" in shown
+        assert "USERLIST(nobody)" in shown
+        with pytest.raises(ibmmq.MQMIError) as exc:
+            pcf.MQCMD_SET_CHLAUTH_REC({**usermap, CMQCFC.MQIACF_ACTION: CMQCFC.MQACT_ADD})
+        assert exc.value.reason == CMQCFC.MQRCCF_CHLAUTH_ALREADY_EXISTS
+        for rule_type in (CMQCFC.MQCAUT_USERMAP, CMQCFC.MQCAUT_BLOCKUSER):
+            pcf.MQCMD_SET_CHLAUTH_REC({**profile, CMQCFC.MQIACF_CHLAUTH_TYPE: rule_type,
+                                       CMQCFC.MQIACF_ACTION: CMQCFC.MQACT_REMOVEALL})
+        assert "CHLAUTH(TLS.PCF.PEER)" not in tls_qm.run_mqsc("DISPLAY CHLAUTH('*')")
+        with pytest.raises(ibmmq.MQMIError) as exc:
+            pcf.MQCMD_SET_CHLAUTH_REC({**usermap, CMQCFC.MQIACF_ACTION: CMQCFC.MQACT_REMOVE})
+        assert exc.value.reason == CMQCFC.MQRCCF_CHLAUTH_NOT_FOUND
+        pcf.MQCMD_DELETE_CHANNEL(profile)
     finally:
         pcf.disconnect()
         conn.disconnect()

@@ -7,16 +7,19 @@
 (IBM's tests import `ddt`, installed aside in /tmp/ibm/site-packages: see README.md.)
 
 Suites (IBM's sources are given as paths; none of their code is in this repository):
-  tests        mq-mqi-python code/tests, by pytest (a per-test timeout)
-  examples     mq-mqi-python code/examples, each example program on its own
-  dev-patterns mq-dev-patterns Python samples, as put/get and request/response pairs
+  tests             mq-mqi-python code/tests, by pytest (a per-test timeout), TLS test included
+  password-optional the code/tests that need a queue manager whose password is optional
+  examples          mq-mqi-python code/examples, each example program on its own
+  dev-patterns      mq-dev-patterns Python samples, as put/get and request/response pairs
 
 Each suite gets a fresh queue manager QM1 loaded with developer-config.mqsc (IBM MQ's
-developer configuration) and the users app and admin; the examples' one also gets what
-connect_client_tls.py needs and the developer configuration lacks (example-tls-channel.mqsc
-and key repositories). The child Pythons get the embedded transport from
-site/sitecustomize.py. A report, not a gate: exits 0 whatever the suites found, 2 when the
-harness itself cannot run. See README.md.
+developer configuration) and the users app and admin. The tests suite also gets the key
+repositories IBM's test_tls.py asks for; password-optional gets password-optional.mqsc (the
+developer configuration as IBM's container makes it without an app password); the examples'
+one gets what connect_client_tls.py needs and the developer configuration lacks
+(example-tls-channel.mqsc and key repositories). The child Pythons get the embedded
+transport from site/sitecustomize.py. A report, not a gate: exits 0 whatever the suites
+found, 2 when the harness itself cannot run. See README.md.
 """
 from __future__ import annotations
 
@@ -40,6 +43,7 @@ SITE_DIR = HERE / "site"
 PORT_VARIABLE = "SPARK_MQ_IBM_SUITES_PORT"  # read by site/sitecustomize.py
 KEY_REPOSITORY_VARIABLE = "SPARK_MQ_IBM_SUITES_KEY_REPOSITORY"  # read by site/sitecustomize.py
 TLS_EXAMPLE_MQSC = HERE / "example-tls-channel.mqsc"
+PASSWORD_OPTIONAL_MQSC = HERE / "password-optional.mqsc"
 
 QM_NAME = "QM1"
 HOST = "127.0.0.1"
@@ -50,7 +54,9 @@ ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
 SEED_QUEUE = "DEV.QUEUE.1"
 SEED_BODY = b"seed message from tests/ibm_suites/run.py"
 
-SUITES = ("tests", "examples", "dev-patterns")
+SUITES = ("tests", "password-optional", "examples", "dev-patterns")
+#: the suites that run mq-mqi-python's sources (the others, mq-dev-patterns')
+MQI_PYTHON_SUITES = ("tests", "password-optional", "examples")
 
 EXAMPLE_SKIPS = {
     "check_mq_version_rpm.py": "reads the RPM database for an installed MQ client; no queue manager",
@@ -95,6 +101,29 @@ TEST_NOTES = {
     "test_rfh2.TestRFH2.test_encoding_on_pack_big_endian":
         "ibmmq's RFH2.pack() alone (MQENC_FLOAT_S390 with native integers); no queue manager "
         "involved, not the queue manager's doing",
+}
+# IBM's test_tls.py (code/tests): where its key repositories are and what they hold, as its
+# preparation notes make them with runmqakm (a self-signed certificate for each side, labelled
+# mqtest and client, each trusting the other's). It sets the queue manager's SSLKEYR to
+# <QMGR folder>/<QMGR label>, and MQSCO.KeyRepository to <CLIENT folder>/<CLIENT label>.
+TLS_TEST_LABELS = {"QMGR": "mqtest", "CLIENT": "client"}
+# The code/tests that skip themselves on a queue manager requiring passwords ("Test not viable
+# for a user/password-requiring queue manager"): the password-optional suite runs them.
+PASSWORD_OPTIONAL_TESTS = (
+    "test_mq80.py::TestMQ80::test_successful_connect_without_optional_credentials",
+    "test_queue_manager.py::TestQueueManager::test_init_name",
+    "test_queue_manager.py::TestQueueManager::test_connect",
+    "test_queue_manager.py::TestQueueManager::test_connect_tcp_client_without_cred",
+    "test_queue_manager.py::TestQueueManager::test_connect_tcp_client_with_none_credentials",
+)
+# Two of those make the same connection (DEV.ADMIN.SVRCONN, no user and password) and want
+# opposite answers; IBM MQ's developer configuration gives test_queue_manager's, 2035.
+PASSWORD_OPTIONAL_NOTES = {
+    "test_mq80.TestMQ80.test_successful_connect_without_optional_credentials":
+        "connects to DEV.ADMIN.SVRCONN without user/password, so as its OS user; IBM MQ's "
+        "developer config admits only client user admin on that channel (back-stop rule "
+        "NOACCESS), so IBM MQ refuses it too, and test_queue_manager's "
+        "test_connect_tcp_client_without_cred makes the same connection expecting that refusal",
 }
 # Subscribers that read what a publisher sends while they wait: started first, in the
 # background, then the publisher runs, as a person trying the pair would do (subscriber ->
@@ -315,16 +344,38 @@ def _wait(process: subprocess.Popen, timeout: float) -> int | None:
         return None
 
 
-# --- suite: mq-mqi-python code/tests ---------------------------------------------------------
-def mqi_test_environment(port: int) -> dict[str, str]:
-    """The PY_IBMMQ_TEST_* variables code/tests/config.py reads (values as tox.ini sets them)."""
+# --- suites: mq-mqi-python code/tests -------------------------------------------------------
+def mqi_test_environment(port: int, use_pw: str = "REQUIRED") -> dict[str, str]:
+    """The PY_IBMMQ_TEST_* variables code/tests/config.py reads (values as tox.ini sets them;
+    `use_pw`: CONNAUTH_USE_PW, REQUIRED or OPTIONAL)."""
     qm = {"NAME": QM_NAME, "HOST": HOST, "PORT": str(port), "TRANSPORT": "TCP",
           "CHANNEL": ADMIN_CHANNEL, "USER": "admin", "PASSWORD": PASSWORD,
           "APP_CHANNEL": APP_CHANNEL, "APP_USER": "app", "APP_PASSWORD": PASSWORD,
-          "CONNAUTH_SUPPORTED": "1", "CONNAUTH_USE_PW": "REQUIRED"}
+          "CONNAUTH_SUPPORTED": "1", "CONNAUTH_USE_PW": use_pw}
     env = {f"PY_IBMMQ_TEST_QM_{key}": value for key, value in qm.items()}
     env["PY_IBMMQ_TEST_QUEUE_PREFIX"] = "PYTEST"
     return env
+
+
+def tls_test_environment(folder: Path) -> dict[str, str]:
+    """The PY_IBMMQ_TEST_TLS_* variables IBM's test_tls.py reads, with the key repositories
+    they name made in `folder` (tests/tls_keys.py): the test runs instead of skipping."""
+    if str(HERE.parent) not in sys.path:  # tests/, when run.py runs as a script
+        sys.path.append(str(HERE.parent))
+    from tls_keys import exchanged_self_signed
+    qm_folder, client_folder = folder / "qmgr", folder / "client"
+    qm_label, client_label = TLS_TEST_LABELS["QMGR"], TLS_TEST_LABELS["CLIENT"]
+    try:
+        exchanged_self_signed(str(qm_folder / qm_label), qm_label, str(client_folder / client_label),
+                              client_label)
+    except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:
+        raise HarnessError(f"cannot make the key repositories test_tls.py needs: {exc}") from exc
+    return {"PY_IBMMQ_TEST_TLS_SKIP": "0",
+            "PY_IBMMQ_TEST_TLS_KEY_REPO_LOCATION_QMGR": str(qm_folder),
+            "PY_IBMMQ_TEST_TLS_KEY_REPO_LOCATION_CLIENT": str(client_folder),
+            "PY_IBMMQ_TEST_TLS_CERT_LABEL_QMGR": qm_label,
+            "PY_IBMMQ_TEST_TLS_CERT_LABEL_CLIENT": client_label,
+            "PY_IBMMQ_TEST_TLS_CLIENT_DN": f"CN={client_label}"}
 
 
 def junit_outcomes(xml_text: str) -> list[Outcome]:
@@ -345,14 +396,36 @@ def junit_outcomes(xml_text: str) -> list[Outcome]:
 
 
 def run_mqi_tests(source: Path, work: Path, timeout: float) -> SuiteResult:
+    """All of code/tests, on the developer configuration (passwords required), with the key
+    repositories test_tls.py asks for."""
+    tls_env = tls_test_environment(work / "tls")
+    outcomes = _run_pytest(source, work, timeout, "REQUIRED", tls_env, (), None, TEST_NOTES)
+    return SuiteResult("mq-mqi-python code/tests (pytest)", outcomes, work,
+                       server_errors(work / "qm" / "qmgr.log"))
+
+
+def run_mqi_tests_password_optional(source: Path, work: Path, timeout: float) -> SuiteResult:
+    """The code/tests that need a queue manager whose password is optional, on one set up
+    as IBM's developer container is without an app password (password-optional.mqsc)."""
+    outcomes = _run_pytest(source, work, timeout, "OPTIONAL", {}, PASSWORD_OPTIONAL_TESTS,
+                           PASSWORD_OPTIONAL_MQSC, PASSWORD_OPTIONAL_NOTES)
+    return SuiteResult("mq-mqi-python code/tests, password optional", outcomes, work,
+                       server_errors(work / "qm" / "qmgr.log"))
+
+
+def _run_pytest(source: Path, work: Path, timeout: float, use_pw: str, extra_env: dict[str, str],
+                node_ids: Sequence[str], extra_mqsc: Path | None,
+                notes: dict[str, str]) -> list[Outcome]:
+    """pytest on code/tests (only `node_ids` when given) against a fresh queue manager; the
+    outcomes, failures explained by `notes` marked so."""
     tests_dir = source / "code" / "tests"
     ini = work / "pytest.ini"  # IBM's tox.ini and our pyproject.toml must not configure this run
     ini.write_text("[pytest]\n")
     junit = work / "junit.xml"
-    manager = start_queue_manager(work / "qm")
+    manager = start_queue_manager(work / "qm", extra_mqsc)
     try:
-        env = child_environment(manager.port, mqi_test_environment(manager.port))
-        command = [sys.executable, "-m", "pytest", str(tests_dir), "-c", str(ini),
+        env = child_environment(manager.port, {**mqi_test_environment(manager.port, use_pw), **extra_env})
+        command = [sys.executable, "-m", "pytest", *(node_ids or [str(tests_dir)]), "-c", str(ini),
                    "--rootdir", str(tests_dir), "-p", "no:cacheprovider", "--timeout", f"{timeout:g}",
                    "--junitxml", str(junit), "-q", "-rN"]
         returncode, output = run_program(command, tests_dir, env, work / "pytest.log", 3600)
@@ -361,11 +434,9 @@ def run_mqi_tests(source: Path, work: Path, timeout: float) -> SuiteResult:
     if returncode is None or not junit.exists():
         raise HarnessError(f"pytest did not report (exit code {returncode}); see {work / 'pytest.log'}:\n"
                            + output[-2000:])
-    outcomes = [Outcome(o.name, o.status, f"{o.reason} ({TEST_NOTES[o.name]})")
-                if o.status == "failed" and o.name in TEST_NOTES else o
-                for o in junit_outcomes(junit.read_text())]
-    return SuiteResult("mq-mqi-python code/tests (pytest)", outcomes, work,
-                       server_errors(work / "qm" / "qmgr.log"))
+    return [Outcome(o.name, o.status, f"{o.reason} ({notes[o.name]})")
+            if o.status == "failed" and o.name in notes else o
+            for o in junit_outcomes(junit.read_text())]
 
 
 # --- suite: mq-mqi-python code/examples ------------------------------------------------------
@@ -511,7 +582,7 @@ def print_report(results: Sequence[SuiteResult]) -> None:
         print(f"  {len(names):3}  {reason}: {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}")
     print("\n== summary")
     for result in results:
-        print(f"  {result.title:42} {_counts(result)}")
+        print(f"  {result.title:46} {_counts(result)}")
 
 
 def _counts(result: SuiteResult) -> str:
@@ -556,7 +627,7 @@ def _check_source(path: Path | None, marker: str, option: str) -> Path:
 def plan(args: argparse.Namespace) -> list[str]:
     """The suites to run: the chosen ones, else all whose sources were given."""
     wanted = args.suite or [suite for suite in SUITES
-                            if (args.dev_patterns if suite == "dev-patterns" else args.mqi_python)]
+                            if (args.mqi_python if suite in MQI_PYTHON_SUITES else args.dev_patterns)]
     return [suite for suite in SUITES if suite in wanted]
 
 
@@ -572,7 +643,8 @@ def run_suites(args: argparse.Namespace) -> list[SuiteResult]:
             results.append(run_dev_patterns(source, suite_work, args.timeout))
         else:
             source = _check_source(args.mqi_python, "code/tests/config.py", "--mqi-python")
-            runner = run_mqi_tests if suite == "tests" else run_examples
+            runner = {"tests": run_mqi_tests, "password-optional": run_mqi_tests_password_optional,
+                      "examples": run_examples}[suite]
             results.append(runner(source, suite_work, args.timeout))
     return results
 

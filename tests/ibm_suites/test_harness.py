@@ -3,6 +3,7 @@ developer configuration, the start-up hook that gives child Pythons the embedded
 and how outcomes and reasons are read."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -80,6 +81,8 @@ def test_mqi_test_environment_names_what_ibm_config_reads():
     assert env["PY_IBMMQ_TEST_QM_PORT"] == "1234"
     assert env["PY_IBMMQ_TEST_QM_CHANNEL"] == "DEV.ADMIN.SVRCONN"
     assert (env["PY_IBMMQ_TEST_QM_APP_USER"], env["PY_IBMMQ_TEST_QM_APP_PASSWORD"]) == ("app", "password")
+    assert env["PY_IBMMQ_TEST_QM_CONNAUTH_USE_PW"] == "REQUIRED"
+    assert run.mqi_test_environment(1234, "OPTIONAL")["PY_IBMMQ_TEST_QM_CONNAUTH_USE_PW"] == "OPTIONAL"
 
 
 @pytest.mark.parametrize("text, reason", [
@@ -141,7 +144,8 @@ def test_server_errors_lists_each_traceback_s_exception(tmp_path):
 
 def test_plan_runs_the_suites_whose_sources_are_given(tmp_path):
     assert run.plan(run.parse_args(["--dev-patterns", str(tmp_path)])) == ["dev-patterns"]
-    assert run.plan(run.parse_args(["--mqi-python", str(tmp_path)])) == ["tests", "examples"]
+    assert run.plan(run.parse_args(["--mqi-python", str(tmp_path)])) == \
+        ["tests", "password-optional", "examples"]
     assert run.plan(run.parse_args(["--mqi-python", str(tmp_path), "--suite", "examples"])) == ["examples"]
 
 
@@ -220,3 +224,132 @@ def test_tls_handshake_reads_the_queue_managers_log_line():
             "'SYSTEM.SSL.SVRCONN.1': TLSv1.3, TLS_AES_256_GCM_SHA384, client certificate none\n")
     assert run.tls_handshake(line, "SYSTEM.SSL.SVRCONN.1") == "TLSv1.3 TLS_AES_256_GCM_SHA384"
     assert run.tls_handshake(line, "SYSTEM.SSL.SVRCONN.2") is None
+
+
+# --- test_tls.py: the key repositories and queue manager attributes it asks for --------------
+TLS_TEST_LIKE = textwrap.dedent("""
+    import os, sys
+    import ibmmq as mq
+    # as IBM's code/tests/test_tls.py, with the locations and labels the harness gives it
+    qm_dir, client_dir = os.environ['PY_IBMMQ_TEST_TLS_KEY_REPO_LOCATION_QMGR'], \\
+        os.environ['PY_IBMMQ_TEST_TLS_KEY_REPO_LOCATION_CLIENT']
+    qm_label, client_label = os.environ['PY_IBMMQ_TEST_TLS_CERT_LABEL_QMGR'], \\
+        os.environ['PY_IBMMQ_TEST_TLS_CERT_LABEL_CLIENT']
+    client_dn, port = os.environ['PY_IBMMQ_TEST_TLS_CLIENT_DN'], os.environ['SPARK_MQ_IBM_SUITES_PORT']
+    admin = mq.connect('QM1', 'DEV.ADMIN.SVRCONN', f'127.0.0.1({port})', 'admin', 'password')
+    pcf = mq.PCFExecute(admin, response_wait_interval=10000)
+    pcf.MQCMD_CHANGE_Q_MGR([mq.CFST(Parameter=mq.CMQC.MQCA_SSL_KEY_REPOSITORY,
+                                    String=os.path.join(qm_dir, qm_label).encode()),
+                            mq.CFST(Parameter=mq.CMQC.MQCA_CERT_LABEL, String=qm_label.encode())])
+    pcf.MQCMD_CREATE_CHANNEL({mq.CMQCFC.MQCACH_CHANNEL_NAME: b'PYIBMMQ.SSL.SVRCONN',
+                              mq.CMQCFC.MQIACH_CHANNEL_TYPE: mq.CMQXC.MQCHT_SVRCONN,
+                              mq.CMQCFC.MQCACH_SSL_CIPHER_SPEC: b'ANY_TLS12_OR_HIGHER',
+                              mq.CMQCFC.MQCACH_SSL_PEER_NAME: client_dn.encode(),
+                              mq.CMQCFC.MQIACH_SSL_CLIENT_AUTH: mq.CMQXC.MQSCA_OPTIONAL,
+                              mq.CMQC.MQCA_CERT_LABEL: qm_label.encode(),
+                              mq.CMQCFC.MQIACF_REPLACE: mq.CMQCFC.MQRP_YES})
+    pcf.MQCMD_SET_CHLAUTH_REC({mq.CMQCFC.MQCACH_CHANNEL_NAME: b'PYIBMMQ.SSL.SVRCONN',
+                               mq.CMQCFC.MQIACF_CHLAUTH_TYPE: mq.CMQCFC.MQCAUT_USERMAP,
+                               mq.CMQCFC.MQIACF_ACTION: mq.CMQCFC.MQACT_REPLACE,
+                               mq.CMQCFC.MQCACH_CLIENT_USER_ID: b'admin',
+                               mq.CMQC.MQIA_CHECK_CLIENT_BINDING: mq.CMQCFC.MQCHK_REQUIRED_ADMIN,
+                               mq.CMQCFC.MQIACH_USER_SOURCE: mq.CMQC.MQUSRC_MAP,
+                               mq.CMQCFC.MQCACH_MCA_USER_ID: b'mqm'})
+    # lifts crtmqm's BLOCKUSER('*MQADMIN') for this channel, which would block mqm
+    pcf.MQCMD_SET_CHLAUTH_REC([
+        mq.CFST(Parameter=mq.CMQCFC.MQCACH_CHANNEL_NAME, String=b'PYIBMMQ.SSL.SVRCONN'),
+        mq.CFIN(Parameter=mq.CMQCFC.MQIACF_CHLAUTH_TYPE, Value=mq.CMQCFC.MQCAUT_BLOCKUSER),
+        mq.CFST(Parameter=mq.CMQCFC.MQCACH_MCA_USER_ID_LIST, String=b'nobody'),
+        mq.CFIN(Parameter=mq.CMQCFC.MQIACF_ACTION, Value=mq.CMQCFC.MQACT_REPLACE)])
+    cd = mq.CD(Version=mq.CMQXC.MQCD_VERSION_7, ChannelName=b'PYIBMMQ.SSL.SVRCONN',
+               ConnectionName=f'127.0.0.1({port})'.encode(), QuantumSafeAlgorithm=1,
+               SSLCipherSpec=b'ANY_TLS12_OR_HIGHER')
+    sco = mq.SCO(Version=mq.CMQC.MQSCO_VERSION_5, KeyRepository=os.path.join(client_dir, client_label),
+                 CertificateLabel=client_label)
+    qmgr = mq.QueueManager(None)
+    try:
+        qmgr.connect_with_options('QM1', cd, sco, opts=mq.CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK,
+                                  user=sys.argv[1], password=sys.argv[2])
+        print('connected', qmgr.is_connected)
+        qmgr.disconnect()
+    except mq.MQMIError as exc:
+        print(exc.reason)
+""")
+
+
+@pytest.fixture(scope="module")
+def tls_test_qm(tmp_path_factory):
+    """The tests suite's queue manager (the developer configuration) and test_tls.py's
+    environment, its key repositories made."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command to make the key repositories")
+    env = run.tls_test_environment(tmp_path_factory.mktemp("ibm-suites-tls-test"))
+    manager = run.start_queue_manager(tmp_path_factory.mktemp("ibm-suites-tls-test-qm"))
+    yield manager, env
+    manager.stop()
+
+
+def run_tls_test_like(manager, env: dict[str, str], user: str, password: str) -> str:
+    done = subprocess.run([sys.executable, "-c", TLS_TEST_LIKE, user, password],
+                          env=run.child_environment(manager.port, env),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout.strip()
+
+
+def test_tls_test_environment_lays_out_the_repositories_test_tls_names(tls_test_qm):
+    _, env = tls_test_qm
+    assert env["PY_IBMMQ_TEST_TLS_SKIP"] == "0"
+    qm_stem = f"{env['PY_IBMMQ_TEST_TLS_KEY_REPO_LOCATION_QMGR']}/{env['PY_IBMMQ_TEST_TLS_CERT_LABEL_QMGR']}"
+    client_stem = f"{env['PY_IBMMQ_TEST_TLS_KEY_REPO_LOCATION_CLIENT']}/client"
+    for path in (f"{qm_stem}.mqtest.crt", f"{qm_stem}.mqtest.key", f"{qm_stem}.ca.pem",
+                 f"{client_stem}.client.crt", f"{client_stem}.client.key", f"{client_stem}.ca.pem"):
+        assert os.path.isfile(path), path
+    with open(f"{client_stem}.client.crt") as client_crt, open(f"{qm_stem}.ca.pem") as trusted:
+        assert client_crt.read() == trusted.read()   # each side trusts the other's certificate
+
+
+def test_what_test_tls_does_connects_over_tls_as_admin(tls_test_qm):
+    manager, env = tls_test_qm
+    assert run_tls_test_like(manager, env, "admin", run.PASSWORD) == "connected True"
+    assert run.tls_handshake(qmgr_log(manager), "PYIBMMQ.SSL.SVRCONN") is not None
+    shown = manager.run_mqsc("DISPLAY QMGR SSLKEYR CERTLABL")
+    assert "CERTLABL(mqtest)" in shown and "/mqtest)" in shown
+    # the channel's USERMAP admits admin alone, and CHCKCLNT(REQDADM) wants its password
+    assert run_tls_test_like(manager, env, "admin", "wrong") == str(CMQC.MQRC_NOT_AUTHORIZED)
+    assert run_tls_test_like(manager, env, "app", run.PASSWORD) == str(CMQC.MQRC_NOT_AUTHORIZED)
+
+
+# --- the password-optional suite's queue manager -----------------------------------------------
+@pytest.fixture(scope="module")
+def optional_qm(tmp_path_factory):
+    manager = run.start_queue_manager(tmp_path_factory.mktemp("ibm-suites-optional-qm"),
+                                      run.PASSWORD_OPTIONAL_MQSC)
+    yield manager
+    manager.stop()
+
+
+def test_password_optional_config_is_what_test_queue_manager_reads(optional_qm):
+    assert "CHCKCLNT(OPTIONAL)" in optional_qm.run_mqsc("DISPLAY AUTHINFO('DEV.AUTHINFO') CHCKCLNT")
+    assert "CHCKCLNT(ASQMGR)" in optional_qm.run_mqsc("DISPLAY CHLAUTH('DEV.APP.SVRCONN')")
+
+
+def test_without_a_password_the_app_channel_admits_and_the_admin_channel_refuses(optional_qm):
+    conn = ibmmq.connect(run.QM_NAME, run.APP_CHANNEL, optional_qm.conn_name)   # runs as MCAUSER app
+    try:
+        queue = ibmmq.Queue(conn, run.SEED_QUEUE, CMQC.MQOO_OUTPUT)
+        queue.put(b"no password needed")
+        queue.close()
+    finally:
+        conn.disconnect()
+    run.reset_seed_queue(optional_qm, with_message=False)
+    with pytest.raises(ibmmq.MQMIError) as refused:   # the back-stop rule: not client user admin
+        ibmmq.connect(run.QM_NAME, run.ADMIN_CHANNEL, optional_qm.conn_name)
+    assert refused.value.reason == CMQC.MQRC_NOT_AUTHORIZED
+
+
+def test_with_a_password_optional_a_wrong_one_is_still_refused(optional_qm):
+    with pytest.raises(ibmmq.MQMIError) as refused:
+        ibmmq.connect(run.QM_NAME, run.APP_CHANNEL, optional_qm.conn_name, "app", "not-the-password")
+    assert refused.value.reason == CMQC.MQRC_NOT_AUTHORIZED
+    ibmmq.connect(run.QM_NAME, run.ADMIN_CHANNEL, optional_qm.conn_name, "admin", run.PASSWORD).disconnect()

@@ -138,7 +138,8 @@ CD = Layout(
     "BatchHeartbeat:i HdrCompList:8s MsgCompList:64s CLWLChannelRank:i CLWLChannelPriority:i "
     "CLWLChannelWeight:i ChannelMonitoring:i ChannelStatistics:i SharingConversations:i "
     "PropertyControl:i MaxInstances:i MaxInstancesPerClient:i ClientChannelWeight:i "
-    "ConnectionAffinity:i BatchDataLimit:i UseDLQ:i DefReconnect:i CertificateLabel:64s")
+    "ConnectionAffinity:i BatchDataLimit:i UseDLQ:i DefReconnect:i CertificateLabel:64s "
+    "SPLProtection:i SPLPad:4s QuantumSafeAlgorithm:i QuantumSafeRequired:i")
 
 #: MQSCO up to version 5 (the TLS options of MQCONNX); later versions only add fields after these
 SCO = Layout(

@@ -7,11 +7,14 @@ MQCD's SSLCipherSpec, or a CCDT's cipherSpecification) is reached over TLS:
   PEM files (spark_mq/embedded/tls/key_repository.py): the queue manager's certificate must
   chain to `<stem>.ca.pem` (or `<stem>.pem`, or the files in `<stem>.ca/`);
 - the client's own certificate, for mutual TLS, is `<stem>.<label>.crt/.key` for the label
-  in MQCD.CertificateLabel, else MQSCO.CertificateLabel, else the MQCERTLABL environment
-  variable; without a label, `<stem>.crt/.key` when they exist, else none is sent;
+  in MQCD.CertificateLabel (an MQCD of version 11 or later), else MQSCO.CertificateLabel
+  (an MQSCO of version 5 or later), else the MQCERTLABL environment variable; without a
+  label, `<stem>.crt/.key` when they exist, else none is sent;
 - the CipherSpec fixes the protocol versions and suites offered (tls/cipher_specs.py);
-- MQCD.SSLPeerName, when set, must match the queue manager certificate's DN (IBM's rules,
-  tls/distinguished_names.py).
+- MQCD.SSLPeerName (version 7 or later), when set, must match the queue manager
+  certificate's DN (IBM's rules, tls/distinguished_names.py);
+- MQCD.QuantumSafeAlgorithm and QuantumSafeRequired (version 13, MQ 10) choose the key
+  exchange (tls/quantum_safe.py).
 
 A CCDT entry is the channel definition when there is no MQCD: its cipherSpecification,
 certificateLabel and certificatePeerName (client/ccdt.py) stand for the MQCD's SSLCipherSpec,
@@ -23,12 +26,14 @@ its certificate's issuer and DN (SSLPeerName), not by the address it was reached
 Reasons, as IBM's client gives them: MQRC_KEY_REPOSITORY_ERROR for a repository that is not
 named or not there, MQRC_SSL_PEER_NAME_ERROR for a peer name that breaks IBM's rules,
 MQRC_SSL_PEER_NAME_MISMATCH when the queue manager's DN does not match it, and
-MQRC_SSL_INITIALIZATION_ERROR for an unknown CipherSpec and for every handshake that fails
-(no common protocol or suite, an untrusted certificate on either side, the queue manager
-refusing the session for its channel).
+MQRC_SSL_INITIALIZATION_ERROR for an unknown CipherSpec, for a quantum-safe key exchange
+that is required and cannot be offered, and for every handshake that fails (no common
+protocol, suite or key-exchange group, an untrusted certificate on either side, the queue
+manager refusing the session for its channel).
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import ssl
@@ -36,8 +41,15 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from spark_mq.embedded.tls import channel_names, cipher_specs, distinguished_names, key_repository, tls13
-from spark_mq.mqi.constants import CMQC
+from spark_mq.embedded.tls import (
+    channel_names,
+    cipher_specs,
+    distinguished_names,
+    key_repository,
+    quantum_safe,
+    tls13,
+)
+from spark_mq.mqi.constants import CMQC, CMQXC
 from spark_mq.mqi.structs import CD, SCO, Layout, text
 
 _KEY_REPOSITORY_ERROR = CMQC.MQRC_KEY_REPOSITORY_ERROR
@@ -58,31 +70,46 @@ class ClientTls:
     repository: str
     label: str
     peer_name: str
+    quantum_safe: int = CMQXC.MQQS_UNPROTECTED   # MQCD.QuantumSafeAlgorithm (tls/quantum_safe.py)
+    quantum_safe_required: bool = False          # MQCD.QuantumSafeRequired is MQQSR_REQUIRED
 
 
 def from_structures(cd: bytes | None, sco: bytes | None,
                     read_pointer: Callable[[int, int], bytes]) -> ClientTls:
-    """The TLS options of one MQCONNX; the CipherSpec itself comes with each channel."""
+    """The TLS options of one MQCONNX; the CipherSpec itself comes with each channel. Each
+    field counts only in the structure version that has it, as IBM's client reads them."""
     repository = label = peer_name = ""
+    algorithm, required = CMQXC.MQQS_UNPROTECTED, False
     if sco and len(sco) >= SCO.size:
         repository = _text(sco, SCO, "KeyRepository")
-        label = _text(sco, SCO, "CertificateLabel")
-    if cd and len(cd) >= CD.offsets["CertificateLabel"] + CD.lengths["CertificateLabel"]:
-        label = _text(cd, CD, "CertificateLabel") or label
+        if _version(sco, SCO) >= CMQC.MQSCO_VERSION_5:
+            label = _text(sco, SCO, "CertificateLabel")
+    whole = CD.offsets["CertificateLabel"] + CD.lengths["CertificateLabel"]   # an MQCD up to v11
+    version = _version(cd, CD) if cd and len(cd) >= whole else 0
+    if cd and version >= CMQXC.MQCD_VERSION_7:
         address = struct.unpack_from("P", cd, CD.offsets["SSLPeerNamePtr"])[0]
         length = struct.unpack_from("i", cd, CD.offsets["SSLPeerNameLength"])[0]
         peer_name = read_pointer(address, length).decode(errors="replace").strip("\0 ")
+    if cd and version >= CMQXC.MQCD_VERSION_11:
+        label = _text(cd, CD, "CertificateLabel") or label
+    if cd and version >= CMQXC.MQCD_VERSION_13 and len(cd) >= CD.size:
+        algorithm = CD.get(cd, "QuantumSafeAlgorithm")
+        required = CD.get(cd, "QuantumSafeRequired") == CMQXC.MQQSR_REQUIRED
     repository = repository or os.environ.get("MQSSLKEYR", "").strip()
     label = label or os.environ.get("MQCERTLABL", "").strip()
-    return ClientTls(repository, label, peer_name)
+    return ClientTls(repository, label, peer_name, algorithm, required)
 
 
 def for_channel(options: ClientTls, certificate_label: str = "", peer_name: str = "") -> ClientTls:
     """The options for one channel definition that carries its own TLS attributes (a CCDT
     entry's CERTLABL and SSLPEER): its label wins over MQSCO's and MQCERTLABL, as an MQCD's
     CertificateLabel does, and its peer name is the one checked."""
-    return ClientTls(options.repository, certificate_label.strip() or options.label,
-                     peer_name.strip() or options.peer_name)
+    return dataclasses.replace(options, label=certificate_label.strip() or options.label,
+                               peer_name=peer_name.strip() or options.peer_name)
+
+
+def _version(data: bytes, layout: Layout) -> int:
+    return int(struct.unpack_from("i", data, layout.offsets["Version"])[0])
 
 
 def _text(data: bytes, layout: Layout, name: str) -> str:
@@ -109,6 +136,7 @@ def context(options: ClientTls, cipher_spec: str) -> ssl.SSLContext:
         if spec.tls12_suites:
             result.set_ciphers(":".join(spec.tls12_suites))
         tls13.set_suites(result, spec.tls13_suites)
+        quantum_safe.apply(result, options.quantum_safe, options.quantum_safe_required)
         if not key_repository.load_trust(result, options.repository):
             raise TlsRefused(_KEY_REPOSITORY_ERROR,
                              f"the key repository {options.repository} trusts no certificate")
@@ -120,7 +148,7 @@ def context(options: ClientTls, cipher_spec: str) -> ssl.SSLContext:
             key_repository.load_certificate(result, pair)
     except key_repository.KeyRepositoryError as exc:
         raise TlsRefused(_KEY_REPOSITORY_ERROR, str(exc)) from None
-    except ssl.SSLError as exc:
+    except (ssl.SSLError, quantum_safe.QuantumSafeUnavailable) as exc:
         raise TlsRefused(_INITIALIZATION_ERROR, str(exc)) from None
     return result
 

@@ -57,7 +57,11 @@ CHAR_LENGTHS = {
     CMQC.MQCA_VERSION: CMQC.MQ_VERSION_LENGTH,
     CMQC.MQCA_DEF_XMIT_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
     CMQC.MQCA_CONN_AUTH: CMQC.MQ_AUTH_INFO_NAME_LENGTH,
+    CMQC.MQCA_SSL_KEY_REPOSITORY: CMQC.MQ_SSL_KEY_REPOSITORY_LENGTH,
+    CMQC.MQCA_CERT_LABEL: CMQC.MQ_CERT_LABEL_LENGTH,
 }
+#: MQINQ character selectors -> the QMGR attribute holding them (server/tls.py reads them)
+_ALTERABLE_CHARS = {CMQC.MQCA_SSL_KEY_REPOSITORY: "SSLKEYR", CMQC.MQCA_CERT_LABEL: "CERTLABL"}
 
 
 def identifier(qmgr: QueueManagerState) -> str:
@@ -95,6 +99,8 @@ def _char_value(qmgr: QueueManagerState, selector: int) -> str | None:
         return ""  # no transmission queues: messages never leave this queue manager
     if selector == CMQC.MQCA_CONN_AUTH:
         return str(qmgr.attrs.get("CONNAUTH", ""))
+    if selector in _ALTERABLE_CHARS:
+        return str(qmgr.attrs.get(_ALTERABLE_CHARS[selector], ""))
     return None
 
 

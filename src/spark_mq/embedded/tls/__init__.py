@@ -9,5 +9,7 @@ Both ends use Python's `ssl` module (OpenSSL); what this package holds is the MQ
                            MQSSLKEYR) and a certificate label (CERTLABL) find PEM files
     distinguished_names.py certificate DNs and IBM's SSLPEER / SSLPeerName patterns
     channel_names.py       the channel name carried in the TLS server name (SNI)
-    tls13.py               choosing TLS 1.3 cipher suites, which the ssl module cannot do
+    tls13.py               choosing TLS 1.3 cipher suites and key-exchange groups, which
+                           the ssl module cannot do
+    quantum_safe.py        the quantum-safe key exchange an MQCD of version 13 asks for
 """

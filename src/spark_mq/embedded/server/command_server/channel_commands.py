@@ -32,6 +32,10 @@ _CHANGES: dict[int, tuple[str, dict[int, str] | None]] = {
     CMQCFC.MQCACH_DESC: ("DESCR", None),
     CMQCFC.MQCACH_MCA_USER_ID: ("MCAUSER", None),
     CMQCFC.MQCACH_SSL_CIPHER_SPEC: ("SSLCIPH", None),
+    CMQCFC.MQCACH_SSL_PEER_NAME: ("SSLPEER", None),
+    CMQCFC.MQIACH_SSL_CLIENT_AUTH: ("SSLCAUTH", {
+        CMQXC.MQSCA_REQUIRED: "REQUIRED", CMQXC.MQSCA_OPTIONAL: "OPTIONAL"}),
+    CMQC.MQCA_CERT_LABEL: ("CERTLABL", None),
     CMQCFC.MQIACH_HB_INTERVAL: ("HBINT", None),
     CMQCFC.MQIACH_MAX_MSG_LENGTH: ("MAXMSGL", None),
     CMQCFC.MQIACH_SHARING_CONVERSATIONS: ("SHARECNV", None),
@@ -61,6 +65,11 @@ def _channel_values(name: str, attrs: dict[str, Any]) -> dict[int, Value | list[
         CMQCFC.MQIACH_SHARING_CONVERSATIONS: number("SHARECNV", 10),
         CMQCFC.MQCACH_SSL_CIPHER_SPEC: padded(str(attrs.get("SSLCIPH", "")),
                                               CMQC.MQ_SSL_CIPHER_SPEC_LENGTH),
+        CMQCFC.MQCACH_SSL_PEER_NAME: padded(str(attrs.get("SSLPEER", "")),
+                                            CMQC.MQ_DISTINGUISHED_NAME_LENGTH),
+        CMQCFC.MQIACH_SSL_CLIENT_AUTH: CMQXC.MQSCA_OPTIONAL if attrs.get("SSLCAUTH") == "OPTIONAL"
+        else CMQXC.MQSCA_REQUIRED,
+        CMQC.MQCA_CERT_LABEL: padded(str(attrs.get("CERTLABL", "")), CMQC.MQ_CERT_LABEL_LENGTH),
     }
 
 

@@ -18,6 +18,7 @@ from spark_mq.embedded.server.command_server import (
     authinfo_commands,
     authority,
     channel_commands,
+    chlauth_commands,
     namelist_commands,
     pcf,
     pubsub_commands,
@@ -93,7 +94,8 @@ COMMANDS: dict[int, Command] = {
         {CMQCFC.MQIACF_FORCE: _IN, CMQC.MQCA_Q_MGR_DESC: _ST, CMQC.MQCA_DEAD_LETTER_Q_NAME: _ST,
          CMQC.MQIA_MAX_MSG_LENGTH: _IN, CMQC.MQIA_MAX_UNCOMMITTED_MSGS: _IN,
          CMQC.MQIA_MAX_PROPERTIES_LENGTH: _IN, CMQC.MQIA_MAX_HANDLES: _IN,
-         CMQC.MQIA_TRIGGER_INTERVAL: _IN, CMQC.MQCA_CONN_AUTH: _ST}),
+         CMQC.MQIA_TRIGGER_INTERVAL: _IN, CMQC.MQCA_CONN_AUTH: _ST,
+         CMQC.MQCA_SSL_KEY_REPOSITORY: _ST, CMQC.MQCA_CERT_LABEL: _ST}),
     CMQCFC.MQCMD_PING_Q_MGR: Command(system_commands.ping_q_mgr, {}, {}),
     CMQCFC.MQCMD_INQUIRE_CHANNEL: Command(
         channel_commands.inquire_channel, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
@@ -148,6 +150,10 @@ COMMANDS: dict[int, Command] = {
         authority.delete_auth_rec,
         {CMQCFC.MQCACF_AUTH_PROFILE_NAME: _ST, CMQCFC.MQIACF_OBJECT_TYPE: _IN},
         {**_ENTITIES, CMQCFC.MQCACF_SERVICE_COMPONENT: _ST}),
+    CMQCFC.MQCMD_SET_CHLAUTH_REC: Command(
+        chlauth_commands.set_chlauth_rec,
+        {CMQCFC.MQCACH_CHANNEL_NAME: _ST, CMQCFC.MQIACF_CHLAUTH_TYPE: _IN},
+        chlauth_commands.SET_PARAMETERS),
 }
 # the namelist commands (namelist_commands.py)
 _NAMELIST = {CMQC.MQCA_NAMELIST_NAME: _ST}
