@@ -245,3 +245,27 @@ def test_authrec_no_keeps_them_in_mqsc_and_pcf(aqm):
     finally:
         aqm.run_mqsc("DELETE AUTHREC PROFILE('KEEP.Q1') PRINCIPAL('app') OBJTYPE(QUEUE)\n"
                      "DELETE AUTHREC PROFILE('KEEP.Q2') PRINCIPAL('app') OBJTYPE(QUEUE)")
+
+
+# --- MQSC in PCF (MQCMD_ESCAPE) is checked as the PCF command it is ---------------------------
+
+def escape(pcf, text: str) -> list[str]:
+    answers = pcf.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC,
+                                CMQCFC.MQCACF_ESCAPE_TEXT: text.encode()})
+    return [a[CMQCFC.MQCACF_ESCAPE_TEXT].decode() for a in answers]
+
+
+def test_escape_is_checked_as_its_pcf_equivalent(aqm):
+    with pcf_as(aqm, "app") as pcf:
+        assert refused(escape, pcf, "DISPLAY QLOCAL(AUTH.ONE)") == CMQC.MQRC_NOT_AUTHORIZED
+        assert refused(escape, pcf, "DEFINE QLOCAL(AUTH.ESC.NEW)") == CMQC.MQRC_NOT_AUTHORIZED
+        assert refused(escape, pcf, "ALTER QMGR DESCR('x')") == CMQC.MQRC_NOT_AUTHORIZED
+        # no PCF equivalent: what an unlisted command needs, CHG on the queue manager
+        assert refused(escape, pcf, "DEFINE LISTENER(L1) TRPTYPE(TCP)") == CMQC.MQRC_NOT_AUTHORIZED
+        with granted(aqm, "QUEUE", "DSP", "AUTH.ONE"):
+            assert "QUEUE(AUTH.ONE)" in escape(pcf, "DISPLAY QLOCAL(AUTH.ONE)")[0]
+        with granted(aqm, "QUEUE", "DSP", "AUTH.GEN.A"):
+            shown = escape(pcf, "DISPLAY QLOCAL(AUTH.GEN.*)")
+            assert len(shown) == 1 and "QUEUE(AUTH.GEN.A)" in shown[0]
+    with pcf_as(aqm, "admin") as pcf:
+        assert len(escape(pcf, "DISPLAY QLOCAL(AUTH.GEN.*)")) == 2

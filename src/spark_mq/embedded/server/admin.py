@@ -117,6 +117,8 @@ def _apply(qmgr: QueueManager, command: MQSCCommand) -> str:
         if verb == "DISPLAY":
             shown = {**qmgr.attrs, **status_attributes(qmgr)}
             return format_display("QMGR", qmgr.name, _requested(shown, command.flags))
+        if verb == "PING":
+            return "AMQ8415I: Ping IBM MQ Queue Manager command complete."
     if kind == "CHANNEL" and verb in ("DEFINE", "ALTER", "DELETE", "DISPLAY"):
         return _channel(qmgr, command)
     if kind in SECURITY_TYPES:

@@ -146,7 +146,8 @@ class CommandServer:
             return
         reply_md = _reply_md(md, self.qm.name)
         for seq, reply in enumerate(replies, start=1):
-            body = pcf.header(command, seq, seq == len(replies), reply.comp_code, reply.reason,
+            body = pcf.header(command if reply.command is None else reply.command, seq,
+                              seq == len(replies), reply.comp_code, reply.reason,
                               len(reply.parameters), version) + b"".join(reply.parameters)
             self._put(conn, reply_to, reply_md, body)
 

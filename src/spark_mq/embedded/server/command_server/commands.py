@@ -6,8 +6,8 @@ entry (MQ's parameter-count, parameter-identifier, duplicate, missing-parameter 
 errors), check that the requesting user may run it (security/command_checks.py), then call
 the command's function, leaving out of an inquiry's answer the objects the user may not
 display. The functions are in queue_commands.py,
-channel_commands.py, system_commands.py, authinfo_commands.py, namelist_commands.py and
-authority.py, one per command.
+channel_commands.py, system_commands.py, authinfo_commands.py, namelist_commands.py,
+chlauth_commands.py, escape_commands.py and authority.py, one per command.
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from spark_mq.embedded.server.command_server import (
     authority,
     channel_commands,
     chlauth_commands,
+    escape_commands,
     namelist_commands,
     pcf,
     pubsub_commands,
@@ -155,6 +156,9 @@ COMMANDS: dict[int, Command] = {
         {CMQCFC.MQCACH_CHANNEL_NAME: _ST, CMQCFC.MQIACF_CHLAUTH_TYPE: _IN},
         chlauth_commands.SET_PARAMETERS),
 }
+# MQSC in PCF (escape_commands.py)
+COMMANDS[CMQCFC.MQCMD_ESCAPE] = Command(
+    escape_commands.escape, {CMQCFC.MQIACF_ESCAPE_TYPE: _IN, CMQCFC.MQCACF_ESCAPE_TEXT: _ST}, {})
 # the namelist commands (namelist_commands.py)
 _NAMELIST = {CMQC.MQCA_NAMELIST_NAME: _ST}
 COMMANDS.update({

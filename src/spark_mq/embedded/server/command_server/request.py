@@ -52,10 +52,13 @@ class Request:
 
 @dataclass
 class Reply:
-    """One response message's outcome and parameter structures (already encoded)."""
+    """One response message's outcome and parameter structures (already encoded); `command`
+    the MQCFH Command when it is not the request's (an Escape's answers name the command
+    their MQSC text is)."""
     parameters: list[bytes] = field(default_factory=list)
     comp_code: int = CMQC.MQCC_OK
     reason: int = CMQC.MQRC_NONE
+    command: int | None = None
 
 
 def unknown_object() -> PCFError:

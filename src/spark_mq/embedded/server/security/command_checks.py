@@ -128,6 +128,8 @@ NEEDS: dict[int, Need | None] = {
     CMQCFC.MQCMD_INQUIRE_SUBSCRIPTION: None,
     CMQCFC.MQCMD_CREATE_SUBSCRIPTION: None,
     CMQCFC.MQCMD_DELETE_SUBSCRIPTION: None,
+    # MQSC in PCF: checked as the PCF command its text is (command_server/escape_commands.py)
+    CMQCFC.MQCMD_ESCAPE: None,
 }
 #: a command missing from NEEDS: what changing the queue manager needs, never less
 _UNLISTED = Need(_QMGR, _CHG)
