@@ -10,6 +10,7 @@ Suites (IBM's sources are given as paths; none of their code is in this reposito
   tests             mq-mqi-python code/tests, by pytest (a per-test timeout), TLS test included
   password-optional the code/tests that need a queue manager whose password is optional
   examples          mq-mqi-python code/examples, each example program on its own
+  examples-with-access  the examples the developer configuration refuses, given what they ask for
   dev-patterns      mq-dev-patterns Python samples, as put/get and request/response pairs
 
 Each suite gets a fresh queue manager QM1 loaded with developer-config.mqsc (IBM MQ's
@@ -17,7 +18,9 @@ developer configuration) and the users app and admin. The tests suite also gets 
 repositories IBM's test_tls.py asks for; password-optional gets password-optional.mqsc (the
 developer configuration as IBM's container makes it without an app password); the examples'
 one gets what connect_client_tls.py needs and the developer configuration lacks
-(example-tls-channel.mqsc and key repositories). The child Pythons get the embedded
+(example-tls-channel.mqsc and key repositories); examples-with-access gets that,
+password-optional.mqsc and example-access.mqsc (the authority the refused examples ask for,
+and nothing more), and runs only those examples. The child Pythons get the embedded
 transport from site/sitecustomize.py. A report, not a gate: exits 0 whatever the suites
 found, 2 when the harness itself cannot run. See README.md.
 """
@@ -54,9 +57,9 @@ ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
 SEED_QUEUE = "DEV.QUEUE.1"
 SEED_BODY = b"seed message from tests/ibm_suites/run.py"
 
-SUITES = ("tests", "password-optional", "examples", "dev-patterns")
+SUITES = ("tests", "password-optional", "examples", "examples-with-access", "dev-patterns")
 #: the suites that run mq-mqi-python's sources (the others, mq-dev-patterns')
-MQI_PYTHON_SUITES = ("tests", "password-optional", "examples")
+MQI_PYTHON_SUITES = ("tests", "password-optional", "examples", "examples-with-access")
 
 EXAMPLE_SKIPS = {
     "check_mq_version_rpm.py": "reads the RPM database for an installed MQ client; no queue manager",
@@ -74,12 +77,15 @@ EXAMPLE_EXPECT = {"checking_cc_and_rc.py": "does not exist."}  # MQRC_HOST_NOT_A
 # Examples that connect without a user and password: IBM MQ's developer configuration refuses
 # them too (CHCKCLNT(REQUIRED) on DEV.APP.SVRCONN), so a 2035 there is faithful, not a gap.
 NO_CREDENTIALS = "connects without user/password; IBM MQ's developer config refuses it too"
-EXAMPLE_NOTES = {name: NO_CREDENTIALS for name in
-                 ("connect_simple.py", "dlq_browse.py", "put_get_correl_id.py", "set_identity.py")}
+DEVELOPER_CONFIG_REFUSALS = {name: NO_CREDENTIALS for name in ("connect_simple.py", "put_get_correl_id.py")}
+# ... two of which, once connected, would then be refused an authority app lacks
+DEVELOPER_CONFIG_REFUSALS["dlq_browse.py"] = (NO_CREDENTIALS
+                                              + ", and app lacks BROWSE on SYSTEM.DEAD.LETTER.QUEUE")
+DEVELOPER_CONFIG_REFUSALS["set_identity.py"] = NO_CREDENTIALS + ", and app lacks SETID"
 # Examples that ask `app` for more than the developer configuration's authority records give
 # (put/get/browse/inq on DEV.**): IBM MQ refuses them with 2035 too.
 NO_AUTHORITY = "app lacks this authority in IBM MQ's developer config; IBM MQ refuses it too"
-EXAMPLE_NOTES.update({
+DEVELOPER_CONFIG_REFUSALS.update({
     "alternate_user_id.py": NO_AUTHORITY + " (ALTUSR)",
     "inq_set.py": NO_AUTHORITY + " (SET on DEV.QUEUE.1)",
     "put_async_message.py": NO_AUTHORITY + " (SET on DEV.QUEUE.1)",
@@ -89,10 +95,11 @@ EXAMPLE_NOTES.update({
 # report says whether the queue manager logged their TLS handshake as completed.
 TLS_EXAMPLES = {"connect_client_tls.py": "SYSTEM.SSL.SVRCONN.1"}
 # ... and why IBM MQ refuses this one after the handshake: CHLAUTH, whatever the credentials.
-EXAMPLE_NOTES["connect_client_tls.py"] = (
+DEVELOPER_CONFIG_REFUSALS["connect_client_tls.py"] = (
     "CHLAUTH blocks SYSTEM.SSL.SVRCONN.1 after TLS: no rule of IBM MQ's developer config admits "
     "it, crtmqm's SYSTEM.* rule and the back-stop rule '*' are USERSRC(NOACCESS), so a user and "
     "password would not help; IBM MQ refuses it too")
+EXAMPLE_NOTES = dict(DEVELOPER_CONFIG_REFUSALS)
 # Failures that are not the queue manager's: IBM's own code, with no queue manager involved.
 PYTHON_312_SYNTAX = ("IBM's file nests quotes in an f-string, valid from Python 3.12 only; "
                      "not the queue manager's doing")
@@ -132,6 +139,23 @@ EXAMPLE_SUBSCRIBERS = {"subscribe.py": ("publish_message.py", "Received publicat
 SUBSCRIBER_START = 1.5  # seconds for a subscriber to connect and subscribe before publishing
 # Examples that run until interrupted: they pass when still running, error-free, after this long.
 EXAMPLE_RUN_FOR = {"put_get_correl_id.py": 10.0}
+# The examples-with-access suite: the examples the developer configuration refuses, on a queue
+# manager that gives them what they ask for (example-access.mqsc, after password-optional.mqsc
+# and example-tls-channel.mqsc), and what each prints once it did its work.
+ACCESS_MQSC = (PASSWORD_OPTIONAL_MQSC, TLS_EXAMPLE_MQSC, HERE / "example-access.mqsc")
+ACCESS_EXPECT = {
+    "alternate_user_id.py": "Done.",
+    "connect_client_tls.py": "Done.",
+    "connect_simple.py": "Connection succeeded.",
+    "dlq_browse.py": "No more messages.",
+    "dynamic_queues.py": "Done.",
+    "inq_set.py": "Done.",
+    # MQSTAT after each round of ten asynchronous puts: all put, then all refused (PUT(DISABLED))
+    "put_async_message.py": "Put Success: 10\nPut Failure: 0\n\nQueue:  MQQA_PUT_INHIBITED\n"
+                            "Put Success: 0\nPut Failure: 10\n",
+    "put_get_correl_id.py": "Got response message",
+    "set_identity.py": "Done.",
+}
 
 PATTERN_SKIPS: dict[str, str] = {}
 
@@ -233,13 +257,13 @@ def _after_traceback(output: str) -> str:
 
 
 # --- the queue manager -----------------------------------------------------------------------
-def start_queue_manager(data_dir: Path, extra_mqsc: Path | None = None,
+def start_queue_manager(data_dir: Path, extra_mqsc: Sequence[Path] = (),
                         tls_key_repository: str | None = None):
     """A fresh embedded QM1 with IBM MQ's developer configuration, on a free loopback port;
-    `extra_mqsc` is run after it at start-up, and the queue manager's certificate is in
-    `tls_key_repository` when given."""
+    the `extra_mqsc` files are run after it at start-up, in order, and the queue manager's
+    certificate is in `tls_key_repository` when given."""
     from spark_mq.embedded import EmbeddedQueueManager, EmbeddedQueueManagerError
-    mqsc = str(MQSC_FILE) if extra_mqsc is None else f"{MQSC_FILE.read_text()}\n{extra_mqsc.read_text()}"
+    mqsc = "\n".join(path.read_text() for path in (MQSC_FILE, *extra_mqsc)) if extra_mqsc else str(MQSC_FILE)
     manager = EmbeddedQueueManager(str(data_dir), name=QM_NAME, port=0, mqsc=mqsc,
                                    users=USERS, host=HOST, tls_key_repository=tls_key_repository)
     try:
@@ -312,6 +336,24 @@ def reset_seed_queue(manager, with_message: bool) -> None:
         queue.close()
     finally:
         conn.disconnect()
+
+
+_OPEN_COUNT = re.compile(r"\b(?:IPPROCS|OPPROCS)\((\d+)\)")
+
+
+def wait_until_dev_queues_closed(manager, deadline: float = 10.0) -> None:
+    """Wait (up to `deadline` seconds) until no DEV.* queue is open: a program that was killed
+    leaves its handles open until the queue manager notices its connection has gone, and
+    CLEAR QLOCAL refuses an open queue, as MQ does."""
+    ends = time.monotonic() + deadline
+    while time.monotonic() < ends:
+        try:
+            shown = manager.run_mqsc("DISPLAY QLOCAL('DEV.*') IPPROCS OPPROCS")
+        except Exception:  # a broken queue manager: the next example's set-up reports it
+            return
+        if not any(int(count) for count in _OPEN_COUNT.findall(shown)):
+            return
+        time.sleep(0.1)
 
 
 def try_reset_seed_queue(manager, with_message: bool) -> str | None:
@@ -399,7 +441,7 @@ def run_mqi_tests(source: Path, work: Path, timeout: float) -> SuiteResult:
     """All of code/tests, on the developer configuration (passwords required), with the key
     repositories test_tls.py asks for."""
     tls_env = tls_test_environment(work / "tls")
-    outcomes = _run_pytest(source, work, timeout, "REQUIRED", tls_env, (), None, TEST_NOTES)
+    outcomes = _run_pytest(source, work, timeout, "REQUIRED", tls_env, (), (), TEST_NOTES)
     return SuiteResult("mq-mqi-python code/tests (pytest)", outcomes, work,
                        server_errors(work / "qm" / "qmgr.log"))
 
@@ -408,13 +450,13 @@ def run_mqi_tests_password_optional(source: Path, work: Path, timeout: float) ->
     """The code/tests that need a queue manager whose password is optional, on one set up
     as IBM's developer container is without an app password (password-optional.mqsc)."""
     outcomes = _run_pytest(source, work, timeout, "OPTIONAL", {}, PASSWORD_OPTIONAL_TESTS,
-                           PASSWORD_OPTIONAL_MQSC, PASSWORD_OPTIONAL_NOTES)
+                           (PASSWORD_OPTIONAL_MQSC,), PASSWORD_OPTIONAL_NOTES)
     return SuiteResult("mq-mqi-python code/tests, password optional", outcomes, work,
                        server_errors(work / "qm" / "qmgr.log"))
 
 
 def _run_pytest(source: Path, work: Path, timeout: float, use_pw: str, extra_env: dict[str, str],
-                node_ids: Sequence[str], extra_mqsc: Path | None,
+                node_ids: Sequence[str], extra_mqsc: Sequence[Path],
                 notes: dict[str, str]) -> list[Outcome]:
     """pytest on code/tests (only `node_ids` when given) against a fresh queue manager; the
     outcomes, failures explained by `notes` marked so."""
@@ -439,22 +481,48 @@ def _run_pytest(source: Path, work: Path, timeout: float, use_pw: str, extra_env
             for o in junit_outcomes(junit.read_text())]
 
 
-# --- suite: mq-mqi-python code/examples ------------------------------------------------------
+# --- suites: mq-mqi-python code/examples -----------------------------------------------------
 def run_examples(source: Path, work: Path, timeout: float) -> SuiteResult:
-    examples_dir = source / "code" / "examples"
-    outcomes = []
-    qm_keys, client_keys = make_key_repositories(work / "tls")
-    manager = start_queue_manager(work / "qm", TLS_EXAMPLE_MQSC, tls_key_repository=qm_keys)
-    try:
-        env = child_environment(manager.port, {KEY_REPOSITORY_VARIABLE: client_keys})
-        for script in sorted(examples_dir.glob("*.py")):
-            outcomes.append(_run_example(script, manager, env, work, timeout))
-    finally:
-        manager.stop()
+    """Every example, on the developer configuration (and the channel and keys
+    connect_client_tls.py needs); the refusals IBM MQ would make too are marked so."""
+    examples = sorted((source / "code" / "examples").glob("*.py"))
+    outcomes = _run_examples(examples, work, timeout, (TLS_EXAMPLE_MQSC,), EXAMPLE_EXPECT, EXAMPLE_NOTES)
     return SuiteResult("mq-mqi-python code/examples", outcomes, work, server_errors(work / "qm" / "qmgr.log"))
 
 
-def _run_example(script: Path, manager, env: dict[str, str], work: Path, timeout: float) -> Outcome:
+def run_examples_with_access(source: Path, work: Path, timeout: float) -> SuiteResult:
+    """The examples the developer configuration refuses, given the access they ask for
+    (ACCESS_MQSC): each must now do its work, so no failure is marked as expected."""
+    examples_dir = source / "code" / "examples"
+    present = [examples_dir / name for name in sorted(DEVELOPER_CONFIG_REFUSALS)
+               if (examples_dir / name).is_file()]
+    outcomes = [Outcome(name, "skipped", "not in this copy of code/examples")
+                for name in sorted(DEVELOPER_CONFIG_REFUSALS) if not (examples_dir / name).is_file()]
+    outcomes += _run_examples(present, work, timeout, ACCESS_MQSC, ACCESS_EXPECT, {})
+    return SuiteResult("mq-mqi-python code/examples, with the access they ask for",
+                       sorted(outcomes, key=lambda outcome: outcome.name), work,
+                       server_errors(work / "qm" / "qmgr.log"))
+
+
+def _run_examples(examples: Sequence[Path], work: Path, timeout: float, extra_mqsc: Sequence[Path],
+                  expect: dict[str, str], notes: dict[str, str]) -> list[Outcome]:
+    """Each example on its own, against one fresh queue manager loaded with the developer
+    configuration and `extra_mqsc`, with key repositories for the TLS example."""
+    if not examples:
+        return []
+    qm_keys, client_keys = make_key_repositories(work / "tls")
+    manager = start_queue_manager(work / "qm", extra_mqsc, tls_key_repository=qm_keys)
+    try:
+        env = child_environment(manager.port, {KEY_REPOSITORY_VARIABLE: client_keys})
+        return [_run_example(script, manager, env, work, timeout, expect, notes) for script in examples]
+    finally:
+        manager.stop()
+
+
+def _run_example(script: Path, manager, env: dict[str, str], work: Path, timeout: float,
+                 expect: dict[str, str], notes: dict[str, str]) -> Outcome:
+    """One example: passed, or its failure with its first reason and, from `notes`, why
+    IBM MQ fails it too."""
     if script.name in EXAMPLE_SKIPS:
         return Outcome(script.name, "skipped", EXAMPLE_SKIPS[script.name])
     if failure := try_reset_seed_queue(manager, with_message=script.name in EXAMPLE_SEEDED):
@@ -467,12 +535,14 @@ def _run_example(script: Path, manager, env: dict[str, str], work: Path, timeout
     log_start = qm_log.stat().st_size if qm_log.exists() else 0
     returncode, output = run_program(command, script.parent, env, work / f"{script.stem}.log",
                                      run_for or timeout)
-    if run_for and returncode is None and "Traceback" not in output and "ERROR:" not in output:
-        return Outcome(script.name, "passed")
-    outcome = script_outcome(script.name, returncode, output, EXAMPLE_EXPECT.get(script.name), timeout)
+    if returncode is None:  # killed: its queues stay open until the queue manager sees it gone
+        wait_until_dev_queues_closed(manager)
+    outcome = (still_running_outcome(script.name, output, expect.get(script.name))
+               if run_for and returncode is None else
+               script_outcome(script.name, returncode, output, expect.get(script.name), timeout))
     if outcome.status != "failed":
         return outcome
-    note = EXAMPLE_NOTES.get(script.name)
+    note = notes.get(script.name)
     if script.name in TLS_EXAMPLES:  # its note holds only once TLS is shown to have succeeded
         with open(qm_log, "rb") as handle:
             handle.seek(log_start)
@@ -481,6 +551,14 @@ def _run_example(script: Path, manager, env: dict[str, str], work: Path, timeout
                     f"no completed TLS handshake for {TLS_EXAMPLES[script.name]} in qmgr.log")
         note = f"{evidence}; {note}" if handshake and note else evidence
     return Outcome(outcome.name, outcome.status, f"{outcome.reason} ({note})") if note else outcome
+
+
+def still_running_outcome(name: str, output: str, expect: str | None = None) -> Outcome:
+    """An example that runs until interrupted, still running when its time was up: it passes
+    unless a thread of it died (a traceback) or it logged an error, and it printed `expect`."""
+    if "Traceback (most recent call last)" in output:
+        return Outcome(name, "failed", first_reason(_after_traceback(output)))
+    return script_outcome(name, 0, output, expect)
 
 
 def _run_subscriber_example(script: Path, env: dict[str, str], work: Path, timeout: float) -> Outcome:
@@ -581,8 +659,9 @@ def print_report(results: Sequence[SuiteResult]) -> None:
     for reason, names in _by_reason(results):
         print(f"  {len(names):3}  {reason}: {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}")
     print("\n== summary")
+    width = max((len(result.title) for result in results), default=0)
     for result in results:
-        print(f"  {result.title:46} {_counts(result)}")
+        print(f"  {result.title:{width}} {_counts(result)}")
 
 
 def _counts(result: SuiteResult) -> str:
@@ -644,7 +723,7 @@ def run_suites(args: argparse.Namespace) -> list[SuiteResult]:
         else:
             source = _check_source(args.mqi_python, "code/tests/config.py", "--mqi-python")
             runner = {"tests": run_mqi_tests, "password-optional": run_mqi_tests_password_optional,
-                      "examples": run_examples}[suite]
+                      "examples": run_examples, "examples-with-access": run_examples_with_access}[suite]
             results.append(runner(source, suite_work, args.timeout))
     return results
 

@@ -145,7 +145,7 @@ def test_server_errors_lists_each_traceback_s_exception(tmp_path):
 def test_plan_runs_the_suites_whose_sources_are_given(tmp_path):
     assert run.plan(run.parse_args(["--dev-patterns", str(tmp_path)])) == ["dev-patterns"]
     assert run.plan(run.parse_args(["--mqi-python", str(tmp_path)])) == \
-        ["tests", "password-optional", "examples"]
+        ["tests", "password-optional", "examples", "examples-with-access"]
     assert run.plan(run.parse_args(["--mqi-python", str(tmp_path), "--suite", "examples"])) == ["examples"]
 
 
@@ -183,7 +183,7 @@ def tls_dev_qm(tmp_path_factory):
     if shutil.which("openssl") is None:
         pytest.skip("needs the openssl command to make the key repositories")
     qm_keys, client_keys = run.make_key_repositories(tmp_path_factory.mktemp("ibm-suites-keys"))
-    manager = run.start_queue_manager(tmp_path_factory.mktemp("ibm-suites-tls-qm"), run.TLS_EXAMPLE_MQSC,
+    manager = run.start_queue_manager(tmp_path_factory.mktemp("ibm-suites-tls-qm"), (run.TLS_EXAMPLE_MQSC,),
                                       tls_key_repository=qm_keys)
     yield manager, client_keys
     manager.stop()
@@ -324,7 +324,7 @@ def test_what_test_tls_does_connects_over_tls_as_admin(tls_test_qm):
 @pytest.fixture(scope="module")
 def optional_qm(tmp_path_factory):
     manager = run.start_queue_manager(tmp_path_factory.mktemp("ibm-suites-optional-qm"),
-                                      run.PASSWORD_OPTIONAL_MQSC)
+                                      (run.PASSWORD_OPTIONAL_MQSC,))
     yield manager
     manager.stop()
 
@@ -353,3 +353,110 @@ def test_with_a_password_optional_a_wrong_one_is_still_refused(optional_qm):
         ibmmq.connect(run.QM_NAME, run.APP_CHANNEL, optional_qm.conn_name, "app", "not-the-password")
     assert refused.value.reason == CMQC.MQRC_NOT_AUTHORIZED
     ibmmq.connect(run.QM_NAME, run.ADMIN_CHANNEL, optional_qm.conn_name, "admin", run.PASSWORD).disconnect()
+
+
+# --- the examples-with-access suite: what it runs, and that each grant it adds is needed -------
+def test_the_access_suite_runs_exactly_the_examples_the_developer_config_refuses():
+    assert set(run.ACCESS_EXPECT) == set(run.DEVELOPER_CONFIG_REFUSALS)
+    assert "get_wait_truncated_message.py" not in run.ACCESS_EXPECT   # IBM's code, not a refusal
+    assert all(run.EXAMPLE_NOTES[name] == note for name, note in run.DEVELOPER_CONFIG_REFUSALS.items())
+
+
+def test_an_example_missing_from_ibm_s_copy_is_skipped_not_failed(tmp_path):
+    (tmp_path / "code" / "examples").mkdir(parents=True)
+    result = run.run_examples_with_access(tmp_path, tmp_path, 60)
+    assert [outcome.status for outcome in result.outcomes] == ["skipped"] * len(run.DEVELOPER_CONFIG_REFUSALS)
+    assert result.outcomes[0].reason == "not in this copy of code/examples"
+
+
+def test_a_program_still_running_passes_only_error_free_and_with_its_line():
+    assert run.still_running_outcome("p.py", "INFO:root:Got response message x\n", "Got response").status \
+        == "passed"
+    assert run.still_running_outcome("p.py", "INFO:root:Put request\n", "Got response").status == "failed"
+    died = "Exception in thread Thread-1:\nTraceback (most recent call last):\n  File 'x'\n" \
+           "mqerrors.MQMIError: MQI Error. Comp 2, Reason 2035: FAILED: MQRC_NOT_AUTHORIZED\n"
+    assert run.still_running_outcome("p.py", died).reason == "2035 MQRC_NOT_AUTHORIZED"
+
+
+@pytest.fixture(scope="module")
+def access_qm(tmp_path_factory):
+    """The examples-with-access suite's queue manager (key repositories when openssl is there)."""
+    qm_keys = client_keys = None
+    if shutil.which("openssl") is not None:
+        qm_keys, client_keys = run.make_key_repositories(tmp_path_factory.mktemp("ibm-suites-access-keys"))
+    manager = run.start_queue_manager(tmp_path_factory.mktemp("ibm-suites-access-qm"), run.ACCESS_MQSC,
+                                      tls_key_repository=qm_keys)
+    yield manager, client_keys
+    manager.stop()
+
+
+def open_reason(manager, od: dict, options: int) -> int:
+    """MQOPEN as the examples do, on DEV.APP.SVRCONN without a user and password (as app)."""
+    conn = ibmmq.connect(run.QM_NAME, run.APP_CHANNEL, manager.conn_name)
+    try:
+        queue = ibmmq.Queue(conn, ibmmq.OD(**od), options)
+        queue.close()
+        return CMQC.MQRC_NONE
+    except ibmmq.MQMIError as exc:
+        return exc.reason
+    finally:
+        conn.disconnect()
+
+
+Q1 = {"ObjectName": b"DEV.QUEUE.1"}
+AS_ALTUSR = {**Q1, "AlternateUserId": b"altusr"}
+MODEL = {"ObjectName": b"SYSTEM.DEFAULT.MODEL.QUEUE", "DynamicQName": b"MY.REPLIES.*"}
+APP_QMGR = "PRINCIPAL('app') OBJTYPE(QMGR)"
+APP_Q1 = "PROFILE('DEV.QUEUE.1') PRINCIPAL('app') OBJTYPE(QUEUE)"
+
+
+@pytest.mark.parametrize("od, options, record, authority", [
+    # alternate_user_id.py: app may use another user's authority, and altusr may put
+    (AS_ALTUSR, CMQC.MQOO_OUTPUT | CMQC.MQOO_ALTERNATE_USER_AUTHORITY, APP_QMGR, "ALTUSR"),
+    (AS_ALTUSR, CMQC.MQOO_OUTPUT | CMQC.MQOO_ALTERNATE_USER_AUTHORITY,
+     "PROFILE('DEV.QUEUE.1') PRINCIPAL('altusr') OBJTYPE(QUEUE)", "PUT"),
+    # set_identity.py: SETID on the queue and on the queue manager
+    (Q1, CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_IDENTITY_CONTEXT, APP_Q1, "SETID"),
+    (Q1, CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_IDENTITY_CONTEXT, APP_QMGR, "SETID"),
+    # inq_set.py and put_async_message.py
+    (Q1, CMQC.MQOO_SET | CMQC.MQOO_INQUIRE, APP_Q1, "SET"),
+    (Q1, CMQC.MQOO_SET | CMQC.MQOO_OUTPUT, APP_Q1, "SET"),
+    # dynamic_queues.py: the model queue, for input, and displayed to copy its attributes
+    (MODEL, CMQC.MQOO_INPUT_EXCLUSIVE, "PROFILE('SYSTEM.DEFAULT.MODEL.QUEUE') PRINCIPAL('app') "
+     "OBJTYPE(QUEUE)", "GET"),
+    (MODEL, CMQC.MQOO_INPUT_EXCLUSIVE, "PROFILE('SYSTEM.DEFAULT.MODEL.QUEUE') PRINCIPAL('app') "
+     "OBJTYPE(QUEUE)", "DSP"),
+    # dlq_browse.py
+    ({"ObjectName": b"SYSTEM.DEAD.LETTER.QUEUE"}, CMQC.MQOO_BROWSE,
+     "PROFILE('SYSTEM.DEAD.LETTER.QUEUE') PRINCIPAL('app') OBJTYPE(QUEUE)", "BROWSE"),
+])
+def test_each_grant_of_example_access_is_needed(access_qm, od, options, record, authority):
+    manager, _ = access_qm
+    assert open_reason(manager, od, options) == CMQC.MQRC_NONE
+    manager.run_mqsc(f"SET AUTHREC {record} AUTHRMV({authority})")
+    try:
+        assert open_reason(manager, od, options) == CMQC.MQRC_NOT_AUTHORIZED
+    finally:
+        manager.run_mqsc(f"SET AUTHREC {record} AUTHADD({authority})")
+
+
+def test_app_keeps_what_dev_star_star_gave_it_on_dev_queue_1(access_qm):
+    manager, _ = access_qm   # the most specific profile counts: the record repeats DEV.**'s
+    shown = manager.run_mqsc("DISPLAY AUTHREC PROFILE('DEV.QUEUE.1') PRINCIPAL('app') OBJTYPE(QUEUE)")
+    assert "AUTHLIST(BROWSE,GET,INQ,PUT,SET,SETID)" in shown
+    assert open_reason(manager, Q1, CMQC.MQOO_BROWSE | CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_OUTPUT
+                       | CMQC.MQOO_INQUIRE) == CMQC.MQRC_NONE
+
+
+def test_the_tls_example_s_channel_is_admitted_as_app_by_its_rule_alone(access_qm):
+    manager, client_keys = access_qm
+    if client_keys is None:
+        pytest.skip("needs the openssl command to make the key repositories")
+    assert run_tls_example_like(manager, client_keys) == "connected"
+    assert "MCAUSER(app)" in manager.run_mqsc("DISPLAY CHLAUTH('SYSTEM.SSL.SVRCONN.1') MATCH(EXACT) ALL")
+    rule = "SET CHLAUTH('SYSTEM.SSL.SVRCONN.1') TYPE(ADDRESSMAP) ADDRESS('*')"
+    manager.run_mqsc(f"{rule} ACTION(REMOVE)")
+    try:
+        assert run_tls_example_like(manager, client_keys) == str(CMQC.MQRC_NOT_AUTHORIZED)
+    finally:
+        manager.run_mqsc(f"{rule} USERSRC(MAP) MCAUSER('app') ACTION(REPLACE)")

@@ -3,9 +3,13 @@ lock; only on a queue manager started with users, see security/__init__.py).
 
 MQOPEN needs, on the object it names (an alias's own name, a model queue's name), one
 authority per open option: input GET, browse BROWSE, output PUT, inquire INQ, set SET, and
-the context options SETID, SETALL, PASSID and PASSALL. A queue-manager object opened to
-inquire needs INQ on the queue manager. MQPUT1 opens the queue the same way (put.put1). The
-user whose MQOPEN created a dynamic queue holds every authority on it. A refusal is
+the context options SETID, SETALL, PASSID and PASSALL; SETID and SETALL are needed on the
+queue manager as well ("authorizations must be granted on both the appropriate queue object
+and also on the queue manager object", MQ's "Granting authority to set context"). Opening a
+model queue, which creates a dynamic queue from it, also needs DSP on the model. A
+queue-manager object opened to inquire needs INQ on the queue manager. MQPUT1 opens the
+queue the same way (put.put1). The user whose MQOPEN created a dynamic queue holds every
+authority on it. A refusal is
 MQRC_NOT_AUTHORIZED, as in MQ; a queue that does not exist is left to the open
 (MQRC_UNKNOWN_OBJECT_NAME).
 
@@ -22,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from spark_mq.embedded.server.errors import MQError
+from spark_mq.embedded.server.queues import ModelQueue
 from spark_mq.embedded.server.security.state import enforced, groups_of, privileged, security_of
 from spark_mq.embedded.server.state import QueueManagerState
 from spark_mq.mqi.constants import CMQC, CMQCFC
@@ -45,6 +50,9 @@ _OPEN_AUTHORITIES = (
 _CONTEXT_AUTHORITIES = frozenset({
     CMQCFC.MQAUTH_SET_IDENTITY_CONTEXT, CMQCFC.MQAUTH_SET_ALL_CONTEXT,
     CMQCFC.MQAUTH_PASS_IDENTITY_CONTEXT, CMQCFC.MQAUTH_PASS_ALL_CONTEXT})
+#: the context authorities MQ also checks on the queue manager object
+_QMGR_CONTEXT_AUTHORITIES = frozenset({
+    CMQCFC.MQAUTH_SET_IDENTITY_CONTEXT, CMQCFC.MQAUTH_SET_ALL_CONTEXT})
 
 
 def open_authorities(options: int) -> set[int]:
@@ -97,8 +105,11 @@ def check_open(qm: QueueManagerState, user: str, object_type: int, name: str,
     if object_type == CMQC.MQOT_Q_MGR:
         check(qm, checked, CMQC.MQOT_Q_MGR, qm.name, needed)
     elif object_type == CMQC.MQOT_Q and name in qm.queues:
+        if isinstance(qm.queues[name], ModelQueue):  # the dynamic queue copies the model's attributes
+            needed.add(CMQCFC.MQAUTH_DISPLAY)
         check(qm, checked, CMQC.MQOT_Q, name, needed - context)
         check(qm, user, CMQC.MQOT_Q, name, context)
+        check(qm, user, CMQC.MQOT_Q_MGR, qm.name, context & _QMGR_CONTEXT_AUTHORITIES)
     elif object_type == CMQC.MQOT_NAMELIST:
         check(qm, checked, CMQC.MQOT_NAMELIST, name, needed)
     elif object_type == CMQC.MQOT_TOPIC:
