@@ -10,6 +10,7 @@ import pytest
 from ibmmq import CMQC, CMQCFC
 
 import spark_mq.embedded as embedded
+from support import depth
 
 AUTH_DATA = "SYSTEM.AUTH.DATA.QUEUE"
 CHLAUTH_DATA = "SYSTEM.CHLAUTH.DATA.QUEUE"
@@ -26,14 +27,6 @@ def fresh(tmp_path):
 
 def connect(manager) -> ibmmq.QueueManager:
     return ibmmq.connect(manager.name, manager.channel, manager.conn_name)
-
-
-def depth(conn, name: str) -> int:
-    queue = ibmmq.Queue(conn, name, CMQC.MQOO_INQUIRE)
-    try:
-        return queue.inquire(CMQC.MQIA_CURRENT_Q_DEPTH)
-    finally:
-        queue.close()
 
 
 def displayed_count(manager, command: str, marker: str) -> int:
