@@ -269,3 +269,31 @@ def test_escape_is_checked_as_its_pcf_equivalent(aqm):
             assert len(shown) == 1 and "QUEUE(AUTH.GEN.A)" in shown[0]
     with pcf_as(aqm, "admin") as pcf:
         assert len(escape(pcf, "DISPLAY QLOCAL(AUTH.GEN.*)")) == 2
+
+
+def topic_records(qm, profile: str) -> int:
+    try:
+        shown = qm.run_mqsc(f"DISPLAY AUTHREC PROFILE('{profile}') OBJTYPE(TOPIC)")
+    except embedded.EmbeddedQueueManagerError:
+        return 0
+    return shown.count(f"PROFILE({profile})")
+
+
+def test_deleting_a_topic_takes_its_records_unless_authrec_no(aqm):
+    for name in ("GONE.TOPIC", "KEPT.TOPIC", "PCF.TOPIC", "PCFKEPT.TOPIC"):
+        aqm.run_mqsc(f"DEFINE TOPIC({name}) TOPICSTR('authrec/{name}') REPLACE\n"
+                     f"SET AUTHREC PROFILE('{name}') PRINCIPAL('app') OBJTYPE(TOPIC) AUTHADD(PUB)")
+    try:
+        aqm.run_mqsc("DELETE TOPIC(GONE.TOPIC)")
+        aqm.run_mqsc("DELETE TOPIC(KEPT.TOPIC) AUTHREC(NO)")
+        with pcf_as(aqm, "admin") as pcf:
+            pcf.MQCMD_DELETE_TOPIC({CMQC.MQCA_TOPIC_NAME: b"PCF.TOPIC"})
+            pcf.MQCMD_DELETE_TOPIC({CMQC.MQCA_TOPIC_NAME: b"PCFKEPT.TOPIC",
+                                    CMQCFC.MQIACF_REMOVE_AUTHREC: CMQCFC.MQRAR_NO})
+            assert refused(pcf.MQCMD_DELETE_TOPIC, {CMQC.MQCA_TOPIC_NAME: b"NO.SUCH.TOPIC"}) \
+                == CMQC.MQRC_UNKNOWN_OBJECT_NAME
+        assert [topic_records(aqm, n) for n in ("GONE.TOPIC", "KEPT.TOPIC", "PCF.TOPIC",
+                                                "PCFKEPT.TOPIC")] == [0, 1, 0, 1]
+    finally:
+        for name in ("KEPT.TOPIC", "PCFKEPT.TOPIC"):
+            aqm.run_mqsc(f"DELETE AUTHREC PROFILE('{name}') PRINCIPAL('app') OBJTYPE(TOPIC)")

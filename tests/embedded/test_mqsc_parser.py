@@ -482,3 +482,12 @@ def test_display_shows_trigger_attributes_as_runmqsc():
                                            "TRIGDATA": ""})
     assert "NOTRIGGER" in shown.split() and "TRIGTYPE(FIRST)" in shown
     assert "TRIGDATA( )" in shown
+
+
+def test_delete_takes_authrec_yes_or_no_for_queues_and_topics():
+    assert one("DELETE QLOCAL(Q) AUTHREC(NO)").flags == {"NOAUTHREC"}
+    assert one("DELETE QALIAS(A) AUTHREC(yes)").flags == {"AUTHREC"}
+    assert one("DELETE TOPIC(T) AUTHREC(NO)").flags == {"NOAUTHREC"}
+    for text in ("DELETE QLOCAL(Q) AUTHREC(MAYBE)", "DELETE TOPIC(T) AUTHREC"):
+        with pytest.raises(MQSCError, match="AUTHREC"):
+            one(text)

@@ -104,7 +104,21 @@ def _namelist(qmgr: QueueManager, command: MQSCCommand) -> str:
                           like=None if like is None else str(like))
 
 
+#: the object types whose DELETE takes AUTHREC(YES|NO), with their authority-record type
+_AUTHREC_TYPES = {"QLOCAL": CMQC.MQOT_Q, "QALIAS": CMQC.MQOT_Q, "QMODEL": CMQC.MQOT_Q,
+                  "TOPIC": CMQC.MQOT_TOPIC}
+
+
 def _apply(qmgr: QueueManager, command: MQSCCommand) -> str:
+    output = _dispatch(qmgr, command)
+    object_type = _AUTHREC_TYPES.get(command.object_type)
+    if command.verb == "DELETE" and object_type is not None and "NOAUTHREC" not in command.flags:
+        # AUTHREC(YES), MQ's default: the records of the object's own name go with it
+        security_of(qmgr).authority.forget_object(object_type, command.name)
+    return output
+
+
+def _dispatch(qmgr: QueueManager, command: MQSCCommand) -> str:
     verb, kind, name = command.verb, command.object_type, command.name
     attrs = dict(command.attributes)
     for flag in ("SHARE", "NOSHARE", "TRIGGER", "NOTRIGGER"):  # keywords that set an attribute
@@ -141,8 +155,6 @@ def _apply(qmgr: QueueManager, command: MQSCCommand) -> str:
         return f"AMQ8008I: IBM MQ queue changed: {name}."
     if verb == "DELETE":
         qmgr.delete(kind, name, purge="PURGE" in command.flags)
-        if "NOAUTHREC" not in command.flags:   # AUTHREC(YES), MQ's default
-            security_of(qmgr).authority.forget_object(CMQC.MQOT_Q, name)
         return f"AMQ8007I: IBM MQ queue deleted: {name}."
     if verb == "CLEAR":
         count = qmgr.clear(name)

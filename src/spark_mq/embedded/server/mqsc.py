@@ -486,7 +486,7 @@ def _generic_command(verb: str, object_type: str, noun: _Param, params: list[_Pa
 
 _TOPIC_FLAGS: dict[str, frozenset[str]] = {
     "DEFINE": frozenset({"REPLACE", "NOREPLACE"}), "ALTER": frozenset(),
-    "DELETE": frozenset({"AUTHREC", "NOAUTHREC"}), "DISPLAY": frozenset()}
+    "DELETE": frozenset(), "DISPLAY": frozenset()}
 
 
 def _topic_command(verb: str, noun: _Param, params: list[_Param], line: int) -> MQSCCommand:
@@ -509,7 +509,9 @@ def _topic_command(verb: str, noun: _Param, params: list[_Param], line: int) -> 
         key = param.keyword
         _check_repeat(key, param, attributes, flags)
         spec = TOPIC_ATTRIBUTES.get(key)
-        if param.values is None:
+        if verb == "DELETE" and key == "AUTHREC" and param.values is not None:
+            flags.add(_authrec_flag(param))
+        elif param.values is None:
             if key not in allowed:
                 valid = ", ".join(sorted(allowed | set(TOPIC_ATTRIBUTES))) if verb != "DELETE" \
                     else ", ".join(sorted(allowed)) or "none"

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from spark_mq.embedded.server.admin import apply_command
 from spark_mq.embedded.server.command_server import pcf
 from spark_mq.embedded.server.command_server.pcf import PCFError
 from spark_mq.embedded.server.command_server.request import (
     Reply,
     Request,
+    authrec_flags,
     matches,
     unknown_object,
 )
 from spark_mq.embedded.server.errors import MQError
+from spark_mq.embedded.server.mqsc import MQSCCommand
 from spark_mq.embedded.server.pubsub import administered
 from spark_mq.embedded.server.pubsub.state import Subscription, TopicObject
 from spark_mq.mqi.constants import CMQC, CMQCFC
@@ -127,7 +130,10 @@ def change_topic(request: Request) -> list[Reply]:
 
 
 def delete_topic(request: Request) -> list[Reply]:
-    _run(administered.delete_topic, request.qm, request.string(CMQC.MQCA_TOPIC_NAME))
+    """Through MQSC's DELETE TOPIC, which also applies MQIACF_REMOVE_AUTHREC."""
+    command = MQSCCommand("DELETE", "TOPIC", request.string(CMQC.MQCA_TOPIC_NAME), {},
+                          frozenset(authrec_flags(request)))
+    _run(apply_command, request.qm, command)
     return [Reply()]
 
 

@@ -21,6 +21,7 @@ from spark_mq.embedded.server.command_server.pcf import PCFError
 from spark_mq.embedded.server.command_server.request import (
     Reply,
     Request,
+    authrec_flags,
     encode,
     matches,
     passes,
@@ -290,12 +291,7 @@ def delete_q(request: Request) -> list[Reply]:
         _check_not_in_use(request, queue)
         if queue.depth and purge != CMQCFC.MQPO_YES:
             raise PCFError(CMQC.MQRC_Q_NOT_EMPTY)
-    flags = {"PURGE"} if purge == CMQCFC.MQPO_YES else set()
-    remove = request.integer(CMQCFC.MQIACF_REMOVE_AUTHREC, CMQCFC.MQRAR_YES)
-    if remove not in (CMQCFC.MQRAR_YES, CMQCFC.MQRAR_NO):
-        raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, CMQCFC.MQIACF_REMOVE_AUTHREC)
-    if remove == CMQCFC.MQRAR_NO:
-        flags.add("NOAUTHREC")
+    flags = authrec_flags(request) | ({"PURGE"} if purge == CMQCFC.MQPO_YES else set())
     _apply(request, "DELETE", queue.kind, queue.name, {}, frozenset(flags))
     return [Reply()]
 

@@ -61,6 +61,15 @@ class Reply:
     command: int | None = None
 
 
+def authrec_flags(request: Request) -> set[str]:
+    """A Delete's MQIACF_REMOVE_AUTHREC as the MQSC flag it is: MQRAR_NO keeps the object's
+    authority records (NOAUTHREC); MQRAR_YES, the default, deletes them (admin.py)."""
+    remove = request.integer(CMQCFC.MQIACF_REMOVE_AUTHREC, CMQCFC.MQRAR_YES)
+    if remove not in (CMQCFC.MQRAR_YES, CMQCFC.MQRAR_NO):
+        raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, CMQCFC.MQIACF_REMOVE_AUTHREC)
+    return {"NOAUTHREC"} if remove == CMQCFC.MQRAR_NO else set()
+
+
 def unknown_object() -> PCFError:
     """What MQ answers when a name, generic or not, matches no object."""
     return PCFError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
