@@ -52,6 +52,9 @@ Reader (`ReadOptions`):
                            SPARK.MQ.READER.STATE)
     claimTimeoutMs         readMode executors: how long a task waits for another attempt of
                            the same partition that holds its claim (default 900000)
+    stopFile               a graceful stop: while this file (on the driver) exists, no new
+                           microbatch is planned, so a query can then be stopped between
+                           batches, without killing tasks in flight (the jobs' Ctrl-C)
 
 exactlyOnce in readMode driver needs no state queue: the message ids of each microbatch travel inside Spark's
 own offset log (see spark_mq/reader/stream.py for the protocol).
@@ -91,7 +94,7 @@ READ_OPTIONS = ("queue", "topic", "topicObject", "subscription", "selector", "de
                 "maxMessagesPerTrigger", "maxBytesPerTrigger",
                 "waitIntervalMs", "readAhead", "backoutThreshold", "backoutQueue",
                 "numPartitions", "prefetch", "orphanedWorkTimeoutMs", "readMode", "stateQueue",
-                "claimTimeoutMs")
+                "claimTimeoutMs", "stopFile")
 WRITE_OPTIONS = ("queue", "topic", "retain", "persistence", "asyncPut", "commitEvery", "delivery",
                  "segmentation", "largeMessageThreshold", "stateQueue", "writerId", "context")
 #: what Spark itself adds: load(path) / save(path), a streaming query's name and checkpoint
@@ -302,6 +305,7 @@ class ReadOptions:
     read_mode: str = "driver"
     state_queue: str = DEFAULT_READER_STATE_QUEUE
     claim_timeout_ms: int = 900_000
+    stop_file: str | None = None
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> ReadOptions:
@@ -331,6 +335,10 @@ class ReadOptions:
         if read_mode == "executors" and delivery != "exactlyOnce":
             raise MQOptionError("delivery", delivery, "exactlyOnce with readMode executors (the "
                                 "other deliveries: readMode driver)")
+        stop_file = opts.get("stopfile")
+        if stop_file is not None and not stop_file.strip():
+            raise MQOptionError("stopFile", stop_file, "the path of a file on the driver, e.g. "
+                                "/tmp/stop-orders: while it exists no new microbatch is planned")
         if "readahead" in opts and read_ahead and delivery != "atMostOnce":
             raise MQOptionError("readAhead", opts["readahead"],
                                 "false, or true only with delivery atMostOnce (read-ahead works "
@@ -362,6 +370,7 @@ class ReadOptions:
             or DEFAULT_READER_STATE_QUEUE,
             claim_timeout_ms=parse_int(opts, "claimtimeoutms", 900_000, 1000, 86_400_000,
                                        "claimTimeoutMs"),
+            stop_file=stop_file.strip() if stop_file else None,
         )
 
     @property

@@ -50,6 +50,7 @@ def test_options_are_case_insensitive_and_canonical():
     ("readahead", "true", "readAhead", "only with delivery atMostOnce"),
     ("connname", "localhost:1414", "connName", "host(port)"),
     ("transport", "carrier-pigeon", "transport", "auto | ibmmq | embedded"),
+    ("stopfile", "  ", "stopFile", "the path of a file on the driver"),
 ])
 def test_bad_options_name_option_value_and_valid_values(key, value, option, valid):
     raw = dict(BASE)

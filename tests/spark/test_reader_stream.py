@@ -140,3 +140,22 @@ def test_errors_fail_the_query_at_start(qm, spark, tmp_path, change, expected):
         finally:
             query.stop()
     assert expected in str(info.value)
+
+
+@pytest.mark.parametrize("read_mode", ["driver", "executors"])
+def test_while_the_stop_file_exists_no_batch_is_planned(qm, conn, make_queue, spark, tmp_path,
+                                                        read_mode):
+    """stopFile, the graceful stop the jobs' Ctrl-C uses: no micro-batch while it exists, and
+    the messages stay on the queue for the next run."""
+    queue = make_queue()
+    put_messages(conn, queue, [b"a", b"b", b"c"])
+    stop_file = tmp_path / "stop"
+    stop_file.touch()
+    options = reader_options(qm, queue, stopFile=str(stop_file), readMode=read_mode)
+    rows, query = run_available_now(spark, options, tmp_path / "first", select=("payload",))
+    assert rows == [] and all(p["numInputRows"] == 0 for p in query.recentProgress)
+    assert depth(conn, queue) == 3
+    stop_file.unlink()
+    rows, _ = run_available_now(spark, options, tmp_path / "second", select=("payload",))
+    assert sorted(r.payload for r in rows) == [b"a", b"b", b"c"]
+    assert depth(conn, queue) == 0

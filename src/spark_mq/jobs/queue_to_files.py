@@ -7,6 +7,7 @@ import argparse
 import os
 from typing import TYPE_CHECKING
 
+from spark_mq.jobs import ctrl_c
 from spark_mq.jobs.cli import csv_list, key_values
 from spark_mq.jobs.errors import JobError
 from spark_mq.jobs.progress import ProgressMonitor
@@ -55,7 +56,7 @@ def main(args: argparse.Namespace) -> int:
     spark = spark_session(f"spark-mq queue_to_files {args.queue}", verbose=args.verbose)
     options = {**connection, "queue": args.queue, "delivery": args.delivery,
                "maxMessagesPerTrigger": str(args.max_messages_per_trigger),
-               **key_values(args.read_options, "--read-option")}
+               **ctrl_c.read_options(), **key_values(args.read_options, "--read-option")}
     if args.selector:
         options["selector"] = args.selector
     messages = spark.readStream.format("mq").options(**options).load()

@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from spark_mq.jobs import ctrl_c
 from spark_mq.jobs.cli import key_values
 from spark_mq.jobs.errors import JobError
 from spark_mq.jobs.plain_mq import PlainMQ
@@ -98,7 +99,7 @@ def run_pipeline(args: argparse.Namespace, connection: dict[str, str], mq: Plain
     spark = spark_session("spark-mq-quickstart", verbose=args.verbose)
     read_options = {**connection, "delivery": args.delivery,
                     "maxMessagesPerTrigger": str(args.max_messages_per_trigger),
-                    **key_values(args.read_options, "--read-option")}
+                    **ctrl_c.read_options(), **key_values(args.read_options, "--read-option")}
     write_options = {**connection, "queue": args.output_queue,
                      **key_values(args.write_options, "--write-option")}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from spark_mq.jobs import ctrl_c
 from spark_mq.jobs.cli import csv_list, key_values
 from spark_mq.jobs.errors import JobError
 from spark_mq.jobs.progress import ProgressMonitor
@@ -60,7 +61,7 @@ def main(args: argparse.Namespace) -> int:
     spark = spark_session(f"spark-mq request/reply bridge {args.request_queue}", verbose=args.verbose)
     read_options = {**connection, "queue": args.request_queue,
                     "maxMessagesPerTrigger": str(args.max_messages_per_trigger),
-                    **key_values(args.read_options, "--read-option")}
+                    **ctrl_c.read_options(), **key_values(args.read_options, "--read-option")}
     # No `queue` option: it would win over the per-row `queue` column (as Spark's Kafka
     # sink's `topic` option does), and each reply must go to its own request's ReplyToQ.
     write_options = {**connection, **key_values(args.write_options, "--write-option")}

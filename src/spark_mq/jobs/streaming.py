@@ -35,6 +35,8 @@ def await_query(query: StreamingQuery, args: argparse.Namespace, monitor: Progre
             query.awaitTermination(1)
             monitor.poll()
             if stop_requested() or (deadline is not None and time.monotonic() >= deadline):
+                if stop_requested():
+                    await_batch_boundary([query])
                 query.stop()   # a batch in flight is backed out in MQ and replayed on restart
                 break
         monitor.poll()
@@ -44,7 +46,7 @@ def await_query(query: StreamingQuery, args: argparse.Namespace, monitor: Progre
     if failure is not None:
         raise failure
     if stop_requested():
-        raise Interrupted(monitor.summary())
+        raise Interrupted(monitor.summary)
 
 
 def wait_for_pipeline(queries: list[StreamingQuery], monitor: ProgressMonitor, last_label: str, expected: int,
@@ -78,7 +80,7 @@ def wait_for_pipeline(queries: list[StreamingQuery], monitor: ProgressMonitor, l
             else:
                 empty_since = None
             if stop_requested():
-                raise Interrupted(monitor.summary())
+                raise Interrupted(monitor.summary)
             if now > deadline:
                 raise JobError(f"the pipeline did not finish within {timeout:.0f} s: "
                                f"{monitor.rows(last_label):,} of {expected:,} rows out (see --timeout)")
@@ -91,6 +93,8 @@ def wait_for_pipeline(queries: list[StreamingQuery], monitor: ProgressMonitor, l
                 break
             time.sleep(0.5)
     finally:
+        if stop_requested():
+            await_batch_boundary(queries)
         for query in queries:
             if query.isActive:
                 query.stop()
@@ -101,3 +105,18 @@ def wait_for_pipeline(queries: list[StreamingQuery], monitor: ProgressMonitor, l
         if failure is not None:
             raise failure
     return done_at
+
+
+def await_batch_boundary(queries: list[StreamingQuery], timeout: float = 60.0) -> None:
+    """After Ctrl-C, wait (at most `timeout` s) until no query has a trigger running.
+
+    Ctrl-C has created the readers' stopFile (ctrl_c.py), so a trigger that starts after it
+    plans no batch; once a query shows no trigger running, the batch it had in flight is
+    done and stopping it kills no task. Past the timeout the queries are stopped anyway:
+    what was in flight is backed out and replayed on restart."""
+    deadline = time.monotonic() + timeout
+    waiting = list(queries)
+    while waiting and time.monotonic() < deadline:
+        waiting = [q for q in waiting if q.isActive and q.status["isTriggerActive"]]
+        if waiting:
+            time.sleep(0.1)
