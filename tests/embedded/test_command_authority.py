@@ -196,10 +196,10 @@ def test_administrators_may_do_everything(aqm):
 
 # --- deleting a queue takes its authority records (AUTHREC(YES), MQ's default) ----------------
 
-def records_for(qm, profile: str) -> int:
+def records_for(qm, profile: str, objtype: str = "QUEUE") -> int:
     """The records of exactly this profile (DISPLAY shows generic profiles covering it too)."""
     try:
-        shown = qm.run_mqsc(f"DISPLAY AUTHREC PROFILE('{profile}') OBJTYPE(QUEUE)")
+        shown = qm.run_mqsc(f"DISPLAY AUTHREC PROFILE('{profile}') OBJTYPE({objtype})")
     except embedded.EmbeddedQueueManagerError:   # AMQ8459E: none at all
         return 0
     return shown.count(f"PROFILE({profile})")
@@ -271,14 +271,6 @@ def test_escape_is_checked_as_its_pcf_equivalent(aqm):
         assert len(escape(pcf, "DISPLAY QLOCAL(AUTH.GEN.*)")) == 2
 
 
-def topic_records(qm, profile: str) -> int:
-    try:
-        shown = qm.run_mqsc(f"DISPLAY AUTHREC PROFILE('{profile}') OBJTYPE(TOPIC)")
-    except embedded.EmbeddedQueueManagerError:
-        return 0
-    return shown.count(f"PROFILE({profile})")
-
-
 def test_deleting_a_topic_takes_its_records_unless_authrec_no(aqm):
     for name in ("GONE.TOPIC", "KEPT.TOPIC", "PCF.TOPIC", "PCFKEPT.TOPIC"):
         aqm.run_mqsc(f"DEFINE TOPIC({name}) TOPICSTR('authrec/{name}') REPLACE\n"
@@ -292,8 +284,8 @@ def test_deleting_a_topic_takes_its_records_unless_authrec_no(aqm):
                                     CMQCFC.MQIACF_REMOVE_AUTHREC: CMQCFC.MQRAR_NO})
             assert refused(pcf.MQCMD_DELETE_TOPIC, {CMQC.MQCA_TOPIC_NAME: b"NO.SUCH.TOPIC"}) \
                 == CMQC.MQRC_UNKNOWN_OBJECT_NAME
-        assert [topic_records(aqm, n) for n in ("GONE.TOPIC", "KEPT.TOPIC", "PCF.TOPIC",
-                                                "PCFKEPT.TOPIC")] == [0, 1, 0, 1]
+        assert [records_for(aqm, n, "TOPIC") for n in ("GONE.TOPIC", "KEPT.TOPIC", "PCF.TOPIC",
+                                                       "PCFKEPT.TOPIC")] == [0, 1, 0, 1]
     finally:
         for name in ("KEPT.TOPIC", "PCFKEPT.TOPIC"):
             aqm.run_mqsc(f"DELETE AUTHREC PROFILE('{name}') PRINCIPAL('app') OBJTYPE(TOPIC)")
