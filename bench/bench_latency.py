@@ -15,16 +15,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import struct
 import sys
-import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_reader import bench_spark  # noqa: E402 - the benchmarks' Spark session
+from bench_reader import spark_bench  # noqa: E402 - the benchmarks' queue manager and Spark
 
 WARM_UP = 3.0
 STAMP = struct.Struct(">d")
@@ -130,22 +128,12 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="seconds per run (default 20)")
     args = parser.parse_args()
 
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    import spark_mq.embedded as embedded
-    embedded.install()
-    import ibmmq
-
-    from spark_mq.jobs.request_reply_bridge import replies
-
-    work = tempfile.mkdtemp(prefix="bench-latency-")
-    qm = embedded.EmbeddedQueueManager(os.path.join(work, "qm"), name="QM1").start()
-    spark = None
-    try:
+    with spark_bench("latency") as bench:
+        from spark_mq.jobs.request_reply_bridge import replies  # after the embedded transport
+        qm, spark, work, ibmmq = bench.qm, bench.spark, bench.work, bench.ibmmq
         qm.run_mqsc("\n".join(f"DEFINE QLOCAL({name}) MAXDEPTH(999999999) REPLACE"
                               for name in ("LAT.IN", "LAT.OUT", "LAT.REQ", "LAT.REPLY", "LAT.NOREPLY")))
-        spark = bench_spark("bench-latency")
-        connection = {"queueManager": qm.name, "connName": qm.conn_name, "channel": qm.channel,
-                      "transport": "embedded"}
+        connection = bench.options()
         figures: dict[str, dict[str, float]] = {}
         figures["Spark floor: rate source -> sink"] = percentiles(
             rate_floor(spark, args.rate, args.seconds, os.path.join(work, "ck-rate")))
@@ -174,11 +162,6 @@ def main() -> int:
                                      "notes": f"{args.rate:g} msg/s for {args.seconds:g} s per run, first "
                                               f"{WARM_UP:g} s left out, default trigger, local[2]"}))
         return 0
-    finally:
-        if spark is not None:
-            spark.stop()
-        qm.stop()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

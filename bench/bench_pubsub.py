@@ -12,17 +12,13 @@ because a shared machine's load drifts. Figures are printed, never asserted.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import shutil
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench_reader import bench_spark, spark_run  # noqa: E402 - the same Spark run into noop
+from bench_reader import message_arguments, report, spark_bench, spark_run  # noqa: E402
 
 BODY = b"x" * 1024
 TOPIC = "bench/orders/eu"
@@ -85,33 +81,14 @@ def bare_subscriber(ibmmq, conn, count: int, batch: int) -> tuple[float, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--messages", type=int, default=100_000)
-    parser.add_argument("--batch", type=int, default=10_000, help="maxMessagesPerTrigger")
-    parser.add_argument("--quick", action="store_true", help="20k messages")
-    args = parser.parse_args()
-    count = 20_000 if args.quick else args.messages
-
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    import spark_mq.embedded as embedded
-    embedded.install()
-    import ibmmq
-
-    work = tempfile.mkdtemp(prefix="bench-pubsub-")
-    qm = embedded.EmbeddedQueueManager(os.path.join(work, "qm"), name="QM1").start()
-    spark = None
-    try:
+    args, count = message_arguments(__doc__, 100_000, 20_000)
+    with spark_bench("pubsub", args.batch) as bench:
+        ibmmq, conn, spark, work = bench.ibmmq, bench.conn, bench.spark, bench.work
         # a durable subscription's managed queue takes the model's MAXDEPTH (5000): make room
         # for the whole run, or persistent publications past it fail (2053, PMSGDLV ALLDUR)
-        qm.run_mqsc(f"ALTER QMGR MAXUMSGS({max(10000, args.batch * 2)})\n"
-                    "ALTER QMODEL(SYSTEM.DURABLE.MODEL.QUEUE) MAXDEPTH(999999999)")
-        conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
-        spark = bench_spark("bench-pubsub")
-        import spark_mq
-        spark_mq.register(spark)
-        options = {"queueManager": qm.name, "connName": qm.conn_name, "channel": qm.channel,
-                   "topic": TOPIC, "subscription": "BENCH.SPARK", "transport": "embedded",
-                   "maxMessagesPerTrigger": str(args.batch), "waitIntervalMs": "0"}
+        bench.qm.run_mqsc("ALTER QMODEL(SYSTEM.DURABLE.MODEL.QUEUE) MAXDEPTH(999999999)")
+        options = bench.options(topic=TOPIC, subscription="BENCH.SPARK",
+                                maxMessagesPerTrigger=str(args.batch), waitIntervalMs="0")
         # warm-up: makes the durable subscription; Spark starts its Python workers
         spark_run(spark, dict(options), os.path.join(work, "ck-warm"))
         publish(ibmmq, conn, 2000)
@@ -139,19 +116,11 @@ def main() -> int:
             "spark end-to-end / bare end-to-end": round(
                 figures["spark publish -> delivered msg/s"] / bare_end, 2),
         }
-        for key, value in {**figures, **ratios}.items():
-            print(f"{key:60s} {value}")
-        print("BENCH " + json.dumps({
-            "name": "pubsub", "figures": figures, "ratios": ratios,
-            "notes": f"1 KiB persistent publications, {count} per run, one durable managed "
-                     f"subscription, maxMessagesPerTrigger {args.batch}, noop sink, "
-                     "Trigger.AvailableNow, local[2]; Spark times include query start-up"}))
+        report("pubsub", figures, ratios,
+               f"1 KiB persistent publications, {count} per run, one durable managed subscription, "
+               f"maxMessagesPerTrigger {args.batch}, noop sink, Trigger.AvailableNow, local[2]; "
+               "Spark times include query start-up")
         return 0
-    finally:
-        if spark is not None:
-            spark.stop()
-        qm.stop()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

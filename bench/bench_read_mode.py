@@ -18,18 +18,22 @@ can be computed from. Figures are printed, never asserted.
 """
 from __future__ import annotations
 
-import argparse
 import cProfile
-import json
 import os
 import pstats
-import shutil
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_reader import BODY, bare_syncpoint_get, bench_spark, fill, spark_run  # noqa: E402
+from bench_reader import (  # noqa: E402
+    BODY,
+    bare_syncpoint_get,
+    fill,
+    message_arguments,
+    report,
+    spark_bench,
+    spark_run,
+)
 
 
 def profile_partition(qm, queue: str, state_queue: str, messages: int) -> dict[str, float]:
@@ -74,30 +78,13 @@ def profile_partition(qm, queue: str, state_queue: str, messages: int) -> dict[s
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--messages", type=int, default=50_000)
-    parser.add_argument("--batch", type=int, default=10_000, help="maxMessagesPerTrigger")
-    parser.add_argument("--quick", action="store_true", help="10k messages")
-    args = parser.parse_args()
-    count = 10_000 if args.quick else args.messages
-
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    import spark_mq.embedded as embedded
-    embedded.install()
-    import ibmmq
-
-    work = tempfile.mkdtemp(prefix="bench-read-mode-")
-    qm = embedded.EmbeddedQueueManager(os.path.join(work, "qm"), name="QM1").start()
-    spark = None
-    try:
+    args, count = message_arguments(__doc__, 50_000, 10_000)
+    with spark_bench("read-mode", args.batch) as bench:
+        ibmmq, conn, spark, work, qm = bench.ibmmq, bench.conn, bench.spark, bench.work, bench.qm
         qm.run_mqsc("DEFINE QLOCAL(BENCH.READ) MAXDEPTH(999999999) REPLACE\n"
-                    "DEFINE QLOCAL(BENCH.STATE) MAXDEPTH(999999999) REPLACE\n"
-                    f"ALTER QMGR MAXUMSGS({max(10000, args.batch * 2)})")
-        conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
-        spark = bench_spark("bench-read-mode")
-        options = {"queueManager": qm.name, "connName": qm.conn_name, "channel": qm.channel,
-                   "queue": "BENCH.READ", "transport": "embedded", "stateQueue": "BENCH.STATE",
-                   "maxMessagesPerTrigger": str(args.batch), "waitIntervalMs": "0"}
+                    "DEFINE QLOCAL(BENCH.STATE) MAXDEPTH(999999999) REPLACE")
+        options = bench.options(queue="BENCH.READ", stateQueue="BENCH.STATE",
+                                maxMessagesPerTrigger=str(args.batch), waitIntervalMs="0")
         fill(ibmmq, conn, "BENCH.READ", 2000, persistent=True)
         spark_run(spark, dict(options), os.path.join(work, "ck-warm"))
 
@@ -122,18 +109,10 @@ def main() -> int:
         figures.update(profile_partition(qm, "BENCH.READ", "BENCH.STATE", min(count, args.batch)))
         ratios = {f"{label} / bare": round(figures[f"readMode {label} msg/s"]
                                            / figures["bare syncpoint get msg/s"], 2) for label, _ in runs}
-        for key, value in {**figures, **ratios}.items():
-            print(f"{key:60s} {value}")
-        print("BENCH " + json.dumps({
-            "name": "read_mode", "figures": figures, "ratios": ratios,
-            "notes": f"1 KiB persistent messages, {count} per run, maxMessagesPerTrigger {args.batch}, "
-                     "noop sink, Trigger.AvailableNow, local[2], one embedded queue manager process"}))
+        report("read_mode", figures, ratios,
+               f"1 KiB persistent messages, {count} per run, maxMessagesPerTrigger {args.batch}, "
+               "noop sink, Trigger.AvailableNow, local[2], one embedded queue manager process")
         return 0
-    finally:
-        if spark is not None:
-            spark.stop()
-        qm.stop()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ Figures are printed, never asserted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -26,6 +27,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BODY = b"x" * 1024
@@ -173,6 +177,67 @@ class MemorySampler(threading.Thread):
         return out
 
 
+@dataclass
+class SparkBench:
+    """A Spark benchmark's world (see `spark_bench`)."""
+    work: str          # a scratch folder, removed afterwards
+    qm: Any            # the embedded queue manager
+    ibmmq: Any         # IBM's module, on the embedded transport
+    conn: Any          # a client connection for the bare loops
+    spark: Any         # local[2] Spark with the "mq" source
+
+    def options(self, **extra: str) -> dict[str, str]:
+        """The reader's or writer's connection options, plus `extra`."""
+        return {"queueManager": self.qm.name, "connName": self.qm.conn_name,
+                "channel": self.qm.channel, "transport": "embedded", **extra}
+
+
+@contextlib.contextmanager
+def spark_bench(name: str, batch: int = 10_000) -> Iterator[SparkBench]:
+    """An embedded queue manager in a fresh folder, whose MAXUMSGS holds a microbatch of
+    `batch` messages (a microbatch is one unit of work), a connection to it and the
+    benchmarks' Spark; all stopped and removed afterwards."""
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    import spark_mq.embedded as embedded
+    embedded.install()
+    import ibmmq
+
+    work = tempfile.mkdtemp(prefix=f"bench-{name}-")
+    qm = embedded.EmbeddedQueueManager(os.path.join(work, "qm"), name="QM1").start()
+    spark = None
+    try:
+        qm.run_mqsc(f"ALTER QMGR MAXUMSGS({max(10000, batch * 2)})")
+        conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
+        spark = bench_spark(f"bench-{name}")
+        import spark_mq
+        spark_mq.register(spark)
+        yield SparkBench(work, qm, ibmmq, conn, spark)
+    finally:
+        if spark is not None:
+            spark.stop()
+        qm.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def message_arguments(doc: str, messages: int, quick: int) -> tuple[argparse.Namespace, int]:
+    """--messages, --batch and --quick, as the throughput benchmarks take them; returns the
+    arguments and the message count of the run."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--messages", type=int, default=messages)
+    parser.add_argument("--batch", type=int, default=10_000, help="maxMessagesPerTrigger")
+    parser.add_argument("--quick", action="store_true", help=f"{quick // 1000}k messages")
+    args = parser.parse_args()
+    return args, quick if args.quick else args.messages
+
+
+def report(name: str, figures: dict, ratios: dict, notes: str) -> None:
+    """Print the figures and ratios, then the BENCH line run_all.py collects."""
+    for key, value in {**figures, **ratios}.items():
+        print(f"{key:60s} {value}")
+    print("BENCH " + json.dumps({"name": name, "figures": figures, "ratios": ratios,
+                                 "notes": notes}))
+
+
 def bench_spark(app_name: str):
     """The benchmarks' Spark: local[2], quiet, every progress entry kept (rows are counted
     from them; Spark keeps the last 100 by default)."""
@@ -202,32 +267,12 @@ def spark_run(spark, options: dict, checkpoint: str) -> tuple[int, float, dict]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--messages", type=int, default=100_000)
-    parser.add_argument("--batch", type=int, default=10_000, help="maxMessagesPerTrigger")
-    parser.add_argument("--quick", action="store_true", help="20k messages")
-    args = parser.parse_args()
-    count = 20_000 if args.quick else args.messages
-
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    import spark_mq.embedded as embedded
-    embedded.install()
-    import ibmmq
-
-    work = tempfile.mkdtemp(prefix="bench-reader-")
-    qm = embedded.EmbeddedQueueManager(os.path.join(work, "qm"), name="QM1").start()
-    spark = None
-    try:
-        # a microbatch is one unit of work: let it hold more than MQ's default 10000 gets
-        qm.run_mqsc("DEFINE QLOCAL(BENCH.READ) MAXDEPTH(999999999) REPLACE\n"
-                    f"ALTER QMGR MAXUMSGS({max(10000, args.batch * 2)})")
-        conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
-        spark = bench_spark("bench-reader")
-        import spark_mq
-        spark_mq.register(spark)
-        options = {"queueManager": qm.name, "connName": qm.conn_name, "channel": qm.channel,
-                   "queue": "BENCH.READ", "transport": "embedded",
-                   "maxMessagesPerTrigger": str(args.batch), "waitIntervalMs": "0"}
+    args, count = message_arguments(__doc__, 100_000, 20_000)
+    with spark_bench("reader", args.batch) as bench:
+        ibmmq, conn, spark, work = bench.ibmmq, bench.conn, bench.spark, bench.work
+        bench.qm.run_mqsc("DEFINE QLOCAL(BENCH.READ) MAXDEPTH(999999999) REPLACE")
+        options = bench.options(queue="BENCH.READ", maxMessagesPerTrigger=str(args.batch),
+                                waitIntervalMs="0")
 
         figures: dict[str, float] = {"messages": count, "batch": args.batch}
         # warm-up: Spark starts its Python workers (and imports pyarrow) on the first query
@@ -272,21 +317,11 @@ def main() -> int:
             "atMostOnce / bare read-ahead get": round(figures["atMostOnce msg/s"]
                                                       / figures["bare read-ahead get msg/s"], 2),
         }
-        for key, value in figures.items():
-            print(f"{key:60s} {value}")
-        for key, value in ratios.items():
-            print(f"{key:60s} {value}")
-        print("BENCH " + json.dumps({
-            "name": "reader", "figures": figures, "ratios": ratios,
-            "notes": f"1 KiB messages, {count} per run, maxMessagesPerTrigger {args.batch}, "
-                     "noop sink, Trigger.AvailableNow, local[2]; Spark times include query "
-                     "start-up (after one warm-up query)"}))
+        report("reader", figures, ratios,
+               f"1 KiB messages, {count} per run, maxMessagesPerTrigger {args.batch}, noop sink, "
+               "Trigger.AvailableNow, local[2]; Spark times include query start-up (after one "
+               "warm-up query)")
         return 0
-    finally:
-        if spark is not None:
-            spark.stop()
-        qm.stop()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
