@@ -15,10 +15,12 @@ from spark_mq.embedded.server.command_server import pcf
 from spark_mq.embedded.server.command_server.attributes import Value, padded
 from spark_mq.embedded.server.command_server.pcf import PCFError
 from spark_mq.embedded.server.command_server.request import (
+    KeywordTable,
     Reply,
     Request,
     encode,
     matches,
+    mqsc_value,
     passes,
     unknown_object,
 )
@@ -30,7 +32,7 @@ from spark_mq.mqi.constants import CMQC, CMQCFC
 _NAME = CMQC.MQCA_AUTH_INFO_NAME
 _TYPE = CMQC.MQIA_AUTH_INFO_TYPE
 #: PCF parameter -> (AUTHINFO attribute, {PCF value: keyword} for keyword attributes)
-_CHANGES: dict[int, tuple[str, dict[int, str] | None]] = {
+_CHANGES: KeywordTable = {
     CMQC.MQCA_AUTH_INFO_DESC: ("DESCR", None),
     CMQC.MQIA_CHECK_CLIENT_BINDING: ("CHCKCLNT", {v: k for k, v in authinfo.CHECK_VALUES.items()}),
     CMQC.MQIA_CHECK_LOCAL_BINDING: ("CHCKLOCL", {v: k for k, v in authinfo.CHECK_VALUES.items()}),
@@ -105,18 +107,13 @@ def _attributes(request: Request) -> dict[str, object]:
         if parameter.id not in _CHANGES:
             continue
         keyword, words = _CHANGES[parameter.id]
-        if isinstance(parameter.value, bytes):
-            attributes[keyword] = pcf.text(parameter.value)
-        elif words is not None:
-            if parameter.value not in words:
-                raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, parameter.id)
-            attributes[keyword] = words[parameter.value]
-        else:
-            spec = authinfo.ATTRIBUTES[keyword]
+        value = mqsc_value(parameter, words)
+        if isinstance(value, int):   # checked as MQSC checks it (FAILDLAY's bounds, ...)
             try:
-                attributes[keyword] = spec.coerce(str(parameter.value))
+                value = authinfo.ATTRIBUTES[keyword].coerce(str(value))
             except ValueError:
                 raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, parameter.id) from None
+        attributes[keyword] = value
     return attributes
 
 

@@ -16,10 +16,12 @@ from spark_mq.embedded.server.command_server import pcf
 from spark_mq.embedded.server.command_server.attributes import Value, padded
 from spark_mq.embedded.server.command_server.pcf import PCFError
 from spark_mq.embedded.server.command_server.request import (
+    KeywordTable,
     Reply,
     Request,
     encode,
     matches,
+    mqsc_value,
     passes,
     unknown_object,
 )
@@ -28,7 +30,7 @@ from spark_mq.mqi.constants import CMQC, CMQCFC, CMQXC
 
 #: Create/Change Channel's parameters -> the SVRCONN attribute (channels.SVRCONN_ATTRIBUTES)
 #: and, for integers that stand for keywords, the keyword of each value
-_CHANGES: dict[int, tuple[str, dict[int, str] | None]] = {
+_CHANGES: KeywordTable = {
     CMQCFC.MQCACH_DESC: ("DESCR", None),
     CMQCFC.MQCACH_MCA_USER_ID: ("MCAUSER", None),
     CMQCFC.MQCACH_SSL_CIPHER_SPEC: ("SSLCIPH", None),
@@ -129,14 +131,7 @@ def _attributes(request: Request) -> dict[str, object]:
         if parameter.id not in _CHANGES:
             continue
         keyword, words = _CHANGES[parameter.id]
-        if isinstance(parameter.value, bytes):
-            attributes[keyword] = pcf.text(parameter.value)
-        elif words is not None:
-            if parameter.value not in words:
-                raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, parameter.id)
-            attributes[keyword] = words[parameter.value]
-        else:
-            attributes[keyword] = str(parameter.value)
+        attributes[keyword] = str(mqsc_value(parameter, words))
     return attributes
 
 

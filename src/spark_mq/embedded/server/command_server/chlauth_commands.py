@@ -11,7 +11,7 @@ from __future__ import annotations
 from spark_mq.embedded.server.admin import apply_command
 from spark_mq.embedded.server.command_server import pcf
 from spark_mq.embedded.server.command_server.pcf import PCFError
-from spark_mq.embedded.server.command_server.request import Reply, Request
+from spark_mq.embedded.server.command_server.request import KeywordTable, Reply, Request, mqsc_value
 from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError
 from spark_mq.embedded.server.security.authinfo import CHECK_VALUES
 from spark_mq.embedded.server.security.mqsc_commands import security_command
@@ -25,7 +25,7 @@ _TYPES = {CMQCFC.MQCAUT_BLOCKUSER: "BLOCKUSER", CMQCFC.MQCAUT_BLOCKADDR: "BLOCKA
 _ACTIONS = {CMQCFC.MQACT_ADD: "ADD", CMQCFC.MQACT_REPLACE: "REPLACE",
             CMQCFC.MQACT_REMOVE: "REMOVE", CMQCFC.MQACT_REMOVEALL: "REMOVEALL"}
 #: PCF parameter -> (SET CHLAUTH keyword, {PCF value: keyword} for keyword attributes)
-_KEYWORDS: dict[int, tuple[str, dict[int, str] | None]] = {
+_KEYWORDS: KeywordTable = {
     CMQCFC.MQIACF_CHLAUTH_TYPE: ("TYPE", _TYPES),
     CMQCFC.MQIACF_ACTION: ("ACTION", _ACTIONS),
     CMQCFC.MQCACH_CONNECTION_NAME: ("ADDRESS", None),
@@ -73,13 +73,9 @@ def _attributes(request: Request) -> dict[str, object]:
         if parameter.id in _LISTS:
             attributes[keyword] = _quoted([pcf.text(item) if isinstance(item, bytes) else str(item)
                                            for item in parameter.value])
-        elif isinstance(parameter.value, bytes):
-            attributes[keyword] = pcf.text(parameter.value)
-        elif words is not None:
-            if parameter.value not in words:
-                raise PCFError(_VALUE_ERRORS.get(parameter.id, CMQCFC.MQRCCF_PARM_VALUE_ERROR),
-                               parameter.id)
-            attributes[keyword] = words[parameter.value]
+        else:
+            attributes[keyword] = mqsc_value(
+                parameter, words, _VALUE_ERRORS.get(parameter.id, CMQCFC.MQRCCF_PARM_VALUE_ERROR))
     return attributes
 
 

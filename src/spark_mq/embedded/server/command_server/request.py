@@ -61,6 +61,24 @@ class Reply:
     command: int | None = None
 
 
+#: PCF parameter -> (the MQSC keyword it sets, {PCF value: MQSC word} for integers that
+#: stand for keywords, else None): how Create/Change commands become MQSC
+KeywordTable = dict[int, tuple[str, dict[int, str] | None]]
+
+
+def mqsc_value(parameter: Parameter, words: dict[int, str] | None,
+               value_error: int = CMQCFC.MQRCCF_PARM_VALUE_ERROR) -> str | int:
+    """One PCF parameter's value as its MQSC attribute takes it: the text of a string, the
+    word an integer stands for (`value_error` when it stands for none), else the integer."""
+    if isinstance(parameter.value, bytes):
+        return pcf.text(parameter.value)
+    if words is None:
+        return int(parameter.value)
+    if parameter.value not in words:
+        raise PCFError(value_error, parameter.id)
+    return words[parameter.value]
+
+
 def authrec_flags(request: Request) -> set[str]:
     """A Delete's MQIACF_REMOVE_AUTHREC as the MQSC flag it is: MQRAR_NO keeps the object's
     authority records (NOAUTHREC); MQRAR_YES, the default, deletes them (admin.py)."""
