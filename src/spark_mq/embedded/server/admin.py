@@ -22,6 +22,7 @@ from spark_mq.embedded.server.mqsc_attributes import (
 from spark_mq.embedded.server.pubsub import admin as pubsub_admin
 from spark_mq.embedded.server.qmgr_attributes import status_attributes
 from spark_mq.embedded.server.queues import LocalQueue
+from spark_mq.embedded.server.runmqsc_layout import render
 from spark_mq.embedded.server.security import authinfo
 from spark_mq.embedded.server.security import mqsc_admin as security_admin
 from spark_mq.embedded.server.security.mqsc_commands import OBJECT_TYPES_CHECKED as SECURITY_TYPES
@@ -199,7 +200,6 @@ _DISPLAY_HEADERS = {
     "QMGR": ("AMQ8408I: Display Queue Manager details.", "QMNAME"),
     "CHANNEL": ("AMQ8414I: Display Channel details.", "CHANNEL"),
 }
-_COLUMN = 40   # runmqsc prints two 40-character columns indented by three blanks
 
 
 def _display_item(key: str, value: object, specs: Mapping[str, AttributeSpec]) -> str:
@@ -234,11 +234,4 @@ def format_display(object_type: str, name: str, attributes: dict) -> str:
     for key in sorted(attributes):
         if key not in ("TYPE", "QUEUE", "QMNAME", "CHLTYPE") and attributes[key] is not None:
             items.append(_display_item(key, attributes[key], specs))
-    lines = [header]
-    while items:
-        left = items.pop(0)
-        if items and len(left) < _COLUMN:
-            lines.append("   " + left.ljust(_COLUMN) + items.pop(0))
-        else:
-            lines.append("   " + left)
-    return "\n".join(lines)
+    return render(header, items)

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from spark_mq.embedded.server.mqsc import MQSCCommand
+from spark_mq.embedded.server.runmqsc_layout import render
 from spark_mq.embedded.server.security import authinfo, chlauth
 from spark_mq.embedded.server.security.authority import (
     AUTH_KEYWORDS,
@@ -28,7 +29,6 @@ from spark_mq.embedded.server.security.authority import (
 from spark_mq.embedded.server.security.state import groups_of, refresh_connauth, security_of
 from spark_mq.embedded.server.state import QueueManagerState
 
-_COLUMN = 40
 #: the attributes DISPLAY CHLAUTH shows for each type of rule
 _SHOWN = {"BLOCKUSER": {"USERLIST", "DESCR", "WARN"}, "BLOCKADDR": {"ADDRLIST", "DESCR", "WARN"},
           "USERMAP": {"USERSRC", "MCAUSER", "CHCKCLNT", "DESCR", "WARN"},
@@ -174,15 +174,3 @@ def _items(values: dict[str, Any], flags: Iterable[str], skip: Iterable[str] = (
         text = str(value)
         items.append(f"{key}({text if text else ' '})")
     return items
-
-
-def render(header: str, items: list[str]) -> str:
-    """runmqsc's layout: the header, then two 40-character columns indented by three blanks."""
-    lines = [header]
-    while items:
-        left = items.pop(0)
-        if items and len(left) < _COLUMN:
-            lines.append("   " + left.ljust(_COLUMN) + items.pop(0))
-        else:
-            lines.append("   " + left)
-    return "\n".join(lines)
