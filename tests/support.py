@@ -458,3 +458,21 @@ def activated_environment() -> dict[str, str]:
         if name in os.environ:
             env[name] = os.environ[name]
     return env
+
+
+def mqsc_one(text: str):
+    """The one command an MQSC text parses into (the parser tests)."""
+    from spark_mq.embedded.server.mqsc import parse_mqsc
+    commands = parse_mqsc(text)
+    assert len(commands) == 1, commands
+    return commands[0]
+
+
+def mqsc_error(text: str):
+    """The MQSCError an MQSC text is refused with (the parser tests)."""
+    import pytest
+
+    from spark_mq.embedded.server.mqsc import MQSCError, parse_mqsc
+    with pytest.raises(MQSCError) as info:
+        parse_mqsc(text)
+    return info.value

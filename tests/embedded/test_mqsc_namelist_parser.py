@@ -4,19 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError, parse_mqsc
-
-
-def one(text: str) -> MQSCCommand:
-    commands = parse_mqsc(text)
-    assert len(commands) == 1, commands
-    return commands[0]
-
-
-def error(text: str) -> MQSCError:
-    with pytest.raises(MQSCError) as info:
-        parse_mqsc(text)
-    return info.value
+from spark_mq.embedded.server.mqsc import MQSCCommand
+from support import mqsc_error as error
+from support import mqsc_one as one
 
 
 def test_define_namelist_types_names_and_keeps_quoted_case():

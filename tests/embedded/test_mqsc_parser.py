@@ -16,19 +16,8 @@ from spark_mq.embedded.server.mqsc_attributes import (
     default_attributes,
 )
 from spark_mq.embedded.server.security.defaults import DEVELOPER_SECURITY_MQSC, SYSTEM_SECURITY_MQSC
-
-
-def one(text: str) -> MQSCCommand:
-    commands = parse_mqsc(text)
-    assert len(commands) == 1, commands
-    return commands[0]
-
-
-def error(text: str) -> MQSCError:
-    with pytest.raises(MQSCError) as info:
-        parse_mqsc(text)
-    return info.value
-
+from support import mqsc_error as error
+from support import mqsc_one as one
 
 # --- basic shape ------------------------------------------------------------------------
 

@@ -6,18 +6,8 @@ import pytest
 
 from spark_mq.embedded.server.mqsc import MQSCError, parse_mqsc
 from spark_mq.embedded.server.security.mqsc_commands import split_list
-
-
-def one(text: str):
-    commands = parse_mqsc(text)
-    assert len(commands) == 1
-    return commands[0]
-
-
-def error(text: str) -> MQSCError:
-    with pytest.raises(MQSCError) as exc:
-        parse_mqsc(text)
-    return exc.value
+from support import mqsc_error as error
+from support import mqsc_one as one
 
 
 def test_define_authinfo_is_typed():

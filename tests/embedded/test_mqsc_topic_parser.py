@@ -4,25 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError, parse_mqsc
+from spark_mq.embedded.server.mqsc import MQSCCommand
 from spark_mq.embedded.server.pubsub.matching import compile_pattern, fixed_prefix
 from spark_mq.embedded.server.pubsub.topic_attributes import (
     BASE_TOPIC_ATTRIBUTES,
     TOPIC_ATTRIBUTES,
     default_topic_attributes,
 )
-
-
-def one(text: str) -> MQSCCommand:
-    commands = parse_mqsc(text)
-    assert len(commands) == 1, commands
-    return commands[0]
-
-
-def error(text: str) -> MQSCError:
-    with pytest.raises(MQSCError) as info:
-        parse_mqsc(text)
-    return info.value
+from support import mqsc_error as error
+from support import mqsc_one as one
 
 
 def test_define_topic_keeps_quoted_topic_string_case():
