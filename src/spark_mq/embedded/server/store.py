@@ -45,7 +45,7 @@ class Store:
         self._db.execute("PRAGMA wal_autocheckpoint=0")
         self._path = os.path.join(data_dir, "qmgr.db")
         self._stop = threading.Event()
-        self._watchers: list[Callable[[str, str, dict | None], None]] = []
+        self._watchers: list[Callable[[str, str, str | None], None]] = []
         self._db.executescript(
             """
             CREATE TABLE IF NOT EXISTS objects (
@@ -80,16 +80,18 @@ class Store:
         self._db.close()
 
     # --- object definitions -------------------------------------------------------------
-    def watch(self, watcher: Callable[[str, str, dict | None], None]) -> None:
-        """Call `watcher(kind, name, attrs)` after each object saved, with attrs None after
-        each one deleted (system_queues.py mirrors records onto queues this way)."""
+    def watch(self, watcher: Callable[[str, str, str | None], None]) -> None:
+        """Call `watcher(kind, name, attrs)` after each object saved, attrs the JSON text
+        stored, and with attrs None after each one deleted (system_queues.py mirrors records
+        onto queues this way)."""
         self._watchers.append(watcher)
 
     def save_object(self, kind: str, name: str, attrs: dict) -> None:
+        text = json.dumps(attrs)
         self._db.execute("INSERT OR REPLACE INTO objects (kind, name, attrs) VALUES (?, ?, ?)",
-                         (kind, name, json.dumps(attrs)))
+                         (kind, name, text))
         for watcher in self._watchers:
-            watcher(kind, name, attrs)
+            watcher(kind, name, text)
 
     def delete_object(self, kind: str, name: str) -> None:
         self._db.execute("DELETE FROM objects WHERE kind = ? AND name = ?", (kind, name))

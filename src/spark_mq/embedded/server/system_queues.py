@@ -97,13 +97,14 @@ def hold(qm: QueueManagerState) -> None:
         if isinstance(queue, LocalQueue):
             queue.input_exclusive += 1
     for kind, name, attrs in list(qm.store.objects()):
-        _record_changed(qm, kind, name, attrs)
+        if kind in RECORD_QUEUES:
+            _record_changed(qm, kind, name, json.dumps(attrs))
     qm.store.watch(lambda kind, name, attrs: _record_changed(qm, kind, name, attrs))
 
 
-def _record_changed(qm: QueueManagerState, kind: str, name: str,
-                    attrs: dict[str, Any] | None) -> None:
-    """Replace (or with attrs None remove) the message of one record on its queue."""
+def _record_changed(qm: QueueManagerState, kind: str, name: str, attrs: str | None) -> None:
+    """Replace (or with attrs None remove) the message of one record on its queue; `attrs`
+    is the record's JSON as the store keeps it, so it is not serialized twice."""
     queue = qm.queues.get(RECORD_QUEUES.get(kind, ""))
     if not isinstance(queue, LocalQueue):
         return
@@ -116,5 +117,5 @@ def _record_changed(qm: QueueManagerState, kind: str, name: str,
     md = default_md(**_RECORD_MD, MsgId=msgid, ReplyToQMgr=blank(qm.name, 48),
                     PutApplName=blank(qm.name, 28), PutDate=time.strftime("%Y%m%d", now).encode(),
                     PutTime=time.strftime("%H%M%S00", now).encode())
-    body = json.dumps({"kind": kind, "name": name, "attributes": attrs}).encode()
-    queue.insert(Message(next(qm.seq), md, body, None, None, queue))
+    body = f'{{"kind": {json.dumps(kind)}, "name": {json.dumps(name)}, "attributes": {attrs}}}'
+    queue.insert(Message(next(qm.seq), md, body.encode(), None, None, queue))
