@@ -37,7 +37,9 @@ Two deviations, both forced by `ibmmq`, which stashes a callback function only a
 returns and forgets it as soon as MQCB(DEREGISTER) returns: MQCBCT_REGISTER_CALL is made
 when the loop next runs (at MQCTL START, or when the registering callback returns), and
 MQCBCT_DEREGISTER_CALL is made during MQCB itself; an implicit deregistration by MQCLOSE
-passes the handle's own number, not MQHO_UNUSABLE_HOBJ, which `ibmmq` could not look up.
+passes the handle's own number, not MQHO_UNUSABLE_HOBJ, which `ibmmq` could not look up
+(ibmmqc does the same: it stashes the Hobj in MQCBD.CallbackArea at MQCB and puts it back
+into MQCBC.Hobj whenever MQ passes one below 1).
 """
 from __future__ import annotations
 
@@ -169,7 +171,9 @@ class _Consumption:
         outer = getattr(_local, "in_callback", False)
         _local.in_callback = True
         try:
-            _proxy(self.hconn, md, gmo, data, cbc)
+            # ibmmqc hands over the buffer only when BufferLength > 0: an empty message
+            # reaches the callback as msg=None, not b""
+            _proxy(self.hconn, md, gmo, data or None, cbc)
         except Exception:  # a failing callback must not end consumption for the others
             log.exception("an asynchronous-consume callback raised")
         finally:
@@ -580,7 +584,7 @@ _FAILURES: dict[str, Callable[[tuple, int], tuple]] = {
     "MQPUT": lambda a, r: (a[2], a[3], FAILED, r),
     "MQPUT1": lambda a, r: (a[2], a[3], FAILED, r),
     "MQGET": lambda a, r: (b"", a[2], a[3], 0, FAILED, r),
-    "MQINQ": lambda a, r: ([], b"", FAILED, r),
+    "MQINQ": lambda a, r: (a[3], b" " * a[6] if a[6] > 0 else None, FAILED, r),
     "MQSTAT": lambda a, r: (a[2], FAILED, r),
     "MQSUB": lambda a, r: (a[1], a[2], 0, FAILED, r),
     "MQSUBRQ": lambda a, r: (a[3], FAILED, r),

@@ -26,6 +26,7 @@ import os
 import re
 import socket
 import ssl
+import struct
 import sys
 import threading
 import time
@@ -33,8 +34,8 @@ from dataclasses import dataclass
 
 from spark_mq.embedded.client import ccdt, tls
 from spark_mq.embedded.wire import FrameReader, ProtocolError, frame
-from spark_mq.mqi.constants import CMQC
-from spark_mq.mqi.structs import CD, CNO, CSP, text
+from spark_mq.mqi.constants import CMQC, CMQXC
+from spark_mq.mqi.structs import CD, CNO, CSP, Layout, text
 
 # completion codes under short names, and the reason that goes with MQCC_OK
 FAILED: int = CMQC.MQCC_FAILED
@@ -341,6 +342,7 @@ _CONNECT_TIMEOUT = 10.0   # seconds for TCP connect, and for the queue manager's
 
 def MQCONNX(name: bytes | str | None, cno: bytes | None, cd: bytes | None, csp: bytes | None,
             sco: bytes | None, bno: bytes | None) -> tuple[int, int, int]:
+    cno, cd, sco = as_ibmmqc_sends(cno, cd, sco, bno)
     qm_name = (name.decode() if isinstance(name, bytes) else str(name or "")).strip()
     user = password = ""
     if csp:
@@ -386,6 +388,60 @@ def MQCONNX(name: bytes | str | None, cno: bytes | None, cd: bytes | None, csp: 
         # IBM: a CCDT whose channels all reach other queue managers leaves none available
         reason = CMQC.MQRC_Q_MGR_NOT_AVAILABLE
     return (0, FAILED, reason)
+
+
+# --- what IBM's C extension changes in MQCONNX's structures before it calls MQ ------------
+#: MQSCO up to version 7: ibmmq packs all of it, spark_mq.mqi.structs.SCO stops at version 5
+_SCO7 = Layout(
+    "StrucId:4s Version:i KeyRepository:256s CryptoHardware:256s AuthInfoRecCount:i "
+    "AuthInfoRecOffset:i AuthInfoRecPtr:P KeyResetCount:i FipsRequired:i "
+    "EncryptionPolicySuiteB:16s CertificateValPolicy:i CertificateLabel:64s "
+    "KeyRepoPasswordPtr:P KeyRepoPasswordOffset:i KeyRepoPasswordLength:i "
+    "HTTPSCertValidation:i HTTPSCertRevocation:i HTTPSKeyStorePtr:P HTTPSKeyStoreOffset:i "
+    "HTTPSKeyStoreLength:i")
+assert _SCO7.size == 672  # what ibmmq packs
+_INT = struct.Struct("=i")
+
+
+def as_ibmmqc_sends(cno: bytes | None, cd: bytes | None, sco: bytes | None,
+                    bno: bytes | None) -> tuple[bytes | None, bytes | None, bytes | None]:
+    """MQCONNX's MQCNO, MQCD and MQSCO as IBM's ibmmqc hands them to MQ: it raises the
+    structure versions so that the fields an application set are the ones MQ reads. A
+    program written against IBM's extension leaves the versions at ibmmq's defaults (MQCNO
+    version 5) and still has its CCDTUrl or quantum-safe settings honoured.
+
+    - MQCNO: at least version 7 (ibmmqc raises it to 6, then to 7 whenever it has an
+      ApplName field: its blank-name test is always true), and 8 when an MQBNO is given.
+    - MQCD: version 12 when SPLProtection is set, 13 when QuantumSafeAlgorithm or
+      QuantumSafeRequired is.
+    - MQSCO: version 6 when KeyRepoPassword is set, 7 when an HTTPS field is.
+    The pointer fields ibmmqc fills (ClientConnPtr, SSLConfigPtr, SecurityParmsPtr,
+    BalanceParmsPtr) need no copy here: the structures come as separate arguments."""
+    if cno is not None and len(cno) >= CNO.offsets["Options"]:
+        wanted = CMQC.MQCNO_VERSION_8 if bno is not None else CMQC.MQCNO_VERSION_7
+        cno = _at_least(cno, CNO.offsets["Version"], wanted)
+    if cd is not None and len(cd) >= CD.size:
+        fields = CD.unpack(cd)
+        if fields[CD.index["SPLProtection"]] != 0:
+            cd = _at_least(cd, CD.offsets["Version"], CMQXC.MQCD_VERSION_12)
+        if fields[CD.index["QuantumSafeAlgorithm"]] > 0 or fields[CD.index["QuantumSafeRequired"]] > 0:
+            cd = _at_least(cd, CD.offsets["Version"], CMQXC.MQCD_VERSION_13)
+    if sco is not None and len(sco) >= _SCO7.size:
+        fields = _SCO7.unpack(sco)
+        if fields[_SCO7.index["KeyRepoPasswordPtr"]]:
+            sco = _at_least(sco, _SCO7.offsets["Version"], CMQC.MQSCO_VERSION_6)
+        if (fields[_SCO7.index["HTTPSCertValidation"]] or fields[_SCO7.index["HTTPSCertRevocation"]]
+                or fields[_SCO7.index["HTTPSKeyStorePtr"]]):
+            sco = _at_least(sco, _SCO7.offsets["Version"], CMQC.MQSCO_VERSION_7)
+    return cno, cd, sco
+
+
+def _at_least(data: bytes, version_at: int, version: int) -> bytes:
+    if _INT.unpack_from(data, version_at)[0] >= version:
+        return data
+    out = bytearray(data)
+    _INT.pack_into(out, version_at, version)
+    return bytes(out)
 
 
 def _routes(qm_name: str, cd: bytes | None, ccdt_url: str,

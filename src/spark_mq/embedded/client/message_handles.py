@@ -9,6 +9,7 @@ spark_mq.mqi.properties, the codec both processes share.
 from __future__ import annotations
 
 import itertools
+import math
 
 from spark_mq.embedded.client.connection import FAILED, NONE, OK, WARNING, connections
 from spark_mq.mqi import properties as props_mod
@@ -68,12 +69,33 @@ def MQSETMP(hconn: int, hmsg: int, smpo: bytes, name: bytes | str, pd: bytes, pr
         return (FAILED, CMQC.MQRC_HMSG_ERROR)
     try:
         canonical = props_mod.validate_name(_as_text(name))
-        stored = props_mod.coerce_value(prop_type, value, value_length)
+        stored = props_mod.coerce_value(prop_type, _as_ibmmqc_converts(prop_type, value),
+                                        value_length)
     except props_mod.PropertyError as exc:
         return (FAILED, exc.reason)
     handle.pop(canonical, None)  # a property set again moves to the end, as MQ lists them
     handle[canonical] = props_mod.Property(canonical, prop_type, stored)
     return (OK, NONE)
+
+
+#: MQTYPE_INT* -> bits: ibmmqc casts the Python int to the C type, keeping the low bits
+_INT_BITS = {CMQC.MQTYPE_INT8: 8, CMQC.MQTYPE_INT16: 16, CMQC.MQTYPE_INT32: 32, CMQC.MQTYPE_INT64: 64}
+_LONG_LONG = range(-(1 << 63), 1 << 63)   # beyond it ibmmqc's PyLong_AsLong* fails
+
+
+def _as_ibmmqc_converts(prop_type: int, value: object) -> object:
+    """The value IBM's ibmmqc hands to MQSETMP for a Python value: integers are cast to
+    the property's C type (300 as MQTYPE_INT8 is 44), and a boolean goes through a C double
+    cast to MQBOOL (0.5 is FALSE). Other values are as given."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if prop_type == CMQC.MQTYPE_BOOLEAN and math.isfinite(value):
+        return int(value)
+    bits = _INT_BITS.get(prop_type)
+    if bits is not None and isinstance(value, int) and value in _LONG_LONG:
+        value &= (1 << bits) - 1
+        return value - (1 << bits) if value >> (bits - 1) else value
+    return value
 
 
 def MQINQMP(hconn: int, hmsg: int, impo: bytes, name: bytes | str, pd: bytes, prop_type: int,

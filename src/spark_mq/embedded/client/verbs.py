@@ -278,18 +278,25 @@ def MQSTAT(hconn: int, stat_type: int, sts: bytes) -> tuple[bytes, int, int]:
 
 
 def MQINQ(hconn: int, hobj: int, selectors: list[int], int_attrs: list[int], int_count: int,
-          char_count: int, char_length: int) -> tuple[list[int], bytes, int, int]:
+          char_count: int, char_length: int) -> tuple[list[int], bytes | None, int, int]:
+    """As ibmmqc answers: the integers are appended to the caller's own `int_attrs` list,
+    and only when the call completes with MQCC_OK; the characters come back as exactly
+    `char_length` bytes, or None when it is 0."""
+    no_chars = None if char_length <= 0 else b" " * char_length
     conn = connection_of(hconn)
     if conn is None:
-        return ([], b"", FAILED, CMQC.MQRC_HCONN_ERROR)
+        return (int_attrs, no_chars, FAILED, CMQC.MQRC_HCONN_ERROR)
     reply = conn.call("INQ", hobj, list(selectors))
     if len(reply) < 4:
-        return ([], b"", reply[0], reply[1])
+        return (int_attrs, no_chars, reply[0], reply[1])
     ints, chars = reply[2], reply[3]
-    if len(chars) != char_length:
+    if char_length <= 0:
+        chars = None
+    elif len(chars) != char_length:
         chars = chars[:char_length].ljust(char_length, b" ")
-    int_attrs[:] = ints
-    return (ints, chars, reply[0], reply[1])
+    if reply[0] == OK:
+        int_attrs.extend(ints)
+    return (int_attrs, chars, reply[0], reply[1])
 
 
 def MQSET(hconn: int, hobj: int, selectors: list[int], int_attrs: list[int],
