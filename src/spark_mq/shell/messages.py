@@ -247,7 +247,7 @@ def _print(message: Message, number: int, args: argparse.Namespace) -> None:
     if args.json:
         print(show.json_line(message))
     elif args.payload_only:
-        text = show.payload_text(message.payload)
+        text, _ = show.message_text(message)
         print(text if text is not None else message.payload.hex())
     else:
         print(show.human(message, number))

@@ -1,6 +1,11 @@
 """How the shell tools print a message: MQMD fields and properties above the payload (text,
 or a hex dump as IBM's amqsbcg prints one), a JSON object per line with --json, or the
-payload alone with --payload-only."""
+payload alone with --payload-only.
+
+The tools browse and get without MQGMO_CONVERT, so a message comes with the bytes its
+sender wrote: an MQSTR payload is decoded here with the message's own CodedCharSetId and
+Encoding (EBCDIC from a mainframe included), and its CCSID is named next to the text unless
+it is UTF-8, which is what a payload without a Format is shown as anyway."""
 from __future__ import annotations
 
 import base64
@@ -8,11 +13,14 @@ import json
 from typing import Any
 
 from spark_mq.mq.message import MD_FIELDS, NO_ID, Message
+from spark_mq.mqi import codepages
+from spark_mq.mqi.constants import CMQC
 
 #: names for the MQMD values a person reads as words
 _PERSISTENCE = {0: "not persistent", 1: "persistent", 2: "as queue default"}
 _MSG_TYPES = {1: "request", 2: "reply", 4: "report", 8: "datagram"}
 _HEX_WIDTH = 16
+_UTF8 = 1208
 
 
 def human(message: Message, number: int) -> str:
@@ -25,13 +33,37 @@ def human(message: Message, number: int) -> str:
         lines.append("  properties:")
         for name, value in message.properties.items():
             lines.append(f"    {name} = {_property_text(value)}")
-    text = payload_text(message.payload)
+    text, ccsid_note = message_text(message)
+    head = f"  payload ({len(message.payload)} bytes{', ' + ccsid_note if ccsid_note else ''})"
     if text is not None:
-        lines.append(f"  payload ({len(message.payload)} bytes): {text}")
+        lines.append(f"{head}: {text}")
     else:
-        lines.append(f"  payload ({len(message.payload)} bytes):")
+        lines.append(f"{head}:")
         lines.extend(f"    {line}" for line in hex_dump(message.payload))
     return "\n".join(lines)
+
+
+def message_text(message: Message) -> tuple[str | None, str]:
+    """(the payload as text or None, what to say about its CCSID). An MQSTR payload is
+    decoded with the message's CCSID and Encoding; any other payload is text only when it
+    is UTF-8 (`payload_text`)."""
+    if not _is_string(message.field("Format")):
+        return payload_text(message.payload), ""
+    ccsid = int(message.field("CodedCharSetId"))
+    decoded = codepages.decode_text(message.payload, ccsid, int(message.field("Encoding")))
+    if decoded is None:
+        return None, f"ccsid {ccsid} not convertible"
+    note = "" if ccsid == _UTF8 else ccsid_label(ccsid)
+    return (decoded if _printable(decoded) else None), note
+
+
+def ccsid_label(ccsid: int) -> str:
+    return f"ccsid {ccsid} (EBCDIC)" if codepages.is_ebcdic(ccsid) else f"ccsid {ccsid}"
+
+
+def _is_string(fmt: Any) -> bool:
+    raw = fmt.encode("ascii", "replace") if isinstance(fmt, str) else bytes(fmt)
+    return raw.rstrip(b"\0 ") == CMQC.MQFMT_STRING.rstrip(b" ")
 
 
 def md_items(message: Message) -> list[tuple[str, str]]:
@@ -55,7 +87,7 @@ def json_line(message: Message) -> str:
     properties = {name: bytes(value).hex().upper() if isinstance(value, (bytes, bytearray)) else value
                   for name, value in message.properties.items()}
     record: dict[str, Any] = {"md": md, "properties": properties}
-    text = payload_text(message.payload)
+    text, _ = message_text(message)
     if text is not None:
         record["payload"] = text
     else:
@@ -70,9 +102,11 @@ def payload_text(payload: bytes) -> str | None:
         text = payload.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if any(ord(c) < 32 and c not in "\t\r\n" for c in text):
-        return None
-    return text
+    return text if _printable(text) else None
+
+
+def _printable(text: str) -> bool:
+    return not any(ord(c) < 32 and c not in "\t\r\n" for c in text)
 
 
 def hex_dump(data: bytes) -> list[str]:
