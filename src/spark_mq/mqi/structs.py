@@ -1,12 +1,14 @@
 """Byte layouts of the MQI structures as IBM's `ibmmq` package packs them (native alignment).
 
 One `Layout` per structure (MD, GMO, PMO, OD, CNO, CSP, STS, CD and the message-handle option
-structures), plus `text` for reading an MQCHAR field. The embedded client receives these
+structures, and the message headers MQGMO_CONVERT converts: MQDLH, MQMDE, MQXQH, MQRFH and
+MQRFH2), plus `text` for reading an MQCHAR field. The embedded client receives these
 structures as bytes from `ibmmq` and hands some back, so every field is listed in order; the
 queue manager reads and writes only some of them.
 """
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Sequence
 from typing import Any, TypeAlias
@@ -154,6 +156,33 @@ IMPO = Layout(
     "ReturnedCCSID:i Reserved1:i ReturnedNameVSPtr:P ReturnedNameVSOffset:i "
     "ReturnedNameVSBufSize:i ReturnedNameVSLength:i ReturnedNameVSCCSID:i TypeString:8s")
 PD = Layout("StrucId:4s Version:i Options:i Support:i Context:i CopyOptions:i")
+
+#: The message headers MQGMO_CONVERT converts field by field (they travel in message data, so
+#: their integers are in the Encoding of what precedes them: pack them with an explicit byte
+#: order, `struct.Struct(">" + DLH.struct.format)`; none of them has alignment padding).
+#: MQDLH, the dead-letter header (172 bytes)
+DLH = Layout(
+    "StrucId:4s Version:i Reason:i DestQName:48s DestQMgrName:48s Encoding:i CodedCharSetId:i "
+    "Format:8s PutApplType:i PutApplName:28s PutDate:8s PutTime:8s")
+#: MQMDE, the message-descriptor extension (72 bytes)
+MDE = Layout(
+    "StrucId:4s Version:i StrucLength:i Encoding:i CodedCharSetId:i Format:8s Flags:i GroupId:24s "
+    "MsgSeqNumber:i Offset:i MsgFlags:i OriginalLength:i")
+#: MQMD version 1 (324 bytes): the MQMD's fields before GroupId
+MD1 = Layout(" ".join(f"{name}:{fmt}" for name, fmt in zip(
+    MD.names, re.findall(r"\d*[A-Za-z?]", MD.struct.format)) if MD.offsets[name] < MD_V1_SIZE))
+#: MQXQH, the transmission-queue header: 104 bytes, then the message's MQMD version 1 (its fields
+#: named "MsgDesc.<field>"), 428 bytes in all
+XQH = Layout("StrucId:4s Version:i RemoteQName:48s RemoteQMgrName:48s " + " ".join(
+    f"MsgDesc.{name}:{fmt}" for name, fmt in zip(MD1.names, re.findall(r"\d*[A-Za-z?]", MD1.struct.format))))
+#: MQRFH version 1 (32 bytes) and version 2 (36 bytes): the fixed parts; NameValueString /
+#: the NameValueLength-NameValueData pairs follow, up to StrucLength
+RFH1 = Layout("StrucId:4s Version:i StrucLength:i Encoding:i CodedCharSetId:i Format:8s Flags:i")
+RFH2 = Layout("StrucId:4s Version:i StrucLength:i Encoding:i CodedCharSetId:i Format:8s Flags:i "
+              "NameValueCCSID:i")
+assert DLH.size == CMQC.MQDLH_LENGTH_1 and MDE.size == CMQC.MQMDE_LENGTH_2
+assert MD1.size == 324 and XQH.size == CMQC.MQXQH_LENGTH_1
+assert RFH1.size == CMQC.MQRFH_STRUC_LENGTH_FIXED and RFH2.size == CMQC.MQRFH_STRUC_LENGTH_FIXED_2
 
 # The sizes ibmmq's structures have on 64-bit Linux: a mismatch means a typo in a layout above.
 assert MD.size == 364 and GMO.size == 112 and PMO.size == 184 and OD.size == 424

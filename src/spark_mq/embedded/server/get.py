@@ -12,11 +12,13 @@ from __future__ import annotations
 import time
 
 from spark_mq.embedded.server.connections import INPUT_OPTIONS, handle_of
+from spark_mq.embedded.server.convert import convert_message
 from spark_mq.embedded.server.errors import NONE, OK, WARNING, MQError
 from spark_mq.embedded.server.matching import MSG_TOKEN, find
 from spark_mq.embedded.server.properties import properties_for_getter
 from spark_mq.embedded.server.queues import (
     I_CCSID,
+    I_ENCODING,
     I_EXPIRY,
     I_FLAGS,
     I_FORMAT,
@@ -29,7 +31,6 @@ from spark_mq.embedded.server.queues import (
     Message,
 )
 from spark_mq.embedded.server.state import (
-    QMGR_CCSID,
     Connection,
     Handle,
     QueueManagerState,
@@ -55,9 +56,6 @@ _ANY_LENGTH = 0x7FFFFFFF
 _BATCH_OVERHEAD = 400  # bytes counted per message besides its data (MD, GMO, framing)
 # the MD of a read-ahead get: matches any message
 _EMPTY_MD = MD.pack(default_md())
-#: CCSIDs whose text MQGMO_CONVERT can convert, with Python's codec for each
-_CODECS = {1208: "utf-8", 819: "latin-1", 437: "cp437", 850: "cp850", 1252: "cp1252",
-           37: "cp037", 500: "cp500", 1200: "utf-16-be", 1140: "cp1140", 367: "ascii"}
 
 
 class _PersistentNext(Exception):
@@ -116,7 +114,14 @@ def get_batch(qm: QueueManagerState, conn: Connection, hobj: int, gmo_bytes: byt
 
     The first message may be waited for; the rest are only what is there already.
     Stops before a persistent message, which is left for a synchronous get: a persistent
-    message must never sit in a client's buffer, where a crash would lose it."""
+    message must never sit in a client's buffer, where a crash would lose it.
+
+    A batch carries no MD, so it cannot know the CCSID and Encoding a getter wants: the
+    embedded clients leave read-ahead off for an MQGMO_CONVERT get (client/get.py,
+    async_consume.py; MQ lets a client enable read-ahead "only if conditions are met"), and
+    a batch that asks for conversion anyway is refused rather than converted to a guess."""
+    if GMO.unpack(gmo_bytes)[_GI["Options"]] & CMQC.MQGMO_CONVERT:
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
     empty_md = _EMPTY_MD
     try:
         first = get(qm, conn, hobj, empty_md, gmo_bytes, _ANY_LENGTH, has_handle,
@@ -178,10 +183,12 @@ def _deliver(qm: QueueManagerState, conn: Connection, handle: Handle, found: lis
              options: int, gmo: list, max_length: int, has_handle: bool,
              md_in: list | None = None) -> tuple:
     queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_INPUT)  # _check_get has said so already
+    found, warning = _consistent_segments(found)
     first = found[0]
     md = list(first.md)
     body = first.body if len(found) == 1 else b"".join(m.body for m in found)
-    if len(found) > 1 or options & CMQC.MQGMO_COMPLETE_MSG and first.flags & SEGMENT_FLAGS:
+    whole = found[-1].flags & CMQC.MQMF_LAST_SEGMENT or not first.flags & SEGMENT_FLAGS
+    if whole and (len(found) > 1 or options & CMQC.MQGMO_COMPLETE_MSG and first.flags & SEGMENT_FLAGS):
         md[I_FLAGS] &= ~SEGMENT_FLAGS
         md[I_ORIGLEN] = CMQC.MQOL_UNDEFINED
         md[I_OFFSET] = 0
@@ -189,20 +196,23 @@ def _deliver(qm: QueueManagerState, conn: Connection, handle: Handle, found: lis
         md[I_EXPIRY] = max(1, int((first.expires_at - time.time()) * 10))
     props_out, body = properties_for_getter(qm, queue, handle, first.props, md, body,
                                             options, has_handle)
-    comp_code, reason = OK, NONE
-    if options & CMQC.MQGMO_CONVERT and md_in is not None:
-        body, reason = _convert(md, body, md_in)
-        comp_code = WARNING if reason else OK
     total = len(body)
-    browse = options & _BROWSE_GETS
+    if total > max_length and not options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG:
+        # MQ checks the length before converting: the message stays where it is, unconverted,
+        # and the caller learns its length (ibmmq's Queue.get retries with it, doubled when
+        # converting) and its MD
+        returned = body[:max_length]
+        return (WARNING, CMQC.MQRC_TRUNCATED_MSG_FAILED, MD.pack(md),
+                _gmo_out(gmo, queue, first, md, len(returned)), returned, total, None)
     if total > max_length:
-        if not options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG:
-            # the message stays where it is; the caller learns its length and MD
-            returned = body[:max_length]
-            return (WARNING, CMQC.MQRC_TRUNCATED_MSG_FAILED, MD.pack(md),
-                    _gmo_out(gmo, queue, first, md, len(returned)), returned, total, None)
-        comp_code, reason = WARNING, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED
-    if browse:
+        warning = CMQC.MQRC_TRUNCATED_MSG_ACCEPTED
+    if options & CMQC.MQGMO_CONVERT and md_in is not None and max_length > 0:
+        body, reason = _convert(md, body, md_in, max_length, options)
+        # one reason fits in MQGET's answer: the conversion's, which says the data is not in
+        # the CCSID asked for, before 2079/2243/2244, which the lengths and MD show as well
+        warning = reason or warning
+        total = len(body)
+    if options & _BROWSE_GETS:
         handle.cursor = first.key
         handle.cursor_msg = first
     else:
@@ -214,8 +224,33 @@ def _deliver(qm: QueueManagerState, conn: Connection, handle: Handle, found: lis
     if options & CMQC.MQGMO_LOGICAL_ORDER:
         _advance_group(handle, found)
     returned = body[:max_length]
-    return (comp_code, reason, MD.pack(md), _gmo_out(gmo, queue, first, md, len(returned)),
-            returned, total, props_out)
+    return (WARNING if warning else OK, warning or NONE, MD.pack(md),
+            _gmo_out(gmo, queue, first, md, len(returned)), returned, total, props_out)
+
+
+def _convert(md: list, body: bytes, md_in: list, max_length: int, options: int) -> tuple[bytes, int]:
+    """MQGMO_CONVERT of the data the get returns (convert.py); md's CodedCharSetId and
+    Encoding are set to what the data is in. Returns (data, warning reason or 0)."""
+    converted = convert_message(body, md[I_FORMAT], md[I_CCSID], md[I_ENCODING],
+                                md_in[I_CCSID], md_in[I_ENCODING])
+    if (len(converted.data) > max_length and len(body) <= max_length
+            and not options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG):
+        # it fitted before converting, so MQ has taken it off the queue already
+        return body, CMQC.MQRC_CONVERTED_MSG_TOO_BIG
+    md[I_CCSID], md[I_ENCODING] = converted.ccsid, converted.encoding
+    return converted.data, converted.reason
+
+
+def _consistent_segments(found: list[Message]) -> tuple[list[Message], int]:
+    """MQGMO_COMPLETE_MSG over segments in different CCSIDs or Encodings returns only the
+    leading segments that agree, with MQ's warning (2243/2244)."""
+    first = found[0].md
+    for position, message in enumerate(found[1:], 1):
+        if message.md[I_CCSID] != first[I_CCSID]:
+            return found[:position], CMQC.MQRC_INCONSISTENT_CCSIDS
+        if message.md[I_ENCODING] != first[I_ENCODING]:
+            return found[:position], CMQC.MQRC_INCONSISTENT_ENCODINGS
+    return found, NONE
 
 
 def _take(qm: QueueManagerState, conn: Connection, found: list[Message], options: int) -> None:
@@ -242,7 +277,7 @@ def _advance_group(handle: Handle, found: list[Message]) -> None:
     last = found[-1]
     md = last.md
     flags = md[I_FLAGS]
-    if flags & CMQC.MQMF_SEGMENT and len(found) == 1 and not flags & CMQC.MQMF_LAST_SEGMENT:
+    if flags & CMQC.MQMF_SEGMENT and not flags & CMQC.MQMF_LAST_SEGMENT:
         handle.get_group = (md[I_GROUPID], md[I_SEQ], md[I_OFFSET] + len(last.body))
     elif flags & CMQC.MQMF_MSG_IN_GROUP and not flags & CMQC.MQMF_LAST_MSG_IN_GROUP:
         handle.get_group = (md[I_GROUPID], md[I_SEQ] + 1, 0)
@@ -272,25 +307,3 @@ def _gmo_out(gmo: list, queue: LocalQueue, first: Message, md: list, returned_le
         # Multiplatforms reports the data length (only z/OS answers MQRL_UNDEFINED)
         out[_GI["ReturnedLength"]] = returned_length
     return GMO.pack(out)
-
-
-def _convert(md: list, body: bytes, md_in: list) -> tuple[bytes, int]:
-    """MQGMO_CONVERT of the data to the CCSID the getter's MD asks for.
-
-    Only MQFMT_STRING data is converted; anything that cannot be converted is returned as
-    it is with MQ's warning (MQRC_FORMAT_ERROR, MQRC_NOT_CONVERTED), never silently."""
-    wanted = md_in[I_CCSID] or QMGR_CCSID
-    have = md[I_CCSID] or QMGR_CCSID
-    if wanted < 0 or wanted == have:
-        return body, NONE
-    if md[I_FORMAT] != CMQC.MQFMT_STRING:
-        return body, CMQC.MQRC_FORMAT_ERROR
-    source, target = _CODECS.get(have), _CODECS.get(wanted)
-    if source is None or target is None:
-        return body, CMQC.MQRC_NOT_CONVERTED
-    try:
-        converted = body.decode(source).encode(target)
-    except (UnicodeDecodeError, UnicodeEncodeError):
-        return body, CMQC.MQRC_NOT_CONVERTED
-    md[I_CCSID] = wanted
-    return converted, NONE
