@@ -10,10 +10,19 @@ Default columns (`DEFAULT_SCHEMA`), in this order:
     priority int, format string, ccsid int, encoding int, backout_count int,
     reply_to_queue string, reply_to_qmgr string, user_id string, appl_identity_data string,
     put_appl_name string, msg_type int, expiry int, feedback int,
-    properties map<string,string>
+    properties map<string,string>, text string
 
-A topic read (option topic or topicObject) adds `topic string` at the end (`TOPIC_SCHEMA`):
-the topic string each publication was published on (its MQTopicString property).
+`text` is the payload decoded by the message's own CCSID (spark_mq.mqi.codepages) when its
+Format is MQSTR, null otherwise. A topic read (option topic or topicObject) adds `topic
+string` at the end: the topic string each publication was published on (its MQTopicString
+property); the reader option `convert` adds `conversion_reason int` (MQ's reason when a
+message came unconverted); `includeContext` adds the context columns and `property_types`
+(see `default_schema`).
+
+JMS (spark_mq.mq.jms): `jms_type` (text, bytes, map, stream, object, none), the headers
+`jms_type_name`, `jms_destination`, `jms_reply_to`, `jms_expiration`, `jms_delivery_mode`,
+`jms_priority`, `jms_timestamp`, `jms_correlation_id`, and `jms_map` (a MapMessage body)
+are filled when a user schema names them.
 
 A user schema may pick any of these (with these types), the MQMD context columns
 accounting_token binary, appl_origin_data string and put_appl_type int, `topic`, and add columns
@@ -29,10 +38,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from spark_mq.mq import jms
 from spark_mq.mq.column_table import COLUMNS
 from spark_mq.mq.errors import MQOptionError
 from spark_mq.mq.message import MD_INDEX, Message
-from spark_mq.mq.properties import as_text
+from spark_mq.mq.properties import as_text, type_name_of
+from spark_mq.mqi.codepages import decode_text
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +57,20 @@ COLUMN_TYPES: dict[str, str] = {c.name: c.read_type for c in COLUMNS}
 DEFAULT_SCHEMA: str = ", ".join(f"{name} {kind}" for name, kind in DEFAULT_COLUMNS)
 TOPIC_PROPERTY = "MQTopicString"
 TOPIC_SCHEMA: str = f"{DEFAULT_SCHEMA}, topic string"
+#: what includeContext adds: every column a faithful copy (writer context=all) needs
+CONTEXT_COLUMNS = ("accounting_token", "appl_origin_data", "put_appl_type", "property_types")
+
+
+def default_schema(topic: bool = False, convert: bool = False, include_context: bool = False) -> str:
+    """The schema a read without .schema(...) gets, given what the options ask for."""
+    names = [name for name, _ in DEFAULT_COLUMNS]
+    if include_context:
+        names += CONTEXT_COLUMNS
+    if topic:
+        names.append("topic")
+    if convert:
+        names.append("conversion_reason")
+    return ", ".join(f"{name} {COLUMN_TYPES[name]}" for name in names)
 
 #: Spark types a property column may have (simpleString spellings)
 PROPERTY_COLUMN_TYPES = ("string", "boolean", "tinyint", "smallint", "int", "bigint",
@@ -93,7 +118,40 @@ def _md_text(name: str) -> Callable[[Message], Any]:
 
 
 _DATE, _TIME = MD_INDEX["PutDate"], MD_INDEX["PutTime"]
-_PERSISTENCE = MD_INDEX["Persistence"]
+_PERSISTENCE, _PRIORITY = MD_INDEX["Persistence"], MD_INDEX["Priority"]
+_FORMAT, _CCSID, _ENCODING = MD_INDEX["Format"], MD_INDEX["CodedCharSetId"], MD_INDEX["Encoding"]
+_REPLY_Q, _REPLY_QMGR, _CORREL = MD_INDEX["ReplyToQ"], MD_INDEX["ReplyToQMgr"], MD_INDEX["CorrelId"]
+_MQSTR = b"MQSTR   "
+_QMGR_CCSID = 1208   # what MQCCSI_Q_MGR (0) in a delivered MD is taken to mean
+
+
+def _is_text(m: Message) -> bool:
+    fmt = m.md[_FORMAT]
+    return (fmt if isinstance(fmt, bytes) else str(fmt).encode("ascii", "replace")) == _MQSTR
+
+
+def message_text(m: Message) -> str | None:
+    """The payload as text when its Format is MQSTR (by its own CCSID and Encoding)."""
+    if not _is_text(m):
+        return None
+    return decode_text(m.payload, m.md[_CCSID] or _QMGR_CCSID, m.md[_ENCODING])
+
+
+def _property_types(m: Message) -> list[tuple[str, str]]:
+    types = m.property_types
+    if types is None:   # read untyped: the Python types are all there is
+        return [(name, type_name_of(value)) for name, value in m.properties.items()]
+    return list(types.items())
+
+
+def _jms_map(m: Message) -> list[tuple[str, str | None]] | None:
+    if jms.message_class(m.properties, m.md[_FORMAT]) != "map":
+        return None
+    return jms.map_body(message_text(m))
+
+
+def _put_micros(m: Message) -> int | None:
+    return put_timestamp_micros(m.md[_DATE], m.md[_TIME])
 
 #: column -> function(message) -> value ("queue" is filled by the caller): MQMD columns read
 #: their field (text fields without padding), the others are made here
@@ -106,6 +164,19 @@ _EXTRACTORS.update({
     "persistent": lambda m: m.md[_PERSISTENCE] == 1,   # MQPER_PERSISTENT
     "properties": lambda m: [(k, as_text(v)) for k, v in m.properties.items()],
     "topic": lambda m: as_text(m.properties.get(TOPIC_PROPERTY)),
+    "text": message_text,
+    "conversion_reason": lambda m: m.reason or None,
+    "property_types": _property_types,
+    "jms_type": lambda m: jms.message_class(m.properties, m.md[_FORMAT]),
+    "jms_type_name": lambda m: jms.text_or_none(m.properties, "JMSType"),
+    "jms_destination": lambda m: jms.text_or_none(m.properties, "JMSDestination"),
+    "jms_reply_to": lambda m: jms.reply_to(m.properties, m.md[_REPLY_Q], m.md[_REPLY_QMGR]),
+    "jms_expiration": lambda m: jms.expiration_micros(m.properties),
+    "jms_delivery_mode": lambda m: jms.delivery_mode(m.properties, m.md[_PERSISTENCE]),
+    "jms_priority": lambda m: jms.priority(m.properties, m.md[_PRIORITY]),
+    "jms_timestamp": lambda m: jms.timestamp_micros(m.properties, _put_micros(m)),
+    "jms_correlation_id": lambda m: jms.correlation_id(m.properties, m.md[_CORREL]),
+    "jms_map": _jms_map,
 })
 
 

@@ -55,6 +55,15 @@ Reader (`ReadOptions`):
     stopFile               a graceful stop: while this file (on the driver) exists, no new
                            microbatch is planned, so a query can then be stopped between
                            batches, without killing tasks in flight (the jobs' Ctrl-C)
+    convert                MQGMO_CONVERT: the queue manager converts MQFMT_STRING data (and
+                           the MQ headers in front of it) to `ccsid`/`encoding` (default
+                           false); a message it cannot convert is delivered unconverted with
+                           MQ's reason in the `conversion_reason` column
+    ccsid                  convert: the CCSID to convert to (default 1208, UTF-8)
+    encoding               convert: the MQENC encoding to convert to (default 546, native)
+    includeContext         add the context columns (accounting_token, appl_origin_data,
+                           put_appl_type) and `property_types` to the default schema: all
+                           that a faithful copy (writer option context=all) needs
 
 exactlyOnce in readMode driver needs no state queue: the message ids of each microbatch travel inside Spark's
 own offset log (see spark_mq/reader/stream.py for the protocol).
@@ -74,7 +83,25 @@ Writer (`WriteOptions`):
                            reference/data pattern (default 4 MiB)
     stateQueue             exactly-once markers (default SPARK.MQ.WRITER.STATE)
     writerId               exactly-once identity (default: the query id)
-    context                auto: context columns set MQMD context | none
+    context                auto (default): context columns set MQMD context | none: the
+                           queue manager sets it | all: a faithful copy, every put sets all
+                           context (MQOO/MQPMO_SET_ALL_CONTEXT) from the row: MsgId from
+                           `message_id` (null: a new one), PutDate/PutTime from
+                           `put_timestamp`, identity and origin from their columns
+    ccsid                  CodedCharSetId of the messages (a `ccsid` column wins per row); a
+                           string payload is encoded in it (default 1208, UTF-8); a binary
+                           payload is left as it is and only labelled. Any CCSID this process
+                           has a code page for (spark_mq/mqi/codepages.py: EBCDIC 37, 273, 500,
+                           1047, 1140-1149, 930/939 ..., ISO, Windows, PC, UTF-8/16/32)
+    encoding               MQMD Encoding (an `encoding` column wins per row), an MQENC value:
+                           546 native little-endian (default), 273 big-endian (Java, AIX), 785
+                           z/OS; it also gives the byte order of UTF-16 text (CCSID 1200)
+    format                 MQMD Format, up to 8 characters (a `format` column wins per row;
+                           default MQSTR for a string payload, blank MQFMT_NONE for binary)
+    jmsMessageType         none (default): a plain MQ message | text | bytes: the message as IBM
+                           MQ classes for JMS write a TextMessage / BytesMessage, with an MQRFH2
+                           (mcd, jms and usr folders) from the jms_* and property columns; a
+                           `jms_type` column (text | bytes | none) chooses per row
 """
 from __future__ import annotations
 
@@ -94,9 +121,10 @@ READ_OPTIONS = ("queue", "topic", "topicObject", "subscription", "selector", "de
                 "maxMessagesPerTrigger", "maxBytesPerTrigger",
                 "waitIntervalMs", "readAhead", "backoutThreshold", "backoutQueue",
                 "numPartitions", "prefetch", "orphanedWorkTimeoutMs", "readMode", "stateQueue",
-                "claimTimeoutMs", "stopFile")
+                "claimTimeoutMs", "stopFile", "convert", "ccsid", "encoding", "includeContext")
 WRITE_OPTIONS = ("queue", "topic", "retain", "persistence", "asyncPut", "commitEvery", "delivery",
-                 "segmentation", "largeMessageThreshold", "stateQueue", "writerId", "context")
+                 "segmentation", "largeMessageThreshold", "stateQueue", "writerId", "context",
+                 "ccsid", "encoding", "format", "jmsMessageType")
 #: what Spark itself adds: load(path) / save(path), a streaming query's name and checkpoint
 SPARK_OPTIONS = ("path", "queryName", "checkpointLocation")
 
@@ -239,6 +267,8 @@ def _queue_manager(opts: Mapping[str, str]) -> str:
 
 
 # --- reader ---------------------------------------------------------------------------------
+DEFAULT_CCSID = 1208      # UTF-8
+MQENC_NATIVE = 546        # MQENC_NATIVE on x86 and ARM: little-endian integers, IEEE floats
 READ_DELIVERY = ("exactlyOnce", "atLeastOnce", "atMostOnce")
 READ_MODES = ("driver", "executors")
 DEFAULT_READER_STATE_QUEUE = "SPARK.MQ.READER.STATE"
@@ -306,6 +336,11 @@ class ReadOptions:
     state_queue: str = DEFAULT_READER_STATE_QUEUE
     claim_timeout_ms: int = 900_000
     stop_file: str | None = None
+    convert: bool = False
+    ccsid: int = DEFAULT_CCSID
+    encoding: int = MQENC_NATIVE
+    include_context: bool = False
+    typed_properties: bool = False   # set by the data source when the schema has property_types
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> ReadOptions:
@@ -339,6 +374,12 @@ class ReadOptions:
         if stop_file is not None and not stop_file.strip():
             raise MQOptionError("stopFile", stop_file, "the path of a file on the driver, e.g. "
                                 "/tmp/stop-orders: while it exists no new microbatch is planned")
+        convert = parse_bool(opts, "convert", False)
+        for given in ("ccsid", "encoding"):
+            if given in opts and not convert:
+                raise MQOptionError(given, opts[given], "no value without convert=true: it is the "
+                                    "code page MQGMO_CONVERT converts to (the `text` column decodes "
+                                    "each message by its own CCSID without it)")
         if "readahead" in opts and read_ahead and delivery != "atMostOnce":
             raise MQOptionError("readAhead", opts["readahead"],
                                 "false, or true only with delivery atMostOnce (read-ahead works "
@@ -371,11 +412,20 @@ class ReadOptions:
             claim_timeout_ms=parse_int(opts, "claimtimeoutms", 900_000, 1000, 86_400_000,
                                        "claimTimeoutMs"),
             stop_file=stop_file.strip() if stop_file else None,
+            convert=convert,
+            ccsid=parse_int(opts, "ccsid", DEFAULT_CCSID, 1, 65535),
+            encoding=parse_int(opts, "encoding", MQENC_NATIVE, 0, 0xFFFF),
+            include_context=parse_bool(opts, "includecontext", False, "includeContext"),
         )
 
     @property
     def exactly_once(self) -> bool:
         return self.delivery == "exactlyOnce"
+
+    @property
+    def conversion(self) -> tuple[int, int] | None:
+        """(CCSID, Encoding) MQGMO_CONVERT converts to, or None without `convert`."""
+        return (self.ccsid, self.encoding) if self.convert else None
 
     @property
     def reads_topic(self) -> bool:
@@ -389,7 +439,8 @@ class ReadOptions:
 # --- writer ---------------------------------------------------------------------------------
 PERSISTENCE = ("persistent", "nonPersistent", "asQueueDef")
 WRITE_DELIVERY = ("exactlyOnce", "atLeastOnce")
-CONTEXT = ("auto", "none")
+CONTEXT = ("auto", "none", "all")
+JMS_MESSAGE_TYPES = ("none", "text", "bytes")
 DEFAULT_STATE_QUEUE = "SPARK.MQ.WRITER.STATE"
 DEFAULT_COMMIT_EVERY = 2000
 DEFAULT_LARGE_MESSAGE_THRESHOLD = 4 * 1024 * 1024
@@ -412,6 +463,10 @@ class WriteOptions:
     state_queue: str = DEFAULT_STATE_QUEUE
     writer_id: str | None = None
     context: str = "auto"
+    ccsid: int | None = None           # None: 1208 for string payloads, unset for binary
+    encoding: int | None = None        # None: 546 native (273 for JMS messages, as Java)
+    format: str | None = None          # None: MQSTR for string payloads, blank for binary
+    jms_message_type: str = "none"
 
     @property
     def exactly_once(self) -> bool:
@@ -452,6 +507,11 @@ class WriteOptions:
             or DEFAULT_STATE_QUEUE,
             writer_id=writer_id.strip() if writer_id else None,
             context=parse_choice(opts, "context", "auto", CONTEXT),
+            ccsid=_parse_ccsid(opts),
+            encoding=_parse_encoding(opts),
+            format=_parse_format(opts),
+            jms_message_type=parse_choice(opts, "jmsmessagetype", "none", JMS_MESSAGE_TYPES,
+                                          "jmsMessageType"),
         )
 
     def check_commit_every(self, max_uncommitted: int) -> WriteOptions:
@@ -465,3 +525,50 @@ class WriteOptions:
                                 f"an integer from 1 to {room} (below the queue manager's "
                                 f"MAXUMSGS {max_uncommitted})")
         return replace(self, commit_every=room)
+
+
+_CCSID_EXAMPLES = ("1208 (UTF-8), 37, 273, 500, 1047, 1140 (EBCDIC), 939 (EBCDIC Japanese), "
+                   "819 (ISO 8859-1), 1252 (Windows), 1200 (UTF-16); see the README's code page "
+                   "table")
+
+
+def _parse_ccsid(opts: Mapping[str, str]) -> int | None:
+    """A CCSID this process can encode text in: rows' text is encoded in it, so an unknown one
+    would fail every row (or worse, be sent unconverted under a wrong label)."""
+    from spark_mq.mqi.codepages import code_page
+    value = opts.get("ccsid")
+    if value is None:
+        return None
+    try:
+        ccsid: int | None = int(str(value).strip())
+    except ValueError:
+        ccsid = None
+    if ccsid is None or ccsid <= 0 or code_page(ccsid) is None:
+        raise MQOptionError("ccsid", value, f"a CCSID this process has a code page for, e.g. "
+                                            f"{_CCSID_EXAMPLES}")
+    return ccsid
+
+
+def _parse_encoding(opts: Mapping[str, str]) -> int | None:
+    value = opts.get("encoding")
+    if value is None:
+        return None
+    try:
+        encoding: int | None = int(str(value).strip(), 0)
+    except ValueError:
+        encoding = None
+    # MQENC: integer part 0x00F (1 normal, 2 reversed), decimal 0x0F0, float 0x0F00
+    if encoding is None or not 0 <= encoding <= 0xFFF or encoding & 0xF not in (0, 1, 2):
+        raise MQOptionError("encoding", value, "an MQENC value: 546 (native, little-endian), "
+                                               "273 (big-endian: Java, AIX), 785 (z/OS)")
+    return encoding
+
+
+def _parse_format(opts: Mapping[str, str]) -> str | None:
+    value = opts.get("format")
+    if value is None:
+        return None
+    if len(value.rstrip()) > 8 or not value.isascii() or not value.isprintable():
+        raise MQOptionError("format", value, "an MQ format name of up to 8 ASCII characters, "
+                                             "e.g. MQSTR, or blank for MQFMT_NONE (binary data)")
+    return value.rstrip()

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pyspark.sql.datasource import DataSource
 from pyspark.sql.types import StructType
 
-from spark_mq.columns import DEFAULT_SCHEMA, TOPIC_SCHEMA
+from spark_mq.columns import default_schema
 from spark_mq.options import (
     READ_OPTIONS,
     WRITE_OPTIONS,
@@ -14,6 +14,7 @@ from spark_mq.options import (
     WriteOptions,
     check_known,
     lower_keys,
+    parse_bool,
     parse_connection,
 )
 
@@ -37,9 +38,13 @@ class MQDataSource(DataSource):
         return "mq"
 
     def schema(self) -> str:
-        # a topic read's default schema adds the topic each publication was published on
+        # a topic read's default schema adds the topic each publication was published on,
+        # convert the reason of an unconverted message, includeContext a copy's columns
         opts = lower_keys(self.options)
-        return TOPIC_SCHEMA if "topic" in opts or "topicobject" in opts else DEFAULT_SCHEMA
+        return default_schema(topic="topic" in opts or "topicobject" in opts,
+                              convert=parse_bool(opts, "convert", False),
+                              include_context=parse_bool(opts, "includecontext", False,
+                                                         "includeContext"))
 
     def _read_options(self) -> ReadOptions:
         """Parsed, and checked once against the queue manager: an unknown queue or a selector
@@ -60,10 +65,10 @@ class MQDataSource(DataSource):
 
     def reader(self, schema: StructType):
         from spark_mq.reader import MQBatchReader
-        return MQBatchReader(self._read_options(), schema)
+        return MQBatchReader(_for_schema(self._read_options(), schema), schema)
 
     def streamReader(self, schema: StructType):
-        options = self._read_options()
+        options = _for_schema(self._read_options(), schema)
         if options.read_mode == "executors":
             from spark_mq.reader.executors import MQExecutorStreamReader
             return MQExecutorStreamReader(options, schema)
@@ -77,3 +82,9 @@ class MQDataSource(DataSource):
     def streamWriter(self, schema: StructType, overwrite: bool):
         from spark_mq.writer import MQStreamWriter
         return MQStreamWriter(WriteOptions.parse(self.options, streaming=True), schema, overwrite)
+
+
+def _for_schema(options: ReadOptions, schema: StructType) -> ReadOptions:
+    """What the consumers must read besides the defaults: property types, when a column
+    shows them (a second MQINQMP per 4-byte integer property, so only then)."""
+    return replace(options, typed_properties="property_types" in schema.fieldNames())

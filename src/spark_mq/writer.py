@@ -46,7 +46,7 @@ from spark_mq.errors import MQOptionError
 from spark_mq.mq.connection import connect, load_ibmmq
 from spark_mq.mq.errors import describe
 from spark_mq.mq.markers import ensure_state_queue, remove_markers
-from spark_mq.mq.outgoing import Column, MessagePlan
+from spark_mq.mq.outgoing import Column, MessageDefaults, MessagePlan
 from spark_mq.mq.producer import ProducerSettings, queue_manager_limits
 from spark_mq.mq.sink import Exactly, Topic, write_rows
 from spark_mq.options import WriteOptions
@@ -79,7 +79,7 @@ class _MQWriter:
     def __init__(self, options: WriteOptions, schema: StructType):
         self.options = options
         self.columns = spark_columns(schema)
-        plan = MessagePlan(self.columns, self.options.context == "auto")
+        plan = _plan(self.columns, self.options)
         if self.options.queue is None and self.options.topic is None and not plan.routes_by_column:
             raise MQOptionError("queue", None, "a queue name, a 'topic' option (a topic string "
                                                "to publish to), or a 'queue' column (or a "
@@ -98,7 +98,8 @@ class _MQWriter:
         self.settings = ProducerSettings(self.options.async_put, self.options.persistence,
                                          self.options.segmentation,
                                          self.options.large_message_threshold,
-                                         plan.context_level, self.options.retain)
+                                         plan.context_level, self.options.retain,
+                                         keep_msg_id=self.options.context == "all")
 
     def _write(self, batches: Iterator) -> MQWriteResult:
         from pyspark import TaskContext
@@ -108,7 +109,7 @@ class _MQWriter:
         writer_id = (self.options.writer_id or context.getLocalProperty(QUERY_ID_PROPERTY)
                      or self.job_id)
         partition = context.partitionId()
-        plan = MessagePlan(self.columns, self.options.context == "auto")
+        plan = _plan(self.columns, self.options)
         exactly = (Exactly(self.options.state_queue, writer_id, partition)
                    if self.options.exactly_once else None)
         target = Topic(self.options.topic) if self.options.topic else self.options.queue
@@ -168,6 +169,13 @@ class MQStreamWriter(_MQWriter, DataSourceStreamArrowWriter):
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         # committed chunks stay in MQ; their markers make the replay of this batch skip them
         return None
+
+
+def _plan(columns: list[Column], options: WriteOptions) -> MessagePlan:
+    defaults = MessageDefaults(options.ccsid, options.encoding, options.format,
+                               options.jms_message_type, options.context == "all",
+                               options.persistence)
+    return MessagePlan(columns, options.context != "none", defaults)
 
 
 def _rows(batches: Iterator) -> Iterator[tuple]:

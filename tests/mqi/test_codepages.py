@@ -81,8 +81,8 @@ def test_1047_keeps_ibms_newline_not_the_z_os_unix_swap():
 
 
 def test_utf16_byte_order_follows_the_integer_encoding():
-    assert convert("Aü".encode("utf-8"), 1208, 546, 1200, 546) == "Aü".encode("utf-16-le")
-    assert convert("Aü".encode("utf-8"), 1208, 546, 1200, 273) == "Aü".encode("utf-16-be")
+    assert convert("Aü".encode(), 1208, 546, 1200, 546) == "Aü".encode("utf-16-le")
+    assert convert("Aü".encode(), 1208, 546, 1200, 273) == "Aü".encode("utf-16-be")
     assert decode_text("Aü".encode("utf-16-be"), 1200, 273) == "Aü"
 
 
@@ -94,7 +94,7 @@ def test_errors_carry_mqs_reasons():
         convert(b"x", 1208, 546, 4711, 546)
     assert unknown_target.value.reason == CMQC.MQRC_TARGET_CCSID_ERROR
     with pytest.raises(ConversionError) as unmappable:
-        convert("€ and 東".encode("utf-8"), 1208, 546, 37, 273)
+        convert("€ and 東".encode(), 1208, 546, 37, 273)
     assert unmappable.value.reason == CMQC.MQRC_NOT_CONVERTED and "position 0" in str(unmappable.value)
     with pytest.raises(ConversionError) as undefined:
         convert(b"\xdc", 875, 273, 1208, 546)   # a byte IBM's Greek table leaves undefined
@@ -107,5 +107,6 @@ def test_errors_carry_mqs_reasons():
 
 def test_pitfalls_between_037_500_and_1047():
     # brackets, caret and not-sign sit at different bytes: the classic mainframe garbling
-    for ccsid, expected in ((37, b"\xba\xbb\xb0\x5f"), (1047, b"\xad\xbd\x5f\xb0"), (500, b"\x4a\x5a\x5f\xba")):
+    pitfalls = ((37, b"\xba\xbb\xb0\x5f"), (1047, b"\xad\xbd\x5f\xb0"), (500, b"\x4a\x5a\x5f\xba"))
+    for ccsid, expected in pitfalls:
         assert encode_text("[]^¬", ccsid) == expected

@@ -68,8 +68,8 @@ def test_bad_options_name_option_value_and_valid_values(key, value, option, vali
 
 def test_default_schema_has_the_documented_columns():
     names = [name for name, _ in DEFAULT_COLUMNS]
-    assert names[:3] == ["payload", "queue", "message_id"] and names[-1] == "properties"
-    assert len(names) == 23
+    assert names[:3] == ["payload", "queue", "message_id"] and names[-2:] == ["properties", "text"]
+    assert len(names) == 24
     assert COLUMN_TYPES["put_timestamp"] == "timestamp"
     assert DEFAULT_SCHEMA.startswith("payload binary, queue string, message_id binary")
 

@@ -73,7 +73,7 @@ def test_batch_write_sets_every_mqmd_column_and_types_every_property(spark, qm, 
     messages = drain(conn, queue)
     assert len(messages) == 2
     md, body, props = messages[0]
-    assert body == "héllo".encode()
+    assert body == "héllo".encode("latin-1")      # the row's CCSID 819, not UTF-8
     assert md.CorrelId == b"corr-1".ljust(24, b"\0")
     assert md.GroupId == b"group-1".ljust(24, b"\0")
     assert text(md.ReplyToQ) == "REPLY.Q" and text(md.ReplyToQMgr) == "QM9"

@@ -4,7 +4,8 @@ Browses in delivery order with MQGMO_BROWSE_FIRST/NEXT, whole logical messages
 (MQGMO_COMPLETE_MSG), properties in a message handle. A reference message (see
 spark_mq.mq.message) comes out with its data message's payload; the data message itself
 is not listed separately. At most the queue's depth at the start is returned, so messages
-put while browsing do not make the snapshot grow without end.
+put while browsing do not make the snapshot grow without end. With `conversion` the
+browse asks for MQGMO_CONVERT as the stream reader does (spark_mq.mq.consumer).
 """
 from __future__ import annotations
 
@@ -22,21 +23,25 @@ from spark_mq.mq.message import (
     Message,
     md_values,
 )
-from spark_mq.mq.mqget import get_message
-from spark_mq.mq.properties import read_all
+from spark_mq.mq.mqget import get_converted
+from spark_mq.mq.properties import TypedReader, read_all
 from spark_mq.mq.queues import open_queue
 
 
 class Browser:
-    def __init__(self, ibmmq: Any, qmgr: Any, queue: str, selector: str | None = None) -> None:
+    def __init__(self, ibmmq: Any, qmgr: Any, queue: str, selector: str | None = None,
+                 conversion: tuple[int, int] | None = None, typed_properties: bool = False) -> None:
         self.ibmmq, self.qmgr, self.queue_name = ibmmq, qmgr, queue
+        self.conversion = conversion
         CMQC = ibmmq.CMQC
         browse = CMQC.MQOO_BROWSE | CMQC.MQOO_FAIL_IF_QUIESCING
         self._queue = open_queue(ibmmq, qmgr, queue, browse | CMQC.MQOO_INQUIRE, selector,
                                  "browse")
         self._data = open_queue(ibmmq, qmgr, queue, browse, None, "browse")
         self._handle = ibmmq.MessageHandle(qmgr)
+        self._typed = TypedReader(ibmmq, qmgr, self._handle) if typed_properties else None
         self._buffer = 64 << 10
+        self._reason = 0
 
     def depth(self) -> int:
         try:
@@ -56,24 +61,34 @@ class Browser:
                            | CMQC.MQGMO_PROPERTIES_IN_HANDLE | CMQC.MQGMO_FAIL_IF_QUIESCING)
             gmo.MatchOptions = CMQC.MQMO_NONE
             gmo.MsgHandle = self._handle.msg_handle
+            if self.conversion is not None:
+                md.CodedCharSetId, md.Encoding = self.conversion
+                gmo.Options |= CMQC.MQGMO_CONVERT
             payload = self._browse(self._queue, md, gmo)
+            reason = self._reason
             option = CMQC.MQGMO_BROWSE_NEXT
             if payload is None:
                 return
             count += 1
             if md.Format == DATA_FORMAT:
                 continue  # listed with its reference message
-            properties = read_all(self._handle, self.ibmmq)
+            types = None
+            if self._typed is not None:
+                properties, types = self._typed.read()
+            else:
+                properties = read_all(self._handle, self.ibmmq)
             if md.Format == REFERENCE_FORMAT:
                 group_id = properties.pop(DATA_GROUP_PROPERTY, None)
                 properties.pop(DATA_LENGTH_PROPERTY, None)
+                for name in (DATA_GROUP_PROPERTY, DATA_LENGTH_PROPERTY):
+                    (types or {}).pop(name, None)
                 payload = self._browse_data(group_id) if group_id else b""
                 record = records.reference(md.MsgId, bytes(group_id or NO_ID))
             elif md.GroupId != NO_ID:
                 record = records.grouped(md.GroupId, md.MsgSeqNumber)
             else:
                 record = records.plain(md.MsgId)
-            yield Message(payload, md_values(md), properties, record)
+            yield Message(payload, md_values(md), properties, record, reason, types)
 
     def _browse_data(self, group_id: bytes) -> bytes:
         CMQC = self.ibmmq.CMQC
@@ -88,8 +103,8 @@ class Browser:
         return payload if payload is not None else b""
 
     def _browse(self, queue: Any, md: Any, gmo: Any) -> bytes | None:
-        payload, self._buffer = get_message(self.ibmmq, queue, self._buffer, md, gmo,
-                                            f"browsing {self.queue_name}")
+        payload, self._buffer, self._reason = get_converted(self.ibmmq, queue, self._buffer, md, gmo,
+                                                            f"browsing {self.queue_name}")
         return payload
 
     def close(self) -> None:

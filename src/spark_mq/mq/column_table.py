@@ -14,7 +14,14 @@ Writer roles:
     identity    MQMD identity context (needs MQOO/MQPMO_SET_IDENTITY_CONTEXT)
     origin      MQMD origin context (needs MQOO/MQPMO_SET_ALL_CONTEXT)
     delivered   describes the message as it was delivered; the queue manager sets it on
-                every put, so the writer ignores it (read -> write passes through)
+                every put, so the writer ignores it (read -> write passes through); with the
+                writer option context=all, message_id and put_timestamp are set as read
+    derived     computed by the reader from the message (text, conversion_reason, jms_map):
+                the writer ignores it
+    property_types  map<string,string>: the MQ type of each entry of `properties`, so that
+                a copy keeps the types (reader: with includeContext; writer: types `properties`)
+    jms         a JMS header or the JMS message class (spark_mq.mq.jms); the writer writes
+                it into the MQRFH2 when jmsMessageType is text or bytes
 """
 from __future__ import annotations
 
@@ -71,6 +78,23 @@ COLUMNS: tuple[MQColumn, ...] = (
     _c("put_appl_type", "int", "PutApplType", False, "origin", INTEGER_TYPES),
     # the MQTopicString property of a publication: in a topic read's default schema
     _c("topic", "string", None, False, "route", ("string",)),
+    # the payload as text, decoded by its own CCSID when its Format is MQSTR (default schema)
+    _c("text", "string", None, True, "derived"),
+    # the MQ reason when MQGMO_CONVERT left the message unconverted (reader option convert)
+    _c("conversion_reason", "int", None, False, "derived"),
+    _c("property_types", PROPERTIES_MAP, None, False, "property_types", (PROPERTIES_MAP,)),
+    # JMS (spark_mq.mq.jms): the message class and the JMS headers
+    _c("jms_type", "string", None, False, "jms", ("string",)),
+    _c("jms_type_name", "string", None, False, "jms", ("string",)),
+    _c("jms_destination", "string", None, False, "jms", ("string",)),
+    _c("jms_reply_to", "string", None, False, "jms", ("string",)),
+    _c("jms_expiration", "timestamp", None, False, "jms", ("timestamp", "long")),
+    _c("jms_delivery_mode", "int", None, False, "jms", INTEGER_TYPES),
+    _c("jms_priority", "int", None, False, "jms", INTEGER_TYPES),
+    _c("jms_timestamp", "timestamp", None, False, "jms", ("timestamp", "long")),
+    _c("jms_correlation_id", "string", None, False, "jms", ("string",)),
+    # a MapMessage body as name -> value (as text); null for other messages
+    _c("jms_map", PROPERTIES_MAP, None, False, "derived"),
 )
 BY_NAME: dict[str, MQColumn] = {column.name: column for column in COLUMNS}
 

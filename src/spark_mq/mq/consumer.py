@@ -15,6 +15,11 @@ What a batch contains:
 Read-ahead (atMostOnce) gets are plain gets: MQ's read-ahead excludes COMPLETE_MSG,
 LOGICAL_ORDER and ALL_MSGS_AVAILABLE, so in that mode segments and groups are not
 reassembled.
+
+With `conversion` (CCSID, Encoding) every get, the gets by id of a replay included, asks
+the queue manager for MQGMO_CONVERT to that code page; a message it cannot convert arrives
+unconverted, its reason in Message.reason (the MD then describes the data as stored). A
+poison message is moved to the backout queue as it was gotten, converted or not.
 """
 from __future__ import annotations
 
@@ -33,9 +38,9 @@ from spark_mq.mq.message import (
     Message,
     md_values,
 )
-from spark_mq.mq.mqget import RawGetter, get_message
+from spark_mq.mq.mqget import RawGetter, get_converted
 from spark_mq.mq.poison import PoisonMover
-from spark_mq.mq.properties import read_all
+from spark_mq.mq.properties import TypedReader, read_all
 from spark_mq.mq.queues import open_queue
 from spark_mq.mqi.constants import CMQC
 
@@ -64,14 +69,19 @@ class Consumer:
     def __init__(self, ibmmq: Any, qmgr: Any, queue: str, *, selector: str | None = None,
                  syncpoint: bool = True, read_ahead: bool = False,
                  backout_threshold: int | None = None, backout_queue: str | None = None,
-                 dead_letter_queue: str | None = None) -> None:
+                 dead_letter_queue: str | None = None, conversion: tuple[int, int] | None = None,
+                 typed_properties: bool = False) -> None:
         self.ibmmq, self.qmgr, self.queue_name = ibmmq, qmgr, queue
+        self.conversion = conversion
         self.syncpoint = syncpoint
         self.read_ahead = read_ahead and not syncpoint
         CMQC = ibmmq.CMQC
+        self._convert = CMQC.MQGMO_CONVERT if conversion is not None else 0
         self._queue = self._open(selector, read_ahead=self.read_ahead)
         self._by_id: Any | None = None  # a second handle: gets by id and reference data, same unit of work
         self._handle = ibmmq.MessageHandle(qmgr)
+        self._typed = TypedReader(ibmmq, qmgr, self._handle) if typed_properties else None
+        self._reason = 0   # the last get's conversion warning
         self._buffer = _FIRST_BUFFER
         self.max_uow = self._inquire_max_uow()
         threshold, boq = self._inquire_backout()
@@ -82,7 +92,7 @@ class Consumer:
                                        dead_letter_queue)
         self.poison_moved = 0
         self.open_operations = 0   # MQ operations in the open unit of work
-        options = CMQC.MQGMO_FAIL_IF_QUIESCING | CMQC.MQGMO_PROPERTIES_IN_HANDLE
+        options = CMQC.MQGMO_FAIL_IF_QUIESCING | CMQC.MQGMO_PROPERTIES_IN_HANDLE | self._convert
         options |= CMQC.MQGMO_SYNCPOINT if syncpoint else CMQC.MQGMO_NO_SYNCPOINT
         if not self.read_ahead:
             options |= (CMQC.MQGMO_COMPLETE_MSG | CMQC.MQGMO_ALL_MSGS_AVAILABLE
@@ -93,7 +103,7 @@ class Consumer:
         self._gmo.MatchOptions = CMQC.MQMO_NONE
         self._gmo.MsgHandle = self._handle.msg_handle
         self._get_action = f"getting a message from {queue}"
-        raw = RawGetter(ibmmq, qmgr, self._queue, options, self._handle.msg_handle)
+        raw = RawGetter(ibmmq, qmgr, self._queue, options, self._handle.msg_handle, conversion)
         self._raw: RawGetter | None = raw if raw.available else None
         self._inqmp: Any = getattr(getattr(ibmmq, "ibmmqc", None), "MQINQMP", None)
         impo = ibmmq.IMPO()
@@ -169,7 +179,7 @@ class Consumer:
         """(message or None when it was poison, group status) or None when the queue is empty."""
         if self._raw is not None:
             return self._get_next_raw(self._raw, wait_ms)
-        ibmmq, CMQC = self.ibmmq, self.ibmmq.CMQC
+        CMQC = self.ibmmq.CMQC
         # one MD and GMO for every batch get: with MQMO_NONE none of their input fields
         # select the message, and building them per call costs more than the get itself
         md, gmo = self._md, self._gmo
@@ -183,18 +193,19 @@ class Consumer:
         if self._poison is not None and md.BackoutCount >= self.backout_threshold:
             self._move_poison(self._poison, payload, md)
             return None, group_status
-        properties = read_all(self._handle, ibmmq)
+        properties, types = self._read_properties()
         if md.Format == REFERENCE_FORMAT:
-            return self._with_data(md, properties), group_status
-        return Message(payload, md_values(md), properties, self._record(md)), group_status
+            return self._with_data(md, properties, types), group_status
+        return Message(payload, md_values(md), properties, self._record(md), self._reason,
+                       types), group_status
 
     def _get_next_raw(self, raw: RawGetter, wait_ms: int) -> tuple[Message | None, int] | None:
         """_get_next over RawGetter: the same steps, without building ibmmq structures for
         the common message (poison and reference messages still get a full MD)."""
         while True:
             payload, md, md_bytes, extra, reason = raw.get(self._buffer, wait_ms)
-            if not reason:
-                assert payload is not None and md is not None   # RawGetter.get: reason 0 = a message
+            if payload is not None:
+                assert md is not None   # RawGetter.get: a payload comes with its MD
                 break
             if reason == CMQC.MQRC_NO_MSG_AVAILABLE:
                 return None
@@ -207,27 +218,40 @@ class Consumer:
         if self._poison is not None and md[_BACKOUT] >= self.backout_threshold:
             self._move_poison(self._poison, payload, self.ibmmq.MD().unpack(md_bytes))
             return None, group_status
-        properties = self._properties()
+        self._reason = reason
+        properties, types = self._properties()
         if md[_FORMAT] == REFERENCE_FORMAT:
-            return self._with_data(self.ibmmq.MD().unpack(md_bytes), properties), group_status
+            return self._with_data(self.ibmmq.MD().unpack(md_bytes), properties, types), group_status
         if md[_GROUP] != NO_ID:
             record = records.grouped(md[_GROUP], md[_SEQ])
         else:
             record = records.plain(md[_MSGID])
-        return Message(payload, md, properties, record), group_status
+        return Message(payload, md, properties, record, reason, types), group_status
 
-    def _properties(self) -> dict[str, Any]:
+    def _read_properties(self) -> tuple[dict[str, Any], dict[str, str] | None]:
+        """The handle's properties, and their MQ types when this consumer reads them typed."""
+        if self._typed is not None:
+            return self._typed.read()
+        return read_all(self._handle, self.ibmmq), None
+
+    def _properties(self) -> tuple[dict[str, Any], dict[str, str] | None]:
         """The message handle's properties; one MQINQMP when there are none."""
         if self._inqmp is not None:
             reply = self._inqmp(self.qmgr.get_handle(), self._handle.msg_handle, self._impo_first,
                                 b"%", self._pd, self.ibmmq.CMQC.MQTYPE_AS_SET, 1024)
             if reply[-1] == CMQC.MQRC_PROPERTY_NOT_AVAILABLE:
-                return {}
-        return read_all(self._handle, self.ibmmq)
+                return {}, ({} if self._typed is not None else None)
+        return self._read_properties()
 
-    def _get(self, queue: Any, md: Any, gmo: Any, action: str) -> bytes | None:
-        """Payload, or None on 2033; grows the buffer and retries on a truncated message."""
-        payload, self._buffer = get_message(self.ibmmq, queue, self._buffer, md, gmo, action)
+    def _get(self, queue: Any, md: Any, gmo: Any, action: str, convert: bool = True) -> bytes | None:
+        """Payload, or None on 2033; grows the buffer and retries on a truncated message.
+        Converts when this consumer does (the reason of a warning in self._reason), except
+        with convert=False: a reference message's data message is binary (SPKMQDAT)."""
+        if self.conversion is not None and convert:
+            md.CodedCharSetId, md.Encoding = self.conversion
+            gmo.Options |= CMQC.MQGMO_CONVERT
+        payload, self._buffer, self._reason = get_converted(self.ibmmq, queue, self._buffer, md,
+                                                            gmo, action)
         return payload
 
     def _record(self, md: Any) -> bytes:
@@ -235,18 +259,23 @@ class Consumer:
             return records.grouped(md.GroupId, md.MsgSeqNumber)
         return records.plain(md.MsgId)
 
-    def _with_data(self, md: Any, properties: dict[str, Any]) -> Message:
+    def _with_data(self, md: Any, properties: dict[str, Any],
+                   types: dict[str, str] | None = None) -> Message:
         """The reference message `md` and its data message, as one message."""
         group_id = properties.pop(DATA_GROUP_PROPERTY, None)
         properties.pop(DATA_LENGTH_PROPERTY, None)
+        for name in (DATA_GROUP_PROPERTY, DATA_LENGTH_PROPERTY):
+            (types or {}).pop(name, None)
         if not isinstance(group_id, (bytes, bytearray)) or len(group_id) != 24:
             log.warning("reference message %r on %s has no valid %s property; delivered as is",
                         md.MsgId, self.queue_name, DATA_GROUP_PROPERTY)
-            return Message(b"", md_values(md), properties, self._record(md))
+            return Message(b"", md_values(md), properties, self._record(md), 0, types)
+        reason = self._reason
         payload = self._get_data(bytes(group_id))
         if payload is None:
             raise self._missing_data(md, group_id)
-        return Message(payload, md_values(md), properties, records.reference(md.MsgId, bytes(group_id)))
+        return Message(payload, md_values(md), properties, records.reference(md.MsgId, bytes(group_id)),
+                       reason, types)
 
     def _get_data(self, group_id: bytes) -> bytes | None:
         ibmmq, CMQC = self.ibmmq, self.ibmmq.CMQC
@@ -259,7 +288,7 @@ class Consumer:
                        | (CMQC.MQGMO_SYNCPOINT if self.syncpoint else CMQC.MQGMO_NO_SYNCPOINT))
         gmo.MatchOptions = CMQC.MQMO_MATCH_GROUP_ID | CMQC.MQMO_MATCH_MSG_SEQ_NUMBER
         payload = self._get(self._id_handle(), md, gmo, f"getting the data message of a reference "
-                                                        f"message from {self.queue_name}")
+                                                        f"message from {self.queue_name}", convert=False)
         if payload is not None:
             self.open_operations += 2
         return payload
@@ -295,7 +324,8 @@ class Consumer:
         gmo.Options = (CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_COMPLETE_MSG | CMQC.MQGMO_SYNCPOINT
                        | CMQC.MQGMO_NO_PROPERTIES | CMQC.MQGMO_FAIL_IF_QUIESCING)
         gmo.MatchOptions = CMQC.MQMO_MATCH_GROUP_ID | CMQC.MQMO_MATCH_MSG_SEQ_NUMBER
-        return self._get(self._id_handle(), md, gmo, "getting the data message of a poison message")
+        return self._get(self._id_handle(), md, gmo, "getting the data message of a poison message",
+                         convert=False)
 
     # --- by id: replay and removal ------------------------------------------------------
     def get_records(self, wanted: list[bytes], wait_s: float = 5.0) -> tuple[list[Message], int]:
@@ -348,13 +378,15 @@ class Consumer:
         if payload is None:
             return None
         self.open_operations += 1
-        properties = read_all(self._handle, ibmmq)
+        reason = self._reason
+        properties, types = self._read_properties()
         if tag == records.REFERENCE:
-            properties.pop(DATA_GROUP_PROPERTY, None)
-            properties.pop(DATA_LENGTH_PROPERTY, None)
+            for name in (DATA_GROUP_PROPERTY, DATA_LENGTH_PROPERTY):
+                properties.pop(name, None)
+                (types or {}).pop(name, None)
             data = self._get_data(group_id)
             payload = data if data is not None else b""
-        return Message(payload, md_values(md), properties, record)
+        return Message(payload, md_values(md), properties, record, reason, types)
 
     # --- units of work ------------------------------------------------------------------
     def commit(self) -> None:

@@ -46,6 +46,8 @@ class Message(NamedTuple):
     md: tuple[Any, ...]  # values of MD_FIELDS
     properties: dict[str, Any]
     record: bytes        # how to find this message again (spark_mq.mq.records)
+    reason: int = 0      # MQGMO_CONVERT's warning when the payload came unconverted
+    property_types: dict[str, str] | None = None   # typed reads only (spark_mq.mq.properties)
 
     def field(self, name: str) -> Any:
         return self.md[MD_INDEX[name]]

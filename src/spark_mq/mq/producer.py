@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from spark_mq.mq import jms
 from spark_mq.mq.errors import MQConnectorError, describe
 from spark_mq.mq.large_messages import DATA_FORMAT, REFERENCE_FORMAT, new_group_id, reference_properties
 from spark_mq.mq.outgoing import Outgoing, RowValueError, property_size
@@ -32,6 +33,9 @@ class ProducerSettings:
     large_message_threshold: int = 4 * 1024 * 1024
     context: str = "none"                  # none | identity | all: MQMD context from columns
     retain: bool = False                   # publications: MQPMO_RETAIN
+    # context=all (a faithful copy): the MsgId comes from the row, so no MQPMO_NEW_MSG_ID; a
+    # row without one puts MQMI_NONE and the queue manager makes a new id as it would
+    keep_msg_id: bool = False
 
 
 @dataclass
@@ -83,7 +87,9 @@ class Producer:
         self.persistence = {"persistent": C.MQPER_PERSISTENT, "nonPersistent": C.MQPER_NOT_PERSISTENT,
                             "asQueueDef": C.MQPER_PERSISTENCE_AS_Q_DEF}[settings.persistence]
         response = C.MQPMO_ASYNC_RESPONSE if settings.async_put else C.MQPMO_SYNC_RESPONSE
-        options = C.MQPMO_SYNCPOINT | C.MQPMO_NEW_MSG_ID | C.MQPMO_FAIL_IF_QUIESCING | response
+        options = C.MQPMO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING | response
+        if not settings.keep_msg_id:
+            options |= C.MQPMO_NEW_MSG_ID
         # setting context needs both the open option and the put option (MQ's rule)
         self.context_open, context_put = {
             "none": (0, 0),
@@ -154,7 +160,7 @@ class Producer:
 
     # --- sizing ------------------------------------------------------------------------
     def uses_reference(self, out: Outgoing, target: Target) -> bool:
-        if not out.properties:
+        if not out.properties or out.jms is not None:
             return False
         size = len(out.payload)
         return (size > self.settings.large_message_threshold
@@ -162,6 +168,8 @@ class Producer:
 
     def message_count(self, out: Outgoing, target: Target) -> int:
         """Physical messages this row puts (segments included): they count to MAXUMSGS."""
+        if out.jms is not None:
+            return 1     # never segmented: see _send_jms
         segments = self._segments(len(out.payload), target)
         return segments + 1 if self.uses_reference(out, target) else segments
 
@@ -174,6 +182,9 @@ class Producer:
     # --- puts --------------------------------------------------------------------------
     def send(self, out: Outgoing, target: Target) -> None:
         """Put one row's message(s) under the open unit of work."""
+        if out.jms is not None:
+            self._send_jms(out, out.jms, target)
+            return
         if self.uses_reference(out, target):
             self._send_reference_pair(out, target)
             return
@@ -181,6 +192,25 @@ class Producer:
         if self.settings.segmentation and not out.properties and out.group_id is None:
             fields["MsgFlags"] = self.C.MQMF_SEGMENTATION_ALLOWED
         self._put(target, fields, out.payload, out.properties)
+
+    def _send_jms(self, out: Outgoing, headers: jms.JmsHeaders, target: Target) -> None:
+        """An MQRFH2 as IBM MQ classes for JMS write it, then the body. A message too large
+        for the queue fails the row: segments of it would each be a message whose data starts
+        mid-RFH2, and the reference/data pair would hide the RFH2 from JMS receivers."""
+        encoding = self.C.MQENC_NATIVE if out.encoding is None else out.encoding
+        destination = headers.destination or jms.destination_uri(target.name, target.topic)
+        rfh2 = jms.jms_rfh2(headers, destination, encoding, out.ccsid or 1208,
+                            out.format or self.C.MQFMT_NONE, int(time.time() * 1000))
+        if len(rfh2) + len(out.payload) > target.max_length:
+            raise RowValueError(
+                f"a JMS message of {len(rfh2) + len(out.payload)} bytes ({len(rfh2)} of them its "
+                f"MQRFH2) is larger than the {target.max_length} bytes {target.label} takes "
+                "(MAXMSGL); MQ cannot segment a message that starts with an MQRFH2. Valid: a "
+                "smaller payload, a larger MAXMSGL on the queue and the queue manager, or "
+                "jmsMessageType none (plain messages are segmented)")
+        fields = self._md_fields(out)
+        fields.update(Format=self.C.MQFMT_RF_HEADER_2, CodedCharSetId=1208, Encoding=encoding)
+        self._put(target, fields, rfh2 + out.payload, [])
 
     def _send_reference_pair(self, out: Outgoing, target: Target) -> None:
         C = self.C
@@ -190,6 +220,7 @@ class Producer:
         self._put(target, fields, b"", reference_properties(out.properties, len(out.payload),
                                                             group_id))
         fields = self._md_fields(out)
+        fields.pop("MsgId", None)     # a copied MsgId is the reference message's: one per queue
         fields.update(Format=DATA_FORMAT, GroupId=group_id, MsgSeqNumber=1,
                       MsgFlags=C.MQMF_LAST_MSG_IN_GROUP | (
                           C.MQMF_SEGMENTATION_ALLOWED if self.settings.segmentation else 0))
@@ -226,6 +257,8 @@ class Producer:
             fields.update(_put_date_time())     # all context: the queue manager sets none of it
             fields["PutApplType"] = C.MQAT_UNIX
         fields.update(out.context)
+        if out.msg_id is not None:
+            fields["MsgId"] = out.msg_id
         return fields
 
     def _put(self, target: Target, fields: dict[str, Any], body: bytes,

@@ -104,3 +104,128 @@ def _python(value: Any) -> Any:
 
 def _text(name: Any) -> str:
     return name.decode("utf-8") if isinstance(name, bytes) else str(name)
+
+
+# --- typed reading (faithful copies: the reader's `property_types` column) ---------------------
+#: MQTYPE -> the type name the `property_types` column shows (and the writer takes back)
+TYPE_NAMES = {MQTYPE_NULL: "null", MQTYPE_BOOLEAN: "boolean", MQTYPE_BYTE_STRING: "bytes",
+              MQTYPE_INT8: "int8", MQTYPE_INT16: "int16", MQTYPE_INT32: "int32",
+              MQTYPE_INT64: "int64", MQTYPE_FLOAT32: "float32", MQTYPE_FLOAT64: "float64",
+              MQTYPE_STRING: "string"}
+_INT_BY_LENGTH = {1: "int8", 2: "int16", 4: "int32", 8: "int64"}
+_MQTYPE_AS_SET = CMQC.MQTYPE_AS_SET
+_IMPO_CONVERT_VALUE, _IMPO_UNDER_CURSOR = CMQC.MQIMPO_CONVERT_VALUE, CMQC.MQIMPO_INQ_PROP_UNDER_CURSOR
+
+
+class TypedReader:
+    """Every property of a message handle with the MQ type it was set with.
+
+    ibmmq's MessageHandle API returns values only, and MQINQMP's Python form gives ints for
+    booleans and every integer size; the returned length tells the sizes apart, and for a
+    4-byte integer one more MQINQMP, asking for MQTYPE_BOOLEAN without MQIMPO_CONVERT_TYPE,
+    tells a boolean (it answers) from an INT32 (MQRC_PROPERTY_TYPE_ERROR)."""
+
+    def __init__(self, ibmmq: Any, qmgr: Any, handle: Any) -> None:
+        self._ibmmq, self._qmgr, self._handle = ibmmq, qmgr, handle
+        self._inqmp: Any = getattr(getattr(ibmmq, "ibmmqc", None), "MQINQMP", None)
+        self._pd = ibmmq.PD().pack()
+
+    def _impo(self, options: int) -> bytes:
+        impo = self._ibmmq.IMPO()
+        impo.Options = options | _IMPO_CONVERT_VALUE
+        return bytes(impo.pack())
+
+    def read(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """({name: value}, {name: type name}); booleans come back as bool."""
+        values: dict[str, Any] = {}
+        if self._inqmp is None:   # no C boundary (pymqi): the Python types are all there is
+            values = read_all(self._handle, self._ibmmq)
+            return values, {name: type_name_of(value) for name, value in values.items()}
+        types: dict[str, str] = {}
+        hconn, hmsg = self._qmgr.get_handle(), self._handle.msg_handle
+        options, max_length = 0, 1024
+        four_byte: list[Any] = []   # asked again after the listing: a by-name MQINQMP resets its cursor
+        while True:
+            value, length, name, comp, reason = self._inqmp(
+                hconn, hmsg, self._impo(options), b"%", self._pd, _MQTYPE_AS_SET, max_length)
+            if reason == CMQC.MQRC_PROPERTY_NOT_AVAILABLE:
+                break
+            if reason == CMQC.MQRC_PROPERTY_VALUE_TOO_BIG:
+                max_length = max(int(length), max_length * 4)
+                options = _IMPO_UNDER_CURSOR if options else 0
+                continue
+            if comp != CMQC.MQCC_OK:
+                raise self._ibmmq.MQMIError(comp, reason)
+            text_name = _text(name)
+            values[text_name], types[text_name] = value, type_name_of(value, int(length))
+            if types[text_name] == "int32":
+                four_byte.append(name)
+            options, max_length = _INQ_NEXT, 1024
+        for name in four_byte:
+            if self._is_boolean(hconn, hmsg, name):
+                values[_text(name)], types[_text(name)] = bool(values[_text(name)]), "boolean"
+        return values, types
+
+    def _is_boolean(self, hconn: int, hmsg: int, name: Any) -> bool:
+        raw_name = name if isinstance(name, bytes) else str(name).encode("utf-8")
+        reply = self._inqmp(hconn, hmsg, self._impo(0), raw_name, self._pd, MQTYPE_BOOLEAN, 4)
+        return bool(reply[-2] == CMQC.MQCC_OK)
+
+
+def type_name_of(value: Any, length: int | None = None) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (bytes, bytearray)):
+        return "bytes"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, float):
+        return "float32" if length == 4 else "float64"
+    return _INT_BY_LENGTH.get(length or 8, "int64")
+
+
+#: the `property_types` names (what the reader writes for each MQ type) -> Spark type names
+SPARK_TYPE_OF = {"string": "string", "boolean": "boolean", "bytes": "binary", "int8": "byte",
+              "int16": "short", "int32": "integer", "int64": "long", "float32": "float",
+              "float64": "double", "null": "null"}
+
+
+def from_text(name: str, text: str | None, type_name: str) -> tuple[Any, str]:
+    """A `properties` entry (`as_text`'s form) and its `property_types` entry as (value, Spark
+    type name) for `to_mq`: the inverse of as_text, so that a copy keeps each MQ type."""
+    spark_type = SPARK_TYPE_OF.get(type_name)
+    if spark_type is None:
+        raise PropertyValueError(
+            f"column 'property_types': property {name!r} has type {type_name!r}; valid types: "
+            f"{', '.join(SPARK_TYPE_OF)}")
+    if text is None or spark_type == "null":
+        if text is not None:
+            raise PropertyValueError(f"column 'properties': property {name!r} of type null has "
+                                     f"the value {text!r:.80}; valid: null")
+        return None, "string"
+    try:
+        value: Any
+        if spark_type == "string":
+            value = text
+        elif spark_type == "boolean":
+            if text not in ("true", "false"):
+                raise ValueError(text)
+            value = text == "true"
+        elif spark_type == "binary":
+            value = bytes.fromhex(text)
+        elif spark_type in ("float", "double"):
+            value = float(text)
+        else:
+            value = int(text)
+    except ValueError:
+        valid = {"boolean": "true or false", "binary": "hex digits, two per byte",
+                 "float": "a number", "double": "a number"}.get(spark_type, "an integer")
+        raise PropertyValueError(f"column 'properties': property {name!r} of type {type_name} "
+                                 f"has the value {text!r:.80}; valid: {valid}") from None
+    low, high = _INT_RANGES.get(SPARK_TO_MQTYPE.get(spark_type, 0), (value, value))
+    if spark_type in ("byte", "short", "integer", "long") and not low <= value <= high:
+        raise PropertyValueError(f"column 'properties': property {name!r} of type {type_name} "
+                                 f"has the value {text}; valid: an integer from {low} to {high}")
+    return value, spark_type

@@ -189,13 +189,16 @@ def write_partition(rows: Iterable[Row], plan: MessagePlan, producer: Producer,
             _skip_written(source, position, batch_id, ledger, plan, producer, default_queue,
                           chunker, result)
         for row in source:
-            out, target, count = _prepare(row, plan, producer, default_queue)
-            if chunker.full_before(count):
-                source.put_back(row)       # it opens the next chunk, after this commit
-                holding_marker = _commit(producer, ledger, batch_id, holding_marker, source,
-                                         chunker, result)
-                continue
-            producer.send(out, target)
+            try:
+                out, target, count = _prepare(row, plan, producer, default_queue)
+                if chunker.full_before(count):
+                    source.put_back(row)       # it opens the next chunk, after this commit
+                    holding_marker = _commit(producer, ledger, batch_id, holding_marker, source,
+                                             chunker, result)
+                    continue
+                producer.send(out, target)
+            except RowValueError as exc:
+                raise _at_row(exc, source.taken, ledger, batch_id) from None
             chunker.add(count)
         if chunker.rows:
             holding_marker = _commit(producer, ledger, batch_id, holding_marker, source,
@@ -207,6 +210,13 @@ def write_partition(rows: Iterable[Row], plan: MessagePlan, producer: Producer,
         raise
     result.rows = source.settled
     return result
+
+
+def _at_row(exc: RowValueError, taken: int, ledger: ChunkLedger | None,
+            batch_id: int) -> RowValueError:
+    """The error with the row it is about: a bad value in a million rows needs its place."""
+    where = f"partition {ledger.partition}, batch {batch_id}" if ledger else "its partition"
+    return RowValueError(f"row {taken} of {where} (counting from 1): {exc}")
 
 
 def _prepare(row: Row, plan: MessagePlan, producer: Producer,

@@ -256,8 +256,18 @@ def code_page(ccsid: int, encoding: int = CMQC.MQENC_NATIVE, *, nl_to_lf: bool =
     if ccsid in _UNICODE_NAMES:
         return _unicode(ccsid, encoding)
     if ccsid in _EBCDIC_DBCS or ccsid in _MBCS_ICU:
-        return _from_icu(ccsid) or _from_stdlib(ccsid)
+        page = _from_icu(ccsid) or _from_stdlib(ccsid)
+        if page is not None and nl_to_lf and page.ebcdic:
+            return _with_nl_to_lf(page)
+        return page
     return None
+
+
+def _with_nl_to_lf(page: CodePage) -> CodePage:
+    """A double-byte EBCDIC page decoding NL as '\n': its single-byte 0x15 is the only
+    byte IBM's tables map to U+0085."""
+    decode = page.decode
+    return CodePage(page.ccsid, True, lambda data: decode(data).replace("\x85", _LF), page.encode)
 
 
 def is_ebcdic(ccsid: int) -> bool:

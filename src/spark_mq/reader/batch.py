@@ -28,7 +28,8 @@ class MQBatchReader(DataSourceReader):
         from spark_mq.mq.browser import Browser
         opts = self.options
         ibmmq = load_ibmmq(opts.connection.transport)
-        browser = Browser(ibmmq, connect(opts.connection), opts.queue, opts.selector)
+        browser = Browser(ibmmq, connect(opts.connection), opts.queue, opts.selector,
+                          conversion=opts.conversion, typed_properties=opts.typed_properties)
         try:
             schema = arrow_schema(self.schema)
             chunk: list[Message] = []

@@ -211,7 +211,8 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
                 return _batches_of(recorded)
             from spark_mq.mq.consumer import Consumer
             consumer = Consumer(ibmmq, qmgr, opts.queue, selector=opts.selector, syncpoint=True,
-                                backout_threshold=opts.backout_threshold, backout_queue=opts.backout_queue)
+                                backout_threshold=opts.backout_threshold, backout_queue=opts.backout_queue,
+                                conversion=opts.conversion, typed_properties=opts.typed_properties)
             messages = consumer.get_batch(partition.max_messages, partition.max_bytes, 0)
             schema = arrow_schema(self.schema)
             batches = list(record_batches(messages, opts.queue, self.specs, schema))

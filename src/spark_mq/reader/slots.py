@@ -37,7 +37,8 @@ class ConnectionSlot:
                 self.consumer = Consumer(
                     ibmmq, qmgr, opts.queue, selector=opts.selector, syncpoint=opts.syncpoint,
                     read_ahead=opts.read_ahead and not opts.syncpoint,
-                    backout_threshold=opts.backout_threshold, backout_queue=opts.backout_queue)
+                    backout_threshold=opts.backout_threshold, backout_queue=opts.backout_queue,
+                    conversion=opts.conversion, typed_properties=opts.typed_properties)
             except Exception:
                 try:
                     qmgr.disconnect()

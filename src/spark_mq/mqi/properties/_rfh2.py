@@ -67,9 +67,13 @@ def _element_text(prop: Property) -> str:
             + "".join(f"</{g}>" for g in reversed(groups)))
 
 
-def encode_rfh2(props: list[Property], encoding: int, ccsid: int, fmt: bytes | str) -> bytes:
+def encode_rfh2(props: list[Property], encoding: int, ccsid: int, fmt: bytes | str,
+                header_encoding: int | None = None) -> bytes:
     """An MQRFH2 (version 2) carrying `props`; Encoding/CodedCharSetId/Format describe the body
-    that the caller appends after it (`fmt` as bytes, or as ASCII text)."""
+    that the caller appends after it (`fmt` as bytes, or as ASCII text). The header's own
+    integers are in the byte order of `header_encoding` (the MQMD Encoding in front of it),
+    native when None."""
+    order = _byte_order(header_encoding)
     if isinstance(fmt, str):
         fmt = fmt.encode("ascii")
     if len(fmt) > 8:
@@ -84,12 +88,21 @@ def encode_rfh2(props: list[Property], encoding: int, ccsid: int, fmt: bytes | s
         if elements:
             data = f"<{folder}>{''.join(elements)}</{folder}>".encode()
             data += b" " * (-len(data) % 4)  # NameValueLength must be a multiple of 4
-            parts.append(struct.pack("=i", len(data)) + data)
+            parts.append(struct.pack(order + "i", len(data)) + data)
     body = b"".join(parts)
-    header = struct.pack("=" + _HEADER_FMT, RFH2_STRUC_ID, CMQC.MQRFH_VERSION_2,
+    header = struct.pack(order + _HEADER_FMT, RFH2_STRUC_ID, CMQC.MQRFH_VERSION_2,
                          _HEADER_SIZE + len(body), encoding, ccsid, fmt.ljust(8, b" "),
                          CMQC.MQRFH_NO_FLAGS, NAME_VALUE_CCSID)
     return header + body
+
+
+def _byte_order(encoding: int | None) -> str:
+    if encoding is None:
+        return "="
+    integers = encoding & CMQC.MQENC_INTEGER_MASK
+    if integers == CMQC.MQENC_INTEGER_NORMAL:
+        return ">"
+    return "<" if integers == CMQC.MQENC_INTEGER_REVERSED else "="
 
 
 def _rfh_error(why: str) -> PropertyError:
