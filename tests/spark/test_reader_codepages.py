@@ -195,3 +195,14 @@ def test_jms_messages_fill_the_jms_columns(spark, qm, conn, make_queue, tmp_path
     mapped = by_type["map"][0]
     assert mapped.jms_map == {"count": "5", "name": "Widget & Co", "ok": "true"}
     assert len(by_type["text"]) == 2 and len(by_type["bytes"]) == 1
+
+
+def test_convert_and_text_on_the_executors(spark, qm, conn, make_queue, tmp_path):
+    queue = make_queue()
+    texts = [f"AUFTRAG {i}: Grüße" for i in range(40)]
+    for i, text in enumerate(texts):
+        _put(conn, queue, encode_text(text, (37, 1141, 1047, 939)[i % 4]), (37, 1141, 1047, 939)[i % 4])
+    rows = _stream(spark, reader_options(qm, queue, convert="true", readMode="executors",
+                                         numPartitions=2), tmp_path)
+    assert sorted(r.text for r in rows) == sorted(texts)
+    assert all(bytes(r.payload) == r.text.encode("utf-8") and r.ccsid == 1208 for r in rows)

@@ -293,8 +293,7 @@ def convert(data: bytes, source_ccsid: int, source_encoding: int,
     if source is None:
         raise ConversionError(CMQC.MQRC_SOURCE_CCSID_ERROR,
                               f"no conversion table for the message's CCSID {source_ccsid}")
-    target = code_page(target_ccsid, target_encoding)
-    if target is None:
+    if code_page(target_ccsid, target_encoding) is None:   # before decoding: MQ's order of checks
         raise ConversionError(CMQC.MQRC_TARGET_CCSID_ERROR,
                               f"no conversion table for the requested CCSID {target_ccsid}")
     try:
@@ -302,12 +301,7 @@ def convert(data: bytes, source_ccsid: int, source_encoding: int,
     except UnicodeDecodeError as exc:
         raise ConversionError(CMQC.MQRC_NOT_CONVERTED,
                               f"byte {exc.start} is not valid in CCSID {source_ccsid}") from None
-    try:
-        return target.encode(text)
-    except UnicodeEncodeError as exc:
-        raise ConversionError(CMQC.MQRC_NOT_CONVERTED,
-                              f"character {text[exc.start:exc.start + 1]!r} (position {exc.start}) "
-                              f"has no code in CCSID {target_ccsid}") from None
+    return encode_text(text, target_ccsid, target_encoding)
 
 
 def decode_text(data: bytes, ccsid: int, encoding: int = CMQC.MQENC_NATIVE) -> str | None:
