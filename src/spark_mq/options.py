@@ -102,6 +102,8 @@ Writer (`WriteOptions`):
                            MQ classes for JMS write a TextMessage / BytesMessage, with an MQRFH2
                            (mcd, jms and usr folders) from the jms_* and property columns; a
                            `jms_type` column (text | bytes | none) chooses per row
+    nullPayload            error (default): a row whose payload is null fails, naming the
+                           column and the row | empty: it becomes an empty message
 """
 from __future__ import annotations
 
@@ -124,7 +126,7 @@ READ_OPTIONS = ("queue", "topic", "topicObject", "subscription", "selector", "de
                 "claimTimeoutMs", "stopFile", "convert", "ccsid", "encoding", "includeContext")
 WRITE_OPTIONS = ("queue", "topic", "retain", "persistence", "asyncPut", "commitEvery", "delivery",
                  "segmentation", "largeMessageThreshold", "stateQueue", "writerId", "context",
-                 "ccsid", "encoding", "format", "jmsMessageType")
+                 "ccsid", "encoding", "format", "jmsMessageType", "nullPayload")
 #: what Spark itself adds: load(path) / save(path), a streaming query's name and checkpoint
 SPARK_OPTIONS = ("path", "queryName", "checkpointLocation")
 
@@ -441,6 +443,7 @@ PERSISTENCE = ("persistent", "nonPersistent", "asQueueDef")
 WRITE_DELIVERY = ("exactlyOnce", "atLeastOnce")
 CONTEXT = ("auto", "none", "all")
 JMS_MESSAGE_TYPES = ("none", "text", "bytes")
+NULL_PAYLOADS = ("error", "empty")
 DEFAULT_STATE_QUEUE = "SPARK.MQ.WRITER.STATE"
 DEFAULT_COMMIT_EVERY = 2000
 DEFAULT_LARGE_MESSAGE_THRESHOLD = 4 * 1024 * 1024
@@ -467,6 +470,7 @@ class WriteOptions:
     encoding: int | None = None        # None: 546 native (273 for JMS messages, as Java)
     format: str | None = None          # None: MQSTR for string payloads, blank for binary
     jms_message_type: str = "none"
+    null_payload: str = "error"
 
     @property
     def exactly_once(self) -> bool:
@@ -512,6 +516,7 @@ class WriteOptions:
             format=_parse_format(opts),
             jms_message_type=parse_choice(opts, "jmsmessagetype", "none", JMS_MESSAGE_TYPES,
                                           "jmsMessageType"),
+            null_payload=parse_choice(opts, "nullpayload", "error", NULL_PAYLOADS, "nullPayload"),
         )
 
     def check_commit_every(self, max_uncommitted: int) -> WriteOptions:

@@ -174,7 +174,7 @@ class MQStreamWriter(_MQWriter, DataSourceStreamArrowWriter):
 def _plan(columns: list[Column], options: WriteOptions) -> MessagePlan:
     defaults = MessageDefaults(options.ccsid, options.encoding, options.format,
                                options.jms_message_type, options.context == "all",
-                               options.persistence)
+                               options.persistence, options.null_payload)
     return MessagePlan(columns, options.context != "none", defaults)
 
 

@@ -112,6 +112,7 @@ class MessageDefaults:
     jms_message_type: str = "none"     # none | text | bytes
     context_all: bool = False          # context=all: MsgId and PutDate/PutTime from the row
     persistence: str = "persistent"    # the JMSDeliveryMode a row without one gets
+    null_payload: str = "error"        # error | empty: what a null payload becomes
 
 
 @dataclass
@@ -314,7 +315,11 @@ class MessagePlan:
 
     def _body(self, payload: Any, out: Outgoing, ccsid_from: str) -> bytes:
         if payload is None:
-            return b""
+            if self.defaults.null_payload == "empty":
+                return b""
+            # an empty message is rarely what a null meant (a failed to_json, a missed join)
+            raise RowValueError("column 'payload' is null; valid: a binary or string value, or "
+                                "the writer option nullPayload=empty to put an empty message")
         if not self.payload_is_text:
             return bytes(payload)
         ccsid = out.ccsid or _UTF8
