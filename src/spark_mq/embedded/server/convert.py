@@ -61,13 +61,20 @@ def convert_message(data: bytes, fmt: bytes, ccsid: int, encoding: int,
     return Converted(out, reason, wanted_ccsid, wanted_encoding)
 
 
+#: headers in one chain MQGMO_CONVERT follows; a hostile chain of thousands would otherwise
+#: exhaust the stack (each header converts what follows it), so past this it is not converted
+MAX_HEADERS = 100
+
+
 def _part(fmt: bytes, data: bytes, ccsid: int, encoding: int, wanted_ccsid: int,
-          wanted_encoding: int) -> tuple[bytes, int]:
+          wanted_encoding: int, depth: int = 0) -> tuple[bytes, int]:
     """One part of the message and what follows it: (converted bytes, reason). On failure the
     bytes returned are `data` itself, unconverted."""
     if ccsid == CMQC.MQCCSI_Q_MGR:  # a header's "as the queue manager"
         ccsid = QMGR_CCSID
     header = _HEADERS.get(fmt)
+    if header is not None and depth >= MAX_HEADERS:
+        return data, CMQC.MQRC_NOT_CONVERTED
     if not data or (header is None and ccsid == wanted_ccsid and encoding == wanted_encoding):
         return data, NONE
     if header is None and fmt != CMQC.MQFMT_STRING:
@@ -75,7 +82,7 @@ def _part(fmt: bytes, data: bytes, ccsid: int, encoding: int, wanted_ccsid: int,
     try:
         if header is None:
             return _string(data, ccsid, encoding, wanted_ccsid, wanted_encoding), NONE
-        return header.convert(data, ccsid, encoding, wanted_ccsid, wanted_encoding)
+        return header.convert(data, ccsid, encoding, wanted_ccsid, wanted_encoding, depth)
     except ConversionError as exc:
         return data, exc.reason
 
@@ -146,7 +153,7 @@ class _Header:
     variable: VariablePart | None = None
 
     def convert(self, data: bytes, ccsid: int, encoding: int, wanted_ccsid: int,
-                wanted_encoding: int) -> tuple[bytes, int]:
+                wanted_encoding: int, depth: int = 0) -> tuple[bytes, int]:
         source_order = _order(encoding, CMQC.MQRC_SOURCE_INTEGER_ENC_ERROR)
         target_order = _order(wanted_encoding, CMQC.MQRC_TARGET_INTEGER_ENC_ERROR)
         source = _header_page(ccsid, CMQC.MQRC_SOURCE_CCSID_ERROR)
@@ -168,14 +175,15 @@ class _Header:
             variable = self.variable(variable, source_order, target_order, source, target, fields)
             if self.length_field is not None:
                 fields[self.length_field] = fixed + len(variable)
-        rest, reason = self._rest(data[length:], fields, source, ccsid, wanted_ccsid, wanted_encoding)
+        rest, reason = self._rest(data[length:], fields, source, ccsid, wanted_ccsid, wanted_encoding,
+                                  depth)
         for name in self.chars:
             fields[name] = _chars(fields[name], source, target)
         header = struct.pack(target_order + fmt, *fields.values())
         return header + variable + rest, reason
 
     def _rest(self, rest: bytes, fields: dict, source: CodePage, ccsid: int, wanted_ccsid: int,
-              wanted_encoding: int) -> tuple[bytes, int]:
+              wanted_encoding: int, depth: int) -> tuple[bytes, int]:
         """What follows the header, converted per the header's fields, which are updated to
         describe it as it is returned."""
         enc_name, ccsid_name, fmt_name = self.next_fields
@@ -183,7 +191,7 @@ class _Header:
         inherited = next_ccsid == CMQC.MQCCSI_INHERIT
         out, reason = _part(_format_name(fields[fmt_name], source), rest,
                             ccsid if inherited else next_ccsid, fields[enc_name],
-                            wanted_ccsid, wanted_encoding)
+                            wanted_ccsid, wanted_encoding, depth + 1)
         if reason:
             if inherited:  # the rest is still in this header's old CCSID: say so
                 fields[ccsid_name] = ccsid

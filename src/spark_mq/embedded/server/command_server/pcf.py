@@ -117,10 +117,16 @@ def parse_parameters(data: bytes, count: int) -> list[Parameter]:
     return parameters
 
 
+#: groups within groups a request may nest (MQ's own nest one or two deep): each level is a
+#: Python call, and a few kilobytes of nested MQCFGRs must not exhaust the stack
+MAX_GROUP_DEPTH = 16
+
+
 class _Reader:
     def __init__(self, data: bytes, offset: int):
         self.data = data
         self.offset = offset
+        self.depth = 0
 
     def parameters(self, count: int) -> list[Parameter]:
         found = []
@@ -144,9 +150,11 @@ class _Reader:
         self.offset += length
         parameter = reader(body)
         if kind == CMQCFC.MQCFT_GROUP:
-            if parameter.value < 0:
+            if parameter.value < 0 or self.depth >= MAX_GROUP_DEPTH:
                 raise PCFError(CMQCFC.MQRCCF_CFGR_PARM_COUNT_ERROR, parameter.id)
+            self.depth += 1
             parameter.members = self.parameters(parameter.value)
+            self.depth -= 1
         return parameter
 
 
@@ -196,7 +204,9 @@ def _read_cfil64(body: bytes) -> Parameter:
 def _read_cfsl(body: bytes) -> Parameter:
     kind, _, parameter, _, count, length = _fields(body, 6, CMQCFC.MQRCCF_CFSL_LENGTH_ERROR)
     fixed = CMQCFC.MQCFSL_STRUC_LENGTH_FIXED
-    if count < 0:
+    # empty strings take no bytes: without a bound of the structure's size, 24 bytes could
+    # ask for a list of 2**31 of them
+    if count < 0 or count > len(body):
         raise PCFError(CMQCFC.MQRCCF_CFSL_COUNT_ERROR, parameter)
     if length < 0:
         raise PCFError(CMQCFC.MQRCCF_CFSL_STRING_LENGTH_ERR, parameter)
