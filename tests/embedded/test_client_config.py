@@ -40,6 +40,7 @@ def client_only(monkeypatch):
     """As a client installation: no queue manager of this process is reachable without a
     channel, and no client configuration comes from the environment unless a test sets it."""
     monkeypatch.setattr(client_connection, "local_queue_managers", {})
+    monkeypatch.setattr(client_connection, "local_bindings", {})
     for name in ("MQSERVER", "MQCCDTURL", "MQCHLLIB", "MQCHLTAB"):
         monkeypatch.delenv(name, raising=False)
     return monkeypatch

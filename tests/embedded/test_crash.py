@@ -255,10 +255,11 @@ def test_cli_runs_in_the_foreground_with_users_and_stops_cleanly_on_ctrl_c(tmp_p
     import sys
     import time
     ready = tmp_path / "ready.json"
+    import os
     process = subprocess.Popen([sys.executable, "-m", "spark_mq.embedded", "--data-dir", str(tmp_path / "d"),
-                                "--port", "0", "--name", "QMCLI", "--user", "app:pw",
-                                "--ready-file", str(ready)],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                "--port", "0", "--name", "QMCLI", "--ready-file", str(ready)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env={**os.environ, "SPARK_MQ_QMGR_USERS": "app:pw"})
     try:
         deadline = time.monotonic() + 30
         while not ready.exists():
@@ -276,10 +277,14 @@ def test_cli_runs_in_the_foreground_with_users_and_stops_cleanly_on_ctrl_c(tmp_p
     assert "listening on 127.0.0.1" in output and "stopping" in output
 
 
-def test_cli_rejects_a_malformed_user_flag(tmp_path):
+def test_cli_rejects_a_malformed_user_entry_without_echoing_it(tmp_path):
+    import os
     import subprocess
     import sys
     result = subprocess.run([sys.executable, "-m", "spark_mq.embedded", "--data-dir", str(tmp_path),
-                             "--user", "nopassword"], capture_output=True, text=True, timeout=60)
+                             "--users-stdin"], input="app:pw\nnopassword\n", capture_output=True,
+                            text=True, timeout=60,
+                            env={k: v for k, v in os.environ.items() if k != "SPARK_MQ_QMGR_USERS"})
     assert result.returncode == 2
-    assert "--user" in result.stderr and "USER:PASSWORD" in result.stderr
+    assert "entry 2" in result.stderr and "USER:PASSWORD" in result.stderr
+    assert "nopassword" not in result.stderr

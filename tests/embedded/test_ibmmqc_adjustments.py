@@ -27,6 +27,7 @@ def client_only(monkeypatch):
     """No queue manager of this process is reachable without a channel, and no channel
     comes from the environment: only what the MQCNO says counts."""
     monkeypatch.setattr(client_connection, "local_queue_managers", {})
+    monkeypatch.setattr(client_connection, "local_bindings", {})
     for name in ("MQSERVER", "MQCCDTURL", "MQCHLLIB", "MQCHLTAB", "MQSSLKEYR"):
         monkeypatch.delenv(name, raising=False)
     return monkeypatch

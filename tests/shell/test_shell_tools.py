@@ -280,7 +280,7 @@ def test_mqsc_from_a_file_and_from_standard_input_echoes_and_counts(running):
 def test_mqsc_on_a_queue_manager_with_users_needs_the_password(shell):
     cwd, env = shell
     out, _ = text(run("start", "--background", "--port", "0", "--data-dir", str(cwd / "secured"),
-                      "--user", "admin:passw0rd", cwd=cwd, env=env))
+                      cwd=cwd, env={**env, "SPARK_MQ_QMGR_USERS": "admin:passw0rd"}))
     env = {**env, "SPARK_MQ_CONN_NAME": re.search(r"running at (localhost\(\d+\))", out).group(1)}
     try:
         done = run("mqsc", "DISPLAY QMGR", cwd=cwd, env=env, check=False)
@@ -296,6 +296,28 @@ def test_mqsc_on_a_queue_manager_with_users_needs_the_password(shell):
         run("put", "DEV.QUEUE.1", "x", cwd=cwd, env={**env, "SPARK_MQ_CHANNEL": "DEV.ADMIN.SVRCONN"})
     finally:
         run("stop", "--data-dir", str(cwd / "secured"), cwd=cwd, env=env, check=False)
+
+
+def test_start_in_the_background_puts_no_password_on_any_command_line(shell):
+    cwd, env = shell
+    secret = "bg-S3cret-pw"
+    data = cwd / "private"
+    out, _ = text(run("start", "--background", "--port", "0", "--data-dir", str(data), cwd=cwd,
+                      env={**env, "SPARK_MQ_QMGR_USERS": f"admin:{secret}\napp:{secret}"}))
+    try:
+        pid = int(re.search(r"pid (\d+)", out).group(1))
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        assert secret.encode() not in cmdline and b"--users-stdin" in cmdline
+        assert secret.encode() not in Path(f"/proc/{pid}/environ").read_bytes()
+        assert oct(data.stat().st_mode & 0o777) == oct(0o700)
+        conn = {**env, "SPARK_MQ_CONN_NAME": re.search(r"running at (localhost\(\d+\))", out).group(1)}
+        assert "QMNAME(QM1)" in text(run("mqsc", "DISPLAY QMGR", cwd=cwd, env={
+            **conn, "SPARK_MQ_USER": "admin", "SPARK_MQ_PASSWORD": secret}))[0]
+    finally:
+        run("stop", "--data-dir", str(data), cwd=cwd, env=env, check=False)
+    done = run("start", "--background", "--port", "0", "--data-dir", str(cwd / "wide"),
+               "--host", "0.0.0.0", cwd=cwd, env=env, check=False)
+    assert done.returncode == 2 and "--insecure" in one_line_error(done)
 
 
 # --- typed at a terminal ------------------------------------------------------------------------

@@ -199,7 +199,7 @@ def test_jms_messages_fill_the_jms_columns(spark, qm, conn, make_queue, tmp_path
 
 def test_convert_and_text_on_the_executors(spark, qm, conn, make_queue, tmp_path):
     queue = make_queue()
-    texts = [f"AUFTRAG {i}: Grüße" for i in range(40)]
+    texts = [f"AUFTRAG {i}: GRUESSE" for i in range(40)]   # in every one of the four
     for i, text in enumerate(texts):
         _put(conn, queue, encode_text(text, (37, 1141, 1047, 939)[i % 4]), (37, 1141, 1047, 939)[i % 4])
     rows = _stream(spark, reader_options(qm, queue, convert="true", readMode="executors",

@@ -9,7 +9,7 @@
 The queue manager runs in its own process (`python -m spark_mq.embedded`); this package
 never imports Spark nor the connector's MQ layer.
 
-Security: without users (no `users=`, no `--user`) the queue manager is open, as a test
+Security: without users (no `users=`, no `--users-file`) the queue manager is open, as a test
 fixture wants it: no connection authentication, no CHLAUTH rules, no authority checks.
 Started with users (`users={"app": "pw", "bob": ("pw", ["devs"])}`) it enforces them as
 IBM's developer container does (server/security/): passwords, DEV.ADMIN.SVRCONN for

@@ -7,23 +7,42 @@ manager (server/qmgr.py) until SIGTERM or SIGINT.
 
 Failures a person can fix (a busy port, a data directory another queue manager holds, an
 unreadable MQSC file) end the process with one line on stderr and exit status 2.
+
+Secrets stay private: users and their passwords never come on the command line (every local
+user can read /proc/PID/cmdline) but from a file only the owner can read (--users-file), from
+standard input (--users-stdin, what client/process.py uses) or from the environment
+(SPARK_MQ_QMGR_USERS); the data directory is made 0700 and everything the queue manager
+writes 0600 (umask 077). Without users the queue manager is open to whoever reaches it, so
+it listens beyond loopback only when the operator says --insecure.
+
+Besides TCP, the queue manager takes bindings connections on DATA_DIR/qmgr.sock
+(server/bindings.py): local processes of the data directory's owner, named by the OS.
 """
 from __future__ import annotations
 
 import argparse
 import errno
 import fcntl
+import ipaddress
 import json
 import logging
 import os
 import signal
+import socket
+import stat
 import sys
 import threading
 from typing import IO
 
-from spark_mq.embedded.server.admin import run_mqsc
+from spark_mq.embedded.server.admin import log_script, run_mqsc
+from spark_mq.embedded.server.bindings import BindingsListener
 from spark_mq.embedded.server.command_server import CommandServer
-from spark_mq.embedded.server.listener import DEFAULT_HEARTBEAT_INTERVAL, Server
+from spark_mq.embedded.server.listener import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_HEARTBEAT_INTERVAL,
+    DEFAULT_MAX_CHANNELS,
+    Server,
+)
 from spark_mq.embedded.server.mqsc_attributes import DEFAULT_MQSC
 from spark_mq.embedded.server.qmgr import QueueManager
 from spark_mq.embedded.server.security import state as security
@@ -31,6 +50,9 @@ from spark_mq.embedded.server.tls import set_default_repository
 
 LOCK_FILE = "qmgr.lock"     # held (flock) by the queue manager that owns the data directory
 READY_FILE = "ready.json"   # {"port": N, "pid": N}, written once it accepts connections
+#: users as USER:PASSWORD[:GROUP,GROUP] lines, when no file or standard input gives them
+USERS_ENVIRONMENT = "SPARK_MQ_QMGR_USERS"
+_USERS_FORMAT = "USER:PASSWORD[:GROUP,GROUP]"
 
 
 class StartError(Exception):
@@ -47,16 +69,33 @@ def add_arguments(parser: argparse.ArgumentParser, data_dir: str | None = None) 
                         help="address to listen on (default: 127.0.0.1, loopback only)")
     parser.add_argument("--port", type=int, default=1414, help="TCP port; 0 picks a free one (default: 1414)")
     parser.add_argument("--mqsc", help="an MQSC file to run at every start (after the default objects)")
-    parser.add_argument("--user", action="append", default=[], metavar="USER:PASSWORD[:GROUPS]",
-                        help="a user, its password and (comma separated) its groups; repeatable. "
-                             "With users, connection authentication, CHLAUTH rules and authority "
+    parser.add_argument("--users-file", metavar="FILE",
+                        help=f"the queue manager's users, one {_USERS_FORMAT} a line ('#' starts "
+                             "a comment), in a file only you can read (mode 0600 or 0400). With "
+                             "users, connection authentication, CHLAUTH rules and authority "
                              "records are enforced (group mqm: administrators; default groups: "
-                             "mqm for admin, mqclient for others); none: no security at all")
+                             "mqm for admin, mqclient for others); none: no security at all. "
+                             f"Also from standard input (--users-stdin) or ${USERS_ENVIRONMENT}")
+    parser.add_argument("--users-stdin", action="store_true",
+                        help="read the users, as in --users-file, from standard input")
+    parser.add_argument("--insecure", action="store_true",
+                        help="allow listening beyond loopback (--host) without users: anyone who "
+                             "reaches the port may then do anything")
+    # passwords on the command line are readable by every local user: refused with a pointer
+    parser.add_argument("--user", action="append", default=[], help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat-interval", type=float, default=DEFAULT_HEARTBEAT_INTERVAL,
                         metavar="SECONDS",
                         help="end a client connection that sends nothing for this long between "
                              "calls, backing out its unit of work, as IBM MQ's channel HBINT "
                              "(default: 300)")
+    parser.add_argument("--connect-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT,
+                        metavar="SECONDS",
+                        help="drop a connection that takes longer than this to send any frame "
+                             "before its MQCONN, its first bytes included (default: 30)")
+    parser.add_argument("--max-channels", type=int, default=DEFAULT_MAX_CHANNELS, metavar="N",
+                        help="connections served at once, as IBM MQ's qm.ini MaxChannels; more "
+                             "are refused with 2537 MQRC_CHANNEL_NOT_AVAILABLE (default: "
+                             f"{DEFAULT_MAX_CHANNELS})")
     parser.add_argument("--tls-key-repository", metavar="STEM",
                         help="the queue manager's key repository, as ALTER QMGR SSLKEYR at start: "
                              "STEM.crt and STEM.key (PEM) are its certificate, STEM.ca.pem the "
@@ -83,16 +122,20 @@ def run(args: argparse.Namespace) -> int:
     """Serve until SIGINT/SIGTERM; 0 after a clean stop, 1 when an MQSC script fails, 2
     when the queue manager cannot start (the reason on one line of stderr)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    os.umask(0o077)   # the store, WAL, log and ready file: the owner's only (module docstring)
+    bindings: BindingsListener | None = None
     try:
-        users = parse_users(args.user)
-        os.makedirs(args.data_dir, exist_ok=True)
+        entries = user_entries(args)
+        users = parse_users(entries)
+        check_exposure(args.host, users is not None, args.insecure)
+        private_data_dir(args.data_dir)
         lock = hold_data_dir(args.data_dir)
         scripts = startup_scripts(args.data_dir, args.mqsc)
     except StartError as exc:
         print(f"cannot start queue manager {args.name}: {exc}", file=sys.stderr)
         return 2
     qmgr = QueueManager(args.name, args.data_dir, users)
-    security.set_groups(qmgr, parse_groups(args.user))
+    security.set_groups(qmgr, parse_groups(entries))
     command_server = CommandServer(qmgr)
     try:
         for label, text in scripts:
@@ -106,35 +149,119 @@ def run(args: argparse.Namespace) -> int:
             with qmgr.lock:
                 qmgr.alter_qmgr({"SSLKEYR": os.path.abspath(args.tls_key_repository)})
         try:
-            server = listen(qmgr, args.host, args.port, args.heartbeat_interval)
+            server = listen(qmgr, args.host, args.port, args.heartbeat_interval,
+                            args.connect_timeout, args.max_channels)
+            bindings = BindingsListener(qmgr, args.data_dir, args.heartbeat_interval)
         except StartError as exc:
             print(f"cannot start queue manager {args.name}: {exc}", file=sys.stderr)
             return 2
+        except OSError as exc:
+            print(f"cannot start queue manager {args.name}: cannot listen on "
+                  f"{os.path.join(args.data_dir, 'qmgr.sock')}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
+        threading.Thread(target=bindings.serve_forever, name="bindings", daemon=True).start()
+        for label, _ in scripts:   # logged once started: a failed start stays one line
+            log_script(qmgr, label)
         serve(server, args.name, args.host, args.ready_file or os.path.join(args.data_dir, READY_FILE))
     finally:
+        if bindings is not None:
+            bindings.stop()
         qmgr.shutdown()         # quiescing ends the command server's waiting get
         command_server.stop()
         lock.close()
     return 0
 
 
+def user_entries(args: argparse.Namespace) -> list[str]:
+    """The USER:PASSWORD[:GROUPS] entries of --users-file, --users-stdin and the environment
+    (in that order; a later entry for a user wins); a password on the command line is refused."""
+    if args.user:
+        raise StartError("--user: passwords on the command line are readable by every local user "
+                         f"(/proc/PID/cmdline); give {_USERS_FORMAT} lines in a file only you can "
+                         f"read (--users-file FILE), on standard input (--users-stdin) or in "
+                         f"${USERS_ENVIRONMENT}")
+    entries: list[str] = []
+    if args.users_file:
+        entries += _lines(_private_text(args.users_file))
+    if args.users_stdin:
+        entries += _lines(sys.stdin.read())
+    entries += _lines(os.environ.get(USERS_ENVIRONMENT, ""))
+    return entries
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _private_text(path: str) -> str:
+    """A secrets file's text, refused unless only its owner (this user) may read it, as ssh
+    refuses a private key others can read."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            found = os.fstat(handle.fileno())
+            if found.st_uid != os.getuid() or found.st_mode & 0o077:
+                raise StartError(f"--users-file: {path} may be read by others (mode "
+                                 f"{stat.S_IMODE(found.st_mode):04o}); `chmod 600 {path}`")
+            return handle.read()
+    except OSError as exc:
+        raise StartError(f"--users-file: cannot read {path}: {exc.strerror}") from None
+
+
+def check_exposure(host: str, with_users: bool, insecure: bool) -> None:
+    """Without users anyone who reaches the port administers the queue manager: beyond
+    loopback only when the operator says so (IBM's developer container needs passwords too)."""
+    if with_users or insecure or _loopback(host):
+        return
+    raise StartError(f"--host {host} reaches beyond this machine and the queue manager has no "
+                     f"users, so anyone who reaches it could do anything: give users "
+                     f"(--users-file, --users-stdin or ${USERS_ENVIRONMENT}), listen on "
+                     "127.0.0.1, or say --insecure")
+
+
+def _loopback(host: str) -> bool:
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)} if host else set()
+    except OSError:
+        return False
+    return bool(addresses) and all(
+        ipaddress.ip_address(str(address).split("%")[0]).is_loopback for address in addresses)
+
+
+def private_data_dir(data_dir: str) -> None:
+    """The data directory 0700 and what is already in it the owner's only (a directory
+    created by an older version, or copied in, may be open to others)."""
+    os.makedirs(data_dir, mode=0o700, exist_ok=True)
+    for root, directories, files in os.walk(data_dir):
+        for name, mode in [(root, 0o700), *((os.path.join(root, d), 0o700) for d in directories),
+                           *((os.path.join(root, f), 0o600) for f in files)]:
+            try:
+                if not os.path.islink(name):
+                    os.chmod(name, mode)
+            except OSError:
+                pass   # not ours: nothing we may change, and the queue manager does not write it
+        directories[:] = [d for d in directories if not os.path.islink(os.path.join(root, d))]
+
+
 def parse_users(entries: list[str]) -> dict[str, str] | None:
-    """--user USER:PASSWORD[:GROUPS] entries as user -> password; None (no security) when
-    there are none. A password with a colon in it needs the groups field, even if empty
+    """USER:PASSWORD[:GROUPS] entries as user -> password; None (no security) when there are
+    none. A password with a colon in it needs the groups field, even if empty
     (`USER:PA:SS:`), since the last colon starts the groups."""
     if not entries:
         return None
     users = {}
-    for entry in entries:
+    for number, entry in enumerate(entries, start=1):
         user, sep, rest = entry.partition(":")
         if not sep or not user:
-            raise StartError(f"--user: expected USER:PASSWORD[:GROUP,GROUP], got {entry!r}")
+            # the entry itself may hold a password: name it by its place only
+            raise StartError(f"users: entry {number} is not {_USERS_FORMAT}")
         users[user] = rest.rpartition(":")[0] if ":" in rest else rest
     return users
 
 
 def parse_groups(entries: list[str]) -> dict[str, tuple[str, ...]]:
-    """The groups --user entries name (users without any get security/state.py's defaults)."""
+    """The groups the user entries name (users without any get security/state.py's defaults)."""
     groups = {}
     for entry in entries:
         user, _, rest = entry.partition(":")
@@ -178,9 +305,11 @@ def startup_scripts(data_dir: str, mqsc: str | None) -> list[tuple[str, str]]:
     return scripts
 
 
-def listen(qmgr: QueueManager, host: str, port: int, heartbeat_interval: float) -> Server:
+def listen(qmgr: QueueManager, host: str, port: int, heartbeat_interval: float,
+           connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+           max_channels: int = DEFAULT_MAX_CHANNELS) -> Server:
     try:
-        return Server(qmgr, host, port, heartbeat_interval)
+        return Server(qmgr, host, port, heartbeat_interval, connect_timeout, max_channels)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise StartError(f"port {port} on {host} is already in use (another queue manager?); "

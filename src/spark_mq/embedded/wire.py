@@ -8,6 +8,12 @@ whose first item is the verb). The codec knows None, bool, int (64-bit), float, 
 and lists/tuples: nothing that can run code or build arbitrary objects, so a hostile peer
 can at worst get its own connection closed (`ProtocolError`).
 
+Bounds: a frame's length is checked before its body is read (`MAX_FRAME` by default; the
+queue manager passes far smaller limits before a connection has authenticated, see
+server/listener.py), and its decode is bounded in nesting (`MAX_DEPTH`) and in the number of
+values it holds (`max_elements`): a value costs the decoder some 60 bytes of Python objects
+for as little as one byte on the wire, so bytes alone do not bound memory.
+
 The verbs that carry messages (MQPUT, MQGET and their answers) also have fixed binary
 layouts, told apart from the general codec by their first byte. They decode to exactly the
 lists the general codec would give, so only the cost differs: a struct and two slices
@@ -17,9 +23,13 @@ from __future__ import annotations
 
 import socket
 import struct
+import time
 
 MAX_FRAME = 256 * 1024 * 1024  # larger than any message MQ allows (100 MiB) plus headers
 MAX_DEPTH = 16
+#: values one frame may hold (list items, nested ones included). Some 64 MiB of Python objects
+#: at worst; a read-ahead batch of 500 messages with hundreds of properties each stays below.
+MAX_ELEMENTS = 1 << 20
 
 _LEN = struct.Struct("<I")
 _I64 = struct.Struct("<q")
@@ -83,7 +93,7 @@ def _decode_batch(buf: memoryview) -> list:
     _, cc, rc, count = _BATCH.unpack_from(buf)
     at = _BATCH.size
     items = []
-    if count > len(buf):
+    if count * (_ITEM.size + MD_SIZE + GMO_SIZE) > len(buf) - at:
         raise ProtocolError("batch count runs past the end of the frame")
     for _ in range(count):
         item_cc, item_rc, total, size = _ITEM.unpack_from(buf, at)
@@ -173,7 +183,8 @@ def _encode_into(out: bytearray, value: object, depth: int) -> None:
         raise TypeError(f"cannot encode {type(value).__name__}")
 
 
-def decode(data: bytes | bytearray | memoryview) -> object:
+def decode(data: bytes | bytearray | memoryview, max_elements: int = MAX_ELEMENTS) -> object:
+    """The value a frame's body holds; ProtocolError for anything malformed or over the bounds."""
     buf = memoryview(data)
     if not len(buf):
         raise ProtocolError("empty frame")
@@ -184,7 +195,7 @@ def decode(data: bytes | bytearray | memoryview) -> object:
         except struct.error as exc:
             raise ProtocolError(f"malformed frame: {exc}") from None
     try:
-        value, pos = _decode_at(buf, 0, 0)
+        value, pos = _decode_at(buf, 0, 0, [max_elements])
     except (struct.error, IndexError, UnicodeDecodeError) as exc:
         raise ProtocolError(f"malformed frame: {exc}") from None
     if pos != len(data):
@@ -192,7 +203,8 @@ def decode(data: bytes | bytearray | memoryview) -> object:
     return value
 
 
-def _decode_at(buf: memoryview, pos: int, depth: int) -> tuple[object, int]:
+def _decode_at(buf: memoryview, pos: int, depth: int, budget: list[int]) -> tuple[object, int]:
+    # budget: [values still allowed], shared by the whole walk (a list: one cell, no globals)
     tag = buf[pos]
     pos += 1
     if tag == _INT:
@@ -212,9 +224,12 @@ def _decode_at(buf: memoryview, pos: int, depth: int) -> tuple[object, int]:
         pos += 4
         if count > len(buf) - pos:  # every item takes at least one byte
             raise ProtocolError("list count runs past the end of the frame")
+        budget[0] -= count
+        if budget[0] < 0:
+            raise ProtocolError("frame holds more values than allowed")
         items = []
         for _ in range(count):
-            item, pos = _decode_at(buf, pos, depth + 1)
+            item, pos = _decode_at(buf, pos, depth + 1, budget)
             items.append(item)
         return items, pos
     if tag == _NONE:
@@ -257,30 +272,39 @@ def recv_frame(sock: socket.socket) -> object:
 
 class FrameReader:
     """Reads frames from a socket through one buffer: a small frame costs one recv, not two,
-    and frames that arrive together (pipelined puts) cost one recv between them."""
+    and frames that arrive together (pipelined puts) cost one recv between them.
+
+    `max_frame` and `max_elements` bound every frame read (the queue manager tightens them
+    while a connection has not authenticated); a frame over `max_frame` is refused from its
+    length alone, before any of its body is read."""
 
     _CHUNK = 64 * 1024  # below malloc's mmap threshold: a recv must not map and unmap memory
     _MAX_CHUNK = 4 * 1024 * 1024
 
-    def __init__(self, sock: socket.socket):
+    def __init__(self, sock: socket.socket, max_frame: int = MAX_FRAME,
+                 max_elements: int = MAX_ELEMENTS):
         self.sock = sock
         self.buf = b""
+        self.max_frame = max_frame
+        self.max_elements = max_elements
 
     def buffered(self) -> bool:
         return bool(self.buf)
 
-    def read(self) -> object:
+    def read(self, deadline: float | None = None) -> object:
+        """The next frame's value. `deadline` (time.monotonic()): the whole frame must have
+        arrived by then, else TimeoutError, however slowly its bytes trickle in."""
         buf = self.buf
         if len(buf) < 4:
-            buf = self._fill(buf, 4)
+            buf = self._fill(buf, 4, deadline)
         (size,) = _LEN.unpack_from(buf)
-        if size > MAX_FRAME:
-            raise ProtocolError(f"frame of {size} bytes exceeds the limit of {MAX_FRAME}")
+        if size > self.max_frame:
+            raise ProtocolError(f"frame of {size} bytes exceeds the limit of {self.max_frame}")
         end = 4 + size
         if len(buf) < end:
-            buf = self._fill(buf, end)
+            buf = self._fill(buf, end, deadline)
         self.buf = buf[end:]
-        return decode(memoryview(buf)[4:end])
+        return decode(memoryview(buf)[4:end], self.max_elements)
 
     def read_reply(self) -> list:
         """The next frame as an answer, [CompCode, Reason, outputs...]: always a list."""
@@ -289,10 +313,15 @@ class FrameReader:
             raise ProtocolError(f"an answer must be a list, not {type(reply).__name__}")
         return reply
 
-    def _fill(self, buf: bytes, needed: int) -> bytes:
+    def _fill(self, buf: bytes, needed: int, deadline: float | None = None) -> bytes:
         chunks = [buf]
         have = len(buf)
         while have < needed:
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError("the frame did not arrive in time")
+                self.sock.settimeout(remaining)
             chunk = self.sock.recv(min(max(needed - have, self._CHUNK), self._MAX_CHUNK))
             if not chunk:
                 raise ConnectionError("connection closed by peer")

@@ -1,17 +1,21 @@
 """`mqsc` (runmqsc for the embedded queue manager), `depth` (CURDEPTH of queues) and
 `unsubscribe` (removes a durable subscription, such as the one a topic read owns).
 
-`mqsc` sends one command at a time, as runmqsc does, so a failing command does not hide the
-others' results; it numbers and echoes each command, and exits 10 when any failed (runmqsc's
-status for "completed with errors"). MQSC reaches only embedded queue managers: on IBM MQ,
-runmqsc -c does the same.
+`mqsc` sends one command at a time, as `runmqsc -c` does: on one authenticated client
+connection (DEV.ADMIN.SVRCONN unless --channel says otherwise), each command in a PCF Escape
+to the command server, which checks the user's authority for it (embedded/client/admin.py).
+A failing command does not hide the others' results; it numbers and echoes each command, and
+exits 10 when any failed (runmqsc's status for "completed with errors"). The Escape is the
+embedded queue manager's: on IBM MQ, use runmqsc -c itself.
 """
 from __future__ import annotations
 
 import argparse
 import re
+import struct
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from spark_mq.jobs.errors import JobError
@@ -79,7 +83,11 @@ def run_unsubscribe(args: argparse.Namespace) -> int:
 def run_mqsc(args: argparse.Namespace) -> int:
     if args.commands and args.file:
         raise JobError("give COMMAND arguments or -f FILE, not both")
-    send = _sender(args)
+    with _sender(args) as send:
+        return _run_commands(args, send)
+
+
+def _run_commands(args: argparse.Namespace, send: Callable[[str], tuple[bool, str]]) -> int:
     typing = not args.commands and not args.file and sys.stdin.isatty()
     if typing:
         print(f"Starting MQSC for the queue manager at {client_options(args)['connName']}. "
@@ -125,29 +133,54 @@ def _lines(args: argparse.Namespace) -> Iterable[str]:
     return sys.stdin
 
 
-def _sender(args: argparse.Namespace) -> Any:
-    """A function that runs one MQSC command and returns (ok, output)."""
-    from spark_mq.embedded.client.admin import MQSCRefused, first_address, send_mqsc
+@contextmanager
+def _sender(args: argparse.Namespace) -> Iterator[Callable[[str], tuple[bool, str]]]:
+    """A function that runs one MQSC command and returns (ok, output), on one connection
+    opened at the first command and closed at the end."""
+    from spark_mq.embedded.client.admin import (
+        ADMIN_CHANNEL,
+        MQSCRefused,
+        MQSCSession,
+        first_address,
+        run_script,
+        session_on_channel,
+    )
     from spark_mq.mq.errors import MQConnectorError
-    from spark_mq.mqi.constants import reason_name
+    from spark_mq.mqi.constants import CMQC, reason_name
     options = client_options(args)
     if "connName" not in options:
         raise JobError("mqsc needs --conn-name host(port) of an embedded queue manager")
     host, port = first_address(options["connName"])
+    opened: list[Any] = []
+
+    def session() -> MQSCSession:
+        if not opened:
+            manager = session_on_channel(host, port, options.get("user"), options.get("password"),
+                                         options.get("channel") or ADMIN_CHANNEL,
+                                         qm_name=options.get("queueManager", ""))
+            opened.append(manager)
+            opened.append(manager.__enter__())
+        return opened[1]
 
     def send(command: str) -> tuple[bool, str]:
         try:
-            return send_mqsc(host, port, command, options.get("user"), options.get("password"))
+            return run_script(session(), command)
         except MQSCRefused as exc:
+            opened.clear()
+            if exc.reason == CMQC.MQRC_HOST_NOT_AVAILABLE:
+                raise _not_available(host, port) from None
             raise MQConnectorError(f"the queue manager at {host}({port}) refused MQSC: MQ reason "
-                                   f"{exc.reason} {reason_name(exc.reason)}: check --user and "
-                                   "--password", exc.reason, reason_name(exc.reason)) from None
-        except ConnectionRefusedError:
-            raise _not_available(host, port) from None
-        except (OSError, ValueError, EOFError) as exc:
+                                   f"{exc.reason} {reason_name(exc.reason)}: check --user, "
+                                   "--password and --channel", exc.reason,
+                                   reason_name(exc.reason)) from None
+        except (OSError, ValueError, EOFError, struct.error) as exc:   # no PCF answer
             raise MQConnectorError(f"no MQSC answer from {host}({port}) ({exc}); MQSC reaches embedded "
-                                   "queue managers only: on IBM MQ use runmqsc") from None
-    return send
+                                   "queue managers only: on IBM MQ use runmqsc -c") from None
+    try:
+        yield send
+    finally:
+        if len(opened) == 2:
+            opened[0].__exit__(None, None, None)
 
 
 def _not_available(host: str, port: int) -> Exception:
@@ -194,7 +227,8 @@ def _named_depths(args: argparse.Namespace) -> list[tuple[str, int, int]]:
 
 def _all_depths(args: argparse.Namespace) -> list[tuple[str, int, int]]:
     """Every local queue, from DISPLAY QLOCAL(*) (embedded queue managers)."""
-    ok, output = _sender(args)("DISPLAY QLOCAL(*) CURDEPTH MAXDEPTH")
+    with _sender(args) as send:
+        ok, output = send("DISPLAY QLOCAL(*) CURDEPTH MAXDEPTH")
     if not ok:
         raise JobError(f"DISPLAY QLOCAL(*) failed: {output}")
     rows: list[tuple[str, int, int]] = []

@@ -58,12 +58,20 @@ def run_start(args: argparse.Namespace) -> int:
                        f"{args.data_dir}` stops it")
     if args.mqsc and not os.path.isfile(args.mqsc):
         raise JobError(f"--mqsc: no such file {args.mqsc!r}")
-    users = _users(args.user) if args.user else None
+    try:
+        entries = server_process.user_entries(args)
+        server_process.check_exposure(args.host, bool(entries), args.insecure)
+        users = _users(entries) if entries else None
+    except server_process.StartError as exc:
+        raise JobError(str(exc)) from None
+    # the users reach the background process on its standard input, never its command line;
+    # it gets no administrator of its own: `spark-mq-qmgr mqsc` connects as one of the users
     manager = EmbeddedQueueManager(args.data_dir, name=args.name, port=args.port,
                                    mqsc=os.path.abspath(args.mqsc) if args.mqsc else None,
                                    users=users, host=args.host,
                                    heartbeat_interval=args.heartbeat_interval,
-                                   tls_key_repository=args.tls_key_repository)
+                                   tls_key_repository=args.tls_key_repository,
+                                   insecure=args.insecure, administrator=False)
     try:
         manager.start()
     except EmbeddedQueueManagerError as exc:
@@ -75,7 +83,8 @@ def run_start(args: argparse.Namespace) -> int:
 
 
 def _users(entries: list[str]) -> dict[str, str | tuple[str, tuple[str, ...]]]:
-    """--user entries for the background process: passwords, with the groups where named."""
+    """USER:PASSWORD[:GROUPS] entries for the background process: passwords, with the
+    groups where named."""
     passwords = server_process.parse_users(entries) or {}
     groups = server_process.parse_groups(entries)
     return {user: (password, groups[user]) if user in groups else password

@@ -30,6 +30,7 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from spark_mq.embedded.client import ccdt, tls
@@ -47,8 +48,13 @@ _FLUSH_AT = 256 << 10        # pipelined asynchronous puts are sent once this mu
 _FLUSH_AFTER = 0.002         # ... or this many seconds after the first of them, whichever is first
 
 #: queue manager name -> "host(port)" of embedded queue managers started by this process,
-#: so that a bindings-style connect (no channel, no connection name) finds them
+#: so that an MQCD without a connection name finds them
 local_queue_managers: dict[str, str] = {}
+#: queue manager name -> the Unix-domain socket in its data directory (client/process.py
+#: registers it when it starts the queue manager): where a bindings connect (no channel, no
+#: connection name) goes. The queue manager takes the connecting process's user from the
+#: socket (SO_PEERCRED) and accepts no bindings connection over TCP.
+local_bindings: dict[str, str] = {}
 
 
 class ObjectHandle:
@@ -313,8 +319,10 @@ def read_pointer(address: int, length: int) -> bytes:
 # MQCNO (ibmmq's `cd`), the CCDT URL in the MQCNO (version 6 and later), the MQSERVER
 # environment variable, then a CCDT named by MQCCDTURL or MQCHLLIB/MQCHLTAB. The embedded
 # transport adds one source, after the MQCNO's: a queue manager that this process started
-# itself is reached without any channel, as a server installation connects in bindings mode
-# to a local queue manager (MQCNO_CLIENT_BINDING turns this off).
+# itself is reached without any channel, in bindings mode as a server installation connects
+# to a local queue manager: through the Unix-domain socket in its data directory
+# (`local_bindings`; the queue manager takes no channel-less connection over TCP).
+# MQCNO_CLIENT_BINDING turns this off.
 #
 # A queue manager name that starts with `*` names a group: any queue manager the channel
 # reaches is accepted (its real name is not checked), and a CCDT offers the channels whose
@@ -373,9 +381,15 @@ def MQCONNX(name: bytes | str | None, cno: bytes | None, cd: bytes | None, csp: 
                 client_context = tls.context(route_tls, route.cipher_spec)
             except tls.TlsRefused as refused:
                 return (0, FAILED, refused.reason)
-        for host, port in _parse_conn_names(route.conn_name):
-            conn, reply = _connect_one(host, port, route, user, password, appl_name,
-                                       client_context, route_tls.peer_name)
+        attempts: Iterable[tuple[Connection | None, list]]
+        if route.channel is None:   # bindings: conn_name is the queue manager's socket
+            attempts = [connect_bindings(route.conn_name, route.check_name, user, password,
+                                         appl_name)]
+        else:
+            attempts = (_connect_one(host, port, route, user, password, appl_name,
+                                     client_context, route_tls.peer_name)
+                        for host, port in _parse_conn_names(route.conn_name))
+        for conn, reply in attempts:
             if conn is not None:
                 hconn = next(_hconns)
                 connections[hconn] = conn
@@ -462,7 +476,7 @@ def _routes(qm_name: str, cd: bytes | None, ccdt_url: str,
         return [_Route(channel, conn_name, check_name, cipher)], False
     if ccdt_url:
         return _ccdt_routes(ccdt_url, qm_name), True
-    local = "" if client_only else _local_conn_name(local_name)
+    local = "" if client_only else _local_socket(local_name)
     if local:
         return [_Route(None, local, check_name)], False
     server = os.environ.get("MQSERVER", "").strip()
@@ -480,6 +494,14 @@ def _local_conn_name(qm_name: str) -> str:
         return local_queue_managers[qm_name]
     if not qm_name and len(local_queue_managers) == 1:
         return next(iter(local_queue_managers.values()))
+    return ""
+
+
+def _local_socket(qm_name: str) -> str:
+    if qm_name in local_bindings:
+        return local_bindings[qm_name]
+    if not qm_name and len(local_bindings) == 1:
+        return next(iter(local_bindings.values()))
     return ""
 
 
@@ -529,11 +551,18 @@ def _connect_one(host: str, port: int, route: _Route, user: str, password: str,
             sock = tls.handshake(sock, client_context, route.cipher_spec, route.channel or "", peer_name)
         except tls.TlsRefused as refused:
             return None, [FAILED, refused.reason]
-    conn = Connection(sock, route.check_name)
-    reply = conn.call("CONN", route.check_name, user, password, appl_name, route.channel)
+    return _conn_on(sock, route.check_name, user, password, appl_name, route.channel,
+                    client_context is not None)
+
+
+def _conn_on(sock: socket.socket, qm_name: str, user: str, password: str, appl_name: str,
+             channel: str | None, tls_used: bool) -> tuple[Connection | None, list]:
+    """CONN on a connected socket: the connection and the answer, or None and [FAILED, reason]."""
+    conn = Connection(sock, qm_name)
+    reply = conn.call("CONN", qm_name, user, password, appl_name, channel)
     if conn.broken or not _is_conn_answer(reply):
         sock.close()
-        return None, [FAILED, CMQC.MQRC_SSL_INITIALIZATION_ERROR if client_context is not None
+        return None, [FAILED, CMQC.MQRC_SSL_INITIALIZATION_ERROR if tls_used
                       else CMQC.MQRC_Q_MGR_NOT_AVAILABLE]
     if reply[0] == FAILED:
         sock.close()
@@ -543,6 +572,42 @@ def _connect_one(host: str, port: int, route: _Route, user: str, password: str,
     if len(reply) > 4:
         conn.heartbeat_interval = float(reply[4])
     return conn, reply
+
+
+def connect_bindings(path: str, qm_name: str, user: str, password: str,
+                     appl_name: str) -> tuple[Connection | None, list]:
+    """A bindings connection through the queue manager's Unix-domain socket (see
+    local_bindings): the connection and the CONN answer, or None and [FAILED, reason];
+    MQRC_Q_MGR_NOT_AVAILABLE when no queue manager listens there, as IBM's bindings connect
+    answers for a queue manager that is not running."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(_CONNECT_TIMEOUT)
+        connect_unix(sock, path)
+    except OSError:
+        sock.close()
+        return None, [FAILED, CMQC.MQRC_Q_MGR_NOT_AVAILABLE]
+    return _conn_on(sock, qm_name, user, password, appl_name, None, False)
+
+
+def connect_channel(host: str, port: int, channel: str, qm_name: str, user: str,
+                    password: str, appl_name: str) -> tuple[Connection | None, list]:
+    """A client connection on `channel` at host(port), without TLS (the admin client's)."""
+    return _connect_one(host, port, _Route(channel, f"{host}({port})", qm_name), user, password,
+                        appl_name)
+
+
+def connect_unix(sock: socket.socket, path: str) -> None:
+    """Connect to the socket `path`; one longer than a sockaddr_un holds (about 107 bytes)
+    is reached through its directory's descriptor in /proc, as the server binds it."""
+    if len(os.fsencode(path)) < 100:
+        sock.connect(path)
+        return
+    directory = os.open(os.path.dirname(path) or ".", os.O_PATH)
+    try:
+        sock.connect(f"/proc/self/fd/{directory}/{os.path.basename(path)}")
+    finally:
+        os.close(directory)
 
 
 def _is_conn_answer(reply: object) -> bool:

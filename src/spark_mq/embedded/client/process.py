@@ -2,11 +2,23 @@
 
 Runs in the application's process; the queue manager itself runs in the child process it
 starts (`python -m spark_mq.embedded`, see __main__.py).
+
+The users and their passwords go to the child on its standard input (--users-stdin), never on
+its command line. The child's data directory is 0700 and its files 0600, the log included.
+
+A connect without a channel reaches the queue manager that this process started through its
+bindings socket, DATA_DIR/qmgr.sock (registered in client/connection.py's `local_bindings`
+once the queue manager is ready), as a server installation connects to a local queue manager.
+`run_mqsc` sends its commands to the command server on such a bindings connection, as the
+queue manager's administrator: the user `admin` of `users` (IBM's developer configuration has
+it in mqm) or, when `users` has no administrator, one made up for this object with a random
+password; without users the queue manager is open and no password is needed.
 """
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -15,6 +27,10 @@ import time
 from collections.abc import Mapping, Sequence
 
 DEFAULT_CHANNEL = "DEV.APP.SVRCONN"
+ADMIN_USER = "admin"
+ADMIN_GROUP = "mqm"
+#: the queue manager's environment variable for users (embedded/__main__.py): never passed on
+USERS_ENVIRONMENT = "SPARK_MQ_QMGR_USERS"
 #: a user's password and groups, where `users` gives groups (a plain string: the password)
 UserEntry = tuple[str, Sequence[str]]
 
@@ -28,12 +44,15 @@ class EmbeddedQueueManager:
 
     Restarting on the same data_dir keeps definitions and persistent messages. `users`: user
     -> password, or (password, groups); with users the queue manager enforces security
-    (connection authentication, CHLAUTH, authority records), without them it is open."""
+    (connection authentication, CHLAUTH, authority records), without them it is open, and
+    then it listens beyond loopback (`host`) only with `insecure`. `administrator`: add an
+    administrator of its own for run_mqsc when `users` has none (see the module docstring)."""
 
     def __init__(self, data_dir: str, name: str = "QM1", port: int = 0,
                  mqsc: str | None = None, users: Mapping[str, str | UserEntry] | None = None,
                  host: str = "127.0.0.1", heartbeat_interval: float | None = None,
-                 tls_key_repository: str | None = None):
+                 tls_key_repository: str | None = None, insecure: bool = False,
+                 administrator: bool = True):
         self.data_dir = os.path.abspath(data_dir)
         self.name = name
         self.channel = DEFAULT_CHANNEL
@@ -44,13 +63,16 @@ class EmbeddedQueueManager:
         self.users = users
         self.heartbeat_interval = heartbeat_interval    # None: IBM MQ's default, 300 s
         self.tls_key_repository = tls_key_repository    # None: SSLKEYR as stored
+        self.insecure = insecure
+        self._admin = _administrator(users, administrator)
         self._process: subprocess.Popen | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
     def start(self, timeout: float = 30.0) -> EmbeddedQueueManager:
         if self.running:
             return self
-        os.makedirs(self.data_dir, exist_ok=True)
+        os.makedirs(self.data_dir, mode=0o700, exist_ok=True)
+        os.chmod(self.data_dir, 0o700)
         ready = os.path.join(self.data_dir, "ready.json")
         if os.path.exists(ready):
             os.unlink(ready)
@@ -63,17 +85,29 @@ class EmbeddedQueueManager:
             command += ["--tls-key-repository", os.path.abspath(self.tls_key_repository)]
         if self.mqsc:
             command += ["--mqsc", self._mqsc_file(self.mqsc)]
-        for user, entry in (self.users or {}).items():
-            password, groups = _password_and_groups(entry)
-            # the last colon starts the groups: a password with a colon needs the field
-            tail = f":{','.join(groups)}" if groups or ":" in password else ""
-            command += ["--user", f"{user}:{password}{tail}"]
-        log = open(os.path.join(self.data_dir, "qmgr.log"), "ab")
+        if self.insecure:
+            command.append("--insecure")
+        entries = self._user_entries()
+        if entries:
+            command.append("--users-stdin")
+        log_path = os.path.join(self.data_dir, "qmgr.log")
+        log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.fchmod(log, 0o600)
         env = dict(os.environ)
+        env.pop(USERS_ENVIRONMENT, None)   # the users are this object's, given on stdin
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [_package_parent(), env.get("PYTHONPATH")]))
-        self._process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                         start_new_session=True)
-        log.close()
+        try:
+            self._process = subprocess.Popen(
+                command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                stdin=subprocess.PIPE if entries else subprocess.DEVNULL)
+        finally:
+            os.close(log)
+        if entries and self._process.stdin is not None:
+            try:
+                self._process.stdin.write("".join(f"{entry}\n" for entry in entries).encode())
+                self._process.stdin.close()
+            except OSError:
+                pass   # the child has already exited: the wait below reports why
         deadline = time.monotonic() + timeout
         while not os.path.exists(ready):
             if self._process.poll() is not None:
@@ -86,9 +120,23 @@ class EmbeddedQueueManager:
             time.sleep(0.02)
         with open(ready) as handle:
             self.port = json.load(handle)["port"]
-        from spark_mq.embedded.client.connection import local_queue_managers
-        local_queue_managers[self.name] = self.conn_name  # found by a connect without CONNAME
+        from spark_mq.embedded.client.connection import local_bindings, local_queue_managers
+        local_queue_managers[self.name] = self.conn_name  # found by an MQCD without CONNAME
+        local_bindings[self.name] = self.bindings_socket  # found by a connect without a channel
         return self
+
+    def _user_entries(self) -> list[str]:
+        """USER:PASSWORD[:GROUPS] lines for the child's --users-stdin."""
+        users: dict[str, str | UserEntry] = dict(self.users or {})
+        if self._admin is not None and self._admin[0] not in users:
+            users[self._admin[0]] = (self._admin[1], (ADMIN_GROUP,))
+        entries = []
+        for user, entry in users.items():
+            password, groups = _password_and_groups(entry)
+            # the last colon starts the groups: a password with a colon needs the field
+            tail = f":{','.join(groups)}" if groups or ":" in password else ""
+            entries.append(f"{user}:{password}{tail}")
+        return entries
 
     def stop(self, timeout: float = 10.0) -> None:
         """Clean stop (SIGTERM); safe when the process has already died."""
@@ -111,13 +159,22 @@ class EmbeddedQueueManager:
         self._process = None
 
     def run_mqsc(self, text: str) -> str:
-        """Run MQSC commands on the running queue manager; returns runmqsc-style output."""
-        from spark_mq.embedded.client.admin import run_mqsc
-        user, entry = next(iter((self.users or {}).items()), (None, None))
-        password = _password_and_groups(entry)[0] if entry is not None else None
+        """Run MQSC commands on the running queue manager, as its administrator (see the
+        module docstring); returns runmqsc-style output."""
+        from spark_mq.embedded.client.admin import MQSCRefused, run_script, session_in_bindings
         if self.port is None:
             raise EmbeddedQueueManagerError("the embedded queue manager has not been started")
-        ok, output = run_mqsc(self.host, self.port, text, user, password)
+        if self.users is not None and self._admin is None:
+            raise EmbeddedQueueManagerError(
+                f"run_mqsc needs an administrator: users has {ADMIN_USER!r} outside group "
+                f"{ADMIN_GROUP!r}; give it group {ADMIN_GROUP!r}")
+        user, password = self._admin or (None, None)
+        try:
+            with session_in_bindings(self.bindings_socket, user, password,
+                                     qm_name=self.name) as session:
+                ok, output = run_script(session, text)
+        except MQSCRefused as exc:
+            raise EmbeddedQueueManagerError(str(exc)) from None
         if not ok:
             raise EmbeddedQueueManagerError(output)
         return output
@@ -141,6 +198,11 @@ class EmbeddedQueueManager:
     def conn_name(self) -> str:
         return f"{self.host}({self.port})"
 
+    @property
+    def bindings_socket(self) -> str:
+        """The queue manager's bindings socket (server/bindings.py), in its data directory."""
+        return os.path.join(self.data_dir, "qmgr.sock")
+
     def _mqsc_file(self, mqsc: str) -> str:
         """The file of the start-up MQSC: `mqsc` itself when it names one, else a file of its text."""
         if os.path.exists(mqsc) if "\n" not in mqsc else False:
@@ -149,6 +211,19 @@ class EmbeddedQueueManager:
         with handle:
             handle.write(mqsc)
         return handle.name
+
+
+def _administrator(users: Mapping[str, str | UserEntry] | None,
+                   own: bool) -> tuple[str, str] | None:
+    """(user, password) run_mqsc connects as: `admin` of `users` when in mqm (its default
+    group), else, with `own`, a new `admin` with a random password; None: no administrator."""
+    if users is None:
+        return None   # an open queue manager: anyone administers it
+    entry = users.get(ADMIN_USER)
+    if entry is not None:
+        password, groups = _password_and_groups(entry)
+        return (ADMIN_USER, password) if not groups or ADMIN_GROUP in groups else None
+    return (ADMIN_USER, secrets.token_urlsafe(24)) if own else None
 
 
 def _password_and_groups(entry: str | UserEntry) -> tuple[str, Sequence[str]]:

@@ -1,12 +1,16 @@
-"""Applying MQSC commands to the embedded queue manager, and runmqsc's DISPLAY output.
+"""Applying MQSC commands to the embedded queue manager, runmqsc's DISPLAY output, and the
+log of administrative changes.
 
-Runs in the queue-manager process: the listener's MQSC verb and the start-up scripts of
-`python -m spark_mq.embedded` come here. Parsing is mqsc.py's job, the attribute tables
-are mqsc_attributes.py's; this module applies parsed commands to a `QueueManager`.
+Runs in the queue-manager process: the command server's MQCMD_ESCAPE (command_server/
+escape_commands.py, the one administrative door from outside) and the start-up scripts of
+`python -m spark_mq.embedded` (the operator's own files, as strmqm's -ic) come here. Parsing
+is mqsc.py's job, the attribute tables are mqsc_attributes.py's; this module applies parsed
+commands to a `QueueManager`.
 """
 from __future__ import annotations
 
 import fnmatch
+import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -23,11 +27,13 @@ from spark_mq.embedded.server.pubsub import admin as pubsub_admin
 from spark_mq.embedded.server.qmgr_attributes import status_attributes
 from spark_mq.embedded.server.queues import LocalQueue
 from spark_mq.embedded.server.runmqsc_layout import render
-from spark_mq.embedded.server.security import authinfo
+from spark_mq.embedded.server.security import admission, authinfo
 from spark_mq.embedded.server.security import mqsc_admin as security_admin
 from spark_mq.embedded.server.security.mqsc_commands import OBJECT_TYPES_CHECKED as SECURITY_TYPES
 from spark_mq.embedded.server.security.state import security_of
-from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.constants import CMQC, CMQCFC
+
+log = logging.getLogger("spark_mq.embedded")
 
 if TYPE_CHECKING:
     from spark_mq.embedded.server.qmgr import QueueManager
@@ -235,3 +241,42 @@ def format_display(object_type: str, name: str, attributes: dict) -> str:
         if key not in ("TYPE", "QUEUE", "QMNAME", "CHLTYPE") and attributes[key] is not None:
             items.append(_display_item(key, attributes[key], specs))
     return render(header, items)
+
+
+# --- the log of administrative changes -------------------------------------------------------
+#: commands that change nothing: not logged (MQ's command events leave out inquiries too)
+_READ_ONLY_PREFIXES = ("MQCMD_INQUIRE", "MQCMD_PING")
+_COMMAND_NAMES = {value: name for name, value in vars(CMQCFC).items()
+                  if name.startswith("MQCMD_") and isinstance(value, int)}
+
+
+def log_command(qmgr: QueueManager, user: str, appl_name: str, reply_to: str, command: int,
+                escape_text: str | None, comp_code: int, reason: int) -> None:
+    """One line in the queue manager's log for each command that may change something: who
+    (the request's user), from where (the connection that waits for the answer on
+    `reply_to`: its channel and address, or the local process), what, and the outcome."""
+    name = _COMMAND_NAMES.get(command, str(command))
+    if escape_text is not None:
+        if escape_text.split(None, 1)[:1] in (["DISPLAY"], ["DIS"], ["PING"]):
+            return
+        what = f"MQSC {' '.join(escape_text.split())!r}"
+    elif name.startswith(_READ_ONLY_PREFIXES):
+        return
+    else:
+        what = f"PCF {name}"
+    outcome = "done" if comp_code == CMQC.MQCC_OK else f"refused or failed (reason {reason})"
+    log.info("administrative command by user %r (application %r, %s): %s: %s", user,
+             appl_name.strip(), _requester(qmgr, reply_to), what, outcome)
+
+
+def _requester(qmgr: QueueManager, reply_to: str) -> str:
+    with qmgr.lock:
+        for conn in qmgr.connections.values():
+            if reply_to and any(handle.name == reply_to for handle in conn.handles.values()):
+                return admission.origin_of(qmgr, conn.conn_id) or f"connection {conn.conn_id}"
+    return f"reply queue {reply_to or 'none'}"
+
+
+def log_script(qmgr: QueueManager, label: str) -> None:
+    """A start-up script: applied in the process, by the operator who started it."""
+    log.info("administrative script %s applied at start by the queue manager's operator", label)

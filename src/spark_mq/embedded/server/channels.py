@@ -8,12 +8,13 @@ MQRC_UNKNOWN_CHANNEL_NAME when not, as IBM MQ does. Definitions are stored with 
 
 The attributes IBM's developer container sets are typed and validated (`SVRCONN_ATTRIBUTES`).
 They are kept and displayed; the name and the TLS attributes take part in connecting
-(SSLCIPH, SSLCAUTH, SSLPEER, CERTLABL: see server/tls.py), its heartbeat interval is
-the listener's, and messages are limited by the queue and queue-manager MAXMSGL. Other
-SVRCONN keywords IBM documents are kept as text. An SSLCIPH that names no CipherSpec IBM MQ
-knows is refused as runmqsc refuses it (AMQ8242E, `CipherSpecError`; tls/cipher_specs.py).
-Other channel types (SDR, RCVR, CLNTCONN, ...) carry no client connections here: their
-commands are accepted and ignored, so IBM's scripts load.
+(SSLCIPH, SSLCAUTH, SSLPEER, CERTLABL: see server/tls.py), MAXINST and MAXINSTC bound its
+instances (server/listener.py), its heartbeat interval is the listener's, and messages are
+limited by the queue and queue-manager MAXMSGL. Other SVRCONN keywords IBM documents are
+kept as text. An SSLCIPH that names no CipherSpec IBM MQ knows is refused as runmqsc
+refuses it (AMQ8242E, `CipherSpecError`; tls/cipher_specs.py). Other channel types (SDR,
+RCVR, CLNTCONN, ...) carry no client connections here: their commands are accepted and
+ignored, so IBM's scripts load.
 """
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ from spark_mq.embedded.tls import cipher_specs
 
 SVRCONN = "SVRCONN"
 _CHANNEL = frozenset({"CHANNEL"})
+#: IBM's default (and largest) MAXINST and MAXINSTC: no limit of the channel's own
+MAX_INSTANCES = 999_999_999
 
 #: SVRCONN attributes with their types and crtmqm's defaults (SYSTEM.DEF.SVRCONN's values)
 SVRCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
@@ -44,10 +47,14 @@ SVRCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
     "SSLCAUTH": AttributeSpec("enum", "REQUIRED", _CHANNEL, choices=("REQUIRED", "OPTIONAL")),
     "SSLPEER": AttributeSpec("str", "", _CHANNEL, max_length=1024),
     "CERTLABL": AttributeSpec("str", "", _CHANNEL, max_length=64),
+    # instances running at once, in all and from one client address (listener.py refuses
+    # more with MQRC_CHANNEL_NOT_AVAILABLE); lowering them ends no running instance
+    "MAXINST": AttributeSpec("int", MAX_INSTANCES, _CHANNEL, bounds=(0, MAX_INSTANCES)),
+    "MAXINSTC": AttributeSpec("int", MAX_INSTANCES, _CHANNEL, bounds=(0, MAX_INSTANCES)),
 }
 #: the other SVRCONN keywords of IBM's DEFINE CHANNEL: accepted and kept as text
 _UNMODELLED = frozenset(
-    "COMPHDR COMPMSG DISCINT KAINT MAXINST MAXINSTC MONCHL RCVDATA RCVEXIT SCYDATA "
+    "COMPHDR COMPMSG DISCINT KAINT MONCHL RCVDATA RCVEXIT SCYDATA "
     "SCYEXIT SENDDATA SENDEXIT STATCHL DEFCDISP QSGDISP CMDSCOPE LIKE "
     "AUTHINFO".split())
 _FLAGS = frozenset({"REPLACE", "NOREPLACE"})
@@ -102,8 +109,19 @@ def default_attributes() -> dict[str, Any]:
 
 # --- start-up ------------------------------------------------------------------------------
 def restore(qm: QueueManagerState, name: str, attrs: dict[str, Any]) -> None:
-    """A stored definition, at recovery."""
-    table(qm).channels[name] = dict(attrs)
+    """A stored definition, at recovery (attributes added since it was stored get their defaults)."""
+    values = default_attributes()
+    values.update(attrs)
+    table(qm).channels[name] = values
+
+
+def instance_limit(attrs: dict[str, Any], key: str) -> int:
+    """MAXINST or MAXINSTC of a channel's attributes; a definition stored when they were kept
+    as text may hold anything, which limits nothing."""
+    try:
+        return int(attrs.get(key, MAX_INSTANCES))
+    except (TypeError, ValueError):
+        return MAX_INSTANCES
 
 
 def ensure_defaults(qm: QueueManagerState) -> None:

@@ -41,16 +41,17 @@ _KNOWN_CLOSE_OPTIONS = dynamic_queues.DELETE_OPTIONS | _SUBSCRIPTION_CLOSES | CM
 # === connections =========================================================================
 def connect(qm: QueueManagerState, user: str, password: str, appl_name: str,
             alive: Callable[[], bool], channel: str | None = None,
-            address: str = "") -> Connection:
-    """MQCONN through `channel` (None: bindings style) from `address`. Without users the
-    queue manager is open and the connection runs as the MQCSP user or the OS user; with
-    them security/admission.py decides who it runs as, or refuses it."""
+            address: str = "", peer_user: str | None = None) -> Connection:
+    """MQCONN through `channel` (None: bindings, whose process runs as `peer_user`, as the
+    OS says) from `address`. Without users the queue manager is open and the connection
+    runs as the MQCSP user or the OS user; with them security/admission.py decides who it
+    runs as, or refuses it."""
     if qm.quiescing:
         raise MQError(CMQC.MQRC_Q_MGR_QUIESCING)
     if qm.users is None:
-        runs_as = user or os_user()
+        runs_as = user or peer_user or os_user()
     else:
-        runs_as = admission.admit(qm, user, password, channel, address)
+        runs_as = admission.admit(qm, user, password, channel, address, peer_user)
     conn = Connection(next(qm.conn_ids), runs_as, appl_name, alive)
     qm.connections[conn.conn_id] = conn
     return conn

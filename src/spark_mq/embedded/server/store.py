@@ -33,9 +33,13 @@ class StoredMessage(NamedTuple):
 
 class Store:
     def __init__(self, data_dir: str):
-        os.makedirs(data_dir, exist_ok=True)
-        self._db = sqlite3.connect(os.path.join(data_dir, "qmgr.db"), isolation_level=None,
-                                   check_same_thread=False)
+        os.makedirs(data_dir, mode=0o700, exist_ok=True)
+        path = os.path.join(data_dir, "qmgr.db")
+        # the owner's only, whatever the umask: messages and definitions are private, and
+        # SQLite gives its WAL and shared-memory files the database file's mode
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        os.chmod(path, 0o600)
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         # NORMAL is durable across a process crash (kill -9), which is what MQ promises for
         # committed persistent messages on a running system; FULL only adds OS-crash safety.
         self._db.execute("PRAGMA journal_mode=WAL")

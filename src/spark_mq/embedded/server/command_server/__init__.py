@@ -18,7 +18,10 @@ ReplyToQ:
 
 Each command runs with the authority of the user its request's MQMD UserIdentifier names
 (security/command_checks.py, on a queue manager started with users); one it may not run is
-answered with MQRC_NOT_AUTHORIZED.
+answered with MQRC_NOT_AUTHORIZED. Every command that may change something, done or refused,
+is logged with that user, where its requester connected from and what it asked
+(admin.log_command). This is the only administrative door from outside the process: MQSC
+clients send their commands here in Escape messages (client/admin.py).
 
 A request that is not a PCF command (Format not MQFMT_ADMIN) is answered with
 MQRCCF_MD_FORMAT_ERROR; one without a ReplyToQ is run and its replies dropped, as MQ
@@ -29,6 +32,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from spark_mq.embedded.server import admin
 from spark_mq.embedded.server.command_server import commands, pcf
 from spark_mq.embedded.server.command_server.pcf import PCFError
 from spark_mq.embedded.server.command_server.request import Reply, Request
@@ -122,10 +126,13 @@ class CommandServer:
         if md[_MDI["Format"]] != CMQC.MQFMT_ADMIN:
             replies = [Reply(comp_code=CMQC.MQCC_FAILED, reason=CMQCFC.MQRCCF_MD_FORMAT_ERROR)]
         else:
+            request: Request | None = None
+            request_parameters: list = []
             try:
                 header = pcf.parse_header(data)
                 version = header.version
                 parameters = pcf.parse_parameters(data, header.parameter_count)
+                request_parameters = parameters
                 request = Request(self.qm, self.authority, header.command, {},
                                   server_conn_id=conn.conn_id,
                                   user=text(md[_MDI["UserIdentifier"]]))
@@ -139,6 +146,12 @@ class CommandServer:
             except Exception:  # a fault here: the requester is told, not left waiting
                 log.exception("command server: command %d failed", command)
                 replies = [Reply(comp_code=CMQC.MQCC_FAILED, reason=CMQCFC.MQRCCF_COMMAND_FAILED)]
+            if request is not None:   # who did what from where: see admin.log_command
+                failed = next((r for r in replies if r.comp_code != CMQC.MQCC_OK), replies[-1])
+                admin.log_command(self.qm, request.user, text(md[_MDI["PutApplName"]]),
+                                  text(md[_MDI["ReplyToQ"]]), request.command,
+                                  _escape_text(request_parameters), failed.comp_code,
+                                  failed.reason)
         reply_to = text(md[_MDI["ReplyToQ"]])
         if not reply_to:
             log.warning("command server: command %d has no ReplyToQ; its replies are dropped",
@@ -167,6 +180,14 @@ class CommandServer:
                 return
             log.warning("command server: cannot put a reply to %s (reason %d); dropped",
                         queue, exc.reason)
+
+
+def _escape_text(parameters: list) -> str | None:
+    """The MQSC text of an Escape request (None for other commands)."""
+    for parameter in parameters:
+        if getattr(parameter, "id", None) == CMQCFC.MQCACF_ESCAPE_TEXT:
+            return pcf.text(parameter.value) if isinstance(parameter.value, bytes) else None
+    return None
 
 
 def _reply_md(request: list, qmgr_name: str) -> list:

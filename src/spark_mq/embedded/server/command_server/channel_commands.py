@@ -41,6 +41,8 @@ _CHANGES: KeywordTable = {
     CMQCFC.MQIACH_HB_INTERVAL: ("HBINT", None),
     CMQCFC.MQIACH_MAX_MSG_LENGTH: ("MAXMSGL", None),
     CMQCFC.MQIACH_SHARING_CONVERSATIONS: ("SHARECNV", None),
+    CMQCFC.MQIACH_MAX_INSTANCES: ("MAXINST", None),
+    CMQCFC.MQIACH_MAX_INSTS_PER_CLIENT: ("MAXINSTC", None),
     CMQCFC.MQIACH_XMIT_PROTOCOL_TYPE: ("TRPTYPE", {
         CMQXC.MQXPT_TCP: "TCP", CMQXC.MQXPT_LU62: "LU62", CMQXC.MQXPT_NETBIOS: "NETBIOS",
         CMQXC.MQXPT_SPX: "SPX"}),
@@ -65,6 +67,8 @@ def _channel_values(name: str, attrs: dict[str, Any]) -> dict[int, Value | list[
         CMQCFC.MQIACH_HB_INTERVAL: number("HBINT", 300),
         CMQCFC.MQIACH_MAX_MSG_LENGTH: number("MAXMSGL", 4_194_304),
         CMQCFC.MQIACH_SHARING_CONVERSATIONS: number("SHARECNV", 10),
+        CMQCFC.MQIACH_MAX_INSTANCES: channels.instance_limit(attrs, "MAXINST"),
+        CMQCFC.MQIACH_MAX_INSTS_PER_CLIENT: channels.instance_limit(attrs, "MAXINSTC"),
         CMQCFC.MQCACH_SSL_CIPHER_SPEC: padded(str(attrs.get("SSLCIPH", "")),
                                               CMQC.MQ_SSL_CIPHER_SPEC_LENGTH),
         CMQCFC.MQCACH_SSL_PEER_NAME: padded(str(attrs.get("SSLPEER", "")),

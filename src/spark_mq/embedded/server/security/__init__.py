@@ -3,7 +3,8 @@ AUTHINFO), channel authentication rules (CHLAUTH) and authority records (AUTHREC
 on MQCONN, MQOPEN and MQPUT1 (runs in the queue-manager process, under its lock).
 
 Nothing here is enforced unless the queue manager was started with users
-(`--user USER:PASSWORD[:GROUP,GROUP]`, `EmbeddedQueueManager(users=...)`): without them
+(`USER:PASSWORD[:GROUP,GROUP]` lines in `--users-file`/`--users-stdin`,
+`EmbeddedQueueManager(users=...)`): without them
 (`QueueManagerState.users is None`) every connection may do everything, as before this
 package existed. The definitions are still kept, shown and stored either way, so the same
 MQSC scripts load on both.
@@ -20,7 +21,7 @@ Modules:
     mqsc_commands.py the MQSC syntax of the security commands, checked when a script is parsed
     mqsc_admin.py    applying those commands and runmqsc's DISPLAY output for them
 
-Users and groups: each `--user` may name its groups after a second colon; without them
+Users and groups: each user entry may name its groups after a second colon; without them
 `admin` (and `mqm`) are in the group `mqm`, any other user in `mqclient`, as in IBM's
 developer container. Members of `mqm` are the queue manager's administrators: they hold
 every authority, and the default CHLAUTH rule `BLOCKUSER('*MQADMIN')` keeps them off every

@@ -19,8 +19,10 @@ In the order MQ checks a client connection:
 6. the channel's BLOCKUSER rule;
 7. CONNECT authority on the queue manager (administrators hold every authority).
 
-A connection without a channel (bindings style: an application that started the queue
-manager itself) skips the CHLAUTH steps and is checked by CHCKLOCL instead of CHCKCLNT.
+A bindings connection (no channel: only the bindings socket in the data directory takes
+one, server/bindings.py) skips the CHLAUTH steps and is checked by CHCKLOCL instead of
+CHCKCLNT, as in IBM MQ; the user it asserts is the one the OS gives for the process at the
+other end of the socket (SO_PEERCRED), not one the client could choose.
 
 A wrong user or password in step 2 is refused with `FailedAuthentication`, which carries the
 AUTHINFO's FAILDLAY: MQ answers such a failure only after that many seconds. The wait is the
@@ -29,6 +31,7 @@ that one failing client holds up nobody else. Other refusals are answered at onc
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from spark_mq.embedded.server import channels
@@ -36,15 +39,16 @@ from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.security import chlauth
 from spark_mq.embedded.server.security.checks import check
 from spark_mq.embedded.server.security.state import privileged, security_of
-from spark_mq.embedded.server.state import QueueManagerState, os_user
+from spark_mq.embedded.server.state import Connection, QueueManagerState, os_user
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 _STRICTER = ("REQUIRED", "REQDADM")
 
 
 def admit(qm: QueueManagerState, user: str, password: str, channel: str | None,
-          address: str) -> str:
-    """The user a new connection runs as; raises MQError(MQRC_NOT_AUTHORIZED) when refused."""
+          address: str, peer_user: str | None = None) -> str:
+    """The user a new connection runs as; raises MQError(MQRC_NOT_AUTHORIZED) when refused.
+    `peer_user`: a bindings connection's process's user, as the OS gives it."""
     checking_rules = channel is not None and chlauth.enabled(qm)
     if checking_rules and chlauth.blocked_address(qm, address):
         raise _refused()
@@ -59,7 +63,7 @@ def admit(qm: QueueManagerState, user: str, password: str, channel: str | None,
             raise FailedAuthentication(_fail_delay(connauth))
         authenticated = True
     adopted = authenticated and connauth is not None and connauth.get("ADOPTCTX") == "YES"
-    asserted = os_user()
+    asserted = peer_user if channel is None and peer_user else os_user()
     client_user = user if adopted else asserted
     mcauser = ""
     rule: dict[str, Any] | None = None
@@ -102,3 +106,22 @@ def _fail_delay(connauth: dict[str, Any] | None) -> float:
     if not connauth:
         return 0.0
     return float(connauth.get("FAILDLAY", 0) or 0)
+
+
+# --- where each connection comes from, for the log of administrative changes ------------------
+_origins: weakref.WeakKeyDictionary[QueueManagerState, dict[int, str]] = weakref.WeakKeyDictionary()
+
+
+def note_origin(qm: QueueManagerState, conn: Connection, channel: str | None, peer: str) -> None:
+    """Remember where a new connection comes from (its channel and address, or the process
+    on the bindings socket): the command server names it when the connection changes
+    something (server/admin.py, log_command)."""
+    with qm.lock:
+        known = _origins.setdefault(qm, {})
+        for gone in [conn_id for conn_id in known if conn_id not in qm.connections]:
+            del known[gone]
+        known[conn.conn_id] = f"channel {channel} from {peer}" if channel else f"bindings, {peer}"
+
+
+def origin_of(qm: QueueManagerState, conn_id: int) -> str:
+    return _origins.get(qm, {}).get(conn_id, "")

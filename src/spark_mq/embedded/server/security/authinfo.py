@@ -2,7 +2,7 @@
 process, under its lock).
 
 Only AUTHTYPE(IDPWOS) takes part in connecting: the user and password an application sends
-in its MQCSP are checked against the queue manager's users (`--user`). The other types
+in its MQCSP are checked against the queue manager's users (`--users-file`). The other types
 (IDPWLDAP, CRLLDAP, OCSP) are kept and shown, so IBM's scripts load. The queue manager's
 CONNAUTH attribute names the IDPWOS object in force, which is taken up at start and by
 REFRESH SECURITY TYPE(CONNAUTH), as in MQ (state.refresh_connauth).

@@ -35,7 +35,7 @@ class SecurityState:
     connauth: dict[str, Any] | None = None
     chlauth: dict[RuleKey, dict[str, Any]] = field(default_factory=dict)
     authority: AuthorityRecords = field(default_factory=AuthorityRecords)
-    groups: dict[str, tuple[str, ...]] = field(default_factory=dict)  # --user USER:PW:GROUPS
+    groups: dict[str, tuple[str, ...]] = field(default_factory=dict)  # USER:PW:GROUPS entries
     #: dynamic queue -> the user whose MQOPEN created it (it holds every authority on it)
     dynamic_owners: dict[str, str] = field(default_factory=dict)
 
@@ -57,12 +57,12 @@ def enforced(qm: QueueManagerState) -> bool:
 
 
 def set_groups(qm: QueueManagerState, groups: dict[str, tuple[str, ...]]) -> None:
-    """The groups named with --user (users not named here get the defaults)."""
+    """The groups named in the user entries (users not named here get the defaults)."""
     security_of(qm).groups.update(groups)
 
 
 def groups_of(qm: QueueManagerState, user: str) -> tuple[str, ...]:
-    """A user's groups: as given with --user, else the developer container's: `admin` and
+    """A user's groups: as given in its entry, else the developer container's: `admin` and
     `mqm` in mqm, any other user the queue manager knows (and `app`) in mqclient."""
     given = security_of(qm).groups.get(user)
     if given:
