@@ -185,22 +185,24 @@ def session_on_channel(host: str, port: int, user: str | None = None,
                        model: str = REPLY_MODEL, qm_name: str = "") -> Iterator[MQSCSession]:
     """An MQSC session over a client channel (as `runmqsc -c`); MQSCRefused when the
     connection or the command queue is refused."""
-    conn, reply = connect_channel(host, port, channel, qm_name, user or "", password or "",
-                                  _APPL_NAME)
-    if conn is None:
-        raise MQSCRefused(reply[1])
-    session = MQSCSession(conn, model)
-    try:
+    with _session(connect_channel(host, port, channel, qm_name, user or "", password or "",
+                                  _APPL_NAME), model) as session:
         yield session
-    finally:
-        session.close()
 
 
 @contextmanager
 def session_in_bindings(socket_path: str, user: str | None = None, password: str | None = None,
                         model: str = REPLY_MODEL, qm_name: str = "") -> Iterator[MQSCSession]:
     """An MQSC session over the queue manager's bindings socket (as local `runmqsc`)."""
-    conn, reply = connect_bindings(socket_path, qm_name, user or "", password or "", _APPL_NAME)
+    with _session(connect_bindings(socket_path, qm_name, user or "", password or "", _APPL_NAME),
+                  model) as session:
+        yield session
+
+
+@contextmanager
+def _session(connected: tuple[Connection | None, list], model: str) -> Iterator[MQSCSession]:
+    """A session on a connection just made ((connection or None, the CONN reply))."""
+    conn, reply = connected
     if conn is None:
         raise MQSCRefused(reply[1])
     session = MQSCSession(conn, model)
