@@ -22,7 +22,6 @@ The column names and types are in the column table (spark_mq.mq.column_table, ro
 """
 from __future__ import annotations
 
-import datetime as _dt
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,12 +36,6 @@ CLASS_MSD = {kind: msd for msd, kind in MSD_CLASSES.items()}
 MSD_PROPERTY = "mcd.Msd"
 MQFMT_STRING = b"MQSTR   "
 PERSISTENT, NON_PERSISTENT = 2, 1   # javax.jms.DeliveryMode
-#: the properties behind the JMS headers (the names MQINQMP returns for jms.* and mcd.Type)
-HEADER_PROPERTIES = {
-    "jms_destination": "JMSDestination", "jms_reply_to": "JMSReplyTo",
-    "jms_type_name": "JMSType", "jms_expiration": "JMSExpiration",
-    "jms_delivery_mode": "JMSDeliveryMode", "jms_priority": "JMSPriority",
-    "jms_timestamp": "JMSTimestamp", "jms_correlation_id": "JMSCorrelationID"}
 _NO_ID = b"\0" * 24
 
 
@@ -164,22 +157,6 @@ def map_body(text: str | None) -> list[tuple[str, str | None]] | None:
     if text is None or not text.lstrip().startswith("<map"):
         return None
     return [(attrs.get("name", ""), _element_text(attrs, body)) for attrs, body in _elements(text)]
-
-
-def stream_body(text: str | None) -> list[str | None] | None:
-    """A StreamMessage body (`<stream><elt>..`) as its values as text; None when it is not one."""
-    if text is None or not text.lstrip().startswith("<stream"):
-        return None
-    return [_element_text(attrs, body) for attrs, body in _elements(text)]
-
-
-def epoch_millis(value: Any) -> int:
-    """A timestamp (aware or naive-UTC datetime) or a number of ms as epoch milliseconds."""
-    if isinstance(value, _dt.datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=_dt.timezone.utc)
-        return int(value.timestamp() * 1000)
-    return int(value)
 
 
 # --- writing: the MQRFH2 of a TextMessage / BytesMessage (the writer's jmsMessageType) ---------

@@ -439,7 +439,7 @@ def _jms_reply_to(headers: jms.JmsHeaders, out: Outgoing, value: str) -> None:
 
 
 def _jms_expiration(headers: jms.JmsHeaders, out: Outgoing, value: Any) -> None:
-    millis = jms.epoch_millis(value)
+    millis = _epoch_millis(value)
     if millis <= 0:
         return      # 0: never expires, as JMS says
     headers.expiration_ms = millis
@@ -477,7 +477,7 @@ _JMS_SETTERS: dict[str, Callable[[jms.JmsHeaders, Outgoing, Any], None]] = {
     "jms_type_name": _set_header("type_name", str),
     "jms_destination": _set_header("destination", str),
     "jms_reply_to": _jms_reply_to,
-    "jms_timestamp": _set_header("timestamp_ms", jms.epoch_millis),
+    "jms_timestamp": _set_header("timestamp_ms", lambda value: _epoch_millis(value)),
     "jms_expiration": _jms_expiration,
     "jms_correlation_id": _jms_correlation_id,
     "jms_delivery_mode": _jms_delivery_mode,
@@ -547,8 +547,11 @@ _SETTERS: dict[str, Callable[[Outgoing, Any], None]] = {
 }
 
 
-def _epoch_millis(value: _dt.datetime) -> int:
-    """A timestamp value (datetime, naive = UTC as Arrow gives it) as epoch milliseconds."""
+def _epoch_millis(value: _dt.datetime | int) -> int:
+    """A timestamp value (datetime, naive = UTC as Arrow gives it) or a number of ms as epoch
+    milliseconds."""
+    if not isinstance(value, _dt.datetime):
+        return int(value)
     if value.tzinfo is None:
         value = value.replace(tzinfo=_dt.timezone.utc)
     return int(value.timestamp() * 1000)
