@@ -181,6 +181,7 @@ def _sbcs_encode_table(ccsid: int, table: list[str | None], nl_to_lf: bool) -> l
     return ibm
 
 
+@cache   # the reader's `text` asks for a message's code page once per message
 def _unicode(ccsid: int, encoding: int) -> CodePage:
     if ccsid in _UTF16:
         name = "utf-16-le" if encoding & CMQC.MQENC_INTEGER_MASK == CMQC.MQENC_INTEGER_REVERSED \
@@ -263,6 +264,7 @@ def code_page(ccsid: int, encoding: int = CMQC.MQENC_NATIVE, *, nl_to_lf: bool =
     return None
 
 
+@cache
 def _with_nl_to_lf(page: CodePage) -> CodePage:
     """A double-byte EBCDIC page decoding NL as '\n': its single-byte 0x15 is the only
     byte IBM's tables map to U+0085."""
