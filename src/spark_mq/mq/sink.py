@@ -302,8 +302,16 @@ def _commit(producer: Producer, ledger: ChunkLedger | None, batch_id: int,
     """Commit the open rows with their marker (rows of this batch on the queue once it
     commits); returns whether the unit of work still holds a marker (never, after a commit)."""
     if ledger is not None:
-        if not holding_marker:
-            ledger.take()
+        if not holding_marker and ledger.take() is None:
+            # this task committed the marker before, so it exists: another attempt of the
+            # partition holds it (a restarted query while this cancelled task still runs, a
+            # retry). Writing on would put these rows after the other attempt's count of
+            # them: they would be there twice. This attempt stops; its rows are backed out.
+            raise MQConnectorError(
+                f"the exactly-once marker of partition {ledger.partition} on "
+                f"{ledger.queue_name!r} is held by another attempt of this partition (a "
+                "restarted query or a retried task): this attempt stops and backs out its "
+                "uncommitted rows, which that attempt writes")
         ledger.record(Position(batch_id, rows=source.taken))
     producer.commit()
     source.settle()
