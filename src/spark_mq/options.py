@@ -83,6 +83,9 @@ Writer (`WriteOptions`):
                            reference/data pattern (default 4 MiB)
     stateQueue             exactly-once markers (default SPARK.MQ.WRITER.STATE)
     writerId               exactly-once identity (default: the query id)
+    claimTimeoutMs         exactlyOnce: how long a task waits for another attempt of its
+                           partition (a retry, a speculative copy, a cancelled task still
+                           running) that holds the partition's lock (default 900000)
     context                auto (default): context columns set MQMD context | none: the
                            queue manager sets it | all: a faithful copy, every put sets all
                            context (MQOO/MQPMO_SET_ALL_CONTEXT) from the row: MsgId from
@@ -115,6 +118,7 @@ from dataclasses import dataclass, replace
 
 from spark_mq.mq.connection import TRANSPORTS, ConnectionOptions
 from spark_mq.mq.errors import MQOptionError, UnknownOptionError
+from spark_mq.mq.markers import DEFAULT_CLAIM_TIMEOUT_MS
 
 # --- option names -----------------------------------------------------------------------------
 CONNECTION_OPTIONS = ("connName", "queueManager", "channel", "user", "password", "transport",
@@ -125,7 +129,8 @@ READ_OPTIONS = ("queue", "topic", "topicObject", "subscription", "selector", "de
                 "numPartitions", "prefetch", "orphanedWorkTimeoutMs", "readMode", "stateQueue",
                 "claimTimeoutMs", "stopFile", "convert", "ccsid", "encoding", "includeContext")
 WRITE_OPTIONS = ("queue", "topic", "retain", "persistence", "asyncPut", "commitEvery", "delivery",
-                 "segmentation", "largeMessageThreshold", "stateQueue", "writerId", "context",
+                 "segmentation", "largeMessageThreshold", "stateQueue", "writerId",
+                 "claimTimeoutMs", "context",
                  "ccsid", "encoding", "format", "jmsMessageType", "nullPayload")
 #: what Spark itself adds: load(path) / save(path), a streaming query's name and checkpoint
 SPARK_OPTIONS = ("path", "queryName", "checkpointLocation")
@@ -336,7 +341,7 @@ class ReadOptions:
     orphaned_work_timeout_ms: int = 300_000
     read_mode: str = "driver"
     state_queue: str = DEFAULT_READER_STATE_QUEUE
-    claim_timeout_ms: int = 900_000
+    claim_timeout_ms: int = DEFAULT_CLAIM_TIMEOUT_MS
     stop_file: str | None = None
     convert: bool = False
     ccsid: int = DEFAULT_CCSID
@@ -411,7 +416,7 @@ class ReadOptions:
             read_mode=read_mode,
             state_queue=parse_name(opts, "statequeue", DEFAULT_READER_STATE_QUEUE, "stateQueue")
             or DEFAULT_READER_STATE_QUEUE,
-            claim_timeout_ms=parse_int(opts, "claimtimeoutms", 900_000, 1000, 86_400_000,
+            claim_timeout_ms=parse_int(opts, "claimtimeoutms", DEFAULT_CLAIM_TIMEOUT_MS, 1000, 86_400_000,
                                        "claimTimeoutMs"),
             stop_file=stop_file.strip() if stop_file else None,
             convert=convert,
@@ -465,6 +470,7 @@ class WriteOptions:
     large_message_threshold: int = DEFAULT_LARGE_MESSAGE_THRESHOLD
     state_queue: str = DEFAULT_STATE_QUEUE
     writer_id: str | None = None
+    claim_timeout_ms: int = DEFAULT_CLAIM_TIMEOUT_MS
     context: str = "auto"
     ccsid: int | None = None           # None: 1208 for string payloads, unset for binary
     encoding: int | None = None        # None: 546 native (273 for JMS messages, as Java)
@@ -510,6 +516,8 @@ class WriteOptions:
             state_queue=parse_name(opts, "statequeue", DEFAULT_STATE_QUEUE, "stateQueue")
             or DEFAULT_STATE_QUEUE,
             writer_id=writer_id.strip() if writer_id else None,
+            claim_timeout_ms=parse_int(opts, "claimtimeoutms", DEFAULT_CLAIM_TIMEOUT_MS, 1000,
+                                       86_400_000, "claimTimeoutMs"),
             context=parse_choice(opts, "context", "auto", CONTEXT),
             ccsid=_parse_ccsid(opts),
             encoding=_parse_encoding(opts),

@@ -25,8 +25,10 @@ retry, restart after a crash or a lost commit file) skips exactly the rows its m
 counts. The batch id comes from the task's local property `streaming.sql.batchId`, the query
 id from `sql.streaming.queryId` (or the `writerId` option). It relies on Spark handing a
 replayed batch the same rows in the same partitions, as it does for replayable sources
-(files, Kafka, spark-mq's reader), and on speculative execution being off (Spark's default):
-two attempts of one task at the same time could both write a chunk. A `writerId` used again
+(files, Kafka, spark-mq's reader). Two attempts of one partition never write at once (a
+retried or speculative task, a cancelled task still running when the restarted query runs
+the batch): the second waits for the first's lock (markers.py, option `claimTimeoutMs`).
+A `writerId` used again
 by a query with a new checkpoint (whose batch ids start again at 0) fails the query with an
 explanation instead of skipping or doubling rows. atLeastOnce: no markers; a replayed batch
 is written again. Batch jobs default to atLeastOnce; with exactlyOnce their task retries put
@@ -45,7 +47,7 @@ from pyspark.sql.types import MapType, StructType
 from spark_mq.errors import MQOptionError
 from spark_mq.mq.connection import connect, load_ibmmq
 from spark_mq.mq.errors import describe
-from spark_mq.mq.markers import ensure_state_queue, remove_markers
+from spark_mq.mq.markers import check_locks_allowed, ensure_state_queue, remove_markers
 from spark_mq.mq.outgoing import Column, MessageDefaults, MessagePlan
 from spark_mq.mq.producer import ProducerSettings, queue_manager_limits
 from spark_mq.mq.sink import Exactly, Topic, write_rows
@@ -110,7 +112,8 @@ class _MQWriter:
                      or self.job_id)
         partition = context.partitionId()
         plan = _plan(self.columns, self.options)
-        exactly = (Exactly(self.options.state_queue, writer_id, partition)
+        exactly = (Exactly(self.options.state_queue, writer_id, partition,
+                           self.options.claim_timeout_ms)
                    if self.options.exactly_once else None)
         target = Topic(self.options.topic) if self.options.topic else self.options.queue
         result = write_rows(_rows(batches), plan, self.options.connection, self.settings,
@@ -211,6 +214,7 @@ def _check_with_queue_manager(options: WriteOptions) -> WriteOptions:
                 raise describe(exc, f"opening topic {options.topic!r} for publishing") from exc
         if options.exactly_once:
             ensure_state_queue(qmgr, ibmmq, options.state_queue, options.connection)
+            check_locks_allowed(qmgr, ibmmq)
     finally:
         try:
             qmgr.disconnect()

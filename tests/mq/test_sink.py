@@ -1,6 +1,7 @@
 """spark_mq.mq.sink with its exactly-once markers, against a real embedded queue manager (no
 Spark): a partition that fails mid-way, an input cut off mid-chunk (issue 14), a marker
-ahead of the batch, and the markers of the first, chunk-numbered writer."""
+ahead of the batch, the markers of the first, chunk-numbered writer, and two attempts of a
+partition at once."""
 from __future__ import annotations
 
 import json
@@ -10,6 +11,7 @@ import ibmmq
 import pytest
 
 from spark_mq.mq import producer_pool
+from spark_mq.mq.errors import MQConnectorError
 from spark_mq.mq.markers import ChunkLedger, ensure_state_queue, marker_id
 from spark_mq.mq.outgoing import Column, MessagePlan
 from spark_mq.mq.producer import ProducerSettings
@@ -34,22 +36,35 @@ def rows(count: int, fail_at: int | None = None) -> Iterator[tuple[bytes, int]]:
 @pytest.fixture
 def write(qm, make_queue) -> Iterator[Callable[..., SinkResult]]:
     """write(rows, commit_every=, batch_id=, writer_id=) -> SinkResult, on partition 0 of
-    `writer_id` into the queue `write.queue`."""
+    `writer_id` into the queue `write.queue`; `write.other(...)` the same on a second
+    connection, as another attempt of the partition would."""
     options = parse_connection(mq_options(qm))
     plan = MessagePlan([Column("payload", "binary"), Column("n", "integer")])
-    producer, max_uncommitted = producer_pool.acquire(options, ProducerSettings())
-    ensure_state_queue(producer.qmgr, ibmmq, STATE, options)
+    producers = [producer_pool.acquire(options, ProducerSettings()) for _ in range(2)]
+    ensure_state_queue(producers[0][0].qmgr, ibmmq, STATE, options)
     queue = make_queue()
 
-    def run(data, commit_every: int, batch_id: int, writer_id: str | None = None) -> SinkResult:
-        ledger = ChunkLedger(producer.qmgr, ibmmq, STATE, writer_id or f"unit-{queue}", 0)
-        return write_partition(data, plan, producer, queue, commit_every=commit_every,
-                               max_messages=max_uncommitted - 2, ledger=ledger,
-                               batch_id=batch_id)
+    def on(index: int) -> Callable[..., SinkResult]:
+        producer, max_uncommitted = producers[index]
 
+        def run(data, commit_every: int, batch_id: int, writer_id: str | None = None,
+                claim_timeout_ms: int = 60_000) -> SinkResult:
+            ledger = ChunkLedger(producer.qmgr, ibmmq, STATE, writer_id or f"unit-{queue}", 0,
+                                 claim_timeout_ms)
+            try:
+                return write_partition(data, plan, producer, queue, commit_every=commit_every,
+                                       max_messages=max_uncommitted - 2, ledger=ledger,
+                                       batch_id=batch_id)
+            finally:
+                ledger.close()
+        return run
+
+    run = on(0)
+    run.other = on(1)
     run.queue = queue
     yield run
-    producer_pool.release(options, ProducerSettings(), producer, healthy=True)
+    for producer, _ in producers:
+        producer_pool.release(options, ProducerSettings(), producer, healthy=False)
 
 
 def test_partition_rerun_after_a_mid_way_failure_skips_committed_rows(write, conn):
@@ -97,3 +112,26 @@ def test_a_chunk_numbered_marker_of_the_first_writer_is_read_with_its_own_cut(wr
                        ibmmq.GMO(MatchOptions=ibmmq.CMQC.MQMO_MATCH_CORREL_ID))
     state.close()
     assert json.loads(marker) == {"writerId": writer_id, "partition": 0, "batch": 4, "rows": 100}
+
+
+def test_a_second_attempt_waits_for_the_partition_another_attempt_holds(write, conn):
+    """A retried or speculative task, or one query.stop() cancelled that still runs while the
+    restarted query runs the batch again: two attempts of one partition at once. In the first
+    batch of a writer id there is no marker yet, so only the partition's lock keeps the second
+    attempt from writing the rows the first has not committed yet."""
+    outcome = {}
+
+    def first_attempt() -> Iterator[tuple[bytes, int]]:
+        for n, row in enumerate(rows(30)):
+            if n == 20:       # 20 rows sent, none committed: the other attempt starts now
+                with pytest.raises(MQConnectorError, match="claimTimeoutMs") as refused:
+                    write.other(rows(100), commit_every=50, batch_id=0, claim_timeout_ms=300)
+                outcome["refused"] = str(refused.value)
+                assert depth(conn, write.queue) == 20    # the first's, uncommitted; none more
+            yield row             # then its input ends early (cancelled) after 30 rows
+
+    assert write(first_attempt(), commit_every=50, batch_id=0).rows == 30
+    assert "wrote nothing" in outcome["refused"]
+    replay = write.other(rows(100), commit_every=50, batch_id=0)      # the lock is free now
+    assert (replay.rows_skipped, replay.messages) == (30, 70)
+    assert numbers_on(conn, write.queue) == list(range(100))

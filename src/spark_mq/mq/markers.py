@@ -15,12 +15,24 @@ Markers of streaming queries that will not run again are listed and removed with
 `spark-mq-writer-state` (spark_mq.jobs.writer_state): `list_markers` and
 `remove_idle_markers` below. A marker a running task holds is inside that task's unit of
 work, invisible to both; one a query rewrote within the idle time is kept as live.
+
+Only one attempt of a partition may write at a time. The marker alone cannot ensure it: a
+marker another attempt holds is as invisible as one never written (the first batch of a
+writer id), and two attempts that both start from zero both write the batch (a retried or
+speculative task, or one that query.stop() cancelled while it still runs when the restarted
+query runs the batch again). So a ChunkLedger first takes the partition's lock: a temporary
+dynamic queue, named after (writer id, partition), created from SYSTEM.DEFAULT.MODEL.QUEUE.
+MQ creates a name once (MQRC_OBJECT_ALREADY_EXISTS to the second MQOPEN) and deletes it when
+its creator closes it or its connection ends, after backing out that connection's unit of
+work: a crashed attempt frees the lock with its marker back on the queue.
 """
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
 import json
+import logging
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +40,14 @@ from typing import Any
 from spark_mq.mq.connection import ConnectionOptions
 from spark_mq.mq.errors import MQConnectorError, describe
 from spark_mq.mqi.constants import CMQC, reason_name
+
+log = logging.getLogger(__name__)
+
+#: the model queue the partition locks are made from (IBM MQ and the embedded one define it)
+LOCK_MODEL_QUEUE = "SYSTEM.DEFAULT.MODEL.QUEUE"
+LOCK_PREFIX = "SPARK.MQ.WRITER."      # + 32 hex digits: 48 characters, MQ's longest name
+_LOCK_POLL_SECONDS = (0.02, 1.0)      # first and longest pause between two tries
+DEFAULT_CLAIM_TIMEOUT_MS = 900_000
 
 
 @dataclass(frozen=True)
@@ -42,15 +62,33 @@ def marker_id(writer_id: str, partition: int) -> bytes:
     return hashlib.sha256(f"{writer_id}\0{partition}".encode()).digest()[:24]
 
 
-class ChunkLedger:
-    """The marker of one (writer id, partition) on the state queue."""
+def lock_name(writer_id: str, partition: int) -> str:
+    return LOCK_PREFIX + marker_id(writer_id, partition)[:16].hex().upper()
 
-    def __init__(self, qmgr: Any, ibmmq: Any, state_queue: str, writer_id: str, partition: int) -> None:
+
+class ChunkLedger:
+    """The marker of one (writer id, partition) on the state queue, and the partition's lock,
+    held from the constructor until `close`."""
+
+    def __init__(self, qmgr: Any, ibmmq: Any, state_queue: str, writer_id: str, partition: int,
+                 claim_timeout_ms: int = DEFAULT_CLAIM_TIMEOUT_MS) -> None:
         self.qmgr, self.ibmmq, self.C = qmgr, ibmmq, ibmmq.CMQC
         self.writer_id, self.partition = writer_id, partition
         self.correl_id = marker_id(writer_id, partition)
         self.queue_name = state_queue
-        self.queue = open_state_queue(qmgr, ibmmq, state_queue)
+        self.lock = _take_lock(qmgr, ibmmq, writer_id, partition, claim_timeout_ms)
+        try:
+            self.queue = open_state_queue(qmgr, ibmmq, state_queue)
+        except BaseException:
+            _close_quietly(ibmmq, self.lock)
+            raise
+
+    def close(self) -> None:
+        """Close the state queue and give the lock up (its unit of work must be ended)."""
+        try:
+            self.queue.close()
+        finally:
+            self.lock.close()
 
     def take(self) -> Position | None:
         """Get the marker under syncpoint (it comes back if the unit of work is backed out)."""
@@ -81,6 +119,62 @@ class ChunkLedger:
             self.queue.put(body, md, pmo)
         except ibmmq.MQMIError as exc:
             raise describe(exc, f"putting the exactly-once marker on {self.queue_name!r}") from exc
+
+
+def _take_lock(qmgr: Any, ibmmq: Any, writer_id: str, partition: int, timeout_ms: int) -> Any:
+    """Create the partition's lock queue, waiting (with back-off, up to `timeout_ms`) while
+    another attempt holds it."""
+    name = lock_name(writer_id, partition)
+    deadline = time.monotonic() + timeout_ms / 1000
+    pause, longest = _LOCK_POLL_SECONDS
+    waited = False
+    while True:
+        try:
+            return _open_lock(qmgr, ibmmq, name)
+        except ibmmq.MQMIError as exc:
+            if exc.reason != CMQC.MQRC_OBJECT_ALREADY_EXISTS:
+                raise _lock_error(exc, f"creating the exactly-once lock {name} of partition "
+                                       f"{partition}") from exc
+        if time.monotonic() >= deadline:
+            raise MQConnectorError(
+                f"partition {partition} of writer id {writer_id!r}: another attempt of it (a "
+                "retried or speculative task, or a cancelled one still running) held its "
+                f"exactly-once lock {name} for {timeout_ms} ms (option 'claimTimeoutMs'); this "
+                "attempt wrote nothing. Valid: a longer claimTimeoutMs, or end the other "
+                "attempt (its connection ending frees the lock)")
+        if not waited:
+            log.info("partition %d of writer id %r: waiting for another attempt of it to end "
+                     "(it holds %s)", partition, writer_id, name)
+            waited = True
+        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        pause = min(pause * 2, longest)
+
+
+def check_locks_allowed(qmgr: Any, ibmmq: Any) -> None:
+    """Fail at the query's start, not in its tasks, when the user may not create locks."""
+    try:
+        _open_lock(qmgr, ibmmq, LOCK_PREFIX + "*").close()
+    except ibmmq.MQMIError as exc:
+        raise _lock_error(exc, "creating an exactly-once lock (a test one, at start)") from exc
+
+
+def _open_lock(qmgr: Any, ibmmq: Any, dynamic_name: str) -> Any:
+    od = ibmmq.OD(ObjectName=LOCK_MODEL_QUEUE, DynamicQName=dynamic_name)
+    return ibmmq.Queue(qmgr, od, CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING)
+
+
+def _lock_error(exc: Any, doing: str) -> MQConnectorError:
+    error = describe(exc, f"{doing} from the model queue {LOCK_MODEL_QUEUE}")
+    return MQConnectorError(f"{error}. exactlyOnce writes need authority to open it, e.g. "
+                            f"setmqaut -t q -n {LOCK_MODEL_QUEUE} -p <user> +dsp +inq; or use "
+                            "delivery=atLeastOnce", error.reason, error.reason_name)
+
+
+def _close_quietly(ibmmq: Any, queue: Any) -> None:
+    try:
+        queue.close()
+    except ibmmq.MQMIError:
+        pass
 
 
 def remove_markers(qmgr: Any, ibmmq: Any, state_queue: str, writer_id: str,

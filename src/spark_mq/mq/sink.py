@@ -35,7 +35,7 @@ from typing import Any, TypeAlias
 from spark_mq.mq import producer_pool
 from spark_mq.mq.connection import ConnectionOptions, retry_while_lost
 from spark_mq.mq.errors import MQConnectorError, connection_lost
-from spark_mq.mq.markers import ChunkLedger, Position
+from spark_mq.mq.markers import DEFAULT_CLAIM_TIMEOUT_MS, ChunkLedger, Position
 from spark_mq.mq.outgoing import MessagePlan, Outgoing, RowValueError
 from spark_mq.mq.producer import Producer, ProducerSettings, Target
 
@@ -92,10 +92,12 @@ class RowSource:
 
 @dataclass(frozen=True)
 class Exactly:
-    """Where the exactly-once markers of a partition live."""
+    """Where the exactly-once markers of a partition live, and how long an attempt waits
+    for another attempt of the partition that holds its lock (markers.py)."""
     state_queue: str
     writer_id: str
     partition: int
+    claim_timeout_ms: int = DEFAULT_CLAIM_TIMEOUT_MS
 
 
 @dataclass(frozen=True)
@@ -123,12 +125,13 @@ def write_rows(rows: Iterable[Row], plan: MessagePlan, connection: ConnectionOpt
             ledger = None
             if exactly is not None:
                 ledger = ChunkLedger(producer.qmgr, producer.ibmmq, exactly.state_queue,
-                                     exactly.writer_id, exactly.partition)
+                                     exactly.writer_id, exactly.partition,
+                                     exactly.claim_timeout_ms)
             write_partition(source, plan, producer, default_queue, commit_every,
                             max(1, max_uncommitted - 2), ledger, batch_id, result)
             if ledger is not None:
-                ledger.queue.close()
-            healthy = True
+                ledger.close()
+            healthy = True      # else release() disconnects, which also frees the lock
         except MQConnectorError as exc:
             if connection_lost(exc):
                 source.rewind()     # its unit of work is gone: the marker tells the rest
