@@ -37,6 +37,7 @@ from spark_mq.embedded.server.state import (
     blank,
     check_md_header,
 )
+from spark_mq.embedded.server.store import StoreError
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import GMO, MD, default_md
 
@@ -262,14 +263,17 @@ def _take(qm: QueueManagerState, conn: Connection, found: list[Message], options
     if not syncpoint and len(found) > 1 and found[0].persistent and (conn.uow_puts or conn.uow_gets):
         # reassembling persistent segments needs the queue manager's own unit of work
         raise MQError(CMQC.MQRC_UOW_NOT_AVAILABLE)
+    if not syncpoint:
+        deletes = [m.seq for m in found if m.persistent]
+        if deletes:
+            try:
+                qm.store.apply(deletes=deletes)    # first: a failure leaves them on the queue
+            except StoreError:
+                raise MQError(CMQC.MQRC_RESOURCE_PROBLEM) from None
     for message in found:
         queue.remove(message)
     if syncpoint:
         conn.uow_gets.extend(found)
-    else:
-        deletes = [m.seq for m in found if m.persistent]
-        if deletes:
-            qm.store.apply(deletes=deletes)
 
 
 def _advance_group(handle: Handle, found: list[Message]) -> None:

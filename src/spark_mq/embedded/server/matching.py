@@ -25,6 +25,7 @@ from spark_mq.embedded.server.queues import (
     Message,
 )
 from spark_mq.embedded.server.state import Handle, QueueManagerState
+from spark_mq.embedded.server.store import StoreError
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import GMO, MD, text
 
@@ -142,7 +143,10 @@ def discard(qm: QueueManagerState, message: Message) -> None:
     """Remove an expired message for good, as MQ does when a get comes across one."""
     message.queue.remove(message)
     if message.persistent:
-        qm.store.apply(deletes=[message.seq])
+        try:
+            qm.store.apply(deletes=[message.seq])
+        except StoreError:
+            pass    # logged by the store; after a restart it is found expired again
 
 
 def _lookup(message: Message) -> Callable[[str], object]:

@@ -4,21 +4,44 @@ Runs in the queue-manager process. SQLite in WAL mode gives atomic, crash-safe
 commits without a hand-written log: a unit of work becomes one SQLite transaction, so after
 a kill -9 either all of it is there or none. Uncommitted work is never written, which is
 exactly MQ's "backed out on restart".
+
+A write that fails (the disk or the file-size limit full, an I/O error) changes nothing and
+raises StoreError, an MQError with the reason IBM MQ gives a put in that state (2056
+MQRC_Q_SPACE_NOT_AVAILABLE when full, else 2102 MQRC_RESOURCE_PROBLEM); the verbs that
+need another reason (MQCMIT's 2003 MQRC_BACKED_OUT) catch it. The first failure of a run of
+them is logged, and so is the first write that succeeds after them: the queue manager keeps
+serving, and works again by itself when space returns.
 """
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
+from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.wire import encode
+from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD
 
 if TYPE_CHECKING:
     from spark_mq.embedded.server.queues import Message
+
+
+log = logging.getLogger("spark_mq.embedded")
+
+
+class StoreError(MQError):
+    """A store write failed and changed nothing."""
+
+    def __init__(self, cause: sqlite3.Error):
+        self.full = getattr(cause, "sqlite_errorname", "") == "SQLITE_FULL"
+        super().__init__(CMQC.MQRC_Q_SPACE_NOT_AVAILABLE if self.full
+                         else CMQC.MQRC_RESOURCE_PROBLEM)
+        self.detail = str(cause)
 
 
 class StoredMessage(NamedTuple):
@@ -49,6 +72,7 @@ class Store:
         self._db.execute("PRAGMA wal_autocheckpoint=0")
         self._path = os.path.join(data_dir, "qmgr.db")
         self._stop = threading.Event()
+        self._failing = False    # the last write failed (logged once per run of failures)
         self._watchers: list[Callable[[str, str, str | None], None]] = []
         self._db.executescript(
             """
@@ -68,9 +92,10 @@ class Store:
         db = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
         try:
             while not self._stop.wait(0.5):
-                db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        except sqlite3.Error:
-            pass  # the store is closing
+                try:
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except sqlite3.Error:
+                    pass  # a full disk or the store closing: the next round tries again
         finally:
             db.close()
 
@@ -92,13 +117,15 @@ class Store:
 
     def save_object(self, kind: str, name: str, attrs: dict) -> None:
         text = json.dumps(attrs)
-        self._db.execute("INSERT OR REPLACE INTO objects (kind, name, attrs) VALUES (?, ?, ?)",
-                         (kind, name, text))
+        self._write(lambda db: db.execute(
+            "INSERT OR REPLACE INTO objects (kind, name, attrs) VALUES (?, ?, ?)",
+            (kind, name, text)))
         for watcher in self._watchers:
             watcher(kind, name, text)
 
     def delete_object(self, kind: str, name: str) -> None:
-        self._db.execute("DELETE FROM objects WHERE kind = ? AND name = ?", (kind, name))
+        self._write(lambda db: db.execute("DELETE FROM objects WHERE kind = ? AND name = ?",
+                                          (kind, name)))
         for watcher in self._watchers:
             watcher(kind, name, None)
 
@@ -116,24 +143,52 @@ class Store:
     def apply(self, inserts: Iterable[StoredMessage] = (), deletes: Iterable[int] = (),
               backouts: Iterable[tuple[int, int]] = (), purge_queue: str | None = None) -> None:
         """One atomic change: new messages, removed messages, updated backout counts."""
-        db = self._db
-        db.execute("BEGIN")
-        try:
+        inserts, deletes = list(inserts), list(deletes)
+
+        def change(db: sqlite3.Connection) -> None:
             if purge_queue is not None:
                 db.execute("DELETE FROM messages WHERE queue = ?", (purge_queue,))
             db.executemany(
                 "INSERT INTO messages (seq, queue, md, body, props, backout, expires_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)", inserts)
-            deletes = list(deletes)
             for start in range(0, len(deletes), 500):  # one statement per 500 rows, not per row
                 chunk = deletes[start:start + 500]
                 db.execute(f"DELETE FROM messages WHERE seq IN ({','.join('?' * len(chunk))})", chunk)
             db.executemany("UPDATE messages SET backout = ? WHERE seq = ?",
                            ((count, seq) for seq, count in backouts))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+        self._write(change)
+
+    def _write(self, change: Callable[[sqlite3.Connection], object]) -> None:
+        """`change` in one transaction: all of it, or nothing and StoreError."""
+        db = self._db
+        try:
+            db.execute("BEGIN")
+            try:
+                change(db)
+                db.execute("COMMIT")
+            except BaseException:
+                _roll_back(db)
+                raise
+        except sqlite3.Error as exc:
+            error = StoreError(exc)
+            if not self._failing:
+                log.error("the store cannot write (%s): puts of persistent messages answer "
+                          "%d, commits that need the store back out (2003) until it can",
+                          error.detail, error.reason)
+                self._failing = True
+            raise error from exc
+        if self._failing:
+            log.warning("the store writes again")
+            self._failing = False
+
+
+def _roll_back(db: sqlite3.Connection) -> None:
+    if not db.in_transaction:   # SQLite rolled back by itself (disk full)
+        return
+    try:
+        db.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass                    # then SQLite rolled back, or the next BEGIN fails again
 
 
 def stored(message: Message, queue_name: str) -> StoredMessage:

@@ -3,26 +3,35 @@
 Runs in the queue-manager process, under the queue manager's lock (see qmgr.py). Puts
 under syncpoint wait on the connection (counted in their queue's depth) and gets under
 syncpoint are already off their queue; commit makes both durable in one store transaction,
-backout puts the gotten messages back with their backout count raised.
+backout puts the gotten messages back with their backout count raised. A commit the store
+cannot write (disk full, I/O error) is backed out and answers 2003 MQRC_BACKED_OUT, as IBM
+MQ's MQCMIT does; a backout count it cannot harden stays in memory (it counts again after a
+restart from the stored one).
 """
 from __future__ import annotations
 
+from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.pubsub import retained
 from spark_mq.embedded.server.queues import I_BACKOUT
 from spark_mq.embedded.server.state import Connection, QueueManagerState
-from spark_mq.embedded.server.store import stored
+from spark_mq.embedded.server.store import StoreError, stored
+from spark_mq.mqi.constants import CMQC
 
 
 def commit(qm: QueueManagerState, conn: Connection) -> None:
-    if conn.conn_id in qm.pubsub.pending_retained:  # publications retained in the unit of work
-        retained.commit(qm, conn)
-    puts, gets = conn.uow_puts, conn.uow_gets
-    if not puts and not gets:
-        return
-    inserts = [stored(m, m.queue.name) for m in puts if m.persistent]
-    deletes = [m.seq for m in gets if m.persistent]
-    if inserts or deletes:
-        qm.store.apply(inserts=inserts, deletes=deletes)
+    try:
+        if conn.conn_id in qm.pubsub.pending_retained:  # publications retained in the unit of work
+            retained.commit(qm, conn)
+        puts, gets = conn.uow_puts, conn.uow_gets
+        if not puts and not gets:
+            return
+        inserts = [stored(m, m.queue.name) for m in puts if m.persistent]
+        deletes = [m.seq for m in gets if m.persistent]
+        if inserts or deletes:
+            qm.store.apply(inserts=inserts, deletes=deletes)
+    except StoreError:
+        backout(qm, conn)
+        raise MQError(CMQC.MQRC_BACKED_OUT) from None
     for message in puts:
         queue = message.queue
         queue.pending_puts -= 1
@@ -49,7 +58,10 @@ def backout(qm: QueueManagerState, conn: Connection) -> None:
             if message.persistent:
                 hardened.append((message.seq, message.md[I_BACKOUT]))
     if hardened:
-        qm.store.apply(backouts=hardened)
+        try:
+            qm.store.apply(backouts=hardened)
+        except StoreError:
+            pass    # the store logged it; the messages are back on their queues
     conn.uow_puts, conn.uow_gets = [], []
     if gets:
         qm.arrived.notify_all()
