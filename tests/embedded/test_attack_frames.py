@@ -6,6 +6,8 @@ clients throughout (a put and a get after each attack)."""
 from __future__ import annotations
 
 import struct
+import subprocess
+import sys
 import time
 
 import ibmmq  # the embedded transport: tests/conftest.py installs it before any import
@@ -171,3 +173,19 @@ def test_many_silent_sockets_at_once_cost_little_and_all_go(qm):
         assert closed_within(sock, 10) is not None
     for sock in sockets:
         sock.close()
+
+
+@pytest.mark.parametrize("option, value, valid", [
+    ("--connect-timeout", "0", "valid: 0.1 to 3600"),
+    ("--connect-timeout", "soon", "valid: 0.1 to 3600"),
+    ("--max-channels", "0", "valid: 1 to 999999999"),
+    ("--heartbeat-interval", "-5", "valid: 0.1 to 999999"),
+])
+def test_a_limit_out_of_range_is_refused_at_start_naming_it(tmp_path, option, value, valid):
+    """A connect timeout of 0 would drop every client; a negative one would never drop any."""
+    done = subprocess.run([sys.executable, "-m", "spark_mq.embedded", "--data-dir",
+                           str(tmp_path), "--port", "0", option, value],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert f"argument {option}: " in done.stderr and value in done.stderr and valid in done.stderr
+    assert not (tmp_path / "ready.json").exists()

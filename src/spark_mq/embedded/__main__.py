@@ -32,6 +32,7 @@ import socket
 import stat
 import sys
 import threading
+from collections.abc import Callable
 from typing import IO
 
 from spark_mq.embedded.server.admin import log_script, run_mqsc
@@ -59,6 +60,22 @@ class StartError(Exception):
     """Why the queue manager cannot start, as one line a person can act on."""
 
 
+def _within(kind: Callable[[str], float], low: float, high: float) -> Callable[[str], float]:
+    """An argparse type: a number of `kind` from `low` to `high`; argparse's error names the
+    option, and this message the bad value and the valid range."""
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not {'an integer' if kind is int else 'a number'}; valid: "
+                f"{low} to {high}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text} is out of range; valid: {low} to {high}")
+        return value
+    return parse
+
+
 def add_arguments(parser: argparse.ArgumentParser, data_dir: str | None = None) -> None:
     """The queue manager's arguments; `data_dir` is the default (None: --data-dir required)."""
     parser.add_argument("--data-dir", required=data_dir is None, default=data_dir,
@@ -67,7 +84,8 @@ def add_arguments(parser: argparse.ArgumentParser, data_dir: str | None = None) 
     parser.add_argument("--name", default="QM1", help="queue manager name (default: QM1)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default: 127.0.0.1, loopback only)")
-    parser.add_argument("--port", type=int, default=1414, help="TCP port; 0 picks a free one (default: 1414)")
+    parser.add_argument("--port", type=_within(int, 0, 65535), default=1414,
+                        help="TCP port; 0 picks a free one (default: 1414)")
     parser.add_argument("--mqsc", help="an MQSC file to run at every start (after the default objects)")
     parser.add_argument("--users-file", metavar="FILE",
                         help=f"the queue manager's users, one {_USERS_FORMAT} a line ('#' starts "
@@ -83,16 +101,17 @@ def add_arguments(parser: argparse.ArgumentParser, data_dir: str | None = None) 
                              "reaches the port may then do anything")
     # passwords on the command line are readable by every local user: refused with a pointer
     parser.add_argument("--user", action="append", default=[], help=argparse.SUPPRESS)
-    parser.add_argument("--heartbeat-interval", type=float, default=DEFAULT_HEARTBEAT_INTERVAL,
-                        metavar="SECONDS",
+    parser.add_argument("--heartbeat-interval", type=_within(float, 0.1, 999_999),
+                        default=DEFAULT_HEARTBEAT_INTERVAL, metavar="SECONDS",
                         help="end a client connection that sends nothing for this long between "
                              "calls, backing out its unit of work, as IBM MQ's channel HBINT "
                              "(default: 300)")
-    parser.add_argument("--connect-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT,
+    parser.add_argument("--connect-timeout", type=_within(float, 0.1, 3600), default=DEFAULT_CONNECT_TIMEOUT,
                         metavar="SECONDS",
                         help="drop a connection that takes longer than this to send any frame "
                              "before its MQCONN, its first bytes included (default: 30)")
-    parser.add_argument("--max-channels", type=int, default=DEFAULT_MAX_CHANNELS, metavar="N",
+    parser.add_argument("--max-channels", type=_within(int, 1, 999_999_999),
+                        default=DEFAULT_MAX_CHANNELS, metavar="N",
                         help="connections served at once, as IBM MQ's qm.ini MaxChannels; more "
                              "are refused with 2537 MQRC_CHANNEL_NOT_AVAILABLE (default: "
                              f"{DEFAULT_MAX_CHANNELS})")
