@@ -86,6 +86,9 @@ Writer (`WriteOptions`):
     claimTimeoutMs         exactlyOnce: how long a task waits for another attempt of its
                            partition (a retry, a speculative copy, a cancelled task still
                            running) that holds the partition's lock (default 900000)
+    modelQueue             exactlyOnce: the model queue the partition locks (temporary dynamic
+                           queues) are made from (default SYSTEM.DEFAULT.MODEL.QUEUE; IBM's
+                           developer configuration lets applications open DEV.APP.MODEL.QUEUE)
     context                auto (default): context columns set MQMD context | none: the
                            queue manager sets it | all: a faithful copy, every put sets all
                            context (MQOO/MQPMO_SET_ALL_CONTEXT) from the row: MsgId from
@@ -118,7 +121,7 @@ from dataclasses import dataclass, replace
 
 from spark_mq.mq.connection import TRANSPORTS, ConnectionOptions
 from spark_mq.mq.errors import MQOptionError, UnknownOptionError
-from spark_mq.mq.markers import DEFAULT_CLAIM_TIMEOUT_MS
+from spark_mq.mq.markers import DEFAULT_CLAIM_TIMEOUT_MS, LOCK_MODEL_QUEUE
 
 # --- option names -----------------------------------------------------------------------------
 CONNECTION_OPTIONS = ("connName", "queueManager", "channel", "user", "password", "transport",
@@ -130,7 +133,7 @@ READ_OPTIONS = ("queue", "topic", "topicObject", "subscription", "selector", "de
                 "claimTimeoutMs", "stopFile", "convert", "ccsid", "encoding", "includeContext")
 WRITE_OPTIONS = ("queue", "topic", "retain", "persistence", "asyncPut", "commitEvery", "delivery",
                  "segmentation", "largeMessageThreshold", "stateQueue", "writerId",
-                 "claimTimeoutMs", "context",
+                 "claimTimeoutMs", "modelQueue", "context",
                  "ccsid", "encoding", "format", "jmsMessageType", "nullPayload")
 #: what Spark itself adds: load(path) / save(path), a streaming query's name and checkpoint
 SPARK_OPTIONS = ("path", "queryName", "checkpointLocation")
@@ -471,6 +474,7 @@ class WriteOptions:
     state_queue: str = DEFAULT_STATE_QUEUE
     writer_id: str | None = None
     claim_timeout_ms: int = DEFAULT_CLAIM_TIMEOUT_MS
+    model_queue: str = LOCK_MODEL_QUEUE
     context: str = "auto"
     ccsid: int | None = None           # None: 1208 for string payloads, unset for binary
     encoding: int | None = None        # None: 546 native (273 for JMS messages, as Java)
@@ -518,6 +522,8 @@ class WriteOptions:
             writer_id=writer_id.strip() if writer_id else None,
             claim_timeout_ms=parse_int(opts, "claimtimeoutms", DEFAULT_CLAIM_TIMEOUT_MS, 1000,
                                        86_400_000, "claimTimeoutMs"),
+            model_queue=parse_name(opts, "modelqueue", LOCK_MODEL_QUEUE, "modelQueue")
+            or LOCK_MODEL_QUEUE,
             context=parse_choice(opts, "context", "auto", CONTEXT),
             ccsid=_parse_ccsid(opts),
             encoding=_parse_encoding(opts),

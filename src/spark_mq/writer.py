@@ -113,7 +113,7 @@ class _MQWriter:
         partition = context.partitionId()
         plan = _plan(self.columns, self.options)
         exactly = (Exactly(self.options.state_queue, writer_id, partition,
-                           self.options.claim_timeout_ms)
+                           self.options.claim_timeout_ms, self.options.model_queue)
                    if self.options.exactly_once else None)
         target = Topic(self.options.topic) if self.options.topic else self.options.queue
         result = write_rows(_rows(batches), plan, self.options.connection, self.settings,
@@ -214,7 +214,7 @@ def _check_with_queue_manager(options: WriteOptions) -> WriteOptions:
                 raise describe(exc, f"opening topic {options.topic!r} for publishing") from exc
         if options.exactly_once:
             ensure_state_queue(qmgr, ibmmq, options.state_queue, options.connection)
-            check_locks_allowed(qmgr, ibmmq)
+            check_locks_allowed(qmgr, ibmmq, options.model_queue)
     finally:
         try:
             qmgr.disconnect()

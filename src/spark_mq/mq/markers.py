@@ -21,7 +21,8 @@ marker another attempt holds is as invisible as one never written (the first bat
 writer id), and two attempts that both start from zero both write the batch (a retried or
 speculative task, or one that query.stop() cancelled while it still runs when the restarted
 query runs the batch again). So a ChunkLedger first takes the partition's lock: a temporary
-dynamic queue, named after (writer id, partition), created from SYSTEM.DEFAULT.MODEL.QUEUE.
+dynamic queue, named after (writer id, partition), created from a model queue (writer
+option `modelQueue`, default SYSTEM.DEFAULT.MODEL.QUEUE).
 MQ creates a name once (MQRC_OBJECT_ALREADY_EXISTS to the second MQOPEN) and deletes it when
 its creator closes it or its connection ends, after backing out that connection's unit of
 work: a crashed attempt frees the lock with its marker back on the queue.
@@ -43,7 +44,8 @@ from spark_mq.mqi.constants import CMQC, reason_name
 
 log = logging.getLogger(__name__)
 
-#: the model queue the partition locks are made from (IBM MQ and the embedded one define it)
+#: the model queue the partition locks are made from by default (every queue manager has it;
+#: IBM's developer configuration lets applications open DEV.APP.MODEL.QUEUE instead)
 LOCK_MODEL_QUEUE = "SYSTEM.DEFAULT.MODEL.QUEUE"
 LOCK_PREFIX = "SPARK.MQ.WRITER."      # + 32 hex digits: 48 characters, MQ's longest name
 _LOCK_POLL_SECONDS = (0.02, 1.0)      # first and longest pause between two tries
@@ -71,12 +73,13 @@ class ChunkLedger:
     held from the constructor until `close`."""
 
     def __init__(self, qmgr: Any, ibmmq: Any, state_queue: str, writer_id: str, partition: int,
-                 claim_timeout_ms: int = DEFAULT_CLAIM_TIMEOUT_MS) -> None:
+                 claim_timeout_ms: int = DEFAULT_CLAIM_TIMEOUT_MS,
+                 model_queue: str = LOCK_MODEL_QUEUE) -> None:
         self.qmgr, self.ibmmq, self.C = qmgr, ibmmq, ibmmq.CMQC
         self.writer_id, self.partition = writer_id, partition
         self.correl_id = marker_id(writer_id, partition)
         self.queue_name = state_queue
-        self.lock = _take_lock(qmgr, ibmmq, writer_id, partition, claim_timeout_ms)
+        self.lock = _take_lock(qmgr, ibmmq, model_queue, writer_id, partition, claim_timeout_ms)
         try:
             self.queue = open_state_queue(qmgr, ibmmq, state_queue)
         except BaseException:
@@ -121,7 +124,8 @@ class ChunkLedger:
             raise describe(exc, f"putting the exactly-once marker on {self.queue_name!r}") from exc
 
 
-def _take_lock(qmgr: Any, ibmmq: Any, writer_id: str, partition: int, timeout_ms: int) -> Any:
+def _take_lock(qmgr: Any, ibmmq: Any, model_queue: str, writer_id: str, partition: int,
+               timeout_ms: int) -> Any:
     """Create the partition's lock queue, waiting (with back-off, up to `timeout_ms`) while
     another attempt holds it."""
     name = lock_name(writer_id, partition)
@@ -130,11 +134,11 @@ def _take_lock(qmgr: Any, ibmmq: Any, writer_id: str, partition: int, timeout_ms
     waited = False
     while True:
         try:
-            return _open_lock(qmgr, ibmmq, name)
+            return _open_lock(qmgr, ibmmq, model_queue, name)
         except ibmmq.MQMIError as exc:
             if exc.reason != CMQC.MQRC_OBJECT_ALREADY_EXISTS:
                 raise _lock_error(exc, f"creating the exactly-once lock {name} of partition "
-                                       f"{partition}") from exc
+                                       f"{partition}", model_queue) from exc
         if time.monotonic() >= deadline:
             raise MQConnectorError(
                 f"partition {partition} of writer id {writer_id!r}: another attempt of it (a "
@@ -150,24 +154,27 @@ def _take_lock(qmgr: Any, ibmmq: Any, writer_id: str, partition: int, timeout_ms
         pause = min(pause * 2, longest)
 
 
-def check_locks_allowed(qmgr: Any, ibmmq: Any) -> None:
+def check_locks_allowed(qmgr: Any, ibmmq: Any, model_queue: str) -> None:
     """Fail at the query's start, not in its tasks, when the user may not create locks."""
     try:
-        _open_lock(qmgr, ibmmq, LOCK_PREFIX + "*").close()
+        _open_lock(qmgr, ibmmq, model_queue, LOCK_PREFIX + "*").close()
     except ibmmq.MQMIError as exc:
-        raise _lock_error(exc, "creating an exactly-once lock (a test one, at start)") from exc
+        raise _lock_error(exc, "creating an exactly-once lock (a test one, at start)",
+                          model_queue) from exc
 
 
-def _open_lock(qmgr: Any, ibmmq: Any, dynamic_name: str) -> Any:
-    od = ibmmq.OD(ObjectName=LOCK_MODEL_QUEUE, DynamicQName=dynamic_name)
+def _open_lock(qmgr: Any, ibmmq: Any, model_queue: str, dynamic_name: str) -> Any:
+    od = ibmmq.OD(ObjectName=model_queue, DynamicQName=dynamic_name)
     return ibmmq.Queue(qmgr, od, CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING)
 
 
-def _lock_error(exc: Any, doing: str) -> MQConnectorError:
-    error = describe(exc, f"{doing} from the model queue {LOCK_MODEL_QUEUE}")
-    return MQConnectorError(f"{error}. exactlyOnce writes need authority to open it, e.g. "
-                            f"setmqaut -t q -n {LOCK_MODEL_QUEUE} -p <user> +dsp +inq; or use "
-                            "delivery=atLeastOnce", error.reason, error.reason_name)
+def _lock_error(exc: Any, doing: str, model_queue: str) -> MQConnectorError:
+    error = describe(exc, f"{doing} from the model queue {model_queue} (option 'modelQueue')")
+    return MQConnectorError(
+        f"{error}. Valid: a model queue the writer's user may open (IBM's developer "
+        f"configuration: DEV.APP.MODEL.QUEUE), or authority to open this one, e.g. setmqaut -t "
+        f"q -n {model_queue} -p <user> +dsp +inq, or delivery=atLeastOnce",
+        error.reason, error.reason_name)
 
 
 def _close_quietly(ibmmq: Any, queue: Any) -> None:
@@ -232,7 +239,13 @@ def ensure_state_queue(qmgr: Any, ibmmq: Any, name: str, connection: ConnectionO
                                       "DESCR('spark-mq writer exactly-once markers')",
                           connection.user, connection.password)
     if not ok and "already" not in output.lower():
-        raise MQConnectorError(f"creating the exactly-once state queue {name!r} failed: {output}")
+        who = f"user {connection.user!r}" if connection.user else "this connection"
+        raise MQConnectorError(
+            f"the exactly-once state queue {name!r} does not exist, and creating it as {who} "
+            f"failed: {output.strip()}. Valid: an administrator defines it, e.g. "
+            f"spark-mq-qmgr mqsc \"DEFINE QLOCAL({name}) DEFPSIST(YES)\" (and grants the "
+            "writer's user +get +put +inq +browse on it), or option 'stateQueue' names one "
+            "that exists, or delivery=atLeastOnce")
     open_state_queue(qmgr, ibmmq, name).close()
 
 

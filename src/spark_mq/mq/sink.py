@@ -35,7 +35,7 @@ from typing import Any, TypeAlias
 from spark_mq.mq import producer_pool
 from spark_mq.mq.connection import ConnectionOptions, retry_while_lost
 from spark_mq.mq.errors import MQConnectorError, connection_lost
-from spark_mq.mq.markers import DEFAULT_CLAIM_TIMEOUT_MS, ChunkLedger, Position
+from spark_mq.mq.markers import DEFAULT_CLAIM_TIMEOUT_MS, LOCK_MODEL_QUEUE, ChunkLedger, Position
 from spark_mq.mq.outgoing import MessagePlan, Outgoing, RowValueError
 from spark_mq.mq.producer import Producer, ProducerSettings, Target
 
@@ -92,12 +92,13 @@ class RowSource:
 
 @dataclass(frozen=True)
 class Exactly:
-    """Where the exactly-once markers of a partition live, and how long an attempt waits
-    for another attempt of the partition that holds its lock (markers.py)."""
+    """Where the exactly-once markers of a partition live, the model queue its lock is made
+    from and how long an attempt waits for another attempt that holds it (markers.py)."""
     state_queue: str
     writer_id: str
     partition: int
     claim_timeout_ms: int = DEFAULT_CLAIM_TIMEOUT_MS
+    model_queue: str = LOCK_MODEL_QUEUE
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,7 @@ def write_rows(rows: Iterable[Row], plan: MessagePlan, connection: ConnectionOpt
             if exactly is not None:
                 ledger = ChunkLedger(producer.qmgr, producer.ibmmq, exactly.state_queue,
                                      exactly.writer_id, exactly.partition,
-                                     exactly.claim_timeout_ms)
+                                     exactly.claim_timeout_ms, exactly.model_queue)
             write_partition(source, plan, producer, default_queue, commit_every,
                             max(1, max_uncommitted - 2), ledger, batch_id, result)
             if ledger is not None:
