@@ -57,7 +57,7 @@ def test_a_refused_tcp_conn_leaves_no_connection_to_use(qm, make_queue):
     try:
         sock.sendall(wire.frame(["CONN", qm.name, "", "", "attack", None]))
         wire.recv_frame(sock)
-        sock.sendall(wire.frame(["OPEN", CMQC.MQOT_Q, name, CMQC.MQOO_OUTPUT, None, "", ""]))
+        sock.sendall(wire.frame(["OPEN", CMQC.MQOT_Q, name, CMQC.MQOO_OUTPUT, None, "", "", ""]))
         assert wire.recv_frame(sock) == [CMQC.MQCC_FAILED, CMQC.MQRC_HCONN_ERROR]
     finally:
         sock.close()
@@ -121,7 +121,7 @@ def test_a_bindings_connection_has_the_authority_of_its_os_user(sqm):
         assert conn is not None, reply
         try:
             reply = conn.call("OPEN", CMQC.MQOT_Q, "SYSTEM.ADMIN.COMMAND.QUEUE",
-                              CMQC.MQOO_OUTPUT, None, "", "")
+                              CMQC.MQOO_OUTPUT, None, "", "", "")
             assert reply[:2] == refused
         finally:
             conn.call("DISC")

@@ -158,11 +158,15 @@ def test_attribute_table_defaults():
         "DEFPRESP": "SYNC", "PROPCTL": "COMPAT", "GET": "ENABLED", "PUT": "ENABLED",
         "SHARE": "SHARE", "DEFSOPT": "SHARED", "TRIGGER": "NOTRIGGER", "TRIGTYPE": "FIRST",
         "TRIGDPTH": 1, "TRIGMPRI": 0, "TRIGDATA": "", "PROCESS": "", "INITQ": "",
+        "USAGE": "NORMAL",
     }
+    assert default_attributes("QREMOTE") == {
+        "DESCR": "", "DEFPSIST": "NO", "DEFPRTY": 0, "DEFPRESP": "SYNC", "PUT": "ENABLED",
+        "RNAME": "", "RQMNAME": "", "XMITQ": ""}
     assert "MAXDEPTH" not in default_attributes("QA")
     assert default_attributes("QMGR") == {
         "DESCR": "", "DEADQ": "", "MAXMSGL": 4194304, "MAXPROPL": -1, "MAXUMSGS": 10000,
-        "MAXHANDS": 256, "TRIGINT": 999999999, "SSLKEYR": "", "CERTLABL": "",
+        "MAXHANDS": 256, "TRIGINT": 999999999, "DEFXMITQ": "", "SSLKEYR": "", "CERTLABL": "",
         "CONNAUTH": "", "CHLAUTH": "ENABLED",
     }
 

@@ -71,7 +71,7 @@ class MQSCSession:
 
     def _open(self, name: str, options: int, dynamic_name: str) -> tuple[int, str]:
         reply = self.conn.call("OPEN", CMQC.MQOT_Q, name, options | CMQC.MQOO_FAIL_IF_QUIESCING,
-                               None, dynamic_name, "")
+                               None, dynamic_name, "", "")
         if reply[0] == CMQC.MQCC_FAILED:
             raise MQSCRefused(reply[1])
         return reply[2], reply[6]

@@ -50,14 +50,14 @@ def MQOPEN(hconn: int, od: bytes, options: int) -> tuple[int, bytes, int, int]:
     dynamic_name = text(fields[OD.index["DynamicQName"]])  # used when `name` is a model queue
     # the server uses AlternateUserId only with MQOO_ALTERNATE_USER_AUTHORITY, as MQ does
     reply = conn.call("OPEN", fields[OD.index["ObjectType"]], name, options, selection,
-                      dynamic_name, _alternate_user(fields))
+                      dynamic_name, _alternate_user(fields), text(fields[OD.index["ObjectQMgrName"]]))
     if reply[0] == FAILED:
         return (0, od, reply[0], reply[1])
-    hobj, resolved, read_ahead, async_default, object_name = reply[2:7]
+    hobj, resolved, read_ahead, async_default, object_name, resolved_qmgr = reply[2:8]
     conn.handles[hobj] = ObjectHandle(object_name, read_ahead, async_default)
     is_queue = fields[OD.index["ObjectType"]] == CMQC.MQOT_Q
     if is_queue and options & _RESOLVING_OPENS:
-        resolved_names = _blank(resolved) + _blank(conn.qm_name)
+        resolved_names = _blank(resolved) + _blank(resolved_qmgr)
         if options & CMQC.MQOO_OUTPUT:  # what MQPUT reports in the MQPMO
             _remember_resolved(hconn, hobj, resolved_names)
     else:
@@ -221,12 +221,13 @@ def MQPUT1(hconn: int, od: bytes, md: bytes, pmo: bytes, msg: bytes) -> tuple[by
     if fields[OD.index["ObjectType"]] == CMQC.MQOT_TOPIC:
         return _put1_topic(hconn, od, md, pmo, msg, options)
     reply = conn.call("PUT1", fields[OD.index["ObjectType"]], text(fields[OD.index["ObjectName"]]),
-                      _alternate_user(fields), md, options, context, props, msg)
+                      text(fields[OD.index["ObjectQMgrName"]]), _alternate_user(fields), md,
+                      options, context, props, msg)
     if reply[0] == FAILED or len(reply) < 3:
         return (md, pmo, reply[0], reply[1])
-    # the server answers the MD followed by the name of the queue the message went to
+    # the server answers the MD followed by the queue and queue manager the message went to
     md_out, resolved = reply[2][:MD.size], reply[2][MD.size:]
-    return (md_out, _pmo_out(pmo, resolved + _blank(conn.qm_name)), reply[0], reply[1])
+    return (md_out, _pmo_out(pmo, resolved), reply[0], reply[1])
 
 
 

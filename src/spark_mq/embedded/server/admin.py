@@ -39,8 +39,7 @@ if TYPE_CHECKING:
     from spark_mq.embedded.server.qmgr import QueueManager
 
 # object types that IBM's MQSC files define but the embedded queue manager has no use for
-_IGNORED_TYPES = {"CHANNEL", "LISTENER", "SERVICE", "TOPIC", "SUB", "PROCESS",
-                  "COMMINFO", "QREMOTE"}
+_IGNORED_TYPES = {"CHANNEL", "LISTENER", "SERVICE", "TOPIC", "SUB", "PROCESS", "COMMINFO"}
 
 
 def run_mqsc(qmgr: QueueManager, text: str, existing_ok: bool = False) -> tuple[bool, str]:
@@ -113,7 +112,7 @@ def _namelist(qmgr: QueueManager, command: MQSCCommand) -> str:
 
 #: the object types whose DELETE takes AUTHREC(YES|NO), with their authority-record type
 _AUTHREC_TYPES = {"QLOCAL": CMQC.MQOT_Q, "QALIAS": CMQC.MQOT_Q, "QMODEL": CMQC.MQOT_Q,
-                  "TOPIC": CMQC.MQOT_TOPIC}
+                  "QREMOTE": CMQC.MQOT_Q, "TOPIC": CMQC.MQOT_TOPIC}
 
 
 def _apply(qmgr: QueueManager, command: MQSCCommand) -> str:
@@ -203,6 +202,7 @@ _DISPLAY_HEADERS = {
     "QLOCAL": ("AMQ8409I: Display Queue details.", "QUEUE"),
     "QALIAS": ("AMQ8409I: Display Queue details.", "QUEUE"),
     "QMODEL": ("AMQ8409I: Display Queue details.", "QUEUE"),
+    "QREMOTE": ("AMQ8409I: Display Queue details.", "QUEUE"),
     "QMGR": ("AMQ8408I: Display Queue Manager details.", "QMNAME"),
     "CHANNEL": ("AMQ8414I: Display Channel details.", "CHANNEL"),
 }

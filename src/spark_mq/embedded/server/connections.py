@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from spark_mq.embedded.server import dynamic_queues, namelist, units_of_work
 from spark_mq.embedded.server.errors import NONE, WARNING, MQError
 from spark_mq.embedded.server.queues import TEMPORARY_DYNAMIC, AliasQueue, LocalQueue, ModelQueue
+from spark_mq.embedded.server.resolution import names
 from spark_mq.embedded.server.security import admission, checks
 from spark_mq.embedded.server.state import Connection, Handle, QueueManagerState, os_user
 from spark_mq.mqi.constants import CMQC
@@ -83,11 +84,12 @@ def disconnect(qm: QueueManagerState, conn: Connection, clean: bool) -> int:
 # === open and close ======================================================================
 def open_object(qm: QueueManagerState, conn: Connection, obj_type: int, name: str, options: int,
                 selection: str | None, dynamic_name: str | None,
-                alternate_user: str = "") -> Handle:
+                alternate_user: str = "", qmgr_name: str = "") -> Handle:
     """MQOPEN. A model queue's name creates a dynamic queue named after `dynamic_name`
     (MQOD.DynamicQName), which the handle opens; None: the caller cannot open a model
     (MQPUT1), which fails with MQRC_Q_TYPE_ERROR as in MQ. `alternate_user`: the MQOD's
-    AlternateUserId, whose authority counts with MQOO_ALTERNATE_USER_AUTHORITY."""
+    AlternateUserId, whose authority counts with MQOO_ALTERNATE_USER_AUTHORITY. `qmgr_name`:
+    the MQOD's ObjectQMgrName (resolution/names.py)."""
     if obj_type == CMQC.MQOT_Q_MGR:
         if options & ~_QMGR_OPEN_OPTIONS:
             raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
@@ -103,9 +105,12 @@ def open_object(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
     if obj_type != CMQC.MQOT_Q:
         raise MQError(CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
     _check_open_options(options)
+    if not names.is_local(qm, qmgr_name):
+        return _open_elsewhere(qm, conn, name, qmgr_name, options, selection, alternate_user)
     checks.check_open(qm, conn.user, obj_type, name, options, alternate_user)
     model = qm.queues.get(name)
     created_temporary = False
+    remote = None
     if isinstance(model, ModelQueue) and dynamic_name is not None:
         # every check that can fail comes before the queue exists: a failed MQOPEN creates nothing
         selector = _compile_selector(selection, options) if selection else None
@@ -115,12 +120,34 @@ def open_object(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
         name, alias = queue.name, None
         created_temporary = queue.definition_type == TEMPORARY_DYNAMIC
     else:
-        queue, alias = resolve(qm, name)
+        resolved = names.resolve(qm, name, "", options)
+        queue, alias, remote = resolved.queue, resolved.alias, resolved.remote
         _check_sharing(queue, options)
         selector = _compile_selector(selection, options) if selection else None
     handle = Handle(next(conn.hobj_counter), queue, name, options, selector=selector,
-                    created_temporary=created_temporary)
-    handle.read_ahead = _read_ahead(alias or queue, options)
+                    created_temporary=created_temporary, remote=remote)
+    return _opened(conn, handle, alias or queue)
+
+
+def _open_elsewhere(qm: QueueManagerState, conn: Connection, name: str, qmgr_name: str,
+                    options: int, selection: str | None, alternate_user: str) -> Handle:
+    """MQOPEN with the ObjectQMgrName of another queue manager (or a queue-manager alias)."""
+    resolved = names.resolve(qm, name, qmgr_name, options)
+    if resolved.remote is None:   # an alias of this queue manager: the queue is local
+        return open_object(qm, conn, CMQC.MQOT_Q, name, options, selection, None, alternate_user)
+    if selection:
+        raise MQError(CMQC.MQRC_SELECTOR_INVALID_FOR_TYPE)
+    checks.check_remote_qmgr(qm, conn.user, qmgr_name, options, alternate_user)
+    handle = Handle(next(conn.hobj_counter), resolved.queue, name, options,
+                    remote=resolved.remote)
+    return _opened(conn, handle, resolved.queue)
+
+
+def _opened(conn: Connection, handle: Handle, definition: LocalQueue | AliasQueue) -> Handle:
+    """Count the new handle on its queue and give it to the connection."""
+    queue, options = handle.queue, handle.options
+    assert queue is not None
+    handle.read_ahead = _read_ahead(definition, options)
     if options & INPUT_OPTIONS:
         exclusive = options & CMQC.MQOO_INPUT_EXCLUSIVE or (
             options & CMQC.MQOO_INPUT_AS_Q_DEF and queue.attrs["DEFSOPT"] == "EXCL")
@@ -173,23 +200,6 @@ def close(qm: QueueManagerState, conn: Connection, hobj: int, options: int) -> N
     dynamic_queues.delete_on_close(qm, handle, options)
     if handle.put_group is not None:
         raise MQError(CMQC.MQRC_INCOMPLETE_GROUP, WARNING)
-
-
-def resolve(qm: QueueManagerState, name: str) -> tuple[LocalQueue, AliasQueue | None]:
-    """The local queue a name opens, and the alias it was opened through (if any)."""
-    queue = qm.queues.get(name)
-    if queue is None:
-        raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
-    if isinstance(queue, ModelQueue):
-        raise MQError(CMQC.MQRC_Q_TYPE_ERROR)
-    if isinstance(queue, AliasQueue):
-        target = qm.queues.get(queue.attrs["TARGET"])
-        if isinstance(target, ModelQueue):  # an alias must resolve to a real queue
-            raise MQError(CMQC.MQRC_ALIAS_BASE_Q_TYPE_ERROR)
-        if not isinstance(target, LocalQueue):
-            raise MQError(CMQC.MQRC_UNKNOWN_ALIAS_BASE_Q)
-        return target, queue
-    return queue, None
 
 
 def handle_of(conn: Connection, hobj: int) -> Handle:

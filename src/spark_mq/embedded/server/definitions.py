@@ -4,7 +4,7 @@ Runs in the queue-manager process, called through `qmgr.QueueManager` by admin.r
 which holds the queue manager's lock for the whole script. Failures are `ValueError`s with
 the text runmqsc shows, not MQI reasons: these are administration commands, not MQI verbs.
 
-Queue definitions are local, alias and model queues, in one namespace as in MQ; dynamic
+Queue definitions are local, alias, model and remote queues, in one namespace as in MQ; dynamic
 queues are local queues that dynamic_queues.py creates and deletes. Channels are stored here
 too (kind "CHANNEL", their own namespace) and recovered into channels.py's table, and so
 are the security definitions (kinds AUTHINFO, CHLAUTH, AUTHREC: security/state.py) and
@@ -24,6 +24,7 @@ from spark_mq.embedded.server.queues import (
     Message,
     ModelQueue,
     QueueDefinition,
+    RemoteQueue,
 )
 from spark_mq.embedded.server.security import state as security
 from spark_mq.embedded.server.state import QueueManagerState
@@ -32,7 +33,7 @@ from spark_mq.mqi.structs import MD
 
 #: the class that holds each kind of queue definition
 _QUEUE_CLASSES: dict[str, type[QueueDefinition]] = {
-    "QLOCAL": LocalQueue, "QALIAS": AliasQueue, "QMODEL": ModelQueue}
+    "QLOCAL": LocalQueue, "QALIAS": AliasQueue, "QMODEL": ModelQueue, "QREMOTE": RemoteQueue}
 
 
 def recover(qm: QueueManagerState) -> None:

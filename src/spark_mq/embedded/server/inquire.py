@@ -22,6 +22,7 @@ from spark_mq.embedded.server.queues import (
     AliasQueue,
     LocalQueue,
     QueueDefinition,
+    RemoteQueue,
 )
 from spark_mq.embedded.server.state import Connection, QueueManagerState, blank
 from spark_mq.mqi.constants import CMQC
@@ -56,6 +57,7 @@ _QUEUE_INTS: dict[int, tuple[str, dict[str, int] | None]] = {
                                           "EVERY": CMQC.MQTT_EVERY, "DEPTH": CMQC.MQTT_DEPTH}),
     CMQC.MQIA_TRIGGER_DEPTH: ("TRIGDPTH", None),
     CMQC.MQIA_TRIGGER_MSG_PRIORITY: ("TRIGMPRI", None),
+    CMQC.MQIA_USAGE: ("USAGE", {"NORMAL": CMQC.MQUS_NORMAL, "XMITQ": CMQC.MQUS_TRANSMISSION}),
 }
 _DEFINITION_TYPES = {PREDEFINED: CMQC.MQQDT_PREDEFINED,
                      PERMANENT_DYNAMIC: CMQC.MQQDT_PERMANENT_DYNAMIC,
@@ -70,13 +72,25 @@ _QUEUE_CHARS = {
     CMQC.MQCA_TRIGGER_DATA: CMQC.MQ_TRIGGER_DATA_LENGTH,
     CMQC.MQCA_PROCESS_NAME: CMQC.MQ_PROCESS_NAME_LENGTH,
     CMQC.MQCA_INITIATION_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
+    CMQC.MQCA_REMOTE_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
+    CMQC.MQCA_REMOTE_Q_MGR_NAME: CMQC.MQ_Q_MGR_NAME_LENGTH,
+    CMQC.MQCA_XMIT_Q_NAME: CMQC.MQ_Q_NAME_LENGTH,
 }
 # character selectors -> the MQSC attribute holding them, for the queue types that have it
 _QUEUE_CHAR_ATTRIBUTES = {
     CMQC.MQCA_TRIGGER_DATA: "TRIGDATA",
     CMQC.MQCA_PROCESS_NAME: "PROCESS",
     CMQC.MQCA_INITIATION_Q_NAME: "INITQ",
+    CMQC.MQCA_REMOTE_Q_NAME: "RNAME",
+    CMQC.MQCA_REMOTE_Q_MGR_NAME: "RQMNAME",
+    CMQC.MQCA_XMIT_Q_NAME: "XMITQ",
 }
+#: what a remote queue definition answers (others: MQRC_SELECTOR_NOT_FOR_TYPE, as MQ)
+_REMOTE_SELECTORS = frozenset({
+    CMQC.MQIA_Q_TYPE, CMQC.MQIA_DEF_PRIORITY, CMQC.MQIA_DEF_PERSISTENCE, CMQC.MQIA_INHIBIT_PUT,
+    CMQC.MQIA_DEF_PUT_RESPONSE_TYPE, CMQC.MQCA_Q_NAME, CMQC.MQCA_Q_DESC,
+    CMQC.MQCA_CREATION_DATE, CMQC.MQCA_CREATION_TIME, CMQC.MQCA_REMOTE_Q_NAME,
+    CMQC.MQCA_REMOTE_Q_MGR_NAME, CMQC.MQCA_XMIT_Q_NAME})
 #: What MQSET may change, as on IBM MQ (MQIA_DIST_LISTS aside: no distribution lists here),
 #: and the reason it fails with for a value the attribute cannot take.
 _SETTABLE_INTS = {
@@ -185,6 +199,11 @@ def _namelist_values(qm: QueueManagerState, name: str,
 def _queue_value(queue: LocalQueue, definition: QueueDefinition,
                  selector: int) -> int | bytes | None:
     attrs = definition.attrs
+    if isinstance(definition, RemoteQueue):
+        if selector not in _REMOTE_SELECTORS:
+            return None
+        if selector == CMQC.MQIA_Q_TYPE:
+            return CMQC.MQQT_REMOTE
     if selector == CMQC.MQIA_CURRENT_Q_DEPTH:
         return queue.depth if isinstance(definition, LocalQueue) else None
     if selector == CMQC.MQIA_Q_TYPE:

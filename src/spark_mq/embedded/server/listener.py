@@ -487,17 +487,21 @@ class _Session:
         return []
 
     def v_open(self, obj_type: int, name: str, options: int, selection: str | None,
-               dynamic_name: str, alternate_user: str) -> list:
+               dynamic_name: str, alternate_user: str, qmgr_name: str) -> list:
         """Answers [hobj, resolved queue name, read-ahead, async puts by default, object
-        name]: the object name is the dynamic queue's when `name` was a model queue."""
+        name, resolved queue-manager name]: the object name is the dynamic queue's when
+        `name` was a model queue; a queue elsewhere resolves to its name there."""
         handle = self.qmgr.open(self.connected, obj_type, name, options, selection, dynamic_name,
-                                alternate_user)
+                                alternate_user, qmgr_name)
         queue = handle.queue
         definition = self.qmgr.queues.get(handle.name, queue)
         async_default = bool(definition and definition.attrs.get("DEFPRESP") == "ASYNC")
-        resolved = queue.name if queue else self.qmgr.name
+        resolved, resolved_qmgr = queue.name if queue else self.qmgr.name, self.qmgr.name
+        if handle.remote is not None:
+            resolved, resolved_qmgr = handle.remote.queue_name, handle.remote.qmgr_name
         object_name = handle.name if queue else name
-        return [handle.hobj, resolved, handle.read_ahead, async_default, object_name]
+        return [handle.hobj, resolved, handle.read_ahead, async_default, object_name,
+                resolved_qmgr]
 
     def v_close(self, hobj: int, options: int) -> list:
         self.qmgr.close(self.connected, hobj, options)
@@ -507,12 +511,12 @@ class _Session:
               body: bytes) -> list:
         return [self.qmgr.put(self.connected, hobj, md, pmo_options, context, props, body)]
 
-    def v_put1(self, obj_type: int, name: str, alternate_user: str, md: bytes, pmo_options: int,
-               context: int, props: list | None, body: bytes) -> list:
+    def v_put1(self, obj_type: int, name: str, qmgr_name: str, alternate_user: str, md: bytes,
+               pmo_options: int, context: int, props: list | None, body: bytes) -> list:
         if obj_type != CMQC.MQOT_Q:
             raise MQError(CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
         return [self.qmgr.put1(self.connected, name, md, pmo_options, context, props, body,
-                               alternate_user)]
+                               alternate_user, qmgr_name)]
 
     def v_get(self, hobj: int, md: bytes, gmo: bytes, max_length: int, has_handle: bool) -> list:
         comp_code, reason, *outputs = self.qmgr.get(self.connected, hobj, md, gmo, max_length, has_handle)
@@ -574,8 +578,9 @@ _PUT_ARGS = (int, bytes, int, int, _PROPS, bytes)
 #: the argument types of every verb; a frame that does not fit is a protocol error
 _SIGNATURES: dict[str, tuple] = {
     "PING": (), "HB": (), "CONN": (str, str, str, str, (str, type(None))), "DISC": (),
-    "OPEN": (int, str, int, (str, type(None)), str, str), "CLOSE": (int, int),
-    "PUT": _PUT_ARGS, "PUTA": _PUT_ARGS, "PUT1": (int, str, str, bytes, int, int, _PROPS, bytes),
+    "OPEN": (int, str, int, (str, type(None)), str, str, str), "CLOSE": (int, int),
+    "PUT": _PUT_ARGS, "PUTA": _PUT_ARGS,
+    "PUT1": (int, str, str, str, bytes, int, int, _PROPS, bytes),
     "GET": (int, bytes, bytes, int, bool), "GETN": (int, bytes, bool, int, int),
     "CMIT": (), "BACK": (), "STAT": (int, bytes), "INQ": (int, list), "SET": (int, list, list, bytes),
     "CBWAIT": (list, int, int),

@@ -73,6 +73,9 @@ _QUEUE_FLAGS: dict[tuple[str, str], frozenset[str]] = {
     ("ALTER", "QALIAS"): frozenset({"FORCE"}),
     ("DELETE", "QLOCAL"): frozenset({"PURGE", "NOPURGE"}),
     ("DELETE", "QALIAS"): frozenset(),
+    ("DEFINE", "QREMOTE"): frozenset({"REPLACE", "NOREPLACE"}),
+    ("ALTER", "QREMOTE"): frozenset({"FORCE"}),
+    ("DELETE", "QREMOTE"): frozenset(),
     ("DEFINE", "QMODEL"): frozenset({"REPLACE", "NOREPLACE", "SHARE", "NOSHARE", "TRIGGER",
                                      "NOTRIGGER"}),
     ("ALTER", "QMODEL"): frozenset({"SHARE", "NOSHARE", "TRIGGER", "NOTRIGGER"}),
@@ -88,7 +91,7 @@ _MQSC_VERBS = frozenset(
     "ALTER ARCHIVE BACKUP CLEAR DEFINE DELETE DISPLAY END MOVE PING PURGE RECOVER REFRESH "
     "RESET RESOLVE RESUME RVERIFY SET START STOP SUSPEND".split()
 )
-_QUEUE_TYPES = frozenset({"QLOCAL", "QALIAS", "QMODEL", "QUEUE"})   # QUEUE: DISPLAY only
+_QUEUE_TYPES = frozenset({"QLOCAL", "QALIAS", "QMODEL", "QREMOTE", "QUEUE"})  # QUEUE: DISPLAY only
 _QUEUE_VERBS = frozenset({"DEFINE", "ALTER", "DELETE", "CLEAR", "DISPLAY"})
 _SECURITY_TYPES = frozenset({"AUTHINFO", "CHLAUTH", "AUTHREC", "SECURITY"})  # security/mqsc_commands.py
 _QUEUE_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")

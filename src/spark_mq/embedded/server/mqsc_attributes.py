@@ -88,9 +88,12 @@ class AttributeSpec:
 _LOCAL = frozenset({"QLOCAL"})
 _ALIAS = frozenset({"QALIAS"})
 _MODEL = frozenset({"QMODEL"})
+_REMOTE = frozenset({"QREMOTE"})
 # a model queue has a local queue's attributes: its dynamic queues are local queues
 _STORING = _LOCAL | _MODEL
 _ANY_QUEUE = _LOCAL | _ALIAS | _MODEL
+# what a remote queue definition shares with the others (IBM MQ's QREMOTE attributes)
+_PUTTABLE = _ANY_QUEUE | _REMOTE
 _MAX_COUNT = 999_999_999
 _MAX_MSG_LENGTH = 104_857_600      # 100 MB, IBM MQ's largest message
 _NAME_LENGTH = 48                  # IBM MQ object names
@@ -113,20 +116,28 @@ def _str(length: int, types: frozenset[str]) -> AttributeSpec:
 
 #: Queue attributes the embedded queue manager supports: name -> spec.
 QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
-    "DESCR": _str(64, _ANY_QUEUE),
+    "DESCR": _str(64, _PUTTABLE),
     "MAXMSGL": _int(0, _MAX_MSG_LENGTH, 4_194_304, _STORING),
     "MAXDEPTH": _int(0, _MAX_COUNT, 5000, _STORING),
-    "DEFPSIST": _enum("NO YES", _ANY_QUEUE),
-    "DEFPRTY": _int(0, 9, 0, _ANY_QUEUE),
+    "DEFPSIST": _enum("NO YES", _PUTTABLE),
+    "DEFPRTY": _int(0, 9, 0, _PUTTABLE),
     "MSGDLVSQ": _enum("PRIORITY FIFO", _STORING),
     "BOTHRESH": _int(0, _MAX_COUNT, 0, _STORING),
     "BOQNAME": _str(_NAME_LENGTH, _STORING),
     "DEFREADA": _enum("NO YES DISABLED", _ANY_QUEUE),
-    "DEFPRESP": _enum("SYNC ASYNC", _ANY_QUEUE),
+    "DEFPRESP": _enum("SYNC ASYNC", _PUTTABLE),
     "PROPCTL": _enum("COMPAT NONE ALL FORCE V6COMPAT", _ANY_QUEUE),
     "TARGET": _str(_NAME_LENGTH, _ALIAS),
     "GET": _enum("ENABLED DISABLED", _ANY_QUEUE),
-    "PUT": _enum("ENABLED DISABLED", _ANY_QUEUE),
+    "PUT": _enum("ENABLED DISABLED", _PUTTABLE),
+    # distributed queuing (resolution/): a remote queue definition names the queue (RNAME) at
+    # a queue manager (RQMNAME) and, optionally, the transmission queue that leads there; a
+    # blank RNAME makes it a queue-manager alias, or a reply-to queue alias. A local queue
+    # with USAGE(XMITQ) holds messages for other queue managers, each behind an MQXQH.
+    "RNAME": _str(_NAME_LENGTH, _REMOTE),
+    "RQMNAME": _str(_NAME_LENGTH, _REMOTE),
+    "XMITQ": _str(_NAME_LENGTH, _REMOTE),
+    "USAGE": _enum("NORMAL XMITQ", _STORING),
     "SHARE": AttributeSpec("flag", "SHARE", _STORING, choices=("SHARE", "NOSHARE")),
     "DEFSOPT": _enum("SHARED EXCL", _STORING),
     # What a model's dynamic queues are (SHAREDYN is z/OS only). A local queue shows it too,
@@ -160,6 +171,8 @@ QMGR_ATTRIBUTES: dict[str, AttributeSpec] = {
     "MAXUMSGS": _int(1, _MAX_COUNT, 10_000, frozenset({"QMGR"})),
     "MAXHANDS": _int(0, _MAX_COUNT, 256, frozenset({"QMGR"})),
     "TRIGINT": _int(0, _MAX_COUNT, _MAX_COUNT, frozenset({"QMGR"})),
+    # the transmission queue for queue managers nothing else names (resolution/names.py)
+    "DEFXMITQ": _str(_NAME_LENGTH, frozenset({"QMGR"})),
     # TLS (server/tls.py): the key repository stem, blank for <data-dir>/ssl/key, and the label
     # of the queue manager's certificate, blank for <stem>.crt
     "SSLKEYR": _str(256, frozenset({"QMGR"})),

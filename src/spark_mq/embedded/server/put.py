@@ -34,6 +34,7 @@ from spark_mq.embedded.server.queues import (
     Message,
     QueueDefinition,
 )
+from spark_mq.embedded.server.resolution import names, transmission
 from spark_mq.embedded.server.state import (
     ACCOUNTING_TOKEN,
     QMGR_CCSID,
@@ -45,7 +46,7 @@ from spark_mq.embedded.server.state import (
 )
 from spark_mq.embedded.server.store import stored
 from spark_mq.mqi.constants import CMQC
-from spark_mq.mqi.structs import MD, blank_padded
+from spark_mq.mqi.structs import MD, blank_padded, text
 
 _MDI = MD.index
 _CONTEXT_PUTS = (CMQC.MQPMO_NO_CONTEXT | CMQC.MQPMO_DEFAULT_CONTEXT
@@ -61,7 +62,7 @@ _stamp_cache: list = [None, None]
 _CHAR_FIELDS = tuple((_MDI[name], MD.lengths[name]) for name in (
     "Format", "ReplyToQ", "ReplyToQMgr", "UserIdentifier", "ApplIdentityData", "PutApplName",
     "PutDate", "PutTime", "ApplOriginData"))
-_I_REPLYTOQMGR = _MDI["ReplyToQMgr"]
+_I_REPLYTOQ, _I_REPLYTOQMGR = _MDI["ReplyToQ"], _MDI["ReplyToQMgr"]
 _BLANK_NAME = b" " * 48
 
 
@@ -80,13 +81,15 @@ def put(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, pmo
 
 
 def put1(qm: QueueManagerState, conn: Connection, name: str, md_bytes: bytes, pmo_options: int,
-         context_hobj: int, props: list | None, body: bytes, alternate_user: str = "") -> bytes:
+         context_hobj: int, props: list | None, body: bytes, alternate_user: str = "",
+         qmgr_name: str = "") -> bytes:
     """MQPUT1: open, put, close; the handle opens with the context authority the put needs,
     and with MQPMO_ALTERNATE_USER_AUTHORITY for the MQOD's AlternateUserId (`alternate_user`).
 
-    Returns the MD as put followed by the name of the queue the message went to (48 blank
-    padded bytes, what MQ returns in the MQPMO's ResolvedQName): an MQPUT1 client has no
-    open handle that would tell it an alias's base queue. A warning carries the same bytes."""
+    Returns the MD as put followed by the names of the queue and queue manager the message
+    went to (2 x 48 blank padded bytes, what MQ returns in the MQPMO's ResolvedQName and
+    ResolvedQMgrName): an MQPUT1 client has no open handle that would tell it an alias's base
+    queue or a remote queue's name. A warning carries the same bytes."""
     open_options = CMQC.MQOO_OUTPUT
     if pmo_options & CMQC.MQPMO_SET_ALL_CONTEXT:
         open_options |= CMQC.MQOO_SET_ALL_CONTEXT
@@ -99,10 +102,13 @@ def put1(qm: QueueManagerState, conn: Connection, name: str, md_bytes: bytes, pm
     if pmo_options & CMQC.MQPMO_ALTERNATE_USER_AUTHORITY:
         open_options |= CMQC.MQOO_ALTERNATE_USER_AUTHORITY
     handle = open_object(qm, conn, CMQC.MQOT_Q, name, open_options, None, dynamic_name=None,
-                         alternate_user=alternate_user)
+                         alternate_user=alternate_user, qmgr_name=qmgr_name)
     resolved = b""
     try:
-        resolved = blank(handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT).name, 48)
+        queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)
+        where = ((handle.remote.queue_name, handle.remote.qmgr_name) if handle.remote
+                 else (queue.name, qm.name))
+        resolved = blank(where[0], 48) + blank(where[1], 48)
         return _put(qm, conn, handle, md_bytes, pmo_options & ~CMQC.MQPMO_LOGICAL_ORDER,
                     context_hobj, props, body) + resolved
     except WarnedPut as warned:
@@ -117,7 +123,10 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
     if len(md_bytes) != MD.size:
         raise MQError(CMQC.MQRC_MD_ERROR)
     queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)  # a queue-manager handle has no OUTPUT
-    definition = qm.queues.get(handle.name, queue)
+    if handle.remote is not None:   # the QREMOTE or queue-manager alias, else the xmitq
+        definition: QueueDefinition = handle.remote.definition or queue
+    else:
+        definition = qm.queues.get(handle.name, queue)
     if definition.attrs["PUT"] == "DISABLED" or queue.attrs["PUT"] == "DISABLED":
         raise MQError(CMQC.MQRC_PUT_INHIBITED)
     if options & CMQC.MQPMO_SYNCPOINT and options & CMQC.MQPMO_NO_SYNCPOINT:
@@ -140,9 +149,10 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
     for index, length in _CHAR_FIELDS:
         md[index] = blank_padded(md[index], length)
     if md[_I_REPLYTOQMGR] == _BLANK_NAME:
-        # MQ names itself as the reply-to queue manager when the putter leaves it blank
-        # (there are no remote queue definitions here to resolve ReplyToQ through)
-        md[_I_REPLYTOQMGR] = blank(qm.name, 48)
+        # MQ names itself as the reply-to queue manager when the putter leaves it blank,
+        # unless ReplyToQ is a reply-to queue alias (a QREMOTE): then its RNAME and RQMNAME
+        reply_q, reply_qmgr = names.reply_to(qm, text(md[_I_REPLYTOQ]))
+        md[_I_REPLYTOQ], md[_I_REPLYTOQMGR] = blank(reply_q, 48), blank(reply_qmgr, 48)
     if options & CMQC.MQPMO_NEW_MSG_ID or md[I_MSGID] == NONE_ID:
         md[I_MSGID] = qm.new_msgid()
     if options & CMQC.MQPMO_NEW_CORREL_ID:
@@ -153,7 +163,13 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
         check_properties(qm, props)
     if not body and md[I_FLAGS] & CMQC.MQMF_SEGMENT and not md[I_FLAGS] & CMQC.MQMF_LAST_SEGMENT:
         raise MQError(CMQC.MQRC_SEGMENT_LENGTH_ZERO)  # only a last segment may be empty
-    pieces = _segment(qm, queue, md, props, body)
+    put_md, put_body = md, body
+    if handle.remote is not None:   # behind an MQXQH on the transmission queue
+        date, hms = _put_stamp(int(time.time()))
+        put_md, put_body = transmission.wrap(
+            qm.name, handle.remote.queue_name, handle.remote.qmgr_name, md, body,
+            qm.new_msgid(), date, hms + b"00")
+    pieces = _segment(qm, queue, put_md, props, put_body)
     if len(pieces) > 1 and not syncpoint and md[I_PERSISTENCE] == CMQC.MQPER_PERSISTENT \
             and (conn.uow_puts or conn.uow_gets):
         # segmenting a persistent message needs the queue manager's own unit of work

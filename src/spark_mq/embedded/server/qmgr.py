@@ -87,10 +87,11 @@ class QueueManager(QueueManagerState):
             return connections.disconnect(self, conn, clean)
 
     def open(self, conn: Connection, obj_type: int, name: str, options: int,
-             selection: str | None, dynamic_name: str, alternate_user: str = "") -> Handle:
+             selection: str | None, dynamic_name: str, alternate_user: str = "",
+             qmgr_name: str = "") -> Handle:
         with self.lock:
             return connections.open_object(self, conn, obj_type, name, options, selection,
-                                           dynamic_name, alternate_user)
+                                           dynamic_name, alternate_user, qmgr_name)
 
     def close(self, conn: Connection, hobj: int, options: int) -> None:
         with self.lock:
@@ -103,10 +104,11 @@ class QueueManager(QueueManagerState):
             return put_verb.put(self, conn, hobj, md_bytes, pmo_options, context_hobj, props, body)
 
     def put1(self, conn: Connection, name: str, md_bytes: bytes, pmo_options: int,
-             context_hobj: int, props: list | None, body: bytes, alternate_user: str = "") -> bytes:
+             context_hobj: int, props: list | None, body: bytes, alternate_user: str = "",
+             qmgr_name: str = "") -> bytes:
         with self.lock:
             return put_verb.put1(self, conn, name, md_bytes, pmo_options, context_hobj, props, body,
-                                 alternate_user)
+                                 alternate_user, qmgr_name)
 
     def get(self, conn: Connection, hobj: int, md_bytes: bytes, gmo_bytes: bytes,
             max_length: int, has_handle: bool, non_persistent_only: bool = False) -> tuple:

@@ -96,7 +96,7 @@ def _char_value(qmgr: QueueManagerState, selector: int) -> str | None:
     if selector == CMQC.MQCA_VERSION:
         return VERSION
     if selector == CMQC.MQCA_DEF_XMIT_Q_NAME:
-        return ""  # no transmission queues: messages never leave this queue manager
+        return str(qmgr.attrs.get("DEFXMITQ", ""))
     if selector == CMQC.MQCA_CONN_AUTH:
         return str(qmgr.attrs.get("CONNAUTH", ""))
     if selector in _ALTERABLE_CHARS:
@@ -109,5 +109,5 @@ def status_attributes(qmgr: QueueManagerState) -> dict[str, Any]:
     keyword shown bare, as runmqsc shows SYNCPT)."""
     return {"VERSION": VERSION, "CMDLEVEL": COMMAND_LEVEL, "PLATFORM": "UNIX",
             "CCSID": QMGR_CCSID, "QMID": identifier(qmgr), "MAXPRTY": MAX_PRIORITY,
-            "SYNCPT": True, "DISTL": "NO", "COMMANDQ": COMMAND_QUEUE, "DEFXMITQ": "",
+            "SYNCPT": True, "DISTL": "NO", "COMMANDQ": COMMAND_QUEUE,
             "CHAD": "DISABLED"}

@@ -1,8 +1,9 @@
 """Queues of the embedded queue manager: messages, delivery order and the indexes for matching.
 
 Runs in the queue-manager process. The queue definitions are `LocalQueue` (which holds
-messages, whether predefined or created from a model), `AliasQueue` and `ModelQueue` (a
-template that MQOPEN turns into a dynamic local queue, see dynamic_queues.py).
+messages, whether predefined or created from a model), `AliasQueue`, `ModelQueue` (a
+template that MQOPEN turns into a dynamic local queue, see dynamic_queues.py) and
+`RemoteQueue` (a name for a queue elsewhere, see resolution/).
 
 A local queue keeps its available messages (committed, not taken by a unit of work) in a
 sorted list of keys: priority first when MSGDLVSQ is PRIORITY, then arrival sequence. That
@@ -233,8 +234,27 @@ class ModelQueue:
         self.attrs.update(attrs)
 
 
+class RemoteQueue:
+    """A remote queue definition (QREMOTE): the queue RNAME at queue manager RQMNAME, reached
+    through XMITQ; with a blank RNAME, a queue-manager alias or a reply-to queue alias. It
+    holds no messages: name resolution (resolution/) reads it."""
+
+    def __init__(self, name: str, attrs: dict):
+        self.name = name
+        self.attrs = default_attributes("QREMOTE")
+        self.attrs.update(attrs)
+        self.created = time.gmtime()
+
+    @property
+    def kind(self) -> str:
+        return "QREMOTE"
+
+    def alter(self, attrs: dict) -> None:
+        self.attrs.update(attrs)
+
+
 #: Any queue definition: what the queue manager's one namespace of queue names holds.
-QueueDefinition = LocalQueue | AliasQueue | ModelQueue
+QueueDefinition = LocalQueue | AliasQueue | ModelQueue | RemoteQueue
 
 
 def _index_add(index: dict[bytes, set[int]], value: bytes, key: int) -> None:

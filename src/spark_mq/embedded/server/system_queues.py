@@ -23,12 +23,20 @@ import time
 from typing import Any
 
 from spark_mq.embedded.server.pubsub.storage import RETAINED, SUB
-from spark_mq.embedded.server.queues import LocalQueue, Message, ModelQueue, QueueDefinition
+from spark_mq.embedded.server.queues import (
+    LocalQueue,
+    Message,
+    ModelQueue,
+    QueueDefinition,
+    RemoteQueue,
+)
 from spark_mq.embedded.server.state import QueueManagerState, blank
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import default_md
 
-_LOCAL, _MODEL = "QLOCAL", "QMODEL"
+_LOCAL, _MODEL, _REMOTE = "QLOCAL", "QMODEL", "QREMOTE"
+_CLASSES: dict[str, type[QueueDefinition]] = {
+    _LOCAL: LocalQueue, _MODEL: ModelQueue, _REMOTE: RemoteQueue}
 _RECORDS = {"MAXDEPTH": 999_999_999, "SHARE": "SHARE"}
 
 #: name -> (queue type, attributes) of crtmqm's system queues on Multiplatforms, as far as
@@ -37,6 +45,7 @@ SYSTEM_QUEUES: dict[str, tuple[str, dict[str, Any]]] = {
     "SYSTEM.DEFAULT.LOCAL.QUEUE": (_LOCAL, {}),
     # the model IBM's PCFExecute and JMS temporary queues open
     "SYSTEM.DEFAULT.MODEL.QUEUE": (_MODEL, {"DEFTYPE": "TEMPDYN"}),
+    "SYSTEM.DEFAULT.REMOTE.QUEUE": (_REMOTE, {}),
     "SYSTEM.DEAD.LETTER.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Default Dead Letter Queue"}),
     "SYSTEM.ADMIN.COMMAND.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Administration Command Queue"}),
     "SYSTEM.MQSC.REPLY.QUEUE": (_MODEL, {"DEFTYPE": "TEMPDYN",
@@ -84,7 +93,7 @@ def ensure(qm: QueueManagerState) -> None:
     for name, (kind, attrs) in SYSTEM_QUEUES.items():
         if name in qm.queues:
             continue
-        queue: QueueDefinition = LocalQueue(name, attrs) if kind == _LOCAL else ModelQueue(name, attrs)
+        queue = _CLASSES[kind](name, attrs)
         qm.queues[name] = queue
         qm.store.save_object(kind, name, dict(queue.attrs))
 

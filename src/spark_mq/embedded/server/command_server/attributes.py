@@ -29,7 +29,7 @@ Value = int | bytes
 
 #: MQIA_Q_TYPE values and the MQSC queue types they stand for
 QUEUE_TYPES: dict[int, str] = {CMQC.MQQT_LOCAL: "QLOCAL", CMQC.MQQT_ALIAS: "QALIAS",
-                               CMQC.MQQT_MODEL: "QMODEL"}
+                               CMQC.MQQT_MODEL: "QMODEL", CMQC.MQQT_REMOTE: "QREMOTE"}
 TYPE_OF_KIND = {kind: qtype for qtype, kind in QUEUE_TYPES.items()}
 
 
@@ -87,6 +87,11 @@ STORED: dict[int, Stored] = {
     CMQC.MQCA_TRIGGER_DATA: Stored("TRIGDATA", length=CMQC.MQ_TRIGGER_DATA_LENGTH),
     CMQC.MQCA_INITIATION_Q_NAME: Stored("INITQ", length=CMQC.MQ_Q_NAME_LENGTH),
     CMQC.MQCA_PROCESS_NAME: Stored("PROCESS", length=CMQC.MQ_PROCESS_NAME_LENGTH),
+    CMQC.MQCA_REMOTE_Q_NAME: Stored("RNAME", length=CMQC.MQ_Q_NAME_LENGTH),
+    CMQC.MQCA_REMOTE_Q_MGR_NAME: Stored("RQMNAME", length=CMQC.MQ_Q_MGR_NAME_LENGTH),
+    CMQC.MQCA_XMIT_Q_NAME: Stored("XMITQ", length=CMQC.MQ_Q_NAME_LENGTH),
+    CMQC.MQIA_USAGE: Stored("USAGE", _words(
+        NORMAL=CMQC.MQUS_NORMAL, XMITQ=CMQC.MQUS_TRANSMISSION)),
 }
 _DEFINITION_TYPES = {PREDEFINED: CMQC.MQQDT_PREDEFINED,
                      PERMANENT_DYNAMIC: CMQC.MQQDT_PERMANENT_DYNAMIC,
@@ -97,10 +102,9 @@ _COMPUTED: dict[int, frozenset[str]] = {
     CMQC.MQIA_OPEN_INPUT_COUNT: frozenset({"QLOCAL"}),
     CMQC.MQIA_OPEN_OUTPUT_COUNT: frozenset({"QLOCAL"}),
     CMQC.MQIA_HARDEN_GET_BACKOUT: frozenset({"QLOCAL", "QMODEL"}),
-    CMQC.MQIA_USAGE: frozenset({"QLOCAL", "QMODEL"}),
     CMQC.MQIA_BASE_TYPE: frozenset({"QALIAS"}),
-    CMQC.MQCA_CREATION_DATE: frozenset({"QLOCAL", "QALIAS", "QMODEL"}),
-    CMQC.MQCA_CREATION_TIME: frozenset({"QLOCAL", "QALIAS", "QMODEL"}),
+    CMQC.MQCA_CREATION_DATE: frozenset({"QLOCAL", "QALIAS", "QMODEL", "QREMOTE"}),
+    CMQC.MQCA_CREATION_TIME: frozenset({"QLOCAL", "QALIAS", "QMODEL", "QREMOTE"}),
 }
 #: parameters of Create/Change/Copy Queue that are not attributes but say how to change them
 CONTROL_PARAMETERS = frozenset({CMQC.MQCA_Q_NAME, CMQC.MQIA_Q_TYPE, CMQCFC.MQIACF_REPLACE,
@@ -159,8 +163,6 @@ def _computed(queue: QueueDefinition, selector: int) -> Value:
         return padded(time.strftime("%H.%M.%S", queue.created), CMQC.MQ_CREATION_TIME_LENGTH)
     if selector == CMQC.MQIA_HARDEN_GET_BACKOUT:
         return CMQC.MQQA_BACKOUT_HARDENED   # backout counts survive restarts here
-    if selector == CMQC.MQIA_USAGE:
-        return CMQC.MQUS_NORMAL             # no transmission queues
     if selector == CMQC.MQIA_BASE_TYPE:
         return CMQC.MQOT_Q                  # an alias resolves to a queue (no topics)
     assert isinstance(queue, LocalQueue)    # _COMPUTED says the rest are local-only

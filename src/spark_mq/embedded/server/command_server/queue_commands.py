@@ -33,7 +33,7 @@ from spark_mq.embedded.server.queues import LocalQueue, QueueDefinition
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 # MQIA_Q_TYPE values that select queues of no type the embedded queue manager has
-_OTHER_TYPES = frozenset({CMQC.MQQT_REMOTE, CMQC.MQQT_CLUSTER})
+_OTHER_TYPES = frozenset({CMQC.MQQT_CLUSTER})
 _BLANK_DATE = b" " * CMQC.MQ_DATE_LENGTH
 _BLANK_TIME = b" " * CMQC.MQ_TIME_LENGTH
 
@@ -188,7 +188,7 @@ def appl_type(request: Request, conn_id: int) -> int:
 # === changes ==============================================================================
 def _kind(request: Request) -> str:
     qtype = request.integer(CMQC.MQIA_Q_TYPE, CMQC.MQQT_ALL)
-    if qtype not in QUEUE_TYPES:  # remote and cluster queues are not modelled
+    if qtype not in QUEUE_TYPES:  # cluster queues are not modelled
         raise PCFError(CMQCFC.MQRCCF_Q_TYPE_ERROR, CMQC.MQIA_Q_TYPE)
     return QUEUE_TYPES[qtype]
 
@@ -226,7 +226,8 @@ _NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 
 
 def create_q(request: Request) -> list[Reply]:
-    """MQCMD_CREATE_Q: DEFINE QLOCAL/QALIAS/QMODEL [REPLACE] with the given attributes."""
+    """MQCMD_CREATE_Q: DEFINE QLOCAL/QALIAS/QMODEL/QREMOTE [REPLACE] with the given
+    attributes."""
     kind = _kind(request)
     _define(request, kind, request.string(CMQC.MQCA_Q_NAME),
             mqsc_changes(kind, list(request.parameters.values())))

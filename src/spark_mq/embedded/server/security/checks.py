@@ -116,6 +116,20 @@ def check_open(qm: QueueManagerState, user: str, object_type: int, name: str,
         check_topic(qm, checked, name, options)
 
 
+def check_remote_qmgr(qm: QueueManagerState, user: str, qmgr_name: str, options: int,
+                      alternate_user: str = "") -> None:
+    """An open through ObjectQMgrName: IBM MQ checks the remote queue manager's name
+    (setmqaut -t rqmname profiles) for the put, not a queue."""
+    if not enforced(qm):
+        return
+    checked = acting_user(qm, user, alternate_user,
+                          bool(options & CMQC.MQOO_ALTERNATE_USER_AUTHORITY))
+    needed = open_authorities(options)
+    context = needed & _CONTEXT_AUTHORITIES
+    check(qm, checked, CMQC.MQOT_REMOTE_Q_MGR_NAME, qmgr_name, needed - context)
+    check(qm, user, CMQC.MQOT_Q_MGR, qm.name, context & _QMGR_CONTEXT_AUTHORITIES)
+
+
 def check_topic(qm: QueueManagerState, user: str, topic_object: str, options: int) -> None:
     """Publishing (MQOO_OUTPUT) needs PUB, subscribing SUB, on the topic object's profile."""
     if not enforced(qm):

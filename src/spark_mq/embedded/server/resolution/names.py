@@ -1,0 +1,160 @@
+"""Name resolution as IBM MQ does it on MQOPEN and MQPUT1 (IBM docs: "Name resolution",
+"Opening remote queues").
+
+ObjectQMgrName is resolved first, then ObjectName:
+
+1. ObjectQMgrName blank or this queue manager: ObjectName is a local queue, an alias (whose
+   target may be a remote queue definition) or a remote queue definition (QREMOTE): the
+   queue RNAME at queue manager RQMNAME, through XMITQ or the rules of 3.
+2. Another queue-manager name: a QREMOTE of that name with a blank RNAME is a queue-manager
+   alias (its RQMNAME replaces the name, its XMITQ is the way; an RQMNAME that is this queue
+   manager makes the queue local again); with an RNAME it is refused (2087); otherwise the
+   rules of 3.
+3. The transmission queue for a queue manager: the definition's XMITQ, else a local queue of
+   the queue manager's name, else the queue manager's DEFXMITQ, each a local queue with
+   USAGE(XMITQ); nothing: 2087 MQRC_UNKNOWN_REMOTE_Q_MGR.
+
+A queue elsewhere can only be put to (and a QREMOTE definition inquired): other open
+options answer 2045 MQRC_OPTION_NOT_VALID_FOR_TYPE.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spark_mq.embedded.server.errors import MQError
+from spark_mq.embedded.server.queues import AliasQueue, LocalQueue, ModelQueue, RemoteQueue
+from spark_mq.embedded.server.state import QueueManagerState
+from spark_mq.mqi.constants import CMQC
+
+XMITQ_USAGE = "XMITQ"
+#: what a handle to a queue elsewhere may do
+_REMOTE_OPTIONS = (CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING
+                   | CMQC.MQOO_ALTERNATE_USER_AUTHORITY | CMQC.MQOO_BIND_AS_Q_DEF
+                   | CMQC.MQOO_BIND_ON_OPEN | CMQC.MQOO_BIND_NOT_FIXED | CMQC.MQOO_BIND_ON_GROUP
+                   | CMQC.MQOO_PASS_IDENTITY_CONTEXT | CMQC.MQOO_PASS_ALL_CONTEXT
+                   | CMQC.MQOO_SET_IDENTITY_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT
+                   | CMQC.MQOO_NO_READ_AHEAD | CMQC.MQOO_READ_AHEAD_AS_Q_DEF)
+
+
+@dataclass(frozen=True)
+class Remote:
+    """A queue on another queue manager: what the MQXQH names, and the definition (QREMOTE
+    or queue-manager alias) whose attributes apply to puts, if one was used."""
+    queue_name: str
+    qmgr_name: str
+    definition: RemoteQueue | None
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Where an open's messages go: `queue` (a local queue, or the transmission queue when
+    `remote` is set), and the alias it was opened through."""
+    queue: LocalQueue
+    alias: AliasQueue | None = None
+    remote: Remote | None = None
+
+    def names(self, local_qmgr: str) -> tuple[str, str]:
+        """MQOD's ResolvedQName and ResolvedQMgrName."""
+        if self.remote is not None:
+            return self.remote.queue_name, self.remote.qmgr_name
+        return self.queue.name, local_qmgr
+
+
+def is_local(qm: QueueManagerState, qmgr_name: str) -> bool:
+    return not qmgr_name.strip() or qmgr_name.strip() == qm.name
+
+
+def resolve(qm: QueueManagerState, name: str, qmgr_name: str = "", options: int = 0) -> Resolved:
+    """The queue an open of (ObjectName, ObjectQMgrName) with `options` reaches."""
+    if not is_local(qm, qmgr_name):
+        # through a queue-manager name only puts, even when an alias leads back here
+        if options & ~_REMOTE_OPTIONS & ~CMQC.MQOO_INQUIRE or options & CMQC.MQOO_INQUIRE:
+            raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+        return _through_qmgr_name(qm, name, qmgr_name.strip())
+    resolved = _local_name(qm, name)
+    if resolved.remote is not None and options & ~_REMOTE_OPTIONS:
+        raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)   # a QREMOTE: put or inquire
+    return resolved
+
+
+def _local_name(qm: QueueManagerState, name: str) -> Resolved:
+    definition = qm.queues.get(name)
+    if definition is None:
+        raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
+    if isinstance(definition, ModelQueue):
+        raise MQError(CMQC.MQRC_Q_TYPE_ERROR)
+    if isinstance(definition, AliasQueue):
+        target = qm.queues.get(definition.attrs["TARGET"])
+        if isinstance(target, ModelQueue):  # an alias must resolve to a real queue
+            raise MQError(CMQC.MQRC_ALIAS_BASE_Q_TYPE_ERROR)
+        if isinstance(target, RemoteQueue):
+            through = _remote_definition(qm, target)
+            return Resolved(through.queue, definition, through.remote)
+        if not isinstance(target, LocalQueue):
+            raise MQError(CMQC.MQRC_UNKNOWN_ALIAS_BASE_Q)
+        return Resolved(target, definition)
+    if isinstance(definition, RemoteQueue):
+        return _remote_definition(qm, definition)
+    return Resolved(definition)
+
+
+def _remote_definition(qm: QueueManagerState, definition: RemoteQueue) -> Resolved:
+    """A QREMOTE opened by its own name: the queue RNAME at RQMNAME."""
+    rname, rqmname = definition.attrs["RNAME"].strip(), definition.attrs["RQMNAME"].strip()
+    if not rname:
+        raise MQError(CMQC.MQRC_REMOTE_Q_NAME_ERROR)
+    if is_local(qm, rqmname):
+        raise MQError(CMQC.MQRC_UNKNOWN_REMOTE_Q_MGR)
+    xmitq = transmission_queue(qm, rqmname, definition.attrs["XMITQ"].strip())
+    return Resolved(xmitq, None, Remote(rname, rqmname, definition))
+
+
+def _through_qmgr_name(qm: QueueManagerState, name: str, qmgr_name: str) -> Resolved:
+    """ObjectQMgrName names another queue manager (or an alias of one)."""
+    definition = qm.queues.get(qmgr_name)
+    if isinstance(definition, RemoteQueue):
+        if definition.attrs["RNAME"].strip():
+            raise MQError(CMQC.MQRC_UNKNOWN_REMOTE_Q_MGR)   # a queue, not a queue manager
+        target = definition.attrs["RQMNAME"].strip() or qmgr_name
+        if is_local(qm, target):
+            return _local_name(qm, name)
+        xmitq = transmission_queue(qm, target, definition.attrs["XMITQ"].strip())
+        return Resolved(xmitq, None, Remote(name, target, definition))
+    return Resolved(transmission_queue(qm, qmgr_name, ""), None, Remote(name, qmgr_name, None))
+
+
+def transmission_queue(qm: QueueManagerState, qmgr_name: str, explicit: str) -> LocalQueue:
+    """The transmission queue that leads to `qmgr_name` (rule 3 above)."""
+    if explicit:
+        return _xmitq(qm.queues.get(explicit), CMQC.MQRC_UNKNOWN_XMIT_Q,
+                      CMQC.MQRC_XMIT_Q_TYPE_ERROR, CMQC.MQRC_XMIT_Q_USAGE_ERROR)
+    named = qm.queues.get(qmgr_name)
+    if named is not None:
+        return _xmitq(named, CMQC.MQRC_UNKNOWN_XMIT_Q, CMQC.MQRC_XMIT_Q_TYPE_ERROR,
+                      CMQC.MQRC_XMIT_Q_USAGE_ERROR)
+    default = str(qm.attrs.get("DEFXMITQ", "")).strip()
+    if default:
+        return _xmitq(qm.queues.get(default), CMQC.MQRC_UNKNOWN_DEF_XMIT_Q,
+                      CMQC.MQRC_DEF_XMIT_Q_TYPE_ERROR, CMQC.MQRC_DEF_XMIT_Q_USAGE_ERROR)
+    raise MQError(CMQC.MQRC_UNKNOWN_REMOTE_Q_MGR)
+
+
+def _xmitq(queue: object, unknown: int, wrong_type: int, wrong_usage: int) -> LocalQueue:
+    if queue is None:
+        raise MQError(unknown)
+    if not isinstance(queue, LocalQueue):
+        raise MQError(wrong_type)
+    if queue.attrs.get("USAGE") != XMITQ_USAGE:
+        raise MQError(wrong_usage)
+    return queue
+
+
+def reply_to(qm: QueueManagerState, reply_to_q: str) -> tuple[str, str]:
+    """(ReplyToQ, ReplyToQMgr) stored for a put whose ReplyToQMgr is blank: a ReplyToQ that
+    names a remote queue definition is a reply-to queue alias, its RNAME and RQMNAME are
+    stored (its XMITQ is not used); any other, this queue manager."""
+    definition = qm.queues.get(reply_to_q)
+    if isinstance(definition, RemoteQueue):
+        return (definition.attrs["RNAME"].strip() or reply_to_q,
+                definition.attrs["RQMNAME"].strip() or qm.name)
+    return reply_to_q, qm.name
