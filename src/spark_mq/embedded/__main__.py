@@ -44,6 +44,7 @@ from spark_mq.embedded.server.listener import (
     DEFAULT_MAX_CHANNELS,
     Server,
 )
+from spark_mq.embedded.server.message_channels.initiator import ChannelInitiator
 from spark_mq.embedded.server.mqsc_attributes import DEFAULT_MQSC
 from spark_mq.embedded.server.qmgr import QueueManager
 from spark_mq.embedded.server.security import state as security
@@ -156,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
     qmgr = QueueManager(args.name, args.data_dir, users)
     security.set_groups(qmgr, parse_groups(entries))
     command_server = CommandServer(qmgr)
+    channel_initiator = ChannelInitiator(qmgr)
     try:
         for label, text in scripts:
             ok, output = run_mqsc(qmgr, text, existing_ok=True)
@@ -163,6 +165,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"MQSC {label} failed:\n{output}", file=sys.stderr)
                 return 1
         command_server.start()  # the scripts have made SYSTEM.ADMIN.COMMAND.QUEUE
+        channel_initiator.start()
         set_default_repository(qmgr, os.path.join(os.path.abspath(args.data_dir), "ssl", "key"))
         if args.tls_key_repository:
             with qmgr.lock:
@@ -186,6 +189,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if bindings is not None:
             bindings.stop()
+        channel_initiator.stop()
         qmgr.shutdown()         # quiescing ends the command server's waiting get
         command_server.stop()
         lock.close()

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server import channels, namelist
+from spark_mq.embedded.server.message_channels.initiator import initiator_of
 from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError, parse_mqsc
 from spark_mq.embedded.server.mqsc_attributes import (
     QMGR_ATTRIBUTES,
@@ -100,6 +101,36 @@ def _channel(qmgr: QueueManager, command: MQSCCommand) -> str:
     return channels.apply(qmgr, command)
 
 
+_STOP_STATUSES = ("STOPPED", "INACTIVE")
+_RESOLVE_ACTIONS = ("COMMIT", "BACKOUT")
+
+
+def _channel_control(qmgr: QueueManager, command: MQSCCommand) -> str:
+    """START, STOP, PING, RESOLVE CHANNEL and DISPLAY CHSTATUS: the channel initiator's."""
+    initiator = initiator_of(qmgr)
+    if command.object_type == "CHSTATUS":
+        found = initiator.display_status(command.name)
+        if not found:
+            raise ValueError(f"AMQ8420I: Channel Status not found: {command.name}.")
+        return "\n".join(render("AMQ8417I: Display Channel Status details.",
+                                [f"CHANNEL({name})", *(_display_item(k, v, {})
+                                                        for k, v in sorted(attrs.items()))])
+                         for name, attrs in found)
+    if command.verb == "START":
+        return initiator.start_channel(command.name)
+    if command.verb == "STOP":
+        after = str(command.attributes.get("STATUS", "STOPPED")).upper()
+        if after not in _STOP_STATUSES:
+            raise ValueError(f"STATUS({after}) is not valid (valid: STOPPED, INACTIVE)")
+        return initiator.stop_channel(command.name, after)
+    if command.verb == "PING":
+        return initiator.ping_channel(command.name)
+    action = str(command.attributes.get("ACTION", "")).upper()
+    if action not in _RESOLVE_ACTIONS:
+        raise ValueError(f"ACTION({action}) is required and must be COMMIT or BACKOUT")
+    return initiator.resolve_channel(command.name, action)
+
+
 def _namelist(qmgr: QueueManager, command: MQSCCommand) -> str:
     if command.verb == "DISPLAY":
         return namelist.display(qmgr, command.name, command.flags)
@@ -141,6 +172,9 @@ def _dispatch(qmgr: QueueManager, command: MQSCCommand) -> str:
             return "AMQ8415I: Ping IBM MQ Queue Manager command complete."
     if kind == "CHANNEL" and verb in ("DEFINE", "ALTER", "DELETE", "DISPLAY"):
         return _channel(qmgr, command)
+    if (kind == "CHANNEL" and verb in ("START", "STOP", "PING", "RESOLVE")) or (
+            kind == "CHSTATUS" and verb == "DISPLAY"):
+        return _channel_control(qmgr, command)
     if kind in SECURITY_TYPES:
         return security_admin.apply(qmgr, command)
     if kind == "NAMELIST":

@@ -1,4 +1,5 @@
-"""Server-connection channels: the SVRCONN definitions that client connections come in through.
+"""Channel definitions: SVRCONN (client connections come in through them), and the sender
+(SDR) and receiver (RCVR) message channels between queue managers (message_channels/).
 
 Runs in the queue-manager process. MQSC DEFINE/ALTER/DELETE/DISPLAY CHANNEL(name)
 CHLTYPE(SVRCONN) change this table (admin.py sends them here, under the queue manager's lock);
@@ -12,9 +13,12 @@ They are kept and displayed; the name and the TLS attributes take part in connec
 instances (server/listener.py), its heartbeat interval is the listener's, and messages are
 limited by the queue and queue-manager MAXMSGL. Other SVRCONN keywords IBM documents are
 kept as text. An SSLCIPH that names no CipherSpec IBM MQ knows is refused as runmqsc
-refuses it (AMQ8242E, `CipherSpecError`; tls/cipher_specs.py). Other channel types (SDR,
-RCVR, CLNTCONN, ...) carry no client connections here: their commands are accepted and
-ignored, so IBM's scripts load.
+refuses it (AMQ8242E, `CipherSpecError`; tls/cipher_specs.py).
+
+SDR and RCVR definitions have their own attributes (`SENDER_ATTRIBUTES`,
+`RECEIVER_ATTRIBUTES`, with crtmqm's SYSTEM.DEF.SENDER/RECEIVER defaults); the message
+channel agents read them when a channel starts. Other channel types (SVR, RQSTR, CLNTCONN,
+cluster channels) are accepted and ignored, so IBM's scripts load.
 """
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ from spark_mq.embedded.server.mqsc_attributes import AttributeSpec
 from spark_mq.embedded.server.state import QueueManagerState
 from spark_mq.embedded.tls import cipher_specs
 
-SVRCONN = "SVRCONN"
+SVRCONN, SENDER, RECEIVER = "SVRCONN", "SDR", "RCVR"
 _CHANNEL = frozenset({"CHANNEL"})
 #: IBM's default (and largest) MAXINST and MAXINSTC: no limit of the channel's own
 MAX_INSTANCES = 999_999_999
@@ -52,11 +56,51 @@ SVRCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
     "MAXINST": AttributeSpec("int", MAX_INSTANCES, _CHANNEL, bounds=(0, MAX_INSTANCES)),
     "MAXINSTC": AttributeSpec("int", MAX_INSTANCES, _CHANNEL, bounds=(0, MAX_INSTANCES)),
 }
+def _int(default: int, low: int, high: int) -> AttributeSpec:
+    return AttributeSpec("int", default, _CHANNEL, bounds=(low, high))
+
+
+def _enum(*choices: str) -> AttributeSpec:
+    return AttributeSpec("enum", choices[0], _CHANNEL, choices=choices)
+
+
+_FOREVER = 999_999_999
+#: what both ends of a message channel have (IBM's defaults)
+_MESSAGE_CHANNEL: dict[str, AttributeSpec] = {
+    "TRPTYPE": SVRCONN_ATTRIBUTES["TRPTYPE"], "DESCR": SVRCONN_ATTRIBUTES["DESCR"],
+    "MAXMSGL": SVRCONN_ATTRIBUTES["MAXMSGL"], "HBINT": SVRCONN_ATTRIBUTES["HBINT"],
+    "SSLCIPH": SVRCONN_ATTRIBUTES["SSLCIPH"], "SSLPEER": SVRCONN_ATTRIBUTES["SSLPEER"],
+    "CERTLABL": SVRCONN_ATTRIBUTES["CERTLABL"],
+    "BATCHSZ": _int(50, 1, 9999),           # messages per batch (the lower end's wins)
+    "SEQWRAP": _int(_FOREVER, 100, _FOREVER),
+    "NPMSPEED": _enum("FAST", "NORMAL"),    # FAST: non-persistent messages outside batches
+    "MCAUSER": SVRCONN_ATTRIBUTES["MCAUSER"],
+}
+#: a sender: where its partner listens, which transmission queue it serves, batches, retries
+SENDER_ATTRIBUTES: dict[str, AttributeSpec] = {
+    **_MESSAGE_CHANNEL,
+    "CONNAME": AttributeSpec("str", "", _CHANNEL, max_length=264),
+    "XMITQ": AttributeSpec("str", "", _CHANNEL, max_length=48),
+    "BATCHINT": _int(0, 0, _FOREVER),       # ms to wait for more before ending a batch
+    "DISCINT": _int(6000, 0, 999_999),      # s idle before the channel ends (INACTIVE)
+    "SHORTRTY": _int(10, 0, _FOREVER), "SHORTTMR": _int(60, 0, _FOREVER),
+    "LONGRTY": _int(_FOREVER, 0, _FOREVER), "LONGTMR": _int(1200, 0, _FOREVER),
+}
+#: a receiver: who its messages are put as, and what to do when a put fails
+RECEIVER_ATTRIBUTES: dict[str, AttributeSpec] = {
+    **_MESSAGE_CHANNEL,
+    "PUTAUT": _enum("DEF", "CTX"),          # DEF: as MCAUSER; CTX: as each message's user
+    "MRRTY": _int(10, 0, _FOREVER), "MRTMR": _int(1000, 0, _FOREVER),
+    "USEDLQ": _enum("YES", "NO"),
+    "SSLCAUTH": SVRCONN_ATTRIBUTES["SSLCAUTH"],
+}
+ATTRIBUTES: dict[str, dict[str, AttributeSpec]] = {
+    SVRCONN: SVRCONN_ATTRIBUTES, SENDER: SENDER_ATTRIBUTES, RECEIVER: RECEIVER_ATTRIBUTES}
 #: the other SVRCONN keywords of IBM's DEFINE CHANNEL: accepted and kept as text
 _UNMODELLED = frozenset(
     "COMPHDR COMPMSG DISCINT KAINT MONCHL RCVDATA RCVEXIT SCYDATA "
     "SCYEXIT SENDDATA SENDEXIT STATCHL DEFCDISP QSGDISP CMDSCOPE LIKE "
-    "AUTHINFO".split())
+    "AUTHINFO BATCHLIM BATCHHB CONVERT MSGEXIT MSGDATA MREXIT MRDATA PROPCTL LOCLADDR".split())
 _FLAGS = frozenset({"REPLACE", "NOREPLACE"})
 _CHANNEL_NAME = re.compile(r"[A-Za-z0-9._/%]{1,20}")
 
@@ -94,23 +138,30 @@ def table(qm: QueueManagerState) -> ChannelTable:
 
 def is_svrconn(qm: QueueManagerState, name: str) -> bool:
     """Whether a client may connect through channel `name` (channel names are case-sensitive)."""
-    return name in table(qm).channels
+    attrs = table(qm).channels.get(name)
+    return attrs is not None and attrs.get("CHLTYPE", SVRCONN) == SVRCONN
+
+
+def of_type(qm: QueueManagerState, name: str, chltype: str) -> dict[str, Any] | None:
+    """The attributes of channel `name` if it is a `chltype` channel, else None."""
+    attrs = table(qm).channels.get(name)
+    return attrs if attrs is not None and attrs.get("CHLTYPE") == chltype else None
 
 
 def exists(qm: QueueManagerState, name: str) -> bool:
     return name in table(qm).channels
 
 
-def default_attributes() -> dict[str, Any]:
-    values: dict[str, Any] = {key: spec.default for key, spec in SVRCONN_ATTRIBUTES.items()}
-    values["CHLTYPE"] = SVRCONN
+def default_attributes(chltype: str = SVRCONN) -> dict[str, Any]:
+    values: dict[str, Any] = {key: spec.default for key, spec in ATTRIBUTES[chltype].items()}
+    values["CHLTYPE"] = chltype
     return values
 
 
 # --- start-up ------------------------------------------------------------------------------
 def restore(qm: QueueManagerState, name: str, attrs: dict[str, Any]) -> None:
     """A stored definition, at recovery (attributes added since it was stored get their defaults)."""
-    values = default_attributes()
+    values = default_attributes(str(attrs.get("CHLTYPE", SVRCONN)))
     values.update(attrs)
     table(qm).channels[name] = values
 
@@ -147,7 +198,7 @@ def apply(qm: QueueManagerState, command: MQSCCommand) -> str:
     chltype = str(command.attributes.get("CHLTYPE", "")).upper()
     if verb == "DELETE":
         if name not in channels:
-            if chltype and chltype != SVRCONN:
+            if chltype and chltype not in ATTRIBUTES:
                 return ""
             raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
         del channels[name]
@@ -156,14 +207,17 @@ def apply(qm: QueueManagerState, command: MQSCCommand) -> str:
     if not chltype:
         raise ValueError(f"CHLTYPE is required on {verb} CHANNEL (valid: SVRCONN, SDR, RCVR, "
                          "SVR, RQSTR, CLNTCONN, CLUSSDR, CLUSRCVR, AMQP)")
-    if chltype != SVRCONN:
+    if chltype not in ATTRIBUTES:
         return ""   # not modelled: see the module docstring
-    attrs = _typed(command)
+    attrs = _typed(command, chltype)
+    existing = channels.get(name)
+    if existing is not None and existing.get("CHLTYPE", SVRCONN) != chltype:
+        raise ValueError(f"AMQ8509E: channel {name} is a {existing.get('CHLTYPE')} channel, "
+                         f"not {chltype} (valid: CHLTYPE({existing.get('CHLTYPE')}))")
     if verb == "DEFINE":
-        existing = channels.get(name)
         if existing is not None and "REPLACE" not in command.flags:
             raise ValueError(f"AMQ8227E: Channel name {name} already defined; use REPLACE.")
-        values = default_attributes()
+        values = default_attributes(chltype)
         values.update(attrs)
         channels[name] = values
         message = "AMQ8014I: IBM MQ channel created."
@@ -181,11 +235,13 @@ def apply(qm: QueueManagerState, command: MQSCCommand) -> str:
 def display(qm: QueueManagerState, command: MQSCCommand) -> list[tuple[str, dict[str, Any]]]:
     """The channels DISPLAY CHANNEL(pattern) [TYPE(t) | CHLTYPE(t)] shows, sorted by name."""
     pattern = command.name or "*"
-    wanted = str(command.attributes.get("TYPE") or command.attributes.get("CHLTYPE") or "ALL")
-    if wanted.upper() not in ("ALL", SVRCONN):
+    wanted = str(command.attributes.get("TYPE") or command.attributes.get("CHLTYPE")
+                 or "ALL").upper()
+    if wanted != "ALL" and wanted not in ATTRIBUTES:
         return []
     found = [(name, dict(attrs)) for name, attrs in sorted(table(qm).channels.items())
-             if fnmatch.fnmatchcase(name, pattern)]
+             if fnmatch.fnmatchcase(name, pattern)
+             and wanted in ("ALL", attrs.get("CHLTYPE", SVRCONN))]
     if not found:
         raise ValueError(f"AMQ8147E: IBM MQ object {pattern} not found.")
     return found
@@ -197,13 +253,14 @@ def _name(text: str) -> str:
     return text
 
 
-def _typed(command: MQSCCommand) -> dict[str, Any]:
+def _typed(command: MQSCCommand, chltype: str) -> dict[str, Any]:
     """The command's attributes: modelled ones coerced, IBM's other ones kept as text."""
+    specs = ATTRIBUTES[chltype]
     attrs: dict[str, Any] = {}
     for key, value in command.attributes.items():
         if key == "CHLTYPE":
             continue
-        spec = SVRCONN_ATTRIBUTES.get(key)
+        spec = specs.get(key)
         if spec is not None:
             try:
                 # the parser has already folded unquoted text to upper case: keep it as given
@@ -213,8 +270,8 @@ def _typed(command: MQSCCommand) -> dict[str, Any]:
         elif key in _UNMODELLED:
             attrs[key] = value
         else:
-            valid = ", ".join(sorted({*SVRCONN_ATTRIBUTES, *_UNMODELLED, "CHLTYPE"}))
-            raise ValueError(f"attribute {key}: unknown for a SVRCONN channel (valid: {valid})")
+            valid = ", ".join(sorted({*specs, *_UNMODELLED, "CHLTYPE"}))
+            raise ValueError(f"attribute {key}: unknown for a {chltype} channel (valid: {valid})")
     for flag in command.flags - _FLAGS:
         raise ValueError(f"keyword {flag} is not valid on {command.verb} CHANNEL "
                          "(valid: REPLACE, NOREPLACE)")

@@ -51,6 +51,8 @@ from collections.abc import Callable
 
 from spark_mq.embedded.server import channels, consumers, tls
 from spark_mq.embedded.server.errors import FAILED, NONE, OK, WARNING, MQError, WarnedPut
+from spark_mq.embedded.server.message_channels import receiver
+from spark_mq.embedded.server.message_channels.link import HELLO_SIGNATURE
 from spark_mq.embedded.server.pubsub import verbs as pubsub_verbs
 from spark_mq.embedded.server.qmgr import QueueManager
 from spark_mq.embedded.server.security import admission
@@ -376,6 +378,11 @@ class _Session:
                 raise ProtocolError("a request must be a list starting with a verb")
             verb, args = request[0], request[1:]
             _check_arguments(verb, args)
+            if verb == "CHL" and self.conn is None:
+                # a sender channel of another queue manager: this connection is its receiver
+                receiver.serve(self.qmgr, self.sock, reader, args, self.peer,
+                               _connected_max_frame(self.qmgr), REQUEST_MAX_ELEMENTS)
+                return
             if verb == "PUTA":  # asynchronous put: no answer, outcome counted for MQSTAT
                 self._put_async(args)
                 continue
@@ -578,6 +585,7 @@ _PUT_ARGS = (int, bytes, int, int, _PROPS, bytes)
 #: the argument types of every verb; a frame that does not fit is a protocol error
 _SIGNATURES: dict[str, tuple] = {
     "PING": (), "HB": (), "CONN": (str, str, str, str, (str, type(None))), "DISC": (),
+    "CHL": HELLO_SIGNATURE,
     "OPEN": (int, str, int, (str, type(None)), str, str, str), "CLOSE": (int, int),
     "PUT": _PUT_ARGS, "PUTA": _PUT_ARGS,
     "PUT1": (int, str, str, str, bytes, int, int, _PROPS, bytes),

@@ -71,6 +71,10 @@ SYSTEM_QUEUES: dict[str, tuple[str, dict[str, Any]]] = {
                                            **_RECORDS}),
     "SYSTEM.DEFAULT.INITIATION.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Default Initiation Queue"}),
     "SYSTEM.PENDING.DATA.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Deferred Message Queue"}),
+    # message channels (message_channels/): receivers' sync records, channel triggering
+    "SYSTEM.CHANNEL.SYNCQ": (_LOCAL, {"DESCR": "IBM MQ Channel Sync Queue", "DEFPSIST": "YES",
+                                      **_RECORDS}),
+    "SYSTEM.CHANNEL.INITQ": (_LOCAL, {"DESCR": "IBM MQ Channel Initiation Queue"}),
 }
 
 #: store kind -> the queue IBM MQ keeps that kind of record on

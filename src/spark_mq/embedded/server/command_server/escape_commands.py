@@ -69,6 +69,15 @@ _BLOCK_START = re.compile(r"^AMQ\d{4}I: Display .*$", re.MULTILINE)
 _FIRST_VALUE = re.compile(r"\(([^)]*)\)")
 
 
+#: the channel initiator's commands (message_channels/initiator.py), named by their channel
+CHANNEL_CONTROL = {
+    ("START", "CHANNEL"): CMQCFC.MQCMD_START_CHANNEL, ("STOP", "CHANNEL"): CMQCFC.MQCMD_STOP_CHANNEL,
+    ("PING", "CHANNEL"): CMQCFC.MQCMD_PING_CHANNEL,
+    ("RESOLVE", "CHANNEL"): CMQCFC.MQCMD_RESOLVE_CHANNEL,
+    ("DISPLAY", "CHSTATUS"): CMQCFC.MQCMD_INQUIRE_CHANNEL_STATUS,
+}
+
+
 def escape(request: Request) -> list[Reply]:
     """MQCMD_ESCAPE (see the module docstring)."""
     if request.integer(CMQCFC.MQIACF_ESCAPE_TYPE, 0) != CMQCFC.MQET_MQSC:
@@ -104,6 +113,10 @@ def _equivalent(request: Request, command: MQSCCommand) -> Request:
     parameters: dict[int, Parameter] = {}
     # MQCMD_NONE: no PCF equivalent, so what an unlisted command needs
     number = _OTHERS.get((command.verb, command.object_type), CMQCFC.MQCMD_NONE)
+    if (command.verb, command.object_type) in CHANNEL_CONTROL:
+        number = CHANNEL_CONTROL[(command.verb, command.object_type)]
+        parameters[CMQCFC.MQCACH_CHANNEL_NAME] = Parameter(
+            _ST, CMQCFC.MQCACH_CHANNEL_NAME, command.name.encode())
     if kind in _OBJECTS and command.verb in _VERBS:
         numbers, name_parameter, type_parameter, type_attribute = _OBJECTS[kind]
         number = numbers[_VERBS.index(command.verb)]

@@ -89,6 +89,24 @@ def admit(qm: QueueManagerState, user: str, password: str, channel: str | None,
     return runs_as
 
 
+def admit_channel(qm: QueueManagerState, channel: str, address: str,
+                  attrs: dict[str, Any]) -> str:
+    """The user a receiver channel's agent puts messages as, or MQRC_NOT_AUTHORIZED: the
+    address's BLOCKADDR rule and the channel's ADDRESSMAP rules apply as to a client (a
+    NOACCESS back-stop refuses a receiver that no rule lets in, as on IBM MQ); then the
+    rule's MCAUSER, the channel's, or the queue manager's own user (mqm)."""
+    mcauser = str(attrs.get("MCAUSER", "") or "")
+    if qm.users is not None and chlauth.enabled(qm):
+        if chlauth.blocked_address(qm, address):
+            raise _refused()
+        rule = chlauth.mapping_rule(qm, channel, address, "")
+        if rule is not None and rule["USERSRC"] == "NOACCESS":
+            raise _refused()
+        if rule is not None and rule["USERSRC"] == "MAP":
+            mcauser = str(rule["MCAUSER"])
+    return mcauser or "mqm"
+
+
 def _refused() -> MQError:
     return MQError(CMQC.MQRC_NOT_AUTHORIZED)
 

@@ -1,0 +1,214 @@
+"""The channel initiator: what START, STOP, PING and RESOLVE CHANNEL and DISPLAY CHSTATUS do
+(from MQSC and PCF alike), and the watcher that starts the sender of a triggered
+transmission queue when messages arrive on it (IBM MQ's channel triggering: the
+transmission queue has TRIGGER, its TRIGDATA names the channel, or the sender whose XMITQ
+it is). A STOPPED channel is never started by a trigger, as on IBM MQ.
+
+Commands run under the queue manager's lock (admin.py holds it for a script); they only
+start threads and set flags, except PING, which waits for the partner with the lock let go.
+"""
+from __future__ import annotations
+
+import fnmatch
+import logging
+import threading
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from spark_mq.embedded.server import channels
+from spark_mq.embedded.server.message_channels import status as statuses
+from spark_mq.embedded.server.message_channels.local import LocalConnection
+from spark_mq.embedded.server.message_channels.sender import SenderAgent, open_link
+from spark_mq.embedded.server.queues import LocalQueue
+from spark_mq.mqi.constants import CMQC
+
+if TYPE_CHECKING:
+    from spark_mq.embedded.server.qmgr import QueueManager
+
+log = logging.getLogger("spark_mq.embedded")
+
+_ACTIVE = frozenset({statuses.STARTING, statuses.BINDING, statuses.RUNNING, statuses.RETRYING,
+                     statuses.PAUSED, statuses.STOPPING})
+
+
+class ChannelInitiator:
+    def __init__(self, qmgr: QueueManager) -> None:
+        self.qmgr = qmgr
+        self.agents: dict[str, SenderAgent] = {}
+        self._stop = threading.Event()
+        self._watcher = threading.Thread(target=self._watch, name="channel-initiator",
+                                         daemon=True)
+        _initiators[qmgr] = self
+
+    def start(self) -> None:
+        self._watcher.start()
+
+    def stop(self) -> None:
+        """The queue manager is ending: every channel ends (INACTIVE) after its batch."""
+        self._stop.set()
+        for status in statuses.table(self.qmgr).all():
+            if status.status in _ACTIVE:
+                _request_stop(status, statuses.INACTIVE)
+        for agent in list(self.agents.values()):
+            agent.thread.join(10)
+        if self._watcher.is_alive():
+            self._watcher.join(5)
+
+    # --- START ---------------------------------------------------------------------------
+    def start_channel(self, name: str, triggered: bool = False) -> str:
+        attrs = channels.table(self.qmgr).channels.get(name)
+        if attrs is None:
+            raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
+        chltype = attrs.get("CHLTYPE")
+        table = statuses.table(self.qmgr)
+        if chltype == channels.RECEIVER:
+            existing = table.get(name, chltype)
+            if existing is not None and existing.status == statuses.STOPPED:
+                table.remove(existing)   # the partner may start it now
+            return "AMQ8018I: Start IBM MQ channel accepted."
+        if chltype != channels.SENDER:
+            raise ValueError(f"START CHANNEL({name}): a {chltype} channel is not started here "
+                             "(valid: a SDR or RCVR channel)")
+        existing = table.get(name, chltype)
+        if existing is not None and existing.status in _ACTIVE:
+            if triggered:
+                return ""
+            raise ValueError(f"AMQ9514E: Channel {name} is in use.")
+        if existing is not None and existing.status == statuses.STOPPED and triggered:
+            return ""
+        status = statuses.ChannelStatus(name, chltype, conname=str(attrs.get("CONNAME", "")),
+                                        xmitq=str(attrs.get("XMITQ", "")))
+        table.put(status)
+        agent = SenderAgent(self.qmgr, name, status)
+        self.agents[name] = agent
+        agent.start()
+        if triggered:
+            log.info("sender channel %s started by a trigger (messages on %s)", name, status.xmitq)
+        return "AMQ8018I: Start IBM MQ channel accepted."
+
+    # --- STOP ----------------------------------------------------------------------------
+    def stop_channel(self, name: str, after: str = statuses.STOPPED) -> str:
+        attrs = channels.table(self.qmgr).channels.get(name)
+        if attrs is None:
+            raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
+        chltype = str(attrs.get("CHLTYPE"))
+        if chltype not in (channels.SENDER, channels.RECEIVER):
+            raise ValueError(f"STOP CHANNEL({name}): a {chltype} channel is not stopped here")
+        table = statuses.table(self.qmgr)
+        status = table.get(name, chltype)
+        if status is None or status.status not in _ACTIVE:
+            if after == statuses.INACTIVE:
+                raise ValueError(f"AMQ9533E: Channel {name} is not currently active.")
+            # a STOPPED channel is not started by triggers, nor is a receiver by its partner
+            table.put(statuses.ChannelStatus(name, chltype, status=statuses.STOPPED))
+            return "AMQ8019I: Stop IBM MQ channel accepted."
+        _request_stop(status, after)
+        return "AMQ8019I: Stop IBM MQ channel accepted."
+
+    # --- PING ----------------------------------------------------------------------------
+    def ping_channel(self, name: str) -> str:
+        attrs = channels.of_type(self.qmgr, name, channels.SENDER)
+        if attrs is None:
+            raise ValueError(f"PING CHANNEL({name}): no sender channel of that name (valid: "
+                             "a SDR channel)")
+        outcome: list[Any] = []
+
+        def ping() -> None:
+            try:
+                link, answer = open_link(str(attrs["CONNAME"]), name, self.qmgr.name,
+                                         int(attrs["BATCHSZ"]), True)
+                link.close()
+                outcome.append(answer[0])
+            except Exception as exc:   # reported to the command, not raised in this thread
+                outcome.append(exc)
+        worker = threading.Thread(target=ping, name=f"ping-{name}", daemon=True)
+        worker.start()
+        while worker.is_alive():
+            with self.qmgr.arrived:            # lets the queue manager's lock go meanwhile
+                self.qmgr.arrived.wait(0.05)
+        if isinstance(outcome[0], Exception):
+            raise ValueError(f"AMQ9558E: PING CHANNEL({name}) to {attrs['CONNAME']} failed: "
+                             f"{outcome[0]}")
+        return f"AMQ8020I: Ping IBM MQ channel complete (partner {outcome[0]})."
+
+    # --- RESOLVE -------------------------------------------------------------------------
+    def resolve_channel(self, name: str, action: str) -> str:
+        """COMMIT: the in-doubt batch arrived, remove it from the transmission queue;
+        BACKOUT: it did not, leave it to be sent again."""
+        attrs = channels.of_type(self.qmgr, name, channels.SENDER)
+        if attrs is None:
+            raise ValueError(f"RESOLVE CHANNEL({name}): no sender channel of that name")
+        status = statuses.table(self.qmgr).get(name, channels.SENDER)
+        if status is not None and status.status in _ACTIVE:
+            raise ValueError(f"AMQ9514E: Channel {name} is in use (RESOLVE needs it stopped).")
+        if status is None or not status.indoubt:
+            return f"AMQ9528I: channel {name} is not in doubt: nothing to resolve."
+        if action == "COMMIT":
+            local = LocalConnection(self.qmgr, "mqm", "runmqchl")
+            try:
+                hobj = local.open(str(attrs["XMITQ"]), CMQC.MQOO_INPUT_SHARED)
+                for msg_id in status.indoubt_msgids:
+                    local.get(hobj, CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_WAIT, msg_id=msg_id)
+                local.commit()
+            finally:
+                local.close(clean=False)
+        status.indoubt, status.indoubt_msgids = False, []
+        return "AMQ8096I: IBM MQ channel resolved."
+
+    # --- DISPLAY CHSTATUS ----------------------------------------------------------------
+    def display_status(self, pattern: str) -> list[tuple[str, dict[str, object]]]:
+        found = []
+        for status in statuses.table(self.qmgr).all():
+            if fnmatch.fnmatchcase(status.name, pattern or "*"):
+                queue = self.qmgr.queues.get(status.xmitq) if status.xmitq else None
+                depth = len(queue.msgs) if isinstance(queue, LocalQueue) else None
+                found.append((status.name, status.display(depth)))
+        return found
+
+    # --- triggered starts ------------------------------------------------------------------
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            with self.qmgr.arrived:
+                self.qmgr.arrived.wait(1.0)
+                due = self._triggered()
+                for name in due:
+                    try:
+                        self.start_channel(name, triggered=True)
+                    except ValueError as exc:
+                        log.warning("trigger for channel %s: %s", name, exc)
+
+    def _triggered(self) -> list[str]:
+        """Sender channels whose triggered transmission queue holds messages."""
+        table = statuses.table(self.qmgr)
+        due = []
+        for name, attrs in channels.table(self.qmgr).channels.items():
+            if attrs.get("CHLTYPE") != channels.SENDER:
+                continue
+            queue = self.qmgr.queues.get(str(attrs.get("XMITQ", "")))
+            if not isinstance(queue, LocalQueue) or queue.attrs.get("TRIGGER") != "TRIGGER":
+                continue
+            named = str(queue.attrs.get("TRIGDATA", "")).strip()
+            if named and named != name or not queue.msgs:
+                continue
+            status = table.get(name, channels.SENDER)
+            if status is None or status.status not in _ACTIVE and status.status != statuses.STOPPED:
+                due.append(name)
+        return due
+
+
+def _request_stop(status: statuses.ChannelStatus, after: str) -> None:
+    status.stop_requested = after
+    status.status = statuses.STOPPING if status.status == statuses.RUNNING else status.status
+    status.wake.set()
+    if status.closer is not None:
+        status.closer()
+
+
+_initiators: weakref.WeakKeyDictionary[Any, ChannelInitiator] = weakref.WeakKeyDictionary()
+
+
+def initiator_of(qmgr: QueueManager) -> ChannelInitiator:
+    """The queue manager's channel initiator (one is made, not watching triggers, for a queue
+    manager started without one: tests that drive the server in-process)."""
+    found = _initiators.get(qmgr)
+    return found if found is not None else ChannelInitiator(qmgr)

@@ -1,0 +1,74 @@
+"""A message channel agent's own connection to this queue manager: the MQI calls it makes,
+in-process, through QueueManager (which takes the queue manager's lock for each call and
+lets it go while a get waits), so that no network wait ever holds the lock."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from spark_mq.embedded.server.errors import MQError
+from spark_mq.embedded.server.state import Connection
+from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.structs import GMO, MD, default_md
+
+if TYPE_CHECKING:
+    from spark_mq.embedded.server.qmgr import QueueManager
+
+#: the largest transmission message: IBM MQ's largest message and its headers
+MAX_MESSAGE = 104_857_600 + 4096
+
+
+class Got(NamedTuple):
+    md: list
+    data: bytes
+    props: list | None
+
+
+def gmo(options: int, wait_ms: int = 0, match: int = CMQC.MQMO_NONE) -> bytes:
+    return GMO.pack([b"GMO ", CMQC.MQGMO_VERSION_4, options, wait_ms, 0, 0, b"", match,
+                     ord(" "), ord(" "), ord(" "), b" ", b"", CMQC.MQRL_UNDEFINED, 0, 0])
+
+
+class LocalConnection:
+    """An internal connection (no password, as IBM MQ's own processes) running as `user`."""
+
+    def __init__(self, qmgr: QueueManager, user: str, appl_name: str) -> None:
+        self.qmgr = qmgr
+        with qmgr.lock:
+            self.conn = Connection(next(qmgr.conn_ids), user, appl_name)
+            qmgr.connections[self.conn.conn_id] = self.conn
+
+    def open(self, name: str, options: int) -> int:
+        return self.qmgr.open(self.conn, CMQC.MQOT_Q, name, options, None, "").hobj
+
+    def get(self, hobj: int, options: int, wait_ms: int = 0, msg_id: bytes | None = None,
+            correl_id: bytes | None = None) -> Got | None:
+        """One message (matched by MsgId or CorrelId when given), or None when there is none
+        (within `wait_ms`)."""
+        fields = {"MsgId": msg_id} if msg_id else {"CorrelId": correl_id} if correl_id else {}
+        md = MD.pack(default_md(**fields))
+        match = (CMQC.MQMO_MATCH_MSG_ID if msg_id else
+                 CMQC.MQMO_MATCH_CORREL_ID if correl_id else CMQC.MQMO_NONE)
+        try:
+            _, _, md_out, _, data, _, props = self.qmgr.get(
+                self.conn, hobj, md, gmo(options | CMQC.MQGMO_PROPERTIES_IN_HANDLE, wait_ms, match),
+                MAX_MESSAGE, True)
+        except MQError as exc:
+            if exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
+                return None
+            raise
+        return Got(MD.unpack(md_out), data, props)
+
+    def put1(self, name: str, qmgr_name: str, md: list, options: int, props: list | None,
+             data: bytes, alternate_user: str = "") -> None:
+        self.qmgr.put1(self.conn, name, MD.pack(md), options, 0, props, data, alternate_user,
+                       qmgr_name)
+
+    def commit(self) -> None:
+        self.qmgr.commit(self.conn)
+
+    def backout(self) -> None:
+        self.qmgr.backout(self.conn)
+
+    def close(self, clean: bool = False) -> None:
+        """Disconnect; not clean: the open unit of work is backed out."""
+        self.qmgr.disconnect(self.conn, clean=clean)

@@ -1,0 +1,230 @@
+"""The receiving message channel agent: a sender's hello on the listener port starts it (in
+that connection's thread), and it puts each message it receives where the message's MQXQH
+says, as IBM MQ's receiver does (IBM docs: "The receiving MCA"):
+
+* with MQPMO_SET_ALL_CONTEXT, so the message arrives with its sender's context (MsgId,
+  CorrelId, UserIdentifier, PutApplName, PutDate/Time) and properties;
+* as the channel's MCAUSER (or a CHLAUTH rule's), or with PUTAUT(CTX) as the message's own
+  UserIdentifier;
+* to a queue of this queue manager, or onwards to a third one through this one's name
+  resolution (a middle hop: resolution/names.py picks the next transmission queue);
+* a put that fails on a full or put-inhibited queue is retried MRRTY times MRTMR ms apart;
+  one that still fails goes to the dead-letter queue behind an MQDLH naming the reason.
+  Without a usable dead-letter queue the batch is backed out and the channel ends: the
+  messages stay on the sender's transmission queue, nothing is lost.
+
+The batch and the channel's sync record commit in one unit of work (see __init__.py).
+"""
+from __future__ import annotations
+
+import logging
+import socket
+import time
+from typing import TYPE_CHECKING
+
+from spark_mq.embedded.server import channels
+from spark_mq.embedded.server.errors import FAILED, NONE, OK, MQError
+from spark_mq.embedded.server.message_channels import link as frames
+from spark_mq.embedded.server.message_channels import status as statuses
+from spark_mq.embedded.server.message_channels import sync
+from spark_mq.embedded.server.message_channels.dead_letters import put_dead_letter
+from spark_mq.embedded.server.message_channels.local import LocalConnection
+from spark_mq.embedded.server.resolution.transmission import unwrap
+from spark_mq.embedded.server.security import admission
+from spark_mq.embedded.wire import FrameReader, ProtocolError
+from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.structs import MD, default_md
+
+if TYPE_CHECKING:
+    from spark_mq.embedded.server.qmgr import QueueManager
+
+log = logging.getLogger("spark_mq.embedded")
+
+_I = MD.index
+#: put failures a receiver waits out (MRRTY x MRTMR) before it dead-letters the message
+_RETRYABLE = frozenset({CMQC.MQRC_Q_FULL, CMQC.MQRC_PUT_INHIBITED})
+_SYNC_OPEN = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT
+
+
+def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: list,
+          peer: str, max_frame: int, max_elements: int) -> None:
+    """Run the receiving end of the channel the hello names until the sender says BYE or the
+    connection ends; every failure ends only this channel."""
+    channel, partner, batch_size, ping = frames.check_hello(hello)
+    link = frames.Link(sock, reader)
+    attrs = channels.of_type(qmgr, channel, channels.RECEIVER)
+    table = statuses.table(qmgr)
+    if attrs is None:
+        link.send(FAILED, CMQC.MQRC_UNKNOWN_CHANNEL_NAME,
+                  f"no receiver channel {channel} is defined on queue manager {qmgr.name}")
+        return
+    existing = table.get(channel, channels.RECEIVER)
+    if existing is not None and existing.status == statuses.STOPPED:
+        link.send(FAILED, CMQC.MQRC_CHANNEL_STOPPED_BY_USER,
+                  f"receiver channel {channel} on {qmgr.name} is STOPPED (START CHANNEL it)")
+        return
+    if existing is not None and existing.status == statuses.RUNNING:
+        link.send(FAILED, CMQC.MQRC_CHANNEL_NOT_AVAILABLE,
+                  f"receiver channel {channel} on {qmgr.name} is already running")
+        return
+    address = peer.rpartition("(")[0]
+    try:
+        with qmgr.lock:
+            runs_as = admission.admit_channel(qmgr, channel, address, attrs)
+    except MQError as exc:
+        log.warning("receiver channel %s refused the sender from %s (queue manager %s): "
+                    "reason %d", channel, peer, partner, exc.reason)
+        link.send(FAILED, exc.reason, f"receiver channel {channel} refused this sender")
+        return
+    if ping:
+        link.send(OK, NONE, qmgr.name, min(batch_size, int(attrs["BATCHSZ"])), None)
+        return
+    status = statuses.ChannelStatus(channel, channels.RECEIVER, conname=peer, rqmname=partner,
+                                    status=statuses.RUNNING)
+    status.closer = link.close   # STOP CHANNEL ends the channel's wait for the sender
+    table.put(status)
+    local = LocalConnection(qmgr, runs_as, "amqrmppa")
+    try:
+        reader.max_frame, reader.max_elements = max_frame, max_elements
+        sync_hobj = local.open(sync.SYNC_QUEUE, _SYNC_OPEN)
+        record = sync.read(local, sync_hobj, channel, partner)
+        status.last_seq = status.current_seq = record.seq
+        status.last_batch = record.batch
+        link.send(OK, NONE, qmgr.name, min(batch_size, int(attrs["BATCHSZ"])), record.to_wire())
+        log.info("receiver channel %s started: sender queue manager %s at %s", channel,
+                 partner, peer)
+        _Receiving(qmgr, local, link, attrs, status, channel, partner, sync_hobj).run()
+    except (ConnectionError, OSError, TimeoutError, ProtocolError) as exc:
+        if status.stop_requested is None:
+            log.info("receiver channel %s ended: %s", channel, exc or type(exc).__name__)
+    finally:
+        local.close(clean=False)   # an unfinished batch is backed out
+        status.status = status.stop_requested or statuses.INACTIVE
+        if status.status == statuses.INACTIVE:
+            table.remove(status)
+
+
+class _Receiving:
+    def __init__(self, qmgr: QueueManager, local: LocalConnection, link: frames.Link,
+                 attrs: dict, status: statuses.ChannelStatus, channel: str, partner: str,
+                 sync_hobj: int) -> None:
+        self.qmgr, self.local, self.link, self.attrs = qmgr, local, link, attrs
+        self.status, self.channel, self.partner, self.sync_hobj = status, channel, partner, sync_hobj
+        self.batch_ids: list[bytes] = []
+        self.idle_timeout = max(int(attrs["HBINT"]), 30) * 2 + 30
+
+    def run(self) -> None:
+        try:
+            self._run()
+        except _NoDeadLetterQueue as exc:
+            self.local.backout()
+            why = (f"receiver channel {self.channel} on {self.qmgr.name} cannot put a message "
+                   f"for {exc.queue} at {exc.qmgr_name or self.qmgr.name} (reason {exc.reason}) "
+                   "and has no usable dead-letter queue"
+                   + (f" (reason {exc.dlq_reason})" if exc.dlq_reason else ""))
+            log.error("%s: the batch is backed out and the channel ends", why)
+            self._drain_batch()
+            self.link.send(FAILED, exc.reason, why)
+
+    def _drain_batch(self) -> None:
+        """Read the rest of the batch, so that the sender reads the refusal as the answer to
+        its END (and stops) rather than meeting a closed connection (and retrying)."""
+        while self.link.receive(self.idle_timeout)[0] not in (frames.END, frames.BYE):
+            pass
+
+    def _run(self) -> None:
+        while self.status.stop_requested is None:
+            value = self.link.receive(self.idle_timeout)
+            verb = value[0]
+            if verb == frames.MESSAGE:
+                self._message(*frames.check_message(value))
+            elif verb == frames.END:
+                if len(value) != 3 or not isinstance(value[1], str) or type(value[2]) is not int:
+                    raise ProtocolError("a batch end is [END, batch id, last seq]")
+                if not self._end(value[1], value[2]):
+                    return
+            elif verb == frames.HEARTBEAT:
+                self.link.send(frames.HEARTBEAT)
+            elif verb == frames.BYE:
+                return
+            else:
+                raise ProtocolError(f"unknown channel frame {verb!r}")
+
+    def _message(self, seq: int, msg_id: bytes, data: bytes, props: list | None,
+                 in_batch: bool) -> None:
+        self.status.current_seq = seq
+        if in_batch:
+            self.batch_ids.append(msg_id)
+            self.status.current_msgs += 1
+        unwrapped = unwrap(data)
+        if unwrapped is None:   # not a transmission message: nowhere to put it but the DLQ
+            self._undeliverable(default_md(), data, props, CMQC.MQRC_XQH_ERROR, "", "",
+                                in_batch)
+            return
+        queue, qmgr_name, md, body = unwrapped
+        self._deliver(queue, qmgr_name, md, body, props, in_batch)
+
+    def _deliver(self, queue: str, qmgr_name: str, md: list, body: bytes, props: list | None,
+                 in_batch: bool) -> None:
+        options = CMQC.MQPMO_SET_ALL_CONTEXT | (
+            CMQC.MQPMO_SYNCPOINT if in_batch else CMQC.MQPMO_NO_SYNCPOINT)
+        alternate = ""
+        if self.attrs.get("PUTAUT") == "CTX":
+            options |= CMQC.MQPMO_ALTERNATE_USER_AUTHORITY
+            alternate = md[_I["UserIdentifier"]].decode(errors="replace").strip()
+        tries = int(self.attrs["MRRTY"])
+        while True:
+            try:
+                self.local.put1(queue, qmgr_name, md, options, props, body, alternate)
+                return
+            except MQError as exc:
+                if exc.reason in _RETRYABLE and tries > 0 and self.status.stop_requested is None:
+                    tries -= 1
+                    self.status.status = statuses.PAUSED
+                    time.sleep(int(self.attrs["MRTMR"]) / 1000)
+                    self.status.status = statuses.RUNNING
+                    continue
+                if not in_batch:
+                    return   # a FAST non-persistent message that cannot be put is discarded
+                self._undeliverable(md, body, props, exc.reason, queue, qmgr_name, in_batch)
+                return
+
+    def _undeliverable(self, md: list, body: bytes, props: list | None, reason: int,
+                       queue: str, qmgr_name: str, in_batch: bool) -> None:
+        dead_letter_queue = str(self.qmgr.attrs.get("DEADQ", "")).strip()
+        if self.attrs.get("USEDLQ") == "NO" or not dead_letter_queue:
+            raise _NoDeadLetterQueue(reason, queue, qmgr_name)
+        try:
+            put_dead_letter(self.local, self.qmgr.name, dead_letter_queue, md, body, props,
+                            reason, queue, qmgr_name, in_batch)
+        except MQError as exc:
+            raise _NoDeadLetterQueue(reason, queue, qmgr_name, exc.reason) from None
+        log.warning("receiver channel %s: a message for %s at %s went to the dead-letter "
+                    "queue %s (reason %d)", self.channel, queue, qmgr_name or self.qmgr.name,
+                    dead_letter_queue, reason)
+
+    def _end(self, batch: str, seq: int) -> bool:
+        """Commit the batch with the sync record; False when it cannot be (channel ends)."""
+        try:
+            sync.replace(self.local, self.sync_hobj, self.channel, self.partner,
+                         sync.SyncRecord(batch, seq, self.batch_ids))
+            self.local.commit()
+        except MQError as exc:
+            self.local.backout()
+            self.link.send(FAILED, exc.reason, f"receiver channel {self.channel} could not "
+                                               f"commit batch {batch}")
+            return False
+        self.status.committed(len(self.batch_ids), seq, batch)
+        self.batch_ids = []
+        self.link.send(frames.DONE, batch)
+        return True
+
+
+class _NoDeadLetterQueue(MQError):
+    """A message that can be put neither where it goes nor on the dead-letter queue: the
+    batch is backed out and the channel ends (the sender keeps the messages)."""
+
+    def __init__(self, reason: int, queue: str, qmgr_name: str, dlq_reason: int = 0) -> None:
+        super().__init__(reason)
+        self.queue, self.qmgr_name, self.dlq_reason = queue, qmgr_name, dlq_reason
+

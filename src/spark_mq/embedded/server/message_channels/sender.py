@@ -1,0 +1,267 @@
+"""The sending message channel agent: one thread per running sender channel, moving its
+transmission queue's messages to the partner in batches with assured delivery (see
+__init__.py), as IBM MQ's sender does:
+
+* BATCHSZ (the lower of the two ends') messages a batch at most; a batch also ends when the
+  transmission queue is empty (after waiting BATCHINT ms for more);
+* sequence numbers per message, wrapping after SEQWRAP;
+* idle for DISCINT seconds: the channel ends normally (INACTIVE) and starts again when
+  messages arrive on a triggered transmission queue (initiator.py); idle in between, a
+  heartbeat every HBINT seconds checks that the partner is alive;
+* a partner that cannot be reached, or a link that breaks: the batch in flight is backed out
+  and the channel is RETRYING, SHORTRTY times SHORTTMR seconds apart, then LONGRTY times
+  LONGTMR apart, then STOPPED; it resumes by itself when the partner is back;
+* STOP CHANNEL ends it after the batch in flight (MODE QUIESCE), STOPPED or INACTIVE as asked.
+"""
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+import time
+import uuid
+from typing import TYPE_CHECKING
+
+from spark_mq.embedded.server import channels
+from spark_mq.embedded.server.errors import OK, MQError
+from spark_mq.embedded.server.message_channels import link as frames
+from spark_mq.embedded.server.message_channels import status as statuses
+from spark_mq.embedded.server.message_channels.local import Got, LocalConnection
+from spark_mq.embedded.server.message_channels.sync import SyncRecord
+from spark_mq.embedded.wire import ProtocolError
+from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.structs import MD
+
+if TYPE_CHECKING:
+    from spark_mq.embedded.server.qmgr import QueueManager
+
+log = logging.getLogger("spark_mq.embedded")
+
+_I = MD.index
+_POLL_MS = 500                 # a waiting get: how soon a STOP CHANNEL is noticed
+_ANSWER_SECONDS = 60           # how long a batch's confirmation may take
+_CONNECT_SECONDS = 30
+_GET = CMQC.MQGMO_FAIL_IF_QUIESCING | CMQC.MQGMO_WAIT
+#: failures of the channel itself (not of the partner or the network): no retry, STOPPED
+_LOCAL_FAULTS = frozenset({CMQC.MQRC_UNKNOWN_OBJECT_NAME, CMQC.MQRC_OBJECT_IN_USE,
+                           CMQC.MQRC_NOT_AUTHORIZED})
+
+
+class ChannelEnded(Exception):
+    """A failure after which the channel stops instead of retrying."""
+
+
+def parse_conname(conname: str) -> tuple[str, int]:
+    """CONNAME 'host(port)' (default port 1414); the first of a comma-separated list."""
+    first = conname.split(",")[0].strip()
+    if "(" in first and first.endswith(")"):
+        host, _, port = first[:-1].partition("(")
+        return host.strip(), int(port)
+    return first, 1414
+
+
+def open_link(conname: str, channel: str, qm_name: str, batch_size: int,
+              ping: bool) -> tuple[frames.Link, list]:
+    """Connect to the partner and say hello; (the link, its OK answer's outputs)."""
+    host, port = parse_conname(conname)
+    sock = socket.create_connection((host, port), timeout=_CONNECT_SECONDS)
+    link = frames.Link(sock)
+    try:
+        link.send(frames.HELLO, channel, qm_name, batch_size, ping)
+        answer = link.receive(_CONNECT_SECONDS)
+        if answer[0] != OK:
+            why = answer[2] if len(answer) > 2 and isinstance(answer[2], str) else ""
+            raise frames.ChannelRefused(int(answer[1]) if len(answer) > 1 else 0, why)
+        if len(answer) != 5 or not isinstance(answer[2], str) or type(answer[3]) is not int:
+            raise ProtocolError("a channel hello's answer is [OK, 0, qmgr, BATCHSZ, record]")
+    except BaseException:
+        link.close()
+        raise
+    return link, answer[2:]
+
+
+class SenderAgent:
+    def __init__(self, qmgr: QueueManager, name: str, status: statuses.ChannelStatus) -> None:
+        self.qmgr, self.name, self.status = qmgr, name, status
+        self.thread = threading.Thread(target=self._run, name=f"sender-{name}", daemon=True)
+        self.ran = False    # the last session reached RUNNING: retries start counting again
+
+    def start(self) -> None:
+        self.thread.start()
+
+    # --- the channel's life ----------------------------------------------------------------
+    def _run(self) -> None:
+        status = self.status
+        short_left = long_left = 0
+        try:
+            while True:
+                attrs = channels.of_type(self.qmgr, self.name, channels.SENDER)
+                if attrs is None:
+                    raise ChannelEnded(f"sender channel {self.name} is no longer defined")
+                if self.ran or not status.error:   # a first try, or one after RUNNING
+                    short_left, long_left = int(attrs["SHORTRTY"]), int(attrs["LONGRTY"])
+                    self.ran = False
+                try:
+                    ended = self._session(attrs)
+                    status.status = ended
+                    return
+                except ChannelEnded:
+                    raise
+                except (OSError, ConnectionError, TimeoutError, ProtocolError,
+                        frames.ChannelRefused, MQError) as exc:
+                    if isinstance(exc, MQError) and exc.reason in _LOCAL_FAULTS:
+                        raise ChannelEnded(f"reason {exc.reason}") from exc
+                    status.error = _describe(exc)
+                    if status.stop_requested is not None:
+                        status.status = status.stop_requested
+                        return
+                    if short_left > 0:
+                        short_left -= 1
+                        wait = int(attrs["SHORTTMR"])
+                    elif long_left > 0:
+                        long_left -= 1
+                        wait = int(attrs["LONGTMR"])
+                    else:
+                        raise ChannelEnded(f"retries used up; last: {status.error}") from exc
+                    log.warning("sender channel %s: %s; RETRYING in %d s", self.name,
+                                status.error, wait)
+                    status.status = statuses.RETRYING
+                    if status.wake.wait(wait) and status.stop_requested is not None:
+                        status.status = status.stop_requested
+                        return
+                    status.wake.clear()
+                    status.status = statuses.BINDING
+        except ChannelEnded as exc:
+            log.error("sender channel %s STOPPED: %s", self.name, exc)
+            status.error = str(exc)
+            status.status = statuses.STOPPED
+        finally:
+            if status.status == statuses.INACTIVE:
+                statuses.table(self.qmgr).remove(status)
+
+    def _session(self, attrs: dict) -> str:
+        """One connection to the partner, until DISCINT (INACTIVE) or STOP CHANNEL."""
+        status = self.status
+        status.status = statuses.BINDING
+        local = LocalConnection(self.qmgr, str(attrs.get("MCAUSER") or "mqm"), "runmqchl")
+        link: frames.Link | None = None
+        try:
+            xmitq = str(attrs["XMITQ"]).strip()
+            if not xmitq:
+                raise ChannelEnded("XMITQ is blank (valid: the transmission queue it serves)")
+            hobj = local.open(xmitq, CMQC.MQOO_INPUT_EXCLUSIVE | CMQC.MQOO_FAIL_IF_QUIESCING)
+            link, (partner, batch_size, record) = open_link(
+                str(attrs["CONNAME"]), self.name, self.qmgr.name, int(attrs["BATCHSZ"]), False)
+            record = SyncRecord.from_wire(record)
+            status.rqmname, status.error = partner, ""
+            self._resync(local, hobj, record)
+            status.status = statuses.RUNNING
+            self.ran = True
+            log.info("sender channel %s RUNNING: partner %s at %s", self.name, partner,
+                     attrs["CONNAME"])
+            return _Sending(self, local, link, hobj, attrs, batch_size, record.seq).run()
+        finally:
+            local.close(clean=False)   # a batch not confirmed is backed out: sent again
+            if link is not None:
+                link.close()
+
+    def _resync(self, local: LocalConnection, hobj: int, record: SyncRecord) -> None:
+        """Remove what the partner's last committed batch holds and this side still has (its
+        confirmation never arrived): the in-doubt batch resolved by the partner's record."""
+        removed = 0
+        for msg_id in record.msg_ids:
+            if local.get(hobj, CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_WAIT, msg_id=msg_id):
+                removed += 1
+        local.commit()
+        self.status.current_seq = self.status.last_seq = record.seq
+        self.status.last_batch = record.batch
+        self.status.indoubt, self.status.indoubt_msgids = False, []
+        if removed:
+            log.info("sender channel %s: resynchronised, %d messages of batch %s had arrived "
+                     "(removed from the transmission queue)", self.name, removed, record.batch)
+
+
+class _Sending:
+    """The RUNNING loop of one session."""
+
+    def __init__(self, agent: SenderAgent, local: LocalConnection, link: frames.Link,
+                 hobj: int, attrs: dict, batch_size: int, seq: int) -> None:
+        self.agent, self.local, self.link, self.hobj = agent, local, link, hobj
+        self.status = agent.status
+        self.batch_size = batch_size
+        self.batch_interval = int(attrs["BATCHINT"])
+        self.disconnect_interval = int(attrs["DISCINT"])
+        self.heartbeat = max(1, int(attrs["HBINT"]))
+        self.seq_wrap = int(attrs["SEQWRAP"])
+        self.fast = attrs["NPMSPEED"] == "FAST"
+        self.seq = seq
+
+    def run(self) -> str:
+        status = self.status
+        idle_since = quiet_since = time.monotonic()
+        while True:
+            if status.stop_requested is not None:
+                self.link.send(frames.BYE)
+                return status.stop_requested
+            sent = self._batch()
+            now = time.monotonic()
+            if sent:
+                idle_since = quiet_since = now
+                continue
+            if self.disconnect_interval and now - idle_since >= self.disconnect_interval:
+                self.link.send(frames.BYE)
+                log.info("sender channel %s INACTIVE: idle for %d s (DISCINT)",
+                         self.agent.name, self.disconnect_interval)
+                return statuses.INACTIVE
+            if now - quiet_since >= self.heartbeat:
+                self.link.send(frames.HEARTBEAT)
+                if self.link.receive(_ANSWER_SECONDS)[0] != frames.HEARTBEAT:
+                    raise ProtocolError("a heartbeat must be answered with a heartbeat")
+                quiet_since = time.monotonic()
+
+    def _get(self, wait_ms: int) -> Got | None:
+        """The next message: waiting up to `wait_ms` (0: not at all)."""
+        syncpoint = CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT if self.fast else CMQC.MQGMO_SYNCPOINT
+        wait = _GET if wait_ms else CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING
+        return self.local.get(self.hobj, syncpoint | wait, wait_ms)
+
+    def _batch(self) -> int:
+        """Send one batch and have it confirmed; the number of messages (0: none came)."""
+        got = self._get(_POLL_MS)
+        if got is None:
+            return 0
+        batch_id = uuid.uuid4().hex[:16]
+        in_batch: list[bytes] = []
+        count = 0
+        status = self.status
+        status.current_batch = batch_id
+        while got is not None:
+            self.seq = self.seq % self.seq_wrap + 1
+            persistent = got.md[_I["Persistence"]] == CMQC.MQPER_PERSISTENT
+            batched = persistent or not self.fast
+            msg_id = got.md[_I["MsgId"]]
+            self.link.send(frames.MESSAGE, self.seq, msg_id, got.data, got.props, batched)
+            status.current_seq = self.seq
+            count += 1
+            if batched:
+                in_batch.append(msg_id)
+                status.current_msgs = len(in_batch)
+            if count >= self.batch_size or status.stop_requested is not None:
+                break
+            got = self._get(self.batch_interval)
+        self.link.send(frames.END, batch_id, self.seq)
+        status.indoubt, status.indoubt_msgids = True, in_batch
+        answer = self.link.receive(_ANSWER_SECONDS)
+        if answer[:2] != [frames.DONE, batch_id]:
+            reason = answer[1] if len(answer) > 1 and type(answer[1]) is int else 0
+            why = answer[2] if len(answer) > 2 and isinstance(answer[2], str) else str(answer)
+            raise ChannelEnded(f"the partner did not take batch {batch_id}: reason {reason}: {why}")
+        self.local.commit()
+        status.committed(count, self.seq, batch_id)
+        return count
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, MQError):
+        return f"MQ reason {exc.reason}"
+    return str(exc) or type(exc).__name__
