@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from spark_mq.embedded.server.admin import format_display
-from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError, parse_mqsc
+from spark_mq.embedded.server.mqsc import parse_mqsc
 from spark_mq.embedded.server.mqsc_attributes import (
     DEFAULT_MQSC,
     DEVELOPER_MQSC,
@@ -15,6 +15,7 @@ from spark_mq.embedded.server.mqsc_attributes import (
     QUEUE_ATTRIBUTES,
     default_attributes,
 )
+from spark_mq.embedded.server.mqsc_command import MQSCCommand, MQSCError
 from spark_mq.embedded.server.security.defaults import DEVELOPER_SECURITY_MQSC, SYSTEM_SECURITY_MQSC
 from support import mqsc_error as error
 from support import mqsc_one as one

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server import channels, namelist
-from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError, parse_mqsc
+from spark_mq.embedded.server.mqsc import parse_mqsc
 from spark_mq.embedded.server.mqsc_attributes import (
     QMGR_ATTRIBUTES,
     QUEUE_ATTRIBUTES,
@@ -23,6 +23,7 @@ from spark_mq.embedded.server.mqsc_attributes import (
     AttributeSpec,
     default_attributes,
 )
+from spark_mq.embedded.server.mqsc_command import MQSCCommand, MQSCError
 from spark_mq.embedded.server.pubsub import admin as pubsub_admin
 from spark_mq.embedded.server.qmgr_attributes import status_attributes
 from spark_mq.embedded.server.queues import LocalQueue
