@@ -472,7 +472,8 @@ def mqsc_error(text: str):
     """The MQSCError an MQSC text is refused with (the parser tests)."""
     import pytest
 
-    from spark_mq.embedded.server.mqsc import MQSCError, parse_mqsc
+    from spark_mq.embedded.server.mqsc import parse_mqsc
+    from spark_mq.embedded.server.mqsc_command import MQSCError
     with pytest.raises(MQSCError) as info:
         parse_mqsc(text)
     return info.value

@@ -1,13 +1,12 @@
 """Unit tests of the MQSC parser (spark_mq.embedded.server.mqsc), its attribute tables
-(mqsc_attributes) and runmqsc's DISPLAY output (admin)."""
+(mqsc_attributes) and runmqsc's DISPLAY output (runmqsc_layout)."""
 from __future__ import annotations
 
 import dataclasses
 
 import pytest
 
-from spark_mq.embedded.server.admin import format_display
-from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError, parse_mqsc
+from spark_mq.embedded.server.mqsc import parse_mqsc
 from spark_mq.embedded.server.mqsc_attributes import (
     DEFAULT_MQSC,
     DEVELOPER_MQSC,
@@ -15,6 +14,8 @@ from spark_mq.embedded.server.mqsc_attributes import (
     QUEUE_ATTRIBUTES,
     default_attributes,
 )
+from spark_mq.embedded.server.mqsc_command import MQSCCommand, MQSCError
+from spark_mq.embedded.server.runmqsc_layout import format_display
 from spark_mq.embedded.server.security.defaults import DEVELOPER_SECURITY_MQSC, SYSTEM_SECURITY_MQSC
 from support import mqsc_error as error
 from support import mqsc_one as one

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spark_mq.embedded.server.mqsc import MQSCCommand
+from spark_mq.embedded.server.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.pubsub.matching import compile_pattern, fixed_prefix
 from spark_mq.embedded.server.pubsub.topic_attributes import (
     BASE_TOPIC_ATTRIBUTES,

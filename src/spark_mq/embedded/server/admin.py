@@ -4,8 +4,8 @@ log of administrative changes.
 Runs in the queue-manager process: the command server's MQCMD_ESCAPE (command_server/
 escape_commands.py, the one administrative door from outside) and the start-up scripts of
 `python -m spark_mq.embedded` (the operator's own files, as strmqm's -ic) come here. Parsing
-is mqsc.py's job, the attribute tables are mqsc_attributes.py's; this module applies parsed
-commands to a `QueueManager`.
+is mqsc.py's job, the attribute tables are mqsc_attributes.py's, the layout of what DISPLAY
+shows runmqsc_layout.py's; this module applies parsed commands to a `QueueManager`.
 """
 from __future__ import annotations
 
@@ -16,18 +16,13 @@ from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server import channels, namelist
 from spark_mq.embedded.server.message_channels.initiator import initiator_of
-from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError, parse_mqsc
-from spark_mq.embedded.server.mqsc_attributes import (
-    QMGR_ATTRIBUTES,
-    QUEUE_ATTRIBUTES,
-    TYPE_SYNONYMS,
-    AttributeSpec,
-    default_attributes,
-)
+from spark_mq.embedded.server.mqsc import parse_mqsc
+from spark_mq.embedded.server.mqsc_attributes import default_attributes
+from spark_mq.embedded.server.mqsc_command import MQSCCommand, MQSCError
 from spark_mq.embedded.server.pubsub import admin as pubsub_admin
 from spark_mq.embedded.server.qmgr_attributes import status_attributes
 from spark_mq.embedded.server.queues import LocalQueue
-from spark_mq.embedded.server.runmqsc_layout import render
+from spark_mq.embedded.server.runmqsc_layout import format_display
 from spark_mq.embedded.server.security import admission, authinfo
 from spark_mq.embedded.server.security import mqsc_admin as security_admin
 from spark_mq.embedded.server.security.mqsc_commands import OBJECT_TYPES_CHECKED as SECURITY_TYPES
@@ -112,9 +107,7 @@ def _channel_control(qmgr: QueueManager, command: MQSCCommand) -> str:
         found = initiator.display_status(command.name)
         if not found:
             raise ValueError(f"AMQ8420I: Channel Status not found: {command.name}.")
-        return "\n".join(render("AMQ8417I: Display Channel Status details.",
-                                [f"CHANNEL({name})", *(_display_item(k, v, {})
-                                                        for k, v in sorted(attrs.items()))])
+        return "\n".join(format_display("CHSTATUS", name, _requested(attrs, command.flags))
                          for name, attrs in found)
     if command.verb == "START":
         return initiator.start_channel(command.name)
@@ -229,52 +222,6 @@ def _display(qmgr: QueueManager, kind: str, pattern: str,
     if not found:
         raise ValueError(f"no {kind} matches {pattern} (AMQ8147E: IBM MQ object not found)")
     return "\n".join(found)
-
-
-# --- DISPLAY output, as runmqsc prints it ------------------------------------------------
-_DISPLAY_HEADERS = {
-    "QLOCAL": ("AMQ8409I: Display Queue details.", "QUEUE"),
-    "QALIAS": ("AMQ8409I: Display Queue details.", "QUEUE"),
-    "QMODEL": ("AMQ8409I: Display Queue details.", "QUEUE"),
-    "QREMOTE": ("AMQ8409I: Display Queue details.", "QUEUE"),
-    "QMGR": ("AMQ8408I: Display Queue Manager details.", "QMNAME"),
-    "CHANNEL": ("AMQ8414I: Display Channel details.", "CHANNEL"),
-}
-
-
-def _display_item(key: str, value: object, specs: Mapping[str, AttributeSpec]) -> str:
-    spec = specs.get(key)
-    if spec is not None and spec.kind == "flag":
-        return str(value)                       # SHARE / NOSHARE print as bare keywords
-    if value is True:
-        return key
-    if spec is not None and spec.keywords:      # e.g. MAXPROPL(-1) prints as NOLIMIT
-        value = next((w for w, n in spec.keywords.items() if n == value), value)
-    text = str(value)
-    return f"{key}({text if text else ' '})"    # MQ shows an empty string as ( )
-
-
-def format_display(object_type: str, name: str, attributes: dict) -> str:
-    """Render one object's attributes the way runmqsc's DISPLAY does.
-
-    ``object_type`` is QLOCAL, QALIAS, QMODEL or QMGR (QUEUE uses ``attributes['TYPE']``);
-    attributes are listed alphabetically after the name and type.
-    """
-    object_type = TYPE_SYNONYMS.get(object_type.upper(), object_type.upper())
-    if object_type == "QUEUE":
-        object_type = str(attributes.get("TYPE", "QLOCAL"))
-    header, name_key = _DISPLAY_HEADERS.get(
-        object_type, (f"Display {object_type.title()} details.", object_type))
-    items = [f"{name_key}({name})"]
-    if name_key == "QUEUE":
-        items.append(f"TYPE({object_type})")
-    elif name_key == "CHANNEL":   # runmqsc shows a channel's type right after its name
-        items.append(f"CHLTYPE({attributes.get('CHLTYPE', 'SVRCONN')})")
-    specs = QMGR_ATTRIBUTES if object_type == "QMGR" else QUEUE_ATTRIBUTES
-    for key in sorted(attributes):
-        if key not in ("TYPE", "QUEUE", "QMNAME", "CHLTYPE") and attributes[key] is not None:
-            items.append(_display_item(key, attributes[key], specs))
-    return render(header, items)
 
 
 # --- the log of administrative changes -------------------------------------------------------

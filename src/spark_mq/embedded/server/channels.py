@@ -27,8 +27,8 @@ import re
 import weakref
 from typing import Any
 
-from spark_mq.embedded.server.mqsc import MQSCCommand
 from spark_mq.embedded.server.mqsc_attributes import AttributeSpec
+from spark_mq.embedded.server.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.state import QueueManagerState
 from spark_mq.embedded.tls import cipher_specs
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import time
 
-from spark_mq.embedded.server.connections import INPUT_OPTIONS, handle_of
 from spark_mq.embedded.server.convert import convert_message
 from spark_mq.embedded.server.errors import NONE, OK, WARNING, MQError
+from spark_mq.embedded.server.handles import INPUT_OPTIONS, handle_of
 from spark_mq.embedded.server.matching import MSG_TOKEN, find
 from spark_mq.embedded.server.properties import properties_for_getter
 from spark_mq.embedded.server.queues import (

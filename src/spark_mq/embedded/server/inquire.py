@@ -10,9 +10,9 @@ import time
 from typing import cast
 
 from spark_mq.embedded.server import namelist
-from spark_mq.embedded.server.connections import handle_of
 from spark_mq.embedded.server.definitions import save_definition
 from spark_mq.embedded.server.errors import MQError
+from spark_mq.embedded.server.handles import handle_of
 from spark_mq.embedded.server.mqsc_attributes import QUEUE_ATTRIBUTES, AttributeValue
 from spark_mq.embedded.server.qmgr_attributes import CHAR_LENGTHS, qmgr_value
 from spark_mq.embedded.server.queues import (

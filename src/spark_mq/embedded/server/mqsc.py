@@ -37,29 +37,10 @@ from spark_mq.embedded.server.mqsc_attributes import (
     AttributeValue,
     attribute_specs,
 )
+from spark_mq.embedded.server.mqsc_command import MQSCCommand, MQSCError
+from spark_mq.embedded.server.namelist_mqsc import namelist_command
 from spark_mq.embedded.server.pubsub.topic_attributes import OTHER_TOPIC_KEYWORDS, TOPIC_ATTRIBUTES
-
-
-class MQSCError(Exception):
-    """A script error; ``line`` is 1-based, ``attribute`` the offending keyword if any."""
-
-    def __init__(self, line: int, message: str, attribute: str | None = None) -> None:
-        self.line = line
-        self.attribute = attribute
-        self.message = message
-        where = f"attribute {attribute}: " if attribute else ""
-        super().__init__(f"MQSC line {line}: {where}{message}")
-
-
-@dataclass(frozen=True)
-class MQSCCommand:
-    verb: str                       # DEFINE, ALTER, DELETE, CLEAR, DISPLAY, SET, END, ...
-    object_type: str                # QLOCAL, QALIAS, QUEUE (DISPLAY only), QMGR, CHANNEL, ...
-    name: str                       # object name, '' when the command has none
-    attributes: dict[str, object] = field(default_factory=dict)
-    flags: frozenset[str] = frozenset()
-    line: int = 0
-
+from spark_mq.embedded.server.security.mqsc_commands import security_command
 
 _ATTRIBUTE_SYNONYMS = {"TARGQ": "TARGET"}
 
@@ -299,12 +280,8 @@ def _command(params: list[_Param], line: int) -> MQSCCommand:
     if object_type == "TOPIC" and verb in _TOPIC_FLAGS:
         return _topic_command(verb, noun, rest, line)
     if object_type in _SECURITY_TYPES:
-        # typed by the security package, which builds on this module (hence imported here)
-        from spark_mq.embedded.server.security.mqsc_commands import security_command
         return security_command(_generic_command(verb, object_type, noun, rest, line))
     if object_type == "NAMELIST":
-        # typed by namelist_mqsc.py, which builds on this module (hence imported here)
-        from spark_mq.embedded.server.namelist_mqsc import namelist_command
         return namelist_command(_generic_command(verb, object_type, noun, rest, line))
     return _generic_command(verb, object_type, noun, rest, line)
 

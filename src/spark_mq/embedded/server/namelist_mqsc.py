@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 
 from spark_mq.embedded.server import namelist
-from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError
+from spark_mq.embedded.server.mqsc_command import MQSCCommand, MQSCError
 
 _NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
 _GENERIC = re.compile(r"[A-Za-z0-9._/%]{0,47}\*")

@@ -2,18 +2,20 @@
 
 Runs in the queue-manager process, under the queue manager's lock (see qmgr.py). A put
 gets the queue's defaults (persistence, priority), its context fields (identity and origin
-as the put options say), its ids, its group and segment fields (logical order is tracked
-on the handle), and is split into segments when the queue cannot hold it whole and the
-putter allows that. Outside syncpoint it lands on the queue at once; under syncpoint it
-waits on the connection's unit of work (units_of_work.py).
+as the put options say: md_context.py), its ids, its group and segment fields (logical order
+is tracked on the handle), and is split into segments when the queue cannot hold it whole
+and the putter allows that. Outside syncpoint it lands on the queue at once; under
+syncpoint it waits on the connection's unit of work (units_of_work.py).
 """
 from __future__ import annotations
 
 import time
 
-from spark_mq.embedded.server.connections import handle_of, open_object, release
 from spark_mq.embedded.server.errors import MQError, WarnedPut
+from spark_mq.embedded.server.handles import handle_of, open_handle, release
+from spark_mq.embedded.server.md_context import apply_context, pad_char_fields, put_stamp
 from spark_mq.embedded.server.properties import check_properties
+from spark_mq.embedded.server.pubsub.publish import publish
 from spark_mq.embedded.server.queues import (
     GROUP_FLAGS,
     I_CCSID,
@@ -36,7 +38,6 @@ from spark_mq.embedded.server.queues import (
 )
 from spark_mq.embedded.server.resolution import names, transmission
 from spark_mq.embedded.server.state import (
-    ACCOUNTING_TOKEN,
     QMGR_CCSID,
     Connection,
     Handle,
@@ -46,22 +47,9 @@ from spark_mq.embedded.server.state import (
 )
 from spark_mq.embedded.server.store import stored
 from spark_mq.mqi.constants import CMQC
-from spark_mq.mqi.structs import MD, blank_padded, text
+from spark_mq.mqi.structs import MD, text
 
 _MDI = MD.index
-_CONTEXT_PUTS = (CMQC.MQPMO_NO_CONTEXT | CMQC.MQPMO_DEFAULT_CONTEXT
-                 | CMQC.MQPMO_PASS_IDENTITY_CONTEXT | CMQC.MQPMO_PASS_ALL_CONTEXT
-                 | CMQC.MQPMO_SET_IDENTITY_CONTEXT | CMQC.MQPMO_SET_ALL_CONTEXT)
-_IDENTITY_FIELDS = ("UserIdentifier", "AccountingToken", "ApplIdentityData")
-_ORIGIN_FIELDS = ("PutApplType", "PutApplName", "PutDate", "PutTime", "ApplOriginData")
-_I_PUTAPPLTYPE, _I_PUTAPPLNAME = _MDI["PutApplType"], _MDI["PutApplName"]
-_I_PUTDATE, _I_PUTTIME, _I_APPLORIGIN = _MDI["PutDate"], _MDI["PutTime"], _MDI["ApplOriginData"]
-_stamp_cache: list = [None, None]
-# The MQMD's character fields (MQCHARn, not the MQBYTEn ids and token): MQ stores and returns
-# them blank padded, whatever terminator the putter used.
-_CHAR_FIELDS = tuple((_MDI[name], MD.lengths[name]) for name in (
-    "Format", "ReplyToQ", "ReplyToQMgr", "UserIdentifier", "ApplIdentityData", "PutApplName",
-    "PutDate", "PutTime", "ApplOriginData"))
 _I_REPLYTOQ, _I_REPLYTOQMGR = _MDI["ReplyToQ"], _MDI["ReplyToQMgr"]
 _BLANK_NAME = b" " * 48
 
@@ -74,8 +62,7 @@ def put(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, pmo
     handle = handle_of(conn, hobj)
     if not handle.options & CMQC.MQOO_OUTPUT:
         raise MQError(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)
-    if handle.topic is not None:  # a publication (pubsub/publish.py imports this module)
-        from spark_mq.embedded.server.pubsub.publish import publish
+    if handle.topic is not None:
         return publish(qm, conn, handle, md_bytes, pmo_options, context_hobj, props, body)
     return _put(qm, conn, handle, md_bytes, pmo_options, context_hobj, props, body)
 
@@ -101,7 +88,7 @@ def put1(qm: QueueManagerState, conn: Connection, name: str, md_bytes: bytes, pm
         open_options |= CMQC.MQOO_PASS_IDENTITY_CONTEXT
     if pmo_options & CMQC.MQPMO_ALTERNATE_USER_AUTHORITY:
         open_options |= CMQC.MQOO_ALTERNATE_USER_AUTHORITY
-    handle = open_object(qm, conn, CMQC.MQOT_Q, name, open_options, None, dynamic_name=None,
+    handle = open_handle(qm, conn, CMQC.MQOT_Q, name, open_options, None, dynamic_name=None,
                          alternate_user=alternate_user, qmgr_name=qmgr_name)
     resolved = b""
     try:
@@ -145,9 +132,8 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
     warning = _resolve_put_fields(md, definition)
     if md[I_PERSISTENCE] == CMQC.MQPER_PERSISTENT and queue.definition_type == TEMPORARY_DYNAMIC:
         raise MQError(CMQC.MQRC_PERSISTENT_NOT_ALLOWED)  # a temporary queue is never stored
-    _apply_context(conn, handle, md, options, context_hobj)
-    for index, length in _CHAR_FIELDS:
-        md[index] = blank_padded(md[index], length)
+    apply_context(conn, handle, md, options, context_hobj)
+    pad_char_fields(md)
     if md[_I_REPLYTOQMGR] == _BLANK_NAME:
         # MQ names itself as the reply-to queue manager when the putter leaves it blank,
         # unless ReplyToQ is a reply-to queue alias (a QREMOTE): then its RNAME and RQMNAME
@@ -165,7 +151,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
         raise MQError(CMQC.MQRC_SEGMENT_LENGTH_ZERO)  # only a last segment may be empty
     put_md, put_body = md, body
     if handle.remote is not None:   # behind an MQXQH on the transmission queue
-        date, hms = _put_stamp(int(time.time()))
+        date, hms = put_stamp(int(time.time()))
         put_md, put_body = transmission.wrap(
             qm.name, handle.remote.queue_name, handle.remote.qmgr_name, md, body,
             qm.new_msgid(), date, hms + b"00")
@@ -220,68 +206,6 @@ def _resolve_put_fields(md: list, definition: QueueDefinition) -> int:
     if expiry != CMQC.MQEI_UNLIMITED and expiry <= 0:
         raise MQError(CMQC.MQRC_EXPIRY_ERROR)
     return warning
-
-
-def _apply_context(conn: Connection, handle: Handle, md: list, options: int,
-                   context_hobj: int) -> None:
-    chosen = options & _CONTEXT_PUTS
-    if chosen & (chosen - 1):
-        raise MQError(CMQC.MQRC_OPTIONS_ERROR)  # more than one context option
-    if chosen == CMQC.MQPMO_NO_CONTEXT:
-        for name in _IDENTITY_FIELDS + _ORIGIN_FIELDS:
-            md[_MDI[name]] = 0 if name == "PutApplType" else b""
-        return
-    if chosen == CMQC.MQPMO_SET_ALL_CONTEXT:
-        if not handle.options & CMQC.MQOO_SET_ALL_CONTEXT:
-            raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET_ALL)
-        return
-    if chosen in (CMQC.MQPMO_PASS_IDENTITY_CONTEXT, CMQC.MQPMO_PASS_ALL_CONTEXT):
-        passing_all = chosen == CMQC.MQPMO_PASS_ALL_CONTEXT
-        needed = (CMQC.MQOO_PASS_ALL_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT if passing_all else
-                  CMQC.MQOO_PASS_IDENTITY_CONTEXT | CMQC.MQOO_PASS_ALL_CONTEXT
-                  | CMQC.MQOO_SET_IDENTITY_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT)
-        if not handle.options & needed:
-            raise MQError(CMQC.MQRC_NOT_OPEN_FOR_PASS_ALL if passing_all
-                          else CMQC.MQRC_NOT_OPEN_FOR_PASS_IDENT)
-        source = conn.handles.get(context_hobj)
-        if source is None or not source.options & CMQC.MQOO_SAVE_ALL_CONTEXT:
-            raise MQError(CMQC.MQRC_CONTEXT_HANDLE_ERROR)
-        saved = source.saved_context
-        fields = _IDENTITY_FIELDS + (_ORIGIN_FIELDS if chosen == CMQC.MQPMO_PASS_ALL_CONTEXT else ())
-        for name in fields:
-            md[_MDI[name]] = saved[_MDI[name]] if saved else (0 if name == "PutApplType" else b"")
-        if chosen == CMQC.MQPMO_PASS_ALL_CONTEXT:
-            return
-        _set_origin(conn, md)
-        return
-    if chosen == CMQC.MQPMO_SET_IDENTITY_CONTEXT:
-        if not handle.options & (CMQC.MQOO_SET_IDENTITY_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT):
-            raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET_IDENT)
-    else:  # default context: the queue manager fills identity and origin
-        md[_MDI["UserIdentifier"]] = blank(conn.user, 12)
-        md[_MDI["AccountingToken"]] = ACCOUNTING_TOKEN
-        md[_MDI["ApplIdentityData"]] = b""
-    _set_origin(conn, md)
-
-
-def _set_origin(conn: Connection, md: list) -> None:
-    now = time.time()
-    date, hms = _put_stamp(int(now))
-    md[_I_PUTAPPLTYPE] = CMQC.MQAT_UNIX
-    md[_I_PUTAPPLNAME] = conn.appl_name_field
-    md[_I_PUTDATE] = date
-    md[_I_PUTTIME] = hms + b"%02d" % (int(now * 100) % 100)
-    md[_I_APPLORIGIN] = b""
-
-
-def _put_stamp(second: int) -> tuple[bytes, bytes]:
-    """PutDate and PutTime (to the second) in GMT, formatted once per second."""
-    if _stamp_cache[0] != second:
-        stamp = time.gmtime(second)
-        _stamp_cache[1] = (time.strftime("%Y%m%d", stamp).encode(),
-                           time.strftime("%H%M%S", stamp).encode())
-        _stamp_cache[0] = second
-    return _stamp_cache[1]
 
 
 def _assign_group(qm: QueueManagerState, handle: Handle, md: list, options: int, length: int,

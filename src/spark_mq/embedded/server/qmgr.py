@@ -4,9 +4,11 @@ Runs in the queue-manager process. `QueueManager` is what listener.py and __main
 it holds the state (state.QueueManagerState) and delegates every verb to a module of plain
 functions over that state:
 
-    connections.py    MQCONN/MQDISC, MQOPEN/MQCLOSE, object handles
+    connections.py    MQCONN/MQDISC, MQOPEN/MQCLOSE (of topics and subscriptions: pubsub/)
+    handles.py        object handles on queues, the queue manager, namelists: open, close
     dynamic_queues.py dynamic queues: created from a model by MQOPEN, deleted by MQCLOSE/MQDISC
-    put.py            MQPUT/MQPUT1: MD defaults, context, groups, segmentation
+    put.py            MQPUT/MQPUT1: MD defaults, groups, segmentation (to a topic: pubsub/)
+    md_context.py     the MD context and character fields, for puts to queues and topics
     get.py            MQGET and read-ahead batches: checks, waiting, delivery
     matching.py       which message a get returns (match options, cursors, selectors)
     properties.py     message properties: MAXPROPL at put, PROPCTL at get

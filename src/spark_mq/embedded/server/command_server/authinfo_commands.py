@@ -24,7 +24,7 @@ from spark_mq.embedded.server.command_server.request import (
     passes,
     unknown_object,
 )
-from spark_mq.embedded.server.mqsc import MQSCCommand
+from spark_mq.embedded.server.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.security import authinfo
 from spark_mq.embedded.server.security.state import security_of
 from spark_mq.mqi.constants import CMQC, CMQCFC

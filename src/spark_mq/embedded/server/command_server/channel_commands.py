@@ -25,7 +25,7 @@ from spark_mq.embedded.server.command_server.request import (
     passes,
     unknown_object,
 )
-from spark_mq.embedded.server.mqsc import MQSCCommand
+from spark_mq.embedded.server.mqsc_command import MQSCCommand
 from spark_mq.mqi.constants import CMQC, CMQCFC, CMQXC
 
 #: Create/Change Channel's parameters -> the SVRCONN attribute (channels.SVRCONN_ATTRIBUTES)

@@ -12,7 +12,7 @@ from spark_mq.embedded.server.admin import apply_command
 from spark_mq.embedded.server.command_server import pcf
 from spark_mq.embedded.server.command_server.pcf import PCFError
 from spark_mq.embedded.server.command_server.request import KeywordTable, Reply, Request, mqsc_value
-from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError
+from spark_mq.embedded.server.mqsc_command import MQSCCommand, MQSCError
 from spark_mq.embedded.server.security.authinfo import CHECK_VALUES
 from spark_mq.embedded.server.security.mqsc_commands import security_command
 from spark_mq.mqi.constants import CMQC, CMQCFC

@@ -22,7 +22,8 @@ from spark_mq.embedded.server.command_server import pcf
 from spark_mq.embedded.server.command_server.pcf import Parameter, PCFError
 from spark_mq.embedded.server.command_server.request import Reply, Request
 from spark_mq.embedded.server.errors import MQError
-from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError, parse_mqsc
+from spark_mq.embedded.server.mqsc import parse_mqsc
+from spark_mq.embedded.server.mqsc_command import MQSCCommand, MQSCError
 from spark_mq.embedded.server.security import command_checks
 from spark_mq.mqi.constants import CMQC, CMQCFC, CMQXC
 

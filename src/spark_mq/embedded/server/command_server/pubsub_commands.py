@@ -20,7 +20,7 @@ from spark_mq.embedded.server.command_server.request import (
     unknown_object,
 )
 from spark_mq.embedded.server.errors import MQError
-from spark_mq.embedded.server.mqsc import MQSCCommand
+from spark_mq.embedded.server.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.pubsub import administered
 from spark_mq.embedded.server.pubsub.state import Subscription, TopicObject
 from spark_mq.mqi.constants import CMQC, CMQCFC

@@ -27,8 +27,8 @@ from spark_mq.embedded.server.command_server.request import (
     passes,
     unknown_object,
 )
-from spark_mq.embedded.server.connections import INPUT_OPTIONS
-from spark_mq.embedded.server.mqsc import MQSCCommand
+from spark_mq.embedded.server.handles import INPUT_OPTIONS
+from spark_mq.embedded.server.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.queues import LocalQueue, QueueDefinition
 from spark_mq.mqi.constants import CMQC, CMQCFC
 

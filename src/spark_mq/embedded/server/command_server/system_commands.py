@@ -18,8 +18,8 @@ from spark_mq.embedded.server.command_server.request import (
     encode,
     passes,
 )
-from spark_mq.embedded.server.mqsc import MQSCCommand
 from spark_mq.embedded.server.mqsc_attributes import QMGR_ATTRIBUTES
+from spark_mq.embedded.server.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.qmgr_attributes import CHAR_LENGTHS, qmgr_value
 from spark_mq.embedded.server.state import Connection
 from spark_mq.mqi.constants import CMQC, CMQCFC

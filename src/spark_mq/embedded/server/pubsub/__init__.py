@@ -6,6 +6,7 @@
     matching.py       topic strings against subscriptions' wildcards ('#' '+', or '*' '?')
     subscriptions.py  MQSUB (create, resume, alter), MQCLOSE of a subscription, MQDISC
     publish.py        MQPUT/MQPUT1 to a topic: one message per matching subscription
+    delivery.py       the message a subscription gets for a publication, onto its queue
     retained.py       retained publications (MQPMO_RETAIN) and MQSUBRQ
     storage.py        durable subscriptions and persistent retained publications in the store
     verbs.py          the listener's pub/sub verbs (TOPEN, SUB, SUBRQ)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import fnmatch
 from typing import TYPE_CHECKING, Any
 
-from spark_mq.embedded.server.mqsc import MQSCCommand
+from spark_mq.embedded.server.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.pubsub import administered
 from spark_mq.embedded.server.pubsub.state import Subscription
+from spark_mq.embedded.server.runmqsc_layout import format_display
 
 if TYPE_CHECKING:
     from spark_mq.embedded.server.qmgr import QueueManager
@@ -134,7 +135,6 @@ def _status(qmgr: QueueManager, sub: Subscription) -> dict[str, Any]:
 def _display(kind: str, name_key: str, name: str, values: dict[str, Any],
              flags: frozenset[str]) -> str:
     """runmqsc's two-column DISPLAY layout, as server/admin.py prints queues."""
-    from spark_mq.embedded.server.admin import format_display  # admin.py imports this module
     wanted = {flag for flag in flags if flag != "ALL"}
     if wanted and "ALL" not in flags:
         values = {key: value for key, value in values.items() if key in wanted}

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.pubsub import storage
+from spark_mq.embedded.server.pubsub.delivery import copy_for, place
 from spark_mq.embedded.server.pubsub.state import RetainedPublication, Subscription
 from spark_mq.mqi.constants import CMQC
 
@@ -47,8 +48,6 @@ def backout(qm: QueueManagerState, conn: Connection) -> None:
 def send(qm: QueueManagerState, sub: Subscription) -> int:
     """Deliver the retained publications `sub` matches to its queue, outside any unit of
     work; returns how many. A copy that cannot be delivered is skipped."""
-    # imported here: publish.py imports this module
-    from spark_mq.embedded.server.pubsub.publish import copy_for, place
     copies: list[Message] = []
     for topic, publication in sorted(qm.pubsub.retained.items()):
         if sub.matcher is None or not sub.matcher(topic):

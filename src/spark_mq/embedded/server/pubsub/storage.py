@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from spark_mq.embedded.server.pubsub.matching import compile_pattern
 from spark_mq.embedded.server.pubsub.state import RetainedPublication, Subscription, TopicObject
+from spark_mq.embedded.server.pubsub.topic_attributes import DURABLE_MODEL, NON_DURABLE_MODEL
+from spark_mq.embedded.server.pubsub.topics import ensure_base_topic
+from spark_mq.embedded.server.queues import ModelQueue
 from spark_mq.embedded.wire import decode, encode
 from spark_mq.mqi.structs import MD
 
@@ -109,9 +112,6 @@ def restore(qm: QueueManagerState, rows: list[tuple[str, str, dict[str, Any]]]) 
 def ensure_system_objects(qm: QueueManagerState) -> None:
     """SYSTEM.BASE.TOPIC and the two model queues of managed subscriptions, as crtmqm makes
     them, on a new queue manager and on a data directory from before publish/subscribe."""
-    from spark_mq.embedded.server.pubsub.topic_attributes import DURABLE_MODEL, NON_DURABLE_MODEL
-    from spark_mq.embedded.server.pubsub.topics import ensure_base_topic
-    from spark_mq.embedded.server.queues import ModelQueue
     created = ensure_base_topic(qm)
     if created is not None:
         save_topic(qm, created)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server import dynamic_queues
 from spark_mq.embedded.server.errors import MQError
+from spark_mq.embedded.server.handles import open_handle
 from spark_mq.embedded.server.pubsub import authority, retained, storage, topics
 from spark_mq.embedded.server.pubsub.matching import compile_pattern, fixed_prefix
 from spark_mq.embedded.server.pubsub.state import Subscription
@@ -245,7 +246,6 @@ def _provided_queue(conn: Connection, hobj: int) -> str:
 
 def _open_managed(qm: QueueManagerState, conn: Connection, model: str, durable: bool) -> Handle:
     """A new managed queue from `model`, opened for the subscriber."""
-    from spark_mq.embedded.server.connections import open_object  # connections imports this module
     if not isinstance(qm.queues.get(model), ModelQueue):
         raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
     prefix = MANAGED_DURABLE_PREFIX if durable else MANAGED_NON_DURABLE_PREFIX
@@ -254,18 +254,17 @@ def _open_managed(qm: QueueManagerState, conn: Connection, model: str, durable: 
     queue = dynamic_queues.create(qm, model_queue, prefix)
     authority.own_managed_queue(qm, queue.name, conn.user)
     try:
-        return open_object(qm, conn, CMQC.MQOT_Q, queue.name, MANAGED_OPEN, None, None)
+        return open_handle(qm, conn, CMQC.MQOT_Q, queue.name, MANAGED_OPEN, None, None)
     except MQError:
         dynamic_queues.remove(qm, queue)
         raise
 
 
 def _open_existing(qm: QueueManagerState, conn: Connection, name: str) -> int:
-    from spark_mq.embedded.server.connections import open_object  # connections imports this module
     if not isinstance(qm.queues.get(name), LocalQueue):
         raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
     authority.own_managed_queue(qm, name, conn.user)  # whoever resumes it is its subscriber
-    return open_object(qm, conn, CMQC.MQOT_Q, name, MANAGED_OPEN, None, None).hobj
+    return open_handle(qm, conn, CMQC.MQOT_Q, name, MANAGED_OPEN, None, None).hobj
 
 
 def _hold(conn: Connection, sub: Subscription) -> Handle:

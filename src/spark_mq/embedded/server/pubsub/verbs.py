@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from spark_mq.embedded.server.connections import handle_of
 from spark_mq.embedded.server.errors import MQError
+from spark_mq.embedded.server.handles import handle_of
 from spark_mq.embedded.server.pubsub import retained, subscriptions
 from spark_mq.embedded.server.pubsub.state import Subscription
 from spark_mq.embedded.server.pubsub.subscriptions import SubRequest

@@ -13,7 +13,7 @@ import fnmatch
 from collections.abc import Iterable
 from typing import Any
 
-from spark_mq.embedded.server.mqsc import MQSCCommand
+from spark_mq.embedded.server.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.runmqsc_layout import render
 from spark_mq.embedded.server.security import authinfo, chlauth
 from spark_mq.embedded.server.security.authority import (

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from spark_mq.embedded.server.mqsc import MQSCCommand, MQSCError
+from spark_mq.embedded.server.mqsc_command import MQSCCommand, MQSCError
 from spark_mq.embedded.server.security import authinfo, chlauth
 from spark_mq.embedded.server.security.authority import AUTH_NAMES, OBJECT_TYPES
 
