@@ -111,6 +111,9 @@ class ChannelInitiator:
         if attrs is None:
             raise ValueError(f"PING CHANNEL({name}): no sender channel of that name (valid: "
                              "a SDR channel)")
+        status = statuses.table(self.qmgr).get(name, channels.SENDER)
+        if status is not None and status.status in _ACTIVE:
+            raise ValueError(f"AMQ9514E: Channel {name} is in use (PING needs it inactive).")
         outcome: list[Any] = []
 
         def ping() -> None:

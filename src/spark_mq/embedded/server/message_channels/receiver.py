@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server import channels
 from spark_mq.embedded.server.errors import FAILED, NONE, OK, MQError
+from spark_mq.embedded.server.faults import fail_point
 from spark_mq.embedded.server.message_channels import link as frames
 from spark_mq.embedded.server.message_channels import status as statuses
 from spark_mq.embedded.server.message_channels import sync
@@ -209,6 +210,7 @@ class _Receiving:
             sync.replace(self.local, self.sync_hobj, self.channel, self.partner,
                          sync.SyncRecord(batch, seq, self.batch_ids))
             self.local.commit()
+            fail_point("receiver-committed")      # the sender is in doubt from here on
         except MQError as exc:
             self.local.backout()
             self.link.send(FAILED, exc.reason, f"receiver channel {self.channel} could not "

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server import channels
 from spark_mq.embedded.server.errors import OK, MQError
+from spark_mq.embedded.server.faults import fail_point
 from spark_mq.embedded.server.message_channels import link as frames
 from spark_mq.embedded.server.message_channels import status as statuses
 from spark_mq.embedded.server.message_channels.local import Got, LocalConnection
@@ -256,6 +257,7 @@ class _Sending:
             reason = answer[1] if len(answer) > 1 and type(answer[1]) is int else 0
             why = answer[2] if len(answer) > 2 and isinstance(answer[2], str) else str(answer)
             raise ChannelEnded(f"the partner did not take batch {batch_id}: reason {reason}: {why}")
+        fail_point("sender-confirmed")   # the partner has committed; this side has not
         self.local.commit()
         status.committed(count, self.seq, batch_id)
         return count
