@@ -9,7 +9,7 @@ import socket
 
 import ibmmq
 import pytest
-from ibmmq import CMQC
+from ibmmq import CMQC, CMQCFC, CMQXC
 
 import spark_mq.embedded as embedded
 from channel_topology import (
@@ -216,3 +216,39 @@ def test_killed_while_the_sender_is_in_doubt_every_message_arrives_once(
     finally:
         qma.stop()
         qmb.stop()
+
+
+def test_pcf_defines_starts_inquires_and_stops_channels(pair):
+    """IBM's PCFExecute: Create Channel of both types, Start, Inquire Channel Status, Stop."""
+    qma, qmb, _ = pair
+    a = connect(qma)
+    pcf = ibmmq.PCFExecute(a, response_wait_interval=10000)
+    try:
+        name = b"QMA.PCF.QMB"
+        ibmmq.PCFExecute(connect(qmb), response_wait_interval=10000).MQCMD_CREATE_CHANNEL({
+            CMQCFC.MQCACH_CHANNEL_NAME: name, CMQCFC.MQIACH_CHANNEL_TYPE: CMQXC.MQCHT_RECEIVER})
+        pcf.MQCMD_CREATE_CHANNEL({
+            CMQCFC.MQCACH_CHANNEL_NAME: name, CMQCFC.MQIACH_CHANNEL_TYPE: CMQXC.MQCHT_SENDER,
+            CMQCFC.MQCACH_CONNECTION_NAME: f"127.0.0.1({qmb.port})".encode(),
+            CMQCFC.MQCACH_XMIT_Q_NAME: b"QMB", CMQCFC.MQIACH_BATCH_SIZE: 20,
+            CMQCFC.MQIACH_SHORT_TIMER: 1})
+        [sender] = pcf.MQCMD_INQUIRE_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: name,
+                                              CMQCFC.MQIACH_CHANNEL_TYPE: CMQXC.MQCHT_SENDER})
+        assert sender[CMQCFC.MQIACH_BATCH_SIZE] == 20
+        assert sender[CMQCFC.MQCACH_XMIT_Q_NAME].strip() == b"QMB"
+        qma.run_mqsc("STOP CHANNEL(QMA.TO.QMB)")     # the pair fixture's channel serves QMB too
+        wait_for(lambda: channel_status(qma, "QMA.TO.QMB") == "STOPPED", what="STOPPED")
+        pcf.MQCMD_START_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: name})
+        put_remote(a, "IN.B", "QMB", [b"via pcf"])
+        assert len(receive(connect(qmb), "IN.B", 1)) == 1
+        [status] = pcf.MQCMD_INQUIRE_CHANNEL_STATUS({CMQCFC.MQCACH_CHANNEL_NAME: name})
+        assert status[CMQCFC.MQIACH_CHANNEL_STATUS] == CMQCFC.MQCHS_RUNNING
+        assert status[CMQCFC.MQIACH_MSGS] == 1
+        assert status[CMQC.MQCA_REMOTE_Q_MGR_NAME].strip() == b"QMB"
+        pcf.MQCMD_STOP_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: name})
+        wait_for(lambda: channel_status(qma, name.decode()) == "STOPPED", what="STOPPED")
+        with pytest.raises(ibmmq.MQMIError) as missing:
+            pcf.MQCMD_START_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"NO.SUCH.CHANNEL"})
+        assert missing.value.reason == CMQCFC.MQRCCF_CHANNEL_NOT_FOUND
+    finally:
+        pcf.disconnect()

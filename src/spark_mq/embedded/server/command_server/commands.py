@@ -18,6 +18,7 @@ from spark_mq.embedded.server.command_server import (
     authinfo_commands,
     authority,
     channel_commands,
+    channel_control,
     chlauth_commands,
     escape_commands,
     namelist_commands,
@@ -115,6 +116,20 @@ COMMANDS: dict[int, Command] = {
     CMQCFC.MQCMD_DELETE_CHANNEL: Command(
         channel_commands.delete_channel, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
         {CMQCFC.MQIACH_CHANNEL_TYPE: _IN}),
+    CMQCFC.MQCMD_START_CHANNEL: Command(
+        channel_control.start_channel, {CMQCFC.MQCACH_CHANNEL_NAME: _ST}, {}),
+    CMQCFC.MQCMD_STOP_CHANNEL: Command(
+        channel_control.stop_channel, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
+        {CMQCFC.MQIACF_MODE: _IN, CMQCFC.MQIACH_CHANNEL_STATUS: _IN}),
+    CMQCFC.MQCMD_PING_CHANNEL: Command(
+        channel_control.ping_channel, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
+        {CMQCFC.MQIACH_DATA_COUNT: _IN}),
+    CMQCFC.MQCMD_RESOLVE_CHANNEL: Command(
+        channel_control.resolve_channel,
+        {CMQCFC.MQCACH_CHANNEL_NAME: _ST, CMQCFC.MQIACH_IN_DOUBT: _IN}, {}),
+    CMQCFC.MQCMD_INQUIRE_CHANNEL_STATUS: Command(
+        channel_control.inquire_channel_status, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
+        {CMQCFC.MQIACH_CHANNEL_INSTANCE_TYPE: _IN, CMQCFC.MQIACH_CHANNEL_INSTANCE_ATTRS: _IL}),
     CMQCFC.MQCMD_INQUIRE_AUTH_INFO: Command(
         authinfo_commands.inquire_auth_info, {CMQC.MQCA_AUTH_INFO_NAME: _ST},
         {CMQC.MQIA_AUTH_INFO_TYPE: _IN, CMQCFC.MQIACF_AUTH_INFO_ATTRS: _IL}, filters=True),

@@ -1,0 +1,129 @@
+"""Messages per second through a sender/receiver channel between two embedded queue
+managers on this machine, against a bare ibmmq put-then-get loop on the receiving queue
+manager in the same run (each message put once and got once, under syncpoint, MQCMIT every
+--batch, as a channel's two ends do).
+
+    .venv/bin/python bench/bench_channels.py [--messages 20000] [--size 1024]
+
+Channel runs: persistent messages with BATCHSZ(50) and BATCHSZ(500), and non-persistent
+messages with NPMSPEED(FAST). Each run loads the transmission queue with the channel
+stopped, starts it and times until the last message is on the target queue (polling its
+depth). Figures are printed, never asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+import spark_mq.embedded  # noqa: E402
+
+spark_mq.embedded.install()
+
+import ibmmq  # noqa: E402
+from ibmmq import CMQC  # noqa: E402
+
+from channel_topology import define_receiver, define_sender, free_port  # noqa: E402
+
+
+def connect(qm: spark_mq.embedded.EmbeddedQueueManager) -> ibmmq.QueueManager:
+    return ibmmq.connect(qm.name, "DEV.APP.SVRCONN", qm.conn_name)
+
+
+def depth(conn: ibmmq.QueueManager, queue: str) -> int:
+    handle = ibmmq.Queue(conn, queue, CMQC.MQOO_INQUIRE)
+    try:
+        return int(handle.inquire(CMQC.MQIA_CURRENT_Q_DEPTH))
+    finally:
+        handle.close()
+
+
+def bare_loop(conn: ibmmq.QueueManager, queue: str, count: int, body: bytes,
+              batch: int) -> float:
+    """Put `count` persistent messages and get them back, syncpoint, MQCMIT per batch."""
+    out = ibmmq.Queue(conn, queue, CMQC.MQOO_OUTPUT)
+    into = ibmmq.Queue(conn, queue, CMQC.MQOO_INPUT_SHARED)
+    started = time.perf_counter()
+    for start in range(0, count, batch):
+        n = min(batch, count - start)
+        for _ in range(n):
+            out.put(body, ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT),
+                    ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT))
+        conn.commit()
+        for _ in range(n):
+            into.get(None, ibmmq.MD(), ibmmq.GMO(Options=CMQC.MQGMO_SYNCPOINT))
+        conn.commit()
+    elapsed = time.perf_counter() - started
+    out.close()
+    into.close()
+    return count / elapsed
+
+
+def through_channel(qma, qmb, name: str, count: int, body: bytes, persistent: bool) -> float:
+    a, b = connect(qma), connect(qmb)
+    qma.run_mqsc(f"STOP CHANNEL({name})")
+    queue = ibmmq.Queue(a, ibmmq.OD(ObjectName="BENCH.IN", ObjectQMgrName=qmb.name),
+                        CMQC.MQOO_OUTPUT)
+    persistence = CMQC.MQPER_PERSISTENT if persistent else CMQC.MQPER_NOT_PERSISTENT
+    for n in range(count):
+        queue.put(body, ibmmq.MD(Persistence=persistence), ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT))
+        if n % 1000 == 999:
+            a.commit()
+    a.commit()
+    queue.close()
+    started = time.perf_counter()
+    qma.run_mqsc(f"START CHANNEL({name})")
+    while depth(b, "BENCH.IN") < count:
+        time.sleep(0.005)
+    elapsed = time.perf_counter() - started
+    qmb.run_mqsc("CLEAR QLOCAL(BENCH.IN)")
+    a.disconnect()
+    b.disconnect()
+    return count / elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--messages", type=int, default=20_000)
+    parser.add_argument("--size", type=int, default=1024, help="payload bytes (default 1024)")
+    args = parser.parse_args()
+    body = b"x" * args.size
+    with tempfile.TemporaryDirectory() as folder:
+        qmb = spark_mq.embedded.EmbeddedQueueManager(
+            f"{folder}/QMB", name="QMB", port=free_port(),
+            mqsc="DEFINE QLOCAL(BENCH.IN) MAXDEPTH(999999999)\n"
+                 "DEFINE QLOCAL(BENCH.LOCAL) MAXDEPTH(999999999)\n").start()
+        qma = spark_mq.embedded.EmbeddedQueueManager(f"{folder}/QMA", name="QMA",
+                                                     port=free_port()).start()
+        try:
+            define_receiver(qmb, "QMA")
+            results = {}
+            for label, batch, persistent, speed in (
+                    ("persistent, BATCHSZ(50)", 50, True, "NORMAL"),
+                    ("persistent, BATCHSZ(500)", 500, True, "NORMAL"),
+                    ("non-persistent, NPMSPEED(FAST)", 50, False, "FAST")):
+                name = define_sender(qma, "QMB", int(qmb.port or 0),
+                                     f"BATCHSZ({batch}) NPMSPEED({speed})")
+                qma.run_mqsc("ALTER QLOCAL(QMB) MAXDEPTH(999999999) NOTRIGGER")
+                results[label] = through_channel(qma, qmb, name, args.messages, body, persistent)
+            b = connect(qmb)
+            bare = bare_loop(b, "BENCH.LOCAL", args.messages, body, 50)
+            b.disconnect()
+        finally:
+            qma.stop()
+            qmb.stop()
+    print(f"{args.messages} messages of {args.size} bytes")
+    print(f"  bare ibmmq put+get loop on QMB (persistent, syncpoint, MQCMIT per 50): "
+          f"{bare:9.0f} msg/s")
+    for label, rate in results.items():
+        print(f"  channel QMA -> QMB, {label:32s} {rate:9.0f} msg/s  ({rate / bare:.2f} x bare)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

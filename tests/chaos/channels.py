@@ -1,0 +1,137 @@
+"""Channel chaos: persistent messages with properties put on QMA for a queue on QMB, moved by
+a sender/receiver channel pair while QMA, QMB and the channel are killed at random moments
+(SIGKILL of a queue-manager process, restarted after a pause; or the channel's connection
+cut mid-batch from the receiver's side), then every message counted on QMB: each exactly
+once, its properties and context intact, nothing left on QMA's transmission queue.
+
+A run is (seed, messages, kills): the seed decides the order and moments of the faults, so
+a failing run is replayed from the line it prints. The short form is
+tests/chaos/test_channel_chaos.py (in the README's test command), the long form
+bench/channel_chaos.py (20,000 messages, at least 20 kills)."""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import ibmmq
+from ibmmq import CMQC
+
+from channel_topology import channel_name, define_receiver, define_sender, free_port
+from spark_mq.embedded import EmbeddedQueueManager
+
+FAULTS = ("kill_sender_qm", "kill_receiver_qm", "cut_channel")
+TARGET = "CHAOS.IN"
+APPL = "channel-chaos"
+
+
+@dataclass
+class ChannelChaos:
+    tmp: Path
+    seed: int
+    messages: int
+    kills: int
+    batch_size: int = 50
+    faults: list[str] = field(default_factory=list)
+
+    def line(self, verdict: str) -> str:
+        return (f"channel chaos seed={self.seed} messages={self.messages} kills={self.kills} "
+                f"batch={self.batch_size} faults={','.join(self.faults)}: {verdict}")
+
+    def run(self) -> tuple[bool, str]:
+        rng = random.Random(self.seed)
+        qmb = EmbeddedQueueManager(str(self.tmp / "QMB"), name="QMB", port=free_port(),
+                                   mqsc=f"DEFINE QLOCAL({TARGET}) MAXDEPTH(999999999)\n").start()
+        qma = EmbeddedQueueManager(str(self.tmp / "QMA"), name="QMA", port=free_port()).start()
+        try:
+            define_receiver(qmb, "QMA")
+            name = define_sender(qma, "QMB", int(qmb.port or 0), f"BATCHSZ({self.batch_size})")
+            qma.run_mqsc(f"ALTER QLOCAL(QMB) MAXDEPTH(999999999)\nSTOP CHANNEL({name})")
+            self._put_all(qma)
+            qma.run_mqsc(f"START CHANNEL({name})")
+            for _ in range(self.kills):
+                time.sleep(rng.uniform(0.1, 1.5))
+                fault = rng.choice(FAULTS)
+                self.faults.append(fault)
+                self._inject(fault, qma, qmb, name, rng)
+            return self._count(qma, qmb)
+        finally:
+            qma.stop()
+            qmb.stop()
+
+    def _put_all(self, qma: EmbeddedQueueManager) -> None:
+        conn = ibmmq.connect("QMA", "DEV.APP.SVRCONN", qma.conn_name)
+        queue = ibmmq.Queue(conn, ibmmq.OD(ObjectName=TARGET, ObjectQMgrName="QMB"),
+                            CMQC.MQOO_OUTPUT)
+        props = ibmmq.MessageHandle(conn)
+        for n in range(self.messages):
+            props.properties.set("n", n, property_type=CMQC.MQTYPE_INT32)
+            props.properties.set("tag", f"t{n % 7}")
+            queue.put(b"%08d" % n, ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT),
+                      ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT, OriginalMsgHandle=props.msg_handle))
+            if n % 500 == 499:
+                conn.commit()
+        conn.commit()
+        queue.close()
+        conn.disconnect()
+
+    def _inject(self, fault: str, qma: EmbeddedQueueManager, qmb: EmbeddedQueueManager,
+                name: str, rng: random.Random) -> None:
+        if fault == "cut_channel":
+            # STOP on the receiving end closes its socket at once, mid-batch or not
+            try:
+                qmb.run_mqsc(f"STOP CHANNEL({name}) STATUS(INACTIVE)")
+            except Exception:   # not running at this moment (the sender is retrying)
+                pass
+            return
+        victim = qma if fault == "kill_sender_qm" else qmb
+        victim.kill()
+        time.sleep(rng.uniform(0.1, 1.0))
+        victim.start()
+
+    def _count(self, qma: EmbeddedQueueManager, qmb: EmbeddedQueueManager) -> tuple[bool, str]:
+        a = ibmmq.connect("QMA", "DEV.APP.SVRCONN", qma.conn_name)
+        b = ibmmq.connect("QMB", "DEV.APP.SVRCONN", qmb.conn_name)
+        deadline = time.monotonic() + 120 + self.messages / 100
+        while _depth(b, TARGET) < self.messages and time.monotonic() < deadline:
+            time.sleep(0.2)
+        seen: dict[int, int] = {}
+        bad: list[str] = []
+        source = ibmmq.Queue(b, TARGET, CMQC.MQOO_INPUT_SHARED)
+        handle = ibmmq.MessageHandle(b)
+        while True:
+            md = ibmmq.MD()
+            gmo = ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_PROPERTIES_IN_HANDLE,
+                            MsgHandle=handle.msg_handle)
+            try:
+                body = source.get(None, md, gmo)
+            except ibmmq.MQMIError as exc:
+                if exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
+                    break
+                raise
+            n = int(body)
+            seen[n] = seen.get(n, 0) + 1
+            if handle.properties.get("n") != n or handle.properties.get("tag") != f"t{n % 7}":
+                bad.append(f"message {n}: properties {handle.properties.get('n')!r}")
+            if md.Persistence != CMQC.MQPER_PERSISTENT:
+                bad.append(f"message {n}: not persistent")
+        left = _depth(a, "QMB")
+        lost = [n for n in range(self.messages) if n not in seen]
+        doubled = [n for n, count in seen.items() if count > 1]
+        ok = not lost and not doubled and not bad and left == 0
+        verdict = (f"{len(seen)} distinct of {self.messages}, lost {len(lost)} "
+                   f"{lost[:5]}, doubled {len(doubled)} {doubled[:5]}, bad {bad[:3]}, "
+                   f"{left} left on the transmission queue")
+        return ok, self.line(verdict)
+
+
+def _depth(conn: ibmmq.QueueManager, queue: str) -> int:
+    handle = ibmmq.Queue(conn, queue, CMQC.MQOO_INQUIRE)
+    try:
+        return int(handle.inquire(CMQC.MQIA_CURRENT_Q_DEPTH))
+    finally:
+        handle.close()
+
+
+__all__ = ["ChannelChaos", "FAULTS", "channel_name"]
