@@ -1,5 +1,6 @@
-"""Object handles: MQOPEN of a queue, the queue manager object or a namelist, MQCLOSE of any
-handle but a subscription's, and the open counts a handle holds on its queue.
+"""Object handles: MQOPEN of a queue, the queue manager object, a namelist or a process
+definition, MQCLOSE of any handle but a subscription's, and the open counts a handle holds
+on its queue.
 
 Runs in the queue-manager process, under the queue manager's lock (see qmgr.py). Opening
 resolves an alias to its local queue (or creates a dynamic queue from a model, see
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server import dynamic_queues, namelist
+from spark_mq.embedded.server import dynamic_queues, namelist, processes
 from spark_mq.embedded.server.errors import WARNING, MQError
 from spark_mq.embedded.server.queues import TEMPORARY_DYNAMIC, AliasQueue, LocalQueue, ModelQueue
 from spark_mq.embedded.server.resolution import names
@@ -58,8 +59,8 @@ def open_handle(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
         handle = Handle(next(conn.hobj_counter), None, qm.name, options)
         conn.handles[handle.hobj] = handle
         return handle
-    if obj_type == CMQC.MQOT_NAMELIST:
-        return _open_namelist(qm, conn, name, options, alternate_user)
+    if obj_type in (CMQC.MQOT_NAMELIST, CMQC.MQOT_PROCESS):
+        return _open_definition(qm, conn, obj_type, name, options, alternate_user)
     if obj_type != CMQC.MQOT_Q:
         raise MQError(CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
     _check_open_options(options)
@@ -127,15 +128,17 @@ def _opener(conn: Connection, options: int, alternate_user: str) -> str:
     return conn.user
 
 
-def _open_namelist(qm: QueueManagerState, conn: Connection, name: str, options: int,
-                   alternate_user: str) -> Handle:
-    """MQOPEN of a namelist: only to inquire on it (MQINQ), as in MQ."""
-    if options & ~_QMGR_OPEN_OPTIONS:  # a namelist takes the same few options
+def _open_definition(qm: QueueManagerState, conn: Connection, obj_type: int, name: str,
+                     options: int, alternate_user: str) -> Handle:
+    """MQOPEN of a namelist or a process definition: only to inquire on it (MQINQ), as in MQ."""
+    if options & ~_QMGR_OPEN_OPTIONS:  # these take the queue manager object's few options
         raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
-    if not namelist.exists(qm, name):
+    is_process = obj_type == CMQC.MQOT_PROCESS
+    if not (processes.exists(qm, name) if is_process else namelist.exists(qm, name)):
         raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
-    checks.check_open(qm, conn.user, CMQC.MQOT_NAMELIST, name, options, alternate_user)
-    handle = Handle(next(conn.hobj_counter), None, name, options, namelist=True)
+    checks.check_open(qm, conn.user, obj_type, name, options, alternate_user)
+    handle = Handle(next(conn.hobj_counter), None, name, options, namelist=not is_process,
+                    process=is_process)
     conn.handles[handle.hobj] = handle
     return handle
 
