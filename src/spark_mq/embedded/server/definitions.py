@@ -28,6 +28,7 @@ from spark_mq.embedded.server.queues import (
 )
 from spark_mq.embedded.server.security import state as security
 from spark_mq.embedded.server.state import QueueManagerState
+from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.embedded.wire import decode
 from spark_mq.mqi.structs import MD
 
@@ -98,12 +99,15 @@ def define(qm: QueueManagerState, kind: str, name: str, attrs: dict, replace: bo
         queue = _QUEUE_CLASSES[kind](name, attrs)
         qm.queues[name] = queue
     save_definition(qm, queue)
+    if existing is not None:
+        triggering.attributes_changed(qm, queue, attrs)
 
 
 def alter(qm: QueueManagerState, kind: str, name: str, attrs: dict) -> None:
     queue = _definition(qm, kind, name)
     queue.alter(attrs)
     save_definition(qm, queue)
+    triggering.attributes_changed(qm, queue, attrs)  # e.g. TRIGGER again: a DEPTH re-arm
 
 
 def alter_qmgr(qm: QueueManagerState, attrs: dict) -> None:

@@ -22,6 +22,7 @@ from spark_mq.embedded.server.queues import TEMPORARY_DYNAMIC, AliasQueue, Local
 from spark_mq.embedded.server.resolution import names
 from spark_mq.embedded.server.security import checks
 from spark_mq.embedded.server.state import Connection, Handle, QueueManagerState
+from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.mqi.constants import CMQC
 
 if TYPE_CHECKING:  # the selector grammar is loaded only when a handle uses one
@@ -85,7 +86,7 @@ def open_handle(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
         selector = _compile_selector(selection, options) if selection else None
     handle = Handle(next(conn.hobj_counter), queue, name, options, selector=selector,
                     created_temporary=created_temporary, remote=remote)
-    return _opened(conn, handle, alias or queue)
+    return _opened(qm, conn, handle, alias or queue)
 
 
 def _open_elsewhere(qm: QueueManagerState, conn: Connection, name: str, qmgr_name: str,
@@ -99,11 +100,13 @@ def _open_elsewhere(qm: QueueManagerState, conn: Connection, name: str, qmgr_nam
     checks.check_remote_qmgr(qm, conn.user, qmgr_name, options, alternate_user)
     handle = Handle(next(conn.hobj_counter), resolved.queue, name, options,
                     remote=resolved.remote)
-    return _opened(conn, handle, resolved.queue)
+    return _opened(qm, conn, handle, resolved.queue)
 
 
-def _opened(conn: Connection, handle: Handle, definition: LocalQueue | AliasQueue) -> Handle:
-    """Count the new handle on its queue and give it to the connection."""
+def _opened(qm: QueueManagerState, conn: Connection, handle: Handle,
+            definition: LocalQueue | AliasQueue) -> Handle:
+    """Count the new handle on its queue and give it to the connection; a first input
+    handle on an initiation queue is a trigger monitor coming (triggering/)."""
     queue, options = handle.queue, handle.options
     assert queue is not None
     handle.read_ahead = _read_ahead(definition, options)
@@ -119,6 +122,8 @@ def _opened(conn: Connection, handle: Handle, definition: LocalQueue | AliasQueu
     if options & CMQC.MQOO_OUTPUT:
         queue.output_count += 1
     conn.handles[handle.hobj] = handle
+    if options & INPUT_OPTIONS:
+        triggering.input_opened(qm, queue)
     return handle
 
 
@@ -152,7 +157,7 @@ def close_handle(qm: QueueManagerState, conn: Connection, handle: Handle, option
         raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
     dynamic_queues.check_close(qm, handle, options)
     del conn.handles[handle.hobj]
-    release(handle)
+    release(qm, handle)
     dynamic_queues.delete_on_close(qm, handle, options)
     if handle.put_group is not None:
         raise MQError(CMQC.MQRC_INCOMPLETE_GROUP, WARNING)
@@ -165,8 +170,9 @@ def handle_of(conn: Connection, hobj: int) -> Handle:
     return handle
 
 
-def release(handle: Handle) -> None:
-    """Give back the open counts a handle holds on its queue."""
+def release(qm: QueueManagerState, handle: Handle) -> None:
+    """Give back the open counts a handle holds on its queue; the last input handle going
+    may trigger the queue for the messages left on it (triggering/)."""
     queue = handle.queue
     if queue is None:
         return
@@ -177,6 +183,7 @@ def release(handle: Handle) -> None:
             queue.input_shared -= 1
         elif queue.input_exclusive:
             queue.input_exclusive -= 1
+        triggering.input_closed(qm, queue)
     if handle.options & CMQC.MQOO_OUTPUT:
         queue.output_count -= 1
 

@@ -25,6 +25,7 @@ from spark_mq.embedded.server.queues import (
     RemoteQueue,
 )
 from spark_mq.embedded.server.state import Connection, QueueManagerState, blank
+from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import blank_padded
 
@@ -131,8 +132,9 @@ def set_attributes(qm: QueueManagerState, conn: Connection, hobj: int, selectors
         raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET)
     queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_SET)  # a queue-manager handle has no SET
     definition = qm.queues.get(handle.name, queue)
-    set_values(definition, selectors, ints, chars)
+    changed = set_values(definition, selectors, ints, chars)
     save_definition(qm, definition)
+    triggering.attributes_changed(qm, definition, changed)  # TRIGGER on again: a DEPTH re-arm
 
 
 def _is_int_selector(selector: int) -> bool:
@@ -272,9 +274,8 @@ def set_values(definition: QueueDefinition | None, selectors: list[int], ints: l
     """MQSET: validate everything first, then change all or nothing (as MQ does); returns the
     MQSC attributes changed.
 
-    MQSET may set the trigger attributes (TriggerControl among them) as MQ allows, but the
-    embedded queue manager writes no trigger messages yet: the values are only kept,
-    inquired and displayed."""
+    MQSET may set the trigger attributes (TriggerControl among them) as MQ allows: setting
+    TriggerControl on again is how an application re-arms a DEPTH-triggered queue."""
     if definition is None:
         raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET)
     if len(selectors) > 256:
