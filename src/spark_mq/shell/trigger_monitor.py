@@ -11,8 +11,8 @@ one argument. A trigger message whose program cannot be started (blank APPLICID,
 program, not executable) goes to the dead-letter queue behind an MQDLH with Reason and
 MQMD Feedback 265 MQFB_APPL_CANNOT_BE_STARTED; an APPLTYPE this monitor does not run (it
 runs UNIX, IBM's DEF on Linux) with 267 MQFB_APPL_TYPE_ERROR; a message that is no MQTM
-with 2265 MQRC_TM_ERROR. Ctrl-C ends the monitor (and a program it waits for) quietly; so
-does the queue manager ending.
+with 2265 MQRC_TM_ERROR. Ctrl-C, kill -INT or kill (SIGTERM) end the monitor (and a
+program it waits for) quietly; so does the queue manager ending.
 
 What it is for here: a message arriving on an idle queue starts a packaged Spark job
 (`spark-submit jobs/queue_to_files.py ... --trigger available-now`), so Spark runs only
@@ -24,6 +24,7 @@ import argparse
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from typing import Any
@@ -62,6 +63,7 @@ def run_trigger_monitor(args: argparse.Namespace) -> int:
     CMQC = ibmmq.CMQC
     queue = None
     started = 0
+    previous = _stop_on_signals()
     try:
         queue = _open(ibmmq, qmgr, args.initq)
         qmgr_name = qmgr.inquire(CMQC.MQCA_Q_MGR_NAME)
@@ -86,8 +88,19 @@ def run_trigger_monitor(args: argparse.Namespace) -> int:
               file=sys.stderr)
     finally:
         _close(ibmmq, qmgr, queue)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     print(f"trigger monitor on {args.initq} ended; {started} program(s) started", file=sys.stderr)
     return 0
+
+
+def _stop_on_signals() -> dict[int, Any]:
+    """Ctrl-C, kill -INT and kill (SIGTERM) all end the monitor the same quiet way, also when
+    it was started with `&` from a script (whose background commands ignore SIGINT unless
+    told otherwise). Returns the handlers it replaced."""
+    def stop(number: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+    return {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
 
 
 def _open(ibmmq: Any, qmgr: Any, name: str) -> Any:
