@@ -327,7 +327,7 @@ def test_authority_records_are_kept(ibmmq, pcf):
 
 # === errors ===================================================================================
 def test_a_command_the_embedded_queue_manager_lacks_fails(pcf):
-    assert reason_of(pcf.MQCMD_INQUIRE_PROCESS, {CMQC.MQCA_PROCESS_NAME: b"*"}) \
+    assert reason_of(pcf.MQCMD_INQUIRE_SERVICE, {CMQC.MQCA_SERVICE_NAME: b"*"}) \
         == CMQCFC.MQRCCF_COMMAND_FAILED
 
 

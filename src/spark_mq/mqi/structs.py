@@ -1,10 +1,10 @@
 """Byte layouts of the MQI structures as IBM's `ibmmq` package packs them (native alignment).
 
 One `Layout` per structure (MD, GMO, PMO, OD, CNO, CSP, STS, CD and the message-handle option
-structures, and the message headers MQGMO_CONVERT converts: MQDLH, MQMDE, MQXQH, MQRFH and
-MQRFH2), plus `text` for reading an MQCHAR field. The embedded client receives these
-structures as bytes from `ibmmq` and hands some back, so every field is listed in order; the
-queue manager reads and writes only some of them.
+structures, the message headers MQGMO_CONVERT converts: MQDLH, MQMDE, MQXQH, MQRFH and
+MQRFH2, and triggering's MQTM and MQTMC2), plus `text` for reading an MQCHAR field. The
+embedded client receives these structures as bytes from `ibmmq` and hands some back, so
+every field is listed in order; the queue manager reads and writes only some of them.
 """
 from __future__ import annotations
 
@@ -180,7 +180,15 @@ XQH = Layout("StrucId:4s Version:i RemoteQName:48s RemoteQMgrName:48s " + " ".jo
 RFH1 = Layout("StrucId:4s Version:i StrucLength:i Encoding:i CodedCharSetId:i Format:8s Flags:i")
 RFH2 = Layout("StrucId:4s Version:i StrucLength:i Encoding:i CodedCharSetId:i Format:8s Flags:i "
               "NameValueCCSID:i")
+#: MQTM, the trigger message the queue manager puts on an initiation queue (684 bytes)
+TM = Layout("StrucId:4s Version:i QName:48s ProcessName:48s TriggerData:64s ApplType:i "
+            "ApplId:256s EnvData:128s UserData:128s")
+#: MQTMC2, what a trigger monitor passes to the program it starts (732 characters): the
+#: MQTM's fields as characters (Version and ApplType too) and the queue manager's name
+TMC2 = Layout("StrucId:4s Version:4s QName:48s ProcessName:48s TriggerData:64s ApplType:4s "
+              "ApplId:256s EnvData:128s UserData:128s QMgrName:48s")
 assert DLH.size == CMQC.MQDLH_LENGTH_1 and MDE.size == CMQC.MQMDE_LENGTH_2
+assert TM.size == CMQC.MQTM_LENGTH_1 and TMC2.size == CMQC.MQTMC2_LENGTH_2
 assert MD1.size == 324 and XQH.size == CMQC.MQXQH_LENGTH_1
 assert RFH1.size == CMQC.MQRFH_STRUC_LENGTH_FIXED and RFH2.size == CMQC.MQRFH_STRUC_LENGTH_FIXED_2
 

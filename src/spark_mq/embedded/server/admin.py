@@ -14,7 +14,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server import channels, namelist
+from spark_mq.embedded.server import channels, namelist, processes
 from spark_mq.embedded.server.message_channels.initiator import initiator_of
 from spark_mq.embedded.server.mqsc import parse_mqsc
 from spark_mq.embedded.server.mqsc_attributes import default_attributes
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from spark_mq.embedded.server.qmgr import QueueManager
 
 # object types that IBM's MQSC files define but the embedded queue manager has no use for
-_IGNORED_TYPES = {"CHANNEL", "LISTENER", "SERVICE", "TOPIC", "SUB", "PROCESS", "COMMINFO"}
+_IGNORED_TYPES = {"CHANNEL", "LISTENER", "SERVICE", "TOPIC", "SUB", "COMMINFO"}
 
 
 def run_mqsc(qmgr: QueueManager, text: str, existing_ok: bool = False) -> tuple[bool, str]:
@@ -86,6 +86,8 @@ def _exists(qmgr: QueueManager, command: MQSCCommand) -> bool:
         return authinfo.exists(qmgr, command.name)
     if command.object_type == "NAMELIST":
         return namelist.exists(qmgr, command.name)
+    if command.object_type == "PROCESS":
+        return processes.exists(qmgr, command.name)
     return command.name in qmgr.queues
 
 
@@ -134,6 +136,16 @@ def _namelist(qmgr: QueueManager, command: MQSCCommand) -> str:
                           like=None if like is None else str(like))
 
 
+def _process(qmgr: QueueManager, command: MQSCCommand) -> str:
+    if command.verb == "DISPLAY":
+        return processes.display(qmgr, command.name, command.flags)
+    attrs = {k: v for k, v in command.attributes.items() if k != "LIKE"}
+    like = command.attributes.get("LIKE")
+    return processes.apply(qmgr, command.verb, command.name, attrs,
+                           replace="REPLACE" in command.flags,
+                           like=None if like is None else str(like))
+
+
 #: the object types whose DELETE takes AUTHREC(YES|NO), with their authority-record type
 _AUTHREC_TYPES = {"QLOCAL": CMQC.MQOT_Q, "QALIAS": CMQC.MQOT_Q, "QMODEL": CMQC.MQOT_Q,
                   "QREMOTE": CMQC.MQOT_Q, "TOPIC": CMQC.MQOT_TOPIC}
@@ -172,6 +184,8 @@ def _dispatch(qmgr: QueueManager, command: MQSCCommand) -> str:
         return security_admin.apply(qmgr, command)
     if kind == "NAMELIST":
         return _namelist(qmgr, command)
+    if kind == "PROCESS":
+        return _process(qmgr, command)
     if kind in pubsub_admin.KINDS and verb not in ("START", "STOP", "REFRESH", "SET", "END"):
         return pubsub_admin.apply(qmgr, command)  # before the ignored types: TOPIC, SUB
     if kind in _IGNORED_TYPES or verb in ("START", "STOP", "REFRESH", "SET", "END"):

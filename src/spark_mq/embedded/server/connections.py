@@ -50,7 +50,7 @@ def disconnect(qm: QueueManagerState, conn: Connection, clean: bool) -> int:
     if any(handle.subscription is not None for handle in conn.handles.values()):
         subscriptions.disconnect(qm, conn)
     for handle in list(conn.handles.values()):
-        release(handle)
+        release(qm, handle)
         dynamic_queues.delete_on_close(qm, handle, CMQC.MQCO_NONE)  # MQ closes them with MQCO_NONE
     conn.handles.clear()
     qm.connections.pop(conn.conn_id, None)

@@ -7,14 +7,14 @@ the text runmqsc shows, not MQI reasons: these are administration commands, not 
 Queue definitions are local, alias, model and remote queues, in one namespace as in MQ; dynamic
 queues are local queues that dynamic_queues.py creates and deletes. Channels are stored here
 too (kind "CHANNEL", their own namespace) and recovered into channels.py's table, and so
-are the security definitions (kinds AUTHINFO, CHLAUTH, AUTHREC: security/state.py) and
-namelists (kind NAMELIST: namelist.py).
+are the security definitions (kinds AUTHINFO, CHLAUTH, AUTHREC: security/state.py),
+namelists (kind NAMELIST: namelist.py) and processes (kind PROCESS: processes.py).
 """
 from __future__ import annotations
 
 import itertools
 
-from spark_mq.embedded.server import channels, namelist, system_queues
+from spark_mq.embedded.server import channels, namelist, processes, system_queues
 from spark_mq.embedded.server.pubsub import storage as pubsub_storage
 from spark_mq.embedded.server.queues import (
     I_BACKOUT,
@@ -28,6 +28,7 @@ from spark_mq.embedded.server.queues import (
 )
 from spark_mq.embedded.server.security import state as security
 from spark_mq.embedded.server.state import QueueManagerState
+from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.embedded.wire import decode
 from spark_mq.mqi.structs import MD
 
@@ -49,6 +50,8 @@ def recover(qm: QueueManagerState) -> None:
             security.restore(qm, kind, name, attrs)
         elif kind == namelist.KIND:
             namelist.restore(qm, name, attrs)
+        elif kind == processes.KIND:
+            processes.restore(qm, name, attrs)
         elif kind in pubsub_storage.KINDS:
             pubsub_rows.append((kind, name, attrs))  # after the queues: subscriptions name theirs
         else:
@@ -96,12 +99,15 @@ def define(qm: QueueManagerState, kind: str, name: str, attrs: dict, replace: bo
         queue = _QUEUE_CLASSES[kind](name, attrs)
         qm.queues[name] = queue
     save_definition(qm, queue)
+    if existing is not None:
+        triggering.attributes_changed(qm, queue, attrs)
 
 
 def alter(qm: QueueManagerState, kind: str, name: str, attrs: dict) -> None:
     queue = _definition(qm, kind, name)
     queue.alter(attrs)
     save_definition(qm, queue)
+    triggering.attributes_changed(qm, queue, attrs)  # e.g. TRIGGER again: a DEPTH re-arm
 
 
 def alter_qmgr(qm: QueueManagerState, attrs: dict) -> None:

@@ -1,5 +1,6 @@
-"""Object handles: MQOPEN of a queue, the queue manager object or a namelist, MQCLOSE of any
-handle but a subscription's, and the open counts a handle holds on its queue.
+"""Object handles: MQOPEN of a queue, the queue manager object, a namelist or a process
+definition, MQCLOSE of any handle but a subscription's, and the open counts a handle holds
+on its queue.
 
 Runs in the queue-manager process, under the queue manager's lock (see qmgr.py). Opening
 resolves an alias to its local queue (or creates a dynamic queue from a model, see
@@ -15,12 +16,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server import dynamic_queues, namelist
+from spark_mq.embedded.server import dynamic_queues, namelist, processes
 from spark_mq.embedded.server.errors import WARNING, MQError
 from spark_mq.embedded.server.queues import TEMPORARY_DYNAMIC, AliasQueue, LocalQueue, ModelQueue
 from spark_mq.embedded.server.resolution import names
 from spark_mq.embedded.server.security import checks
 from spark_mq.embedded.server.state import Connection, Handle, QueueManagerState
+from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.mqi.constants import CMQC
 
 if TYPE_CHECKING:  # the selector grammar is loaded only when a handle uses one
@@ -58,8 +60,8 @@ def open_handle(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
         handle = Handle(next(conn.hobj_counter), None, qm.name, options)
         conn.handles[handle.hobj] = handle
         return handle
-    if obj_type == CMQC.MQOT_NAMELIST:
-        return _open_namelist(qm, conn, name, options, alternate_user)
+    if obj_type in (CMQC.MQOT_NAMELIST, CMQC.MQOT_PROCESS):
+        return _open_definition(qm, conn, obj_type, name, options, alternate_user)
     if obj_type != CMQC.MQOT_Q:
         raise MQError(CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
     _check_open_options(options)
@@ -84,7 +86,7 @@ def open_handle(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
         selector = _compile_selector(selection, options) if selection else None
     handle = Handle(next(conn.hobj_counter), queue, name, options, selector=selector,
                     created_temporary=created_temporary, remote=remote)
-    return _opened(conn, handle, alias or queue)
+    return _opened(qm, conn, handle, alias or queue)
 
 
 def _open_elsewhere(qm: QueueManagerState, conn: Connection, name: str, qmgr_name: str,
@@ -98,11 +100,13 @@ def _open_elsewhere(qm: QueueManagerState, conn: Connection, name: str, qmgr_nam
     checks.check_remote_qmgr(qm, conn.user, qmgr_name, options, alternate_user)
     handle = Handle(next(conn.hobj_counter), resolved.queue, name, options,
                     remote=resolved.remote)
-    return _opened(conn, handle, resolved.queue)
+    return _opened(qm, conn, handle, resolved.queue)
 
 
-def _opened(conn: Connection, handle: Handle, definition: LocalQueue | AliasQueue) -> Handle:
-    """Count the new handle on its queue and give it to the connection."""
+def _opened(qm: QueueManagerState, conn: Connection, handle: Handle,
+            definition: LocalQueue | AliasQueue) -> Handle:
+    """Count the new handle on its queue and give it to the connection; a first input
+    handle on an initiation queue is a trigger monitor coming (triggering/)."""
     queue, options = handle.queue, handle.options
     assert queue is not None
     handle.read_ahead = _read_ahead(definition, options)
@@ -118,6 +122,8 @@ def _opened(conn: Connection, handle: Handle, definition: LocalQueue | AliasQueu
     if options & CMQC.MQOO_OUTPUT:
         queue.output_count += 1
     conn.handles[handle.hobj] = handle
+    if options & INPUT_OPTIONS:
+        triggering.input_opened(qm, queue)
     return handle
 
 
@@ -127,15 +133,17 @@ def _opener(conn: Connection, options: int, alternate_user: str) -> str:
     return conn.user
 
 
-def _open_namelist(qm: QueueManagerState, conn: Connection, name: str, options: int,
-                   alternate_user: str) -> Handle:
-    """MQOPEN of a namelist: only to inquire on it (MQINQ), as in MQ."""
-    if options & ~_QMGR_OPEN_OPTIONS:  # a namelist takes the same few options
+def _open_definition(qm: QueueManagerState, conn: Connection, obj_type: int, name: str,
+                     options: int, alternate_user: str) -> Handle:
+    """MQOPEN of a namelist or a process definition: only to inquire on it (MQINQ), as in MQ."""
+    if options & ~_QMGR_OPEN_OPTIONS:  # these take the queue manager object's few options
         raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
-    if not namelist.exists(qm, name):
+    is_process = obj_type == CMQC.MQOT_PROCESS
+    if not (processes.exists(qm, name) if is_process else namelist.exists(qm, name)):
         raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
-    checks.check_open(qm, conn.user, CMQC.MQOT_NAMELIST, name, options, alternate_user)
-    handle = Handle(next(conn.hobj_counter), None, name, options, namelist=True)
+    checks.check_open(qm, conn.user, obj_type, name, options, alternate_user)
+    handle = Handle(next(conn.hobj_counter), None, name, options, namelist=not is_process,
+                    process=is_process)
     conn.handles[handle.hobj] = handle
     return handle
 
@@ -149,7 +157,7 @@ def close_handle(qm: QueueManagerState, conn: Connection, handle: Handle, option
         raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
     dynamic_queues.check_close(qm, handle, options)
     del conn.handles[handle.hobj]
-    release(handle)
+    release(qm, handle)
     dynamic_queues.delete_on_close(qm, handle, options)
     if handle.put_group is not None:
         raise MQError(CMQC.MQRC_INCOMPLETE_GROUP, WARNING)
@@ -162,8 +170,9 @@ def handle_of(conn: Connection, hobj: int) -> Handle:
     return handle
 
 
-def release(handle: Handle) -> None:
-    """Give back the open counts a handle holds on its queue."""
+def release(qm: QueueManagerState, handle: Handle) -> None:
+    """Give back the open counts a handle holds on its queue; the last input handle going
+    may trigger the queue for the messages left on it (triggering/)."""
     queue = handle.queue
     if queue is None:
         return
@@ -174,6 +183,7 @@ def release(handle: Handle) -> None:
             queue.input_shared -= 1
         elif queue.input_exclusive:
             queue.input_exclusive -= 1
+        triggering.input_closed(qm, queue)
     if handle.options & CMQC.MQOO_OUTPUT:
         queue.output_count -= 1
 

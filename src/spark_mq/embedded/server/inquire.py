@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import cast
 
-from spark_mq.embedded.server import namelist
+from spark_mq.embedded.server import namelist, processes
 from spark_mq.embedded.server.definitions import save_definition
 from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.handles import handle_of
@@ -25,6 +25,7 @@ from spark_mq.embedded.server.queues import (
     RemoteQueue,
 )
 from spark_mq.embedded.server.state import Connection, QueueManagerState, blank
+from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import blank_padded
 
@@ -113,7 +114,9 @@ def inquire(qm: QueueManagerState, conn: Connection, hobj: int,
     if len(selectors) > 256:
         raise MQError(CMQC.MQRC_SELECTOR_COUNT_ERROR)
     if handle.namelist:
-        return _namelist_values(qm, handle.name, selectors)
+        return _definition_values(_namelist_table(qm, handle.name), selectors)
+    if handle.process:
+        return _definition_values(_process_table(qm, handle.name), selectors)
     queue = handle.queue
     if queue is not None and queue.deleted:
         raise MQError(CMQC.MQRC_Q_DELETED)
@@ -129,8 +132,9 @@ def set_attributes(qm: QueueManagerState, conn: Connection, hobj: int, selectors
         raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET)
     queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_SET)  # a queue-manager handle has no SET
     definition = qm.queues.get(handle.name, queue)
-    set_values(definition, selectors, ints, chars)
+    changed = set_values(definition, selectors, ints, chars)
     save_definition(qm, definition)
+    triggering.attributes_changed(qm, definition, changed)  # TRIGGER on again: a DEPTH re-arm
 
 
 def _is_int_selector(selector: int) -> bool:
@@ -163,15 +167,14 @@ def inquire_values(qmgr: QueueManagerState,
     return ints, bytes(chars), warning
 
 
-def _namelist_values(qm: QueueManagerState, name: str,
-                     selectors: list[int]) -> tuple[list[int], bytes, bool]:
-    """MQINQ on a namelist. MQCA_NAMES is NameCount names of 48 characters each, as MQ
-    returns it; MQIA_NAMELIST_TYPE is z/OS's, so it does not apply here (a warning)."""
+def _namelist_table(qm: QueueManagerState, name: str) -> dict[int, int | bytes]:
+    """MQINQ's values of a namelist. MQCA_NAMES is NameCount names of 48 characters each, as
+    MQ returns it; MQIA_NAMELIST_TYPE is z/OS's, so it does not apply here (a warning)."""
     attrs = namelist.namelists_of(qm).get(name)
     if attrs is None:  # deleted since it was opened
         raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
     names: list[str] = list(attrs.get("NAMES", []))
-    values: dict[int, int | bytes] = {
+    return {
         CMQC.MQIA_NAME_COUNT: len(names),
         CMQC.MQCA_NAMELIST_NAME: blank(name, CMQC.MQ_NAMELIST_NAME_LENGTH),
         CMQC.MQCA_NAMELIST_DESC: blank(str(attrs.get("DESCR", "")),
@@ -180,6 +183,29 @@ def _namelist_values(qm: QueueManagerState, name: str,
         CMQC.MQCA_ALTERATION_DATE: blank(str(attrs.get("ALTDATE", "")), CMQC.MQ_DATE_LENGTH),
         CMQC.MQCA_ALTERATION_TIME: blank(str(attrs.get("ALTTIME", "")), CMQC.MQ_TIME_LENGTH),
     }
+
+
+def _process_table(qm: QueueManagerState, name: str) -> dict[int, int | bytes]:
+    """MQINQ's values of a process definition (IBM's process attributes for MQINQ)."""
+    attrs = processes.find(qm, name)
+    if attrs is None:  # deleted since it was opened
+        raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
+    return {
+        CMQC.MQIA_APPL_TYPE: processes.appl_type_value(str(attrs["APPLTYPE"])),
+        CMQC.MQCA_PROCESS_NAME: blank(name, CMQC.MQ_PROCESS_NAME_LENGTH),
+        CMQC.MQCA_PROCESS_DESC: blank(str(attrs.get("DESCR", "")), CMQC.MQ_PROCESS_DESC_LENGTH),
+        CMQC.MQCA_APPL_ID: blank(str(attrs.get("APPLICID", "")), CMQC.MQ_PROCESS_APPL_ID_LENGTH),
+        CMQC.MQCA_ENV_DATA: blank(str(attrs.get("ENVRDATA", "")), CMQC.MQ_PROCESS_ENV_DATA_LENGTH),
+        CMQC.MQCA_USER_DATA: blank(str(attrs.get("USERDATA", "")),
+                                   CMQC.MQ_PROCESS_USER_DATA_LENGTH),
+        CMQC.MQCA_ALTERATION_DATE: blank(str(attrs.get("ALTDATE", "")), CMQC.MQ_DATE_LENGTH),
+        CMQC.MQCA_ALTERATION_TIME: blank(str(attrs.get("ALTTIME", "")), CMQC.MQ_TIME_LENGTH),
+    }
+
+
+def _definition_values(values: dict[int, int | bytes],
+                       selectors: list[int]) -> tuple[list[int], bytes, bool]:
+    """MQINQ on a namelist or process: a selector the object has not is a warning."""
     ints: list[int] = []
     chars = bytearray()
     warning = False
@@ -248,9 +274,8 @@ def set_values(definition: QueueDefinition | None, selectors: list[int], ints: l
     """MQSET: validate everything first, then change all or nothing (as MQ does); returns the
     MQSC attributes changed.
 
-    MQSET may set the trigger attributes (TriggerControl among them) as MQ allows, but the
-    embedded queue manager writes no trigger messages yet: the values are only kept,
-    inquired and displayed."""
+    MQSET may set the trigger attributes (TriggerControl among them) as MQ allows: setting
+    TriggerControl on again is how an application re-arms a DEPTH-triggered queue."""
     if definition is None:
         raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET)
     if len(selectors) > 256:

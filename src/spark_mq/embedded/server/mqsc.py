@@ -17,7 +17,8 @@ this module follows IBM's "MQSC input file syntax" rules:
 Only commands on local, alias and model queues (and ``ALTER QMGR``) are validated against
 `QUEUE_ATTRIBUTES` / `QMGR_ATTRIBUTES` (mqsc_attributes.py), and the security commands
 (AUTHINFO, CHLAUTH, AUTHREC, REFRESH SECURITY) by security/mqsc_commands.py, NAMELIST
-commands by namelist_mqsc.py, and TOPIC commands against pubsub/topic_attributes.py.  Everything
+commands by namelist_mqsc.py, PROCESS commands by process_mqsc.py, and TOPIC commands
+against pubsub/topic_attributes.py.  Everything
 else a real queue manager understands (channels, listeners, subscriptions, START/STOP ...) is
 returned with raw string attributes, for the caller to apply (channels.py types those of
 SVRCONN channels) or to ignore: IBM's developer-container scripts contain such commands
@@ -39,6 +40,7 @@ from spark_mq.embedded.server.mqsc_attributes import (
 )
 from spark_mq.embedded.server.mqsc_command import MQSCCommand, MQSCError
 from spark_mq.embedded.server.namelist_mqsc import namelist_command
+from spark_mq.embedded.server.process_mqsc import process_command
 from spark_mq.embedded.server.pubsub.topic_attributes import OTHER_TOPIC_KEYWORDS, TOPIC_ATTRIBUTES
 from spark_mq.embedded.server.security.mqsc_commands import security_command
 
@@ -283,6 +285,8 @@ def _command(params: list[_Param], line: int) -> MQSCCommand:
         return security_command(_generic_command(verb, object_type, noun, rest, line))
     if object_type == "NAMELIST":
         return namelist_command(_generic_command(verb, object_type, noun, rest, line))
+    if object_type == "PROCESS":
+        return process_command(_generic_command(verb, object_type, noun, rest, line))
     return _generic_command(verb, object_type, noun, rest, line)
 
 

@@ -143,8 +143,8 @@ QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
     # What a model's dynamic queues are (SHAREDYN is z/OS only). A local queue shows it too,
     # read-only: PREDEFINED, or the DEFTYPE of the model it was created from.
     "DEFTYPE": _enum("TEMPDYN PERMDYN", _MODEL),
-    # Triggering: kept, shown and inquirable/settable as in MQ; no trigger messages are
-    # written yet (the embedded queue manager has no process definitions or trigger monitor).
+    # Triggering (triggering/): a trigger message goes on INITQ under IBM's conditions, for a
+    # trigger monitor to start the PROCESS (processes.py); also inquirable/settable by MQI.
     "TRIGGER": AttributeSpec("flag", "NOTRIGGER", _STORING, choices=("NOTRIGGER", "TRIGGER")),
     "TRIGTYPE": _enum("FIRST EVERY DEPTH NONE", _STORING),
     "TRIGDPTH": _int(1, _MAX_COUNT, 1, _STORING),

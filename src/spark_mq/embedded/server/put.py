@@ -46,6 +46,7 @@ from spark_mq.embedded.server.state import (
     check_md_header,
 )
 from spark_mq.embedded.server.store import stored
+from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD, text
 
@@ -102,7 +103,7 @@ def put1(qm: QueueManagerState, conn: Connection, name: str, md_bytes: bytes, pm
         raise WarnedPut(warned.md + resolved, warned.reason) from None
     finally:
         del conn.handles[handle.hobj]
-        release(handle)
+        release(qm, handle)
 
 
 def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: bytes, options: int,
@@ -179,6 +180,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
         for message in messages:
             queue.insert(message)
         qm.arrived.notify_all()
+    triggering.put(qm, conn, queue, messages, syncpoint)
     if options & CMQC.MQPMO_LOGICAL_ORDER:
         handle.put_group = next_group  # only a put that succeeded moves the group on
     if warning:

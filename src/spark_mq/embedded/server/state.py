@@ -49,6 +49,7 @@ class Handle:
     topic: str | None = None           # a topic opened to publish on: its full topic string
     subscription: Any = None           # a subscription handle's pubsub.state.Subscription
     namelist: bool = False             # a namelist opened to inquire on (queue is None, name its name)
+    process: bool = False              # a process definition opened to inquire on (likewise)
     remote: Any = None                 # resolution.names.Remote: a queue on another queue
     #                                    manager (queue is then its transmission queue)
 

@@ -3,7 +3,8 @@
 Runs in the queue-manager process, under the queue manager's lock (see qmgr.py). Puts
 under syncpoint wait on the connection (counted in their queue's depth) and gets under
 syncpoint are already off their queue; commit makes both durable in one store transaction,
-backout puts the gotten messages back with their backout count raised. A commit the store
+backout puts the gotten messages back with their backout count raised. Trigger messages
+made by the unit of work's puts appear at its end (triggering/). A commit the store
 cannot write (disk full, I/O error) is backed out and answers 2003 MQRC_BACKED_OUT, as IBM
 MQ's MQCMIT does; a backout count it cannot harden stays in memory (it counts again after a
 restart from the stored one).
@@ -15,6 +16,7 @@ from spark_mq.embedded.server.pubsub import retained
 from spark_mq.embedded.server.queues import I_BACKOUT
 from spark_mq.embedded.server.state import Connection, QueueManagerState
 from spark_mq.embedded.server.store import StoreError, stored
+from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.mqi.constants import CMQC
 
 
@@ -37,6 +39,7 @@ def commit(qm: QueueManagerState, conn: Connection) -> None:
         queue.pending_puts -= 1
         if qm.queues.get(queue.name) is queue:  # a queue deleted meanwhile takes nothing
             queue.insert(message)
+    triggering.unit_of_work_ended(qm, conn, committed=True)
     conn.uow_puts, conn.uow_gets = [], []
     if puts:
         qm.arrived.notify_all()
@@ -49,6 +52,7 @@ def backout(qm: QueueManagerState, conn: Connection) -> None:
         return
     for message in puts:
         message.queue.pending_puts -= 1
+    triggering.unit_of_work_ended(qm, conn, committed=False)
     hardened = []
     for message in gets:
         message.md[I_BACKOUT] += 1

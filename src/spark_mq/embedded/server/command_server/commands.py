@@ -7,7 +7,7 @@ errors), check that the requesting user may run it (security/command_checks.py),
 the command's function, leaving out of an inquiry's answer the objects the user may not
 display. The functions are in queue_commands.py,
 channel_commands.py, system_commands.py, authinfo_commands.py, namelist_commands.py,
-chlauth_commands.py, escape_commands.py and authority.py, one per command.
+process_commands.py, chlauth_commands.py, escape_commands.py and authority.py, one per command.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from spark_mq.embedded.server.command_server import (
     escape_commands,
     namelist_commands,
     pcf,
+    process_commands,
     pubsub_commands,
     queue_commands,
     system_commands,
@@ -192,6 +193,25 @@ COMMANDS.update({
     CMQCFC.MQCMD_CHANGE_NAMELIST: Command(
         namelist_commands.change_namelist, _NAMELIST, namelist_commands.CHANGE_PARAMETERS),
     CMQCFC.MQCMD_DELETE_NAMELIST: Command(namelist_commands.delete_namelist, _NAMELIST, {}),
+})
+# the process commands (process_commands.py)
+_PROCESS = {CMQC.MQCA_PROCESS_NAME: _ST}
+COMMANDS.update({
+    CMQCFC.MQCMD_INQUIRE_PROCESS: Command(
+        process_commands.inquire_process, _PROCESS, process_commands.INQUIRE_PARAMETERS,
+        filters=True),
+    CMQCFC.MQCMD_INQUIRE_PROCESS_NAMES: Command(
+        process_commands.inquire_process_names, _PROCESS, {}),
+    CMQCFC.MQCMD_CREATE_PROCESS: Command(
+        process_commands.create_process, _PROCESS,
+        {**process_commands.CHANGE_PARAMETERS, **_REPLACE}),
+    CMQCFC.MQCMD_COPY_PROCESS: Command(
+        process_commands.copy_process,
+        {CMQCFC.MQCACF_FROM_PROCESS_NAME: _ST, CMQCFC.MQCACF_TO_PROCESS_NAME: _ST},
+        {**process_commands.CHANGE_PARAMETERS, **_REPLACE}),
+    CMQCFC.MQCMD_CHANGE_PROCESS: Command(
+        process_commands.change_process, _PROCESS, process_commands.CHANGE_PARAMETERS),
+    CMQCFC.MQCMD_DELETE_PROCESS: Command(process_commands.delete_process, _PROCESS, {}),
 })
 # the publish/subscribe commands (pubsub_commands.py); Inquire and Delete Subscription
 # take a SubName or a SubId, so neither is required here (the functions check)

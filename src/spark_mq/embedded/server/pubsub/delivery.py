@@ -38,6 +38,7 @@ from spark_mq.embedded.server.queues import (
 )
 from spark_mq.embedded.server.state import blank
 from spark_mq.embedded.server.store import stored
+from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD
 
@@ -107,14 +108,18 @@ def place(qm: QueueManagerState, conn: Connection | None, messages: list[Message
     ones stored in one transaction)."""
     if not messages:
         return
-    if syncpoint and conn is not None:
+    in_unit = syncpoint and conn is not None
+    if in_unit:
+        assert conn is not None
         conn.uow_puts.extend(messages)
         for message in messages:
             message.queue.pending_puts += 1
-        return
-    rows = [stored(m, m.queue.name) for m in messages if m.persistent]
-    if rows:
-        qm.store.apply(inserts=rows)
-    for message in messages:
-        message.queue.insert(message)
-    qm.arrived.notify_all()
+    else:
+        rows = [stored(m, m.queue.name) for m in messages if m.persistent]
+        if rows:
+            qm.store.apply(inserts=rows)
+        for message in messages:
+            message.queue.insert(message)
+        qm.arrived.notify_all()
+    for queue in {id(m.queue): m.queue for m in messages}.values():  # each queue once
+        triggering.put(qm, conn, queue, [m for m in messages if m.queue is queue], in_unit)

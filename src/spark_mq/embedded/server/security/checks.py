@@ -110,8 +110,8 @@ def check_open(qm: QueueManagerState, user: str, object_type: int, name: str,
         check(qm, checked, CMQC.MQOT_Q, name, needed - context)
         check(qm, user, CMQC.MQOT_Q, name, context)
         check(qm, user, CMQC.MQOT_Q_MGR, qm.name, context & _QMGR_CONTEXT_AUTHORITIES)
-    elif object_type == CMQC.MQOT_NAMELIST:
-        check(qm, checked, CMQC.MQOT_NAMELIST, name, needed)
+    elif object_type in (CMQC.MQOT_NAMELIST, CMQC.MQOT_PROCESS):
+        check(qm, checked, object_type, name, needed)
     elif object_type == CMQC.MQOT_TOPIC:
         check_topic(qm, checked, name, options)
 

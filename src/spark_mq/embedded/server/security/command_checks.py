@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server import channels, namelist
+from spark_mq.embedded.server import channels, namelist, processes
 from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.security import checks
 from spark_mq.embedded.server.security.authority import ENTITY_GROUP, ENTITY_PRINCIPAL
@@ -44,6 +44,7 @@ _DLT, _CLR, _CRT = CMQCFC.MQAUTH_DELETE, CMQCFC.MQAUTH_CLEAR, CMQCFC.MQAUTH_CREA
 _CTRL, _CTRLX = CMQCFC.MQAUTH_CONTROL, CMQCFC.MQAUTH_CONTROL_EXTENDED
 _Q, _QMGR, _CHANNEL = CMQC.MQOT_Q, CMQC.MQOT_Q_MGR, CMQC.MQOT_CHANNEL
 _TOPIC, _NAMELIST, _AUTH_INFO = CMQC.MQOT_TOPIC, CMQC.MQOT_NAMELIST, CMQC.MQOT_AUTH_INFO
+_PROCESS = CMQC.MQOT_PROCESS
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,15 @@ NEEDS: dict[int, Need | None] = {
                                      CMQCFC.MQCACF_FROM_NAMELIST_NAME),
     CMQCFC.MQCMD_CHANGE_NAMELIST: Need(_NAMELIST, _CHG, CMQC.MQCA_NAMELIST_NAME),
     CMQCFC.MQCMD_DELETE_NAMELIST: Need(_NAMELIST, _DLT, CMQC.MQCA_NAMELIST_NAME),
+    # processes
+    CMQCFC.MQCMD_INQUIRE_PROCESS: Need(_PROCESS, _DSP, CMQC.MQCA_PROCESS_NAME),
+    CMQCFC.MQCMD_INQUIRE_PROCESS_NAMES: None,
+    CMQCFC.MQCMD_CREATE_PROCESS: Need(_PROCESS, _CRT, CMQC.MQCA_PROCESS_NAME,
+                                      defaults={0: "SYSTEM.DEFAULT.PROCESS"}),
+    CMQCFC.MQCMD_COPY_PROCESS: Need(_PROCESS, _CRT, CMQCFC.MQCACF_TO_PROCESS_NAME,
+                                    CMQCFC.MQCACF_FROM_PROCESS_NAME),
+    CMQCFC.MQCMD_CHANGE_PROCESS: Need(_PROCESS, _CHG, CMQC.MQCA_PROCESS_NAME),
+    CMQCFC.MQCMD_DELETE_PROCESS: Need(_PROCESS, _DLT, CMQC.MQCA_PROCESS_NAME),
     # topics and subscriptions
     CMQCFC.MQCMD_INQUIRE_TOPIC: Need(_TOPIC, _DSP, CMQC.MQCA_TOPIC_NAME),
     CMQCFC.MQCMD_CREATE_TOPIC: Need(_TOPIC, _CRT, CMQC.MQCA_TOPIC_NAME,
@@ -151,6 +161,8 @@ def _objects(qm: QueueManagerState, object_type: int) -> Collection[str]:
         return qm.pubsub.topics.keys()
     if object_type == _NAMELIST:
         return namelist.namelists_of(qm).keys()
+    if object_type == _PROCESS:
+        return processes.processes_of(qm).keys()
     if object_type == _AUTH_INFO:
         return security_of(qm).authinfos.keys()
     return ()
