@@ -63,10 +63,11 @@ def bare_loop(conn: ibmmq.QueueManager, queue: str, count: int, body: bytes,
     return count / elapsed
 
 
-def through_channel(qma, qmb, name: str, count: int, body: bytes, persistent: bool) -> float:
+def through_channel(qma, qmb, name: str, target: str, count: int, body: bytes,
+                    persistent: bool) -> float:
     a, b = connect(qma), connect(qmb)
     qma.run_mqsc(f"STOP CHANNEL({name})")
-    queue = ibmmq.Queue(a, ibmmq.OD(ObjectName="BENCH.IN", ObjectQMgrName=qmb.name),
+    queue = ibmmq.Queue(a, ibmmq.OD(ObjectName=target, ObjectQMgrName=qmb.name),
                         CMQC.MQOO_OUTPUT)
     persistence = CMQC.MQPER_PERSISTENT if persistent else CMQC.MQPER_NOT_PERSISTENT
     for n in range(count):
@@ -77,10 +78,9 @@ def through_channel(qma, qmb, name: str, count: int, body: bytes, persistent: bo
     queue.close()
     started = time.perf_counter()
     qma.run_mqsc(f"START CHANNEL({name})")
-    while depth(b, "BENCH.IN") < count:
+    while depth(b, target) < count:
         time.sleep(0.005)
     elapsed = time.perf_counter() - started
-    qmb.run_mqsc("CLEAR QLOCAL(BENCH.IN)")
     a.disconnect()
     b.disconnect()
     return count / elapsed
@@ -96,21 +96,22 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         qmb = spark_mq.embedded.EmbeddedQueueManager(
             f"{folder}/QMB", name="QMB", port=free_port(),
-            mqsc="DEFINE QLOCAL(BENCH.IN) MAXDEPTH(999999999)\n"
-                 "DEFINE QLOCAL(BENCH.LOCAL) MAXDEPTH(999999999)\n").start()
+            mqsc="".join(f"DEFINE QLOCAL(BENCH.IN.{n}) MAXDEPTH(999999999)\n" for n in range(3))
+            + "DEFINE QLOCAL(BENCH.LOCAL) MAXDEPTH(999999999)\n").start()
         qma = spark_mq.embedded.EmbeddedQueueManager(f"{folder}/QMA", name="QMA",
                                                      port=free_port()).start()
         try:
             define_receiver(qmb, "QMA")
             results = {}
-            for label, batch, persistent, speed in (
+            for run, (label, batch, persistent, speed) in enumerate((
                     ("persistent, BATCHSZ(50)", 50, True, "NORMAL"),
                     ("persistent, BATCHSZ(500)", 500, True, "NORMAL"),
-                    ("non-persistent, NPMSPEED(FAST)", 50, False, "FAST")):
+                    ("non-persistent, NPMSPEED(FAST)", 50, False, "FAST"))):
                 name = define_sender(qma, "QMB", int(qmb.port or 0),
                                      f"BATCHSZ({batch}) NPMSPEED({speed})")
                 qma.run_mqsc("ALTER QLOCAL(QMB) MAXDEPTH(999999999) NOTRIGGER")
-                results[label] = through_channel(qma, qmb, name, args.messages, body, persistent)
+                results[label] = through_channel(qma, qmb, name, f"BENCH.IN.{run}",
+                                                 args.messages, body, persistent)
             b = connect(qmb)
             bare = bare_loop(b, "BENCH.LOCAL", args.messages, body, 50)
             b.disconnect()

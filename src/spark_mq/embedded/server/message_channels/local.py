@@ -37,8 +37,15 @@ class LocalConnection:
             self.conn = Connection(next(qmgr.conn_ids), user, appl_name)
             qmgr.connections[self.conn.conn_id] = self.conn
 
-    def open(self, name: str, options: int) -> int:
-        return self.qmgr.open(self.conn, CMQC.MQOT_Q, name, options, None, "").hobj
+    def open(self, name: str, options: int, qmgr_name: str = "", alternate_user: str = "") -> int:
+        return self.qmgr.open(self.conn, CMQC.MQOT_Q, name, options, None, "", alternate_user,
+                              qmgr_name).hobj
+
+    def put(self, hobj: int, md: list, options: int, props: list | None, data: bytes) -> None:
+        self.qmgr.put(self.conn, hobj, MD.pack(md), options, 0, props, data)
+
+    def close_handle(self, hobj: int) -> None:
+        self.qmgr.close(self.conn, hobj, CMQC.MQCO_NONE)
 
     def get(self, hobj: int, options: int, wait_ms: int = 0, msg_id: bytes | None = None,
             correl_id: bytes | None = None) -> Got | None:

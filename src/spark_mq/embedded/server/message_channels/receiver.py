@@ -45,6 +45,8 @@ _I = MD.index
 #: put failures a receiver waits out (MRRTY x MRTMR) before it dead-letters the message
 _RETRYABLE = frozenset({CMQC.MQRC_Q_FULL, CMQC.MQRC_PUT_INHIBITED})
 _SYNC_OPEN = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT
+_STALE_HANDLE = frozenset({CMQC.MQRC_Q_DELETED, CMQC.MQRC_HOBJ_ERROR})
+_MAX_HANDLES = 64
 
 
 def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: list,
@@ -113,6 +115,9 @@ class _Receiving:
         self.status, self.channel, self.partner, self.sync_hobj = status, channel, partner, sync_hobj
         self.batch_ids: list[bytes] = []
         self.idle_timeout = max(int(attrs["HBINT"]), 30) * 2 + 30
+        # output handles by (queue, queue manager, alternate user): a batch mostly goes to a
+        # few queues, and an MQOPEN per message would cost more than the put
+        self.handles: dict[tuple[str, str, str], int] = {}
 
     def run(self) -> None:
         try:
@@ -176,9 +181,12 @@ class _Receiving:
         tries = int(self.attrs["MRRTY"])
         while True:
             try:
-                self.local.put1(queue, qmgr_name, md, options, props, body, alternate)
+                self.local.put(self._handle(queue, qmgr_name, alternate), md, options, props, body)
                 return
             except MQError as exc:
+                if exc.reason in _STALE_HANDLE:    # deleted or redefined since it was opened
+                    self.handles.pop((queue, qmgr_name, alternate), None)
+                    continue
                 if exc.reason in _RETRYABLE and tries > 0 and self.status.stop_requested is None:
                     tries -= 1
                     self.status.status = statuses.PAUSED
@@ -189,6 +197,17 @@ class _Receiving:
                     return   # a FAST non-persistent message that cannot be put is discarded
                 self._undeliverable(md, body, props, exc.reason, queue, qmgr_name, in_batch)
                 return
+
+    def _handle(self, queue: str, qmgr_name: str, alternate: str) -> int:
+        key = (queue, qmgr_name, alternate)
+        hobj = self.handles.get(key)
+        if hobj is None:
+            if len(self.handles) >= _MAX_HANDLES:
+                self.local.close_handle(self.handles.pop(next(iter(self.handles))))
+            options = CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_ALL_CONTEXT | (
+                CMQC.MQOO_ALTERNATE_USER_AUTHORITY if alternate else 0)
+            hobj = self.handles[key] = self.local.open(queue, options, qmgr_name, alternate)
+        return hobj
 
     def _undeliverable(self, md: list, body: bytes, props: list | None, reason: int,
                        queue: str, qmgr_name: str, in_batch: bool) -> None:
