@@ -36,7 +36,7 @@ import logging
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from spark_mq.mq import jms
 from spark_mq.mq.column_table import COLUMNS
@@ -153,7 +153,7 @@ def _jms_map(m: Message) -> list[tuple[str, str | None]] | None:
 def _put_micros(m: Message) -> int | None:
     return put_timestamp_micros(m.md[_DATE], m.md[_TIME])
 
-#: column -> function(message) -> value ("queue" is filled by the caller): MQMD columns read
+#: column -> function(message) -> value ("queue" and "queue_manager" are the caller's): MQMD columns read
 #: their field (text fields without padding), the others are made here
 _EXTRACTORS: dict[str, Callable[[Message], Any]] = {
     c.name: (_md_text if c.read_type == "string" else _md)(c.md_field)
@@ -257,28 +257,41 @@ def convert_property(value: Any, kind: str) -> Any:
     return None
 
 
-def column_values(spec: ColumnSpec, messages: Sequence[Message], queue: str) -> list:
+class Source(NamedTuple):
+    """Where the messages were read: the `queue` and `queue_manager` columns."""
+    queue: str
+    queue_manager: str
+
+    @classmethod
+    def of(cls, options: Any) -> Source:
+        """The source of a reader's ReadOptions."""
+        return cls(options.queue or "", options.connection.queue_manager)
+
+
+def column_values(spec: ColumnSpec, messages: Sequence[Message], source: Source) -> list:
     if spec.is_property:
         kind, name = spec.kind, spec.name
         return [convert_property(_property(m.properties, name), kind) for m in messages]
     if spec.name == "queue":
-        return [queue] * len(messages)
+        return [source.queue] * len(messages)
+    if spec.name == "queue_manager":
+        return [source.queue_manager] * len(messages)
     extract = _EXTRACTORS[spec.name]
     return [extract(m) for m in messages]
 
 
-def to_record_batch(messages: Sequence[Message], queue: str, specs: Sequence[ColumnSpec],
+def to_record_batch(messages: Sequence[Message], source: Source, specs: Sequence[ColumnSpec],
                     arrow_schema):
     """A pyarrow.RecordBatch of these messages with exactly `arrow_schema`."""
     import pyarrow as pa
-    arrays = [pa.array(column_values(spec, messages, queue), type=field.type)
+    arrays = [pa.array(column_values(spec, messages, source), type=field.type)
               for spec, field in zip(specs, arrow_schema)]
     return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema)
 
 
-def to_rows(messages: Sequence[Message], queue: str, specs: Sequence[ColumnSpec]) -> list[tuple]:
+def to_rows(messages: Sequence[Message], source: Source, specs: Sequence[ColumnSpec]) -> list[tuple]:
     """The same as tuples (timestamps as aware datetimes), for callers that want rows."""
-    columns = [column_values(spec, messages, queue) for spec in specs]
+    columns = [column_values(spec, messages, source) for spec in specs]
     for i, spec in enumerate(specs):
         if spec.kind == "timestamp":
             columns[i] = [None if v is None else

@@ -83,6 +83,10 @@ Writer (`WriteOptions`):
                            reference/data pattern (default 4 MiB)
     stateQueue             exactly-once markers (default SPARK.MQ.WRITER.STATE)
     writerId               exactly-once identity (default: the query id)
+    targetQueueManager     the queue manager the target queue is on (MQOD.ObjectQMgrName):
+                           another one reached through this one's channels, by MQ's name
+                           resolution; wins over a `queue_manager` column (default: the
+                           connected queue manager, or the row's `queue_manager`)
     claimTimeoutMs         exactlyOnce: how long a task waits for another attempt of its
                            partition (a retry, a speculative copy, a cancelled task still
                            running) that holds the partition's lock (default 900000)
@@ -133,7 +137,7 @@ READ_OPTIONS = ("queue", "topic", "topicObject", "subscription", "selector", "de
                 "claimTimeoutMs", "stopFile", "convert", "ccsid", "encoding", "includeContext")
 WRITE_OPTIONS = ("queue", "topic", "retain", "persistence", "asyncPut", "commitEvery", "delivery",
                  "segmentation", "largeMessageThreshold", "stateQueue", "writerId",
-                 "claimTimeoutMs", "modelQueue", "context",
+                 "claimTimeoutMs", "modelQueue", "targetQueueManager", "context",
                  "ccsid", "encoding", "format", "jmsMessageType", "nullPayload")
 #: what Spark itself adds: load(path) / save(path), a streaming query's name and checkpoint
 SPARK_OPTIONS = ("path", "queryName", "checkpointLocation")
@@ -475,6 +479,7 @@ class WriteOptions:
     writer_id: str | None = None
     claim_timeout_ms: int = DEFAULT_CLAIM_TIMEOUT_MS
     model_queue: str = LOCK_MODEL_QUEUE
+    target_queue_manager: str | None = None
     context: str = "auto"
     ccsid: int | None = None           # None: 1208 for string payloads, unset for binary
     encoding: int | None = None        # None: 546 native (273 for JMS messages, as Java)
@@ -497,6 +502,10 @@ class WriteOptions:
         writer_id = opts.get("writerid")
         if writer_id is not None and not 1 <= len(writer_id.strip()) <= 200:
             raise MQOptionError("writerId", writer_id, "a non-empty string of up to 200 characters")
+        if "targetqueuemanager" in opts and "topic" in opts:
+            raise MQOptionError("targetQueueManager", opts["targetqueuemanager"],
+                                "no targetQueueManager with the 'topic' option (publications "
+                                "go to the connected queue manager's topics); a queue instead")
         if "queue" in opts and "topic" in opts:
             raise MQOptionError("queue / topic", f"queue={opts['queue']!r}, topic={opts['topic']!r}",
                                 "one of the options queue (a queue) and topic (a topic string "
@@ -524,6 +533,8 @@ class WriteOptions:
                                        86_400_000, "claimTimeoutMs"),
             model_queue=parse_name(opts, "modelqueue", LOCK_MODEL_QUEUE, "modelQueue")
             or LOCK_MODEL_QUEUE,
+            target_queue_manager=parse_name(opts, "targetqueuemanager", None,
+                                            "targetQueueManager"),
             context=parse_choice(opts, "context", "auto", CONTEXT),
             ccsid=_parse_ccsid(opts),
             encoding=_parse_encoding(opts),

@@ -177,7 +177,8 @@ class MQStreamWriter(_MQWriter, DataSourceStreamArrowWriter):
 def _plan(columns: list[Column], options: WriteOptions) -> MessagePlan:
     defaults = MessageDefaults(options.ccsid, options.encoding, options.format,
                                options.jms_message_type, options.context == "all",
-                               options.persistence, options.null_payload)
+                               options.persistence, options.null_payload,
+                               options.target_queue_manager)
     return MessagePlan(columns, options.context != "none", defaults)
 
 
@@ -201,10 +202,15 @@ def _check_with_queue_manager(options: WriteOptions) -> WriteOptions:
         max_uncommitted, _ = queue_manager_limits(qmgr, ibmmq)
         options = options.check_commit_every(max_uncommitted)
         if options.queue:
+            where = options.target_queue_manager
+            target = (ibmmq.OD(ObjectName=options.queue, ObjectQMgrName=where) if where
+                      else options.queue)
             try:
-                ibmmq.Queue(qmgr, options.queue, ibmmq.CMQC.MQOO_OUTPUT).close()
+                ibmmq.Queue(qmgr, target, ibmmq.CMQC.MQOO_OUTPUT).close()
             except ibmmq.MQMIError as exc:
-                raise describe(exc, f"opening queue {options.queue!r} for output") from exc
+                label = f"queue {options.queue!r}" + (f" at queue manager {where!r} (option "
+                                                      "'targetQueueManager')" if where else "")
+                raise describe(exc, f"opening {label} for output") from exc
         if options.topic:
             od = ibmmq.OD(ObjectType=ibmmq.CMQC.MQOT_TOPIC, Version=ibmmq.CMQC.MQOD_VERSION_4)
             od.set_vs("ObjectString", options.topic)

@@ -9,6 +9,7 @@ from spark_mq.columns import (
     COLUMN_TYPES,
     DEFAULT_COLUMNS,
     DEFAULT_SCHEMA,
+    Source,
     convert_property,
     plan_columns,
     put_timestamp_micros,
@@ -115,7 +116,7 @@ def test_rows_from_a_message():
     message = Message(b"body", tuple(values[n] for n in MD_FIELDS), {"n": 3, "s": "v"},
                       records.plain(b"M" * 24))
     specs = plan_columns([(n, t) for n, t in DEFAULT_COLUMNS] + [("n", "int"), ("missing", "string")])
-    [row] = to_rows([message], "Q1", specs)
+    [row] = to_rows([message], Source("Q1", "QM1"), specs)
     columns = dict(zip([s.name for s in specs], row))
     assert columns["payload"] == b"body" and columns["queue"] == "Q1"
     assert columns["persistent"] is True and columns["format"] == "MQSTR"

@@ -1,6 +1,7 @@
 """The request/reply bridge (jobs/request_reply_bridge.py): every request answered on the
-queue its sender named, with CorrelId = the request's MsgId, MsgType reply and the request's
-context passed on."""
+queue its sender named (ReplyToQ) at the queue manager it named (ReplyToQMgr: another queue
+manager is reached through this one's channels), with CorrelId = the request's MsgId,
+MsgType reply and the request's context passed on."""
 from __future__ import annotations
 
 import argparse
@@ -42,10 +43,17 @@ def replies(requests: DataFrame, transform: str, no_reply_queue: str, context: l
     body = {"upper": F.upper(text), "lower": F.lower(text), "reverse": F.reverse(text),
             "echo": F.col("payload")}[transform]
     reply_to = F.trim(F.col("reply_to_queue"))
-    target = F.when(reply_to.isNull() | (reply_to == ""), F.lit(no_reply_queue)).otherwise(reply_to)
+    no_reply = reply_to.isNull() | (reply_to == "")
+    target = F.when(no_reply, F.lit(no_reply_queue)).otherwise(reply_to)
+    # ReplyToQMgr: the queue manager the requester waits on (the queue manager fills it with
+    # its own name when the requester leaves it blank, so a local requester is answered here)
+    reply_qmgr = F.trim(F.col("reply_to_qmgr"))
+    target_qmgr = F.when(no_reply | reply_qmgr.isNull() | (reply_qmgr == ""),
+                         F.lit(None).cast("string")).otherwise(reply_qmgr)
     return requests.select(
         body.alias("payload"),
         target.alias("queue"),
+        target_qmgr.alias("queue_manager"),
         F.col("message_id").alias("correlation_id"),
         F.lit(MQMT_REPLY).alias("msg_type"),
         F.col("priority"),

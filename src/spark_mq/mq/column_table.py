@@ -52,6 +52,9 @@ def _c(name: str, read_type: str, md_field: str | None, default: bool, write_rol
 COLUMNS: tuple[MQColumn, ...] = (
     _c("payload", "binary", None, True, "payload", ("binary", "string")),
     _c("queue", "string", None, True, "route", ("string",)),
+    # reading: the queue manager the message was read from; writing: MQOD.ObjectQMgrName, the
+    # queue manager (or queue-manager alias) the row's queue is on, reached through channels
+    _c("queue_manager", "string", None, False, "route", ("string",)),
     _c("message_id", "binary", "MsgId", True, "delivered"),
     _c("correlation_id", "binary", "CorrelId", True, "md", ("binary", "string"), 24),
     _c("group_id", "binary", "GroupId", True, "md", ("binary", "string"), 24),

@@ -58,6 +58,10 @@ HINTS: dict[int, str] = {
                                    "(host(port)) and that it is running",
     CMQC.MQRC_Q_MGR_NAME_ERROR: "the queue manager name does not match the one listening at "
                                 "'connName': check 'queueManager'",
+    CMQC.MQRC_UNKNOWN_REMOTE_Q_MGR: "no route to that queue manager (option "
+                                    "'targetQueueManager' or column 'queue_manager'): the "
+                                    "connected queue manager needs a transmission queue of "
+                                    "that name, a queue-manager alias or DEFXMITQ",
     CMQC.MQRC_HOST_NOT_AVAILABLE: "the host could not be reached: check 'connName'",
     CMQC.MQRC_UNKNOWN_CHANNEL_NAME: "the channel is not known to the queue manager: check 'channel'",
     CMQC.MQRC_SSL_INITIALIZATION_ERROR: "TLS could not be set up: check 'cipherSpec' and "

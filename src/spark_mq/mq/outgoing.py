@@ -113,6 +113,7 @@ class MessageDefaults:
     context_all: bool = False          # context=all: MsgId and PutDate/PutTime from the row
     persistence: str = "persistent"    # the JMSDeliveryMode a row without one gets
     null_payload: str = "error"        # error | empty: what a null payload becomes
+    queue_manager: str | None = None   # option targetQueueManager: wins over the column
 
 
 @dataclass
@@ -120,6 +121,7 @@ class Outgoing:
     """One row as a message: body, target queue, MQMD values (None = default), properties."""
     payload: bytes
     queue: str | None = None
+    queue_manager: str | None = None   # MQOD.ObjectQMgrName: blank is the connected one
     topic: str | None = None
     correl_id: bytes | None = None
     group_id: bytes | None = None
@@ -194,9 +196,10 @@ class MessagePlan:
                 self._check_property_column(column)
                 self.property_columns.append((index, column.name, column.type_name))
         self.queue_index = self.md_indexes.get("queue")
+        self.queue_manager_index = self.md_indexes.get("queue_manager")
         self.topic_index = self.md_indexes.get("topic")
         self._md_getters = [(name, index) for name, index in self.md_indexes.items()
-                            if name not in ("queue", "topic", "properties")]
+                            if name not in ("queue", "queue_manager", "topic", "properties")]
         self._map_index = self.md_indexes.get("properties")
         self._kind_index = self.jms_indexes.get("jms_type")
         self._jms_getters = [(name, index) for name, index in self.jms_indexes.items()
@@ -274,6 +277,8 @@ class MessagePlan:
         out = Outgoing(b"")
         if self.queue_index is not None:
             out.queue = row[self.queue_index]
+        out.queue_manager = self.defaults.queue_manager or (
+            row[self.queue_manager_index] if self.queue_manager_index is not None else None)
         if self.topic_index is not None:
             out.topic = row[self.topic_index]
         for name, index in self._md_getters:

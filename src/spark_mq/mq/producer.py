@@ -38,6 +38,11 @@ class ProducerSettings:
     keep_msg_id: bool = False
 
 
+#: an open with MQOO_INQUIRE refused for these: open again without it
+_NO_INQUIRE = (CMQC.MQRC_NOT_AUTHORIZED, CMQC.MQRC_NOT_OPEN_FOR_INQUIRE,
+               CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+
+
 @dataclass
 class Target:
     """An open output handle on one queue (or topic) and the largest message it takes."""
@@ -45,10 +50,14 @@ class Target:
     queue: Any
     max_length: int
     topic: bool = False     # a topic string: puts publish (MQOPEN of MQOT_TOPIC)
+    qmgr_name: str = ""     # MQOD.ObjectQMgrName: a queue on another queue manager
 
     @property
     def label(self) -> str:
-        return f"topic {self.name!r}" if self.topic else f"queue {self.name!r}"
+        if self.topic:
+            return f"topic {self.name!r}"
+        return f"queue {self.name!r}" + (f" at queue manager {self.qmgr_name!r}"
+                                         if self.qmgr_name else "")
 
     @property
     def hobj(self) -> int:
@@ -83,7 +92,7 @@ class Producer:
         self.qmgr, self.ibmmq, self.settings = qmgr, ibmmq, settings
         C = self.C = ibmmq.CMQC
         self.qmgr_max_length = qmgr_max_length
-        self.targets: dict[tuple[bool, str], Target] = {}   # (is a topic, name)
+        self.targets: dict[tuple[bool, str, str], Target] = {}   # (is a topic, name, qmgr)
         self.persistence = {"persistent": C.MQPER_PERSISTENT, "nonPersistent": C.MQPER_NOT_PERSISTENT,
                             "asQueueDef": C.MQPER_PERSISTENCE_AS_Q_DEF}[settings.persistence]
         response = C.MQPMO_ASYNC_RESPONSE if settings.async_put else C.MQPMO_SYNC_RESPONSE
@@ -113,17 +122,18 @@ class Producer:
         self.async_puts = 0          # asynchronous puts since the last MQSTAT
 
     # --- targets -----------------------------------------------------------------------
-    def target(self, name: str) -> Target:
-        target = self.targets.get((False, name))
+    def target(self, name: str, qmgr_name: str = "") -> Target:
+        """An output handle on queue `name` (at `qmgr_name`, through name resolution)."""
+        target = self.targets.get((False, name, qmgr_name))
         if target is None:
-            target = self.targets[(False, name)] = self._open(name)
+            target = self.targets[(False, name, qmgr_name)] = self._open(name, qmgr_name)
         return target
 
     def topic_target(self, topic: str) -> Target:
         """An output handle on a topic string: puts to it publish."""
-        target = self.targets.get((True, topic))
+        target = self.targets.get((True, topic, ""))
         if target is None:
-            target = self.targets[(True, topic)] = self._open_topic(topic)
+            target = self.targets[(True, topic, "")] = self._open_topic(topic)
         return target
 
     def _open_topic(self, topic: str) -> Target:
@@ -138,25 +148,30 @@ class Producer:
             raise describe(exc, f"opening topic {topic!r} for publishing") from exc
         return Target(topic, handle, self.qmgr_max_length, topic=True)
 
-    def _open(self, name: str) -> Target:
+    def _open(self, name: str, qmgr_name: str = "") -> Target:
         C, ibmmq = self.C, self.ibmmq
         base = C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | self.context_open
+        label = f"queue {name!r}" + (f" at queue manager {qmgr_name!r}" if qmgr_name else "")
         try:
-            queue = ibmmq.Queue(self.qmgr, name, base | C.MQOO_INQUIRE)
+            queue = ibmmq.Queue(self.qmgr, self._od(name, qmgr_name), base | C.MQOO_INQUIRE)
             try:
                 max_length = min(int(queue.inquire(C.MQIA_MAX_MSG_LENGTH)), self.qmgr_max_length)
             except ibmmq.MQMIError:
                 max_length = self.qmgr_max_length
         except ibmmq.MQMIError as exc:
-            if exc.reason not in (CMQC.MQRC_NOT_AUTHORIZED, CMQC.MQRC_NOT_OPEN_FOR_INQUIRE):
-                raise describe(exc, f"opening queue {name!r} for output") from exc
-            # no inquire authority: put with the queue manager's limit as the estimate
+            if exc.reason not in _NO_INQUIRE:
+                raise describe(exc, f"opening {label} for output") from exc
+            # no inquire authority, or a queue elsewhere (which MQ lets one only put to):
+            # put with the queue manager's limit as the estimate
             try:
-                queue = ibmmq.Queue(self.qmgr, name, base)
+                queue = ibmmq.Queue(self.qmgr, self._od(name, qmgr_name), base)
             except ibmmq.MQMIError as exc2:
-                raise describe(exc2, f"opening queue {name!r} for output") from exc2
+                raise describe(exc2, f"opening {label} for output") from exc2
             max_length = self.qmgr_max_length
-        return Target(name, queue, max_length)
+        return Target(name, queue, max_length, qmgr_name=qmgr_name)
+
+    def _od(self, name: str, qmgr_name: str) -> Any:
+        return self.ibmmq.OD(ObjectName=name, ObjectQMgrName=qmgr_name) if qmgr_name else name
 
     # --- sizing ------------------------------------------------------------------------
     def uses_reference(self, out: Outgoing, target: Target) -> bool:

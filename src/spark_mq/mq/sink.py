@@ -226,10 +226,15 @@ def _at_row(exc: RowValueError, taken: int, ledger: ChunkLedger | None,
 def _prepare(row: Row, plan: MessagePlan, producer: Producer,
              default_queue: Default) -> tuple[Outgoing, Target, int]:
     out = plan.message(row)
+    if out.queue_manager and (isinstance(default_queue, Topic) or (
+            not default_queue and out.topic)):
+        raise RowValueError(f"a row names queue manager {out.queue_manager!r} and publishes on "
+                            "a topic; valid: a queue_manager only with a queue (publications "
+                            "go to the connected queue manager's topic tree)")
     if isinstance(default_queue, Topic):
         target = producer.topic_target(default_queue.string)
     elif default_queue:
-        target = producer.target(default_queue)
+        target = producer.target(default_queue, out.queue_manager or "")
     elif out.topic and out.queue:
         raise RowValueError(f"columns 'queue' ({out.queue!r}) and 'topic' ({out.topic!r}) are "
                             "both set in a row and no 'queue' or 'topic' option is set; valid: "
@@ -238,7 +243,8 @@ def _prepare(row: Row, plan: MessagePlan, producer: Producer,
     elif out.topic:
         target = producer.topic_target(out.topic)
     else:
-        target = producer.target(_routed(out.queue, plan.topic_index is not None))
+        target = producer.target(_routed(out.queue, plan.topic_index is not None),
+                                 out.queue_manager or "")
     return out, target, producer.message_count(out, target)
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
-from spark_mq.columns import to_record_batch
+from spark_mq.columns import Source, to_record_batch
 from spark_mq.mq.connection import connect, load_ibmmq
 from spark_mq.mq.message import Message
 from spark_mq.options import ReadOptions
@@ -36,9 +36,9 @@ class MQBatchReader(DataSourceReader):
             for message in browser.messages():
                 chunk.append(message)
                 if len(chunk) >= ARROW_CHUNK:
-                    yield to_record_batch(chunk, opts.queue, self.specs, schema)
+                    yield to_record_batch(chunk, Source.of(opts), self.specs, schema)
                     chunk = []
             if chunk:
-                yield to_record_batch(chunk, opts.queue, self.specs, schema)
+                yield to_record_batch(chunk, Source.of(opts), self.specs, schema)
         finally:
             browser.close()

@@ -47,6 +47,7 @@ from pyspark.sql.streaming.datasource import (
 )
 from pyspark.sql.types import StructType
 
+from spark_mq.columns import Source
 from spark_mq.errors import MQConnectorError
 from spark_mq.mq.claims import CHUNK, PartitionKey, StateQueue
 from spark_mq.mq.connection import connect, load_ibmmq, retry_while_lost
@@ -215,7 +216,7 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
                                 conversion=opts.conversion, typed_properties=opts.typed_properties)
             messages = consumer.get_batch(partition.max_messages, partition.max_bytes, 0)
             schema = arrow_schema(self.schema)
-            batches = list(record_batches(messages, opts.queue, self.specs, schema))
+            batches = list(record_batches(messages, Source.of(opts), self.specs, schema))
             state.put_record(partition.key, _ipc(schema, batches), sum(b.num_rows for b in batches))
             consumer.commit()
             return batches

@@ -8,7 +8,7 @@ from typing import Any
 from pyspark.sql.datasource import InputPartition
 from pyspark.sql.types import StructType
 
-from spark_mq.columns import ColumnSpec, plan_columns, to_record_batch
+from spark_mq.columns import ColumnSpec, Source, plan_columns, to_record_batch
 from spark_mq.mq.message import Message
 
 ARROW_CHUNK = 4096  # rows per Arrow record batch handed to Spark
@@ -31,7 +31,7 @@ class MessagesPartition(InputPartition):
         self.messages = messages
 
 
-def record_batches(messages: Sequence[Message], queue: str, specs: Sequence[ColumnSpec],
+def record_batches(messages: Sequence[Message], source: Source, specs: Sequence[ColumnSpec],
                    schema: Any) -> Iterator[Any]:
     for i in range(0, len(messages), ARROW_CHUNK):
-        yield to_record_batch(messages[i:i + ARROW_CHUNK], queue, specs, schema)
+        yield to_record_batch(messages[i:i + ARROW_CHUNK], source, specs, schema)

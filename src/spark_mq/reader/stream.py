@@ -60,6 +60,7 @@ from pyspark.sql.streaming.datasource import (
 )
 from pyspark.sql.types import StructType
 
+from spark_mq.columns import Source
 from spark_mq.errors import MQConnectorError
 from spark_mq.mq import records
 from spark_mq.mq.errors import connection_lost
@@ -399,7 +400,7 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     # --- executors ----------------------------------------------------------------------
     def read(self, partition: InputPartition) -> Iterator:
         assert isinstance(partition, MessagesPartition)
-        yield from record_batches(partition.messages, self.options.queue, self.specs,
+        yield from record_batches(partition.messages, Source.of(self.options), self.specs,
                                    arrow_schema(self.schema))
 
     def stop(self) -> None:

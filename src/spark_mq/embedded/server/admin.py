@@ -217,7 +217,7 @@ def _requested(attrs: Mapping[str, object], flags: frozenset[str]) -> dict[str, 
     wanted = {flag for flag in flags if flag != "ALL"}
     if not wanted or "ALL" in flags:
         return dict(attrs)
-    return {key: value for key, value in attrs.items() if key in wanted or key == "TYPE"}
+    return {key: value for key, value in attrs.items() if key in wanted or key in ("TYPE", "CHLTYPE")}
 
 
 def _display(qmgr: QueueManager, kind: str, pattern: str,
