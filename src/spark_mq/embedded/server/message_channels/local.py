@@ -58,6 +58,9 @@ class LocalConnection:
             raise
         return Got(MD.unpack(md_out), data, props)
 
+    def put(self, hobj: int, md: list, options: int, props: list | None, data: bytes) -> None:
+        self.qmgr.put(self.conn, hobj, MD.pack(md), options, 0, props, data)
+
     def put1(self, name: str, qmgr_name: str, md: list, options: int, props: list | None,
              data: bytes, alternate_user: str = "") -> None:
         self.qmgr.put1(self.conn, name, MD.pack(md), options, 0, props, data, alternate_user,
