@@ -477,3 +477,63 @@ def mqsc_error(text: str):
     with pytest.raises(MQSCError) as info:
         parse_mqsc(text)
     return info.value
+
+
+# --- event messages (SYSTEM.ADMIN.*.EVENT) ------------------------------------------------------
+def parse_event(data: bytes) -> tuple[object, dict[int, object]]:
+    """(MQCFH, {parameter: value}) of an event message, read with ibmmq's own PCF classes:
+    strings as text without their padding. (ibmmq.PCFExecute.unpack refuses a header whose
+    CompCode is not MQCC_OK, and every event message's is MQCC_WARNING, as IBM MQ sends them.)"""
+    import struct
+
+    import ibmmq
+    from ibmmq import CMQCFC
+    header = ibmmq.CFH()
+    header.unpack(data[:CMQCFC.MQCFH_STRUC_LENGTH])
+    values: dict[int, object] = {}
+    cursor = CMQCFC.MQCFH_STRUC_LENGTH
+    for _ in range(header.ParameterCount):
+        kind, length = struct.unpack_from("=2i", data, cursor)
+        if kind == CMQCFC.MQCFT_INTEGER:
+            parameter = ibmmq.CFIN()
+            parameter.unpack(data[cursor:cursor + length])
+            values[parameter.Parameter] = parameter.Value
+        elif kind == CMQCFC.MQCFT_STRING:
+            fixed = ibmmq.CFST()
+            fixed.unpack(data[cursor:cursor + CMQCFC.MQCFST_STRUC_LENGTH_FIXED])
+            parameter = ibmmq.CFST(StringLength=fixed.StringLength)
+            parameter.unpack(data[cursor:cursor + length])
+            values[parameter.Parameter] = parameter.String[:parameter.StringLength].decode().rstrip()
+        else:
+            raise AssertionError(f"an event parameter of type {kind}")
+        cursor += length
+    assert cursor == len(data), "bytes after the event's last parameter"
+    return header, values
+
+
+def next_event(conn, queue: str, wait_ms: int = 0):
+    """The next event message on `queue`, got destructively (waiting up to `wait_ms`): (MQMD,
+    MQCFH, parameters), or None when there is none."""
+    import ibmmq
+    from ibmmq import CMQC
+    handle = ibmmq.Queue(conn, queue, CMQC.MQOO_INPUT_SHARED)
+    try:
+        md = ibmmq.MD()
+        options = CMQC.MQGMO_NO_SYNCPOINT | (CMQC.MQGMO_WAIT if wait_ms else CMQC.MQGMO_NO_WAIT)
+        try:
+            data = handle.get(None, md, ibmmq.GMO(Options=options, WaitInterval=wait_ms))
+        except ibmmq.MQMIError as exc:
+            if exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
+                return None
+            raise
+        return (md, *parse_event(data))
+    finally:
+        handle.close()
+
+
+def events_on(conn, queue: str) -> list[tuple]:
+    """Every event message waiting on `queue`, got destructively: [(MQMD, MQCFH, parameters)]."""
+    found = []
+    while (event := next_event(conn, queue)) is not None:
+        found.append(event)
+    return found

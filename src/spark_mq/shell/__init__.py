@@ -6,6 +6,7 @@
     messages   put, get and browse, as IBM's amqsput, amqsget and amqsbcg do
     show       how a message is printed: MQMD fields, properties, payload (text, hex, JSON)
     admin      mqsc (the embedded runmqsc) and depth
+    channels   channels (status and transmission queues) and move-xmitq (a stuck one)
 
 Importing this package imports neither Spark nor ibmmq.
 """

@@ -83,7 +83,7 @@ def run_unsubscribe(args: argparse.Namespace) -> int:
 def run_mqsc(args: argparse.Namespace) -> int:
     if args.commands and args.file:
         raise JobError("give COMMAND arguments or -f FILE, not both")
-    with _sender(args) as send:
+    with mqsc_sender(args) as send:
         return _run_commands(args, send)
 
 
@@ -134,7 +134,7 @@ def _lines(args: argparse.Namespace) -> Iterable[str]:
 
 
 @contextmanager
-def _sender(args: argparse.Namespace) -> Iterator[Callable[[str], tuple[bool, str]]]:
+def mqsc_sender(args: argparse.Namespace) -> Iterator[Callable[[str], tuple[bool, str]]]:
     """A function that runs one MQSC command and returns (ok, output), on one connection
     opened at the first command and closed at the end."""
     from spark_mq.embedded.client.admin import (
@@ -227,7 +227,7 @@ def _named_depths(args: argparse.Namespace) -> list[tuple[str, int, int]]:
 
 def _all_depths(args: argparse.Namespace) -> list[tuple[str, int, int]]:
     """Every local queue, from DISPLAY QLOCAL(*) (embedded queue managers)."""
-    with _sender(args) as send:
+    with mqsc_sender(args) as send:
         ok, output = send("DISPLAY QLOCAL(*) CURDEPTH MAXDEPTH")
     if not ok:
         raise JobError(f"DISPLAY QLOCAL(*) failed: {output}")

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from spark_mq.jobs.cli import add_connection_arguments
 from spark_mq.jobs.errors import JobError, explain
-from spark_mq.shell import admin, lifecycle, messages, trigger_monitor
+from spark_mq.shell import admin, channels, lifecycle, messages, trigger_monitor
 
 PROG = "spark-mq-qmgr"
 
@@ -32,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     lifecycle.add_commands(commands)
     clients = [admin.add_mqsc(commands), admin.add_depth(commands), messages.add_put(commands),
                messages.add_get(commands), messages.add_browse(commands),
-               admin.add_unsubscribe(commands), trigger_monitor.add_trigger_monitor(commands)]
+               admin.add_unsubscribe(commands), channels.add_channels(commands),
+               channels.add_move_xmitq(commands), trigger_monitor.add_trigger_monitor(commands)]
     for sub in clients:
         add_connection_arguments(sub)
     return parser

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server import channels, namelist, processes
+from spark_mq.embedded.server import channels, move_queue, namelist, processes
 from spark_mq.embedded.server.message_channels.initiator import initiator_of
 from spark_mq.embedded.server.mqsc import parse_mqsc
 from spark_mq.embedded.server.mqsc_attributes import default_attributes
@@ -188,6 +188,8 @@ def _dispatch(qmgr: QueueManager, command: MQSCCommand) -> str:
         return _process(qmgr, command)
     if kind in pubsub_admin.KINDS and verb not in ("START", "STOP", "REFRESH", "SET", "END"):
         return pubsub_admin.apply(qmgr, command)  # before the ignored types: TOPIC, SUB
+    if verb == "MOVE" and kind == "QLOCAL":
+        return move_queue.move(qmgr, command)
     if kind in _IGNORED_TYPES or verb in ("START", "STOP", "REFRESH", "SET", "END"):
         return ""
     if verb == "DEFINE":

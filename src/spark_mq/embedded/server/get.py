@@ -13,6 +13,7 @@ import time
 
 from spark_mq.embedded.server.convert import convert_message
 from spark_mq.embedded.server.errors import NONE, OK, WARNING, MQError
+from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.handles import INPUT_OPTIONS, handle_of
 from spark_mq.embedded.server.matching import MSG_TOKEN, find
 from spark_mq.embedded.server.properties import properties_for_getter
@@ -272,6 +273,7 @@ def _take(qm: QueueManagerState, conn: Connection, found: list[Message], options
                 raise MQError(CMQC.MQRC_RESOURCE_PROBLEM) from None
     for message in found:
         queue.remove(message)
+    depth_changed(qm, queue, DepthChange.GOT, len(found))
     if syncpoint:
         conn.uow_gets.extend(found)
 

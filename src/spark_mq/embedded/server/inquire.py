@@ -26,9 +26,11 @@ from spark_mq.embedded.server.queues import (
 )
 from spark_mq.embedded.server.state import Connection, QueueManagerState, blank
 from spark_mq.embedded.server.triggering import hook as triggering
-from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.constants import CMQC, CMQCFC
 from spark_mq.mqi.structs import blank_padded
 
+#: the queue depth event switches (QDPHIEV, QDPLOEV, QDPMAXEV) as MQINQ answers them
+_EVENT_SWITCH = {"ENABLED": CMQCFC.MQEVR_ENABLED, "DISABLED": CMQCFC.MQEVR_DISABLED}
 # selector -> (MQSC attribute, {MQSC keyword: MQI integer} or None for plain integers)
 _QUEUE_INTS: dict[int, tuple[str, dict[str, int] | None]] = {
     CMQC.MQIA_MAX_MSG_LENGTH: ("MAXMSGL", None),
@@ -59,6 +61,11 @@ _QUEUE_INTS: dict[int, tuple[str, dict[str, int] | None]] = {
     CMQC.MQIA_TRIGGER_DEPTH: ("TRIGDPTH", None),
     CMQC.MQIA_TRIGGER_MSG_PRIORITY: ("TRIGMPRI", None),
     CMQC.MQIA_USAGE: ("USAGE", {"NORMAL": CMQC.MQUS_NORMAL, "XMITQ": CMQC.MQUS_TRANSMISSION}),
+    CMQC.MQIA_Q_DEPTH_HIGH_LIMIT: ("QDEPTHHI", None),
+    CMQC.MQIA_Q_DEPTH_LOW_LIMIT: ("QDEPTHLO", None),
+    CMQC.MQIA_Q_DEPTH_HIGH_EVENT: ("QDPHIEV", _EVENT_SWITCH),
+    CMQC.MQIA_Q_DEPTH_LOW_EVENT: ("QDPLOEV", _EVENT_SWITCH),
+    CMQC.MQIA_Q_DEPTH_MAX_EVENT: ("QDPMAXEV", _EVENT_SWITCH),
 }
 _DEFINITION_TYPES = {PREDEFINED: CMQC.MQQDT_PREDEFINED,
                      PERMANENT_DYNAMIC: CMQC.MQQDT_PERMANENT_DYNAMIC,

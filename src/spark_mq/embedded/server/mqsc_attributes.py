@@ -152,6 +152,14 @@ QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
     "TRIGDATA": _str(64, _STORING),
     "PROCESS": _str(_NAME_LENGTH, _STORING),
     "INITQ": _str(_NAME_LENGTH, _STORING),
+    # Performance events (events/performance.py): the depth limits in percent of MAXDEPTH and
+    # whether each queue depth event is on; the queue manager itself switches the three flags
+    # after each event, as IBM MQ does (IBM's defaults: only Queue Full on).
+    "QDEPTHHI": _int(0, 100, 80, _STORING),
+    "QDEPTHLO": _int(0, 100, 20, _STORING),
+    "QDPHIEV": _enum("DISABLED ENABLED", _STORING),
+    "QDPLOEV": _enum("DISABLED ENABLED", _STORING),
+    "QDPMAXEV": _enum("ENABLED DISABLED", _STORING),
     "CURDEPTH": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
     "IPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
     "OPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
@@ -180,6 +188,10 @@ QMGR_ATTRIBUTES: dict[str, AttributeSpec] = {
     # security (security/): the AUTHINFO that authenticates connections, and CHLAUTH rules on/off
     "CONNAUTH": _str(_NAME_LENGTH, frozenset({"QMGR"})),
     "CHLAUTH": _enum("ENABLED DISABLED", frozenset({"QMGR"})),
+    # event messages (events/): queue depth events, and channel events (EXCEPTION: only the
+    # ones that report a failure); IBM's default is DISABLED for both
+    "PERFMEV": _enum("DISABLED ENABLED", frozenset({"QMGR"})),
+    "CHLEV": _enum("DISABLED ENABLED EXCEPTION", frozenset({"QMGR"})),
 }
 
 

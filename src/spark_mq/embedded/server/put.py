@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 
 from spark_mq.embedded.server.errors import MQError, WarnedPut
+from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.handles import handle_of, open_handle, release
 from spark_mq.embedded.server.md_context import apply_context, pad_char_fields, put_stamp
 from spark_mq.embedded.server.properties import check_properties
@@ -162,6 +163,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
         # segmenting a persistent message needs the queue manager's own unit of work
         raise MQError(CMQC.MQRC_UOW_NOT_AVAILABLE)
     if queue.depth + len(pieces) > queue.attrs["MAXDEPTH"]:
+        depth_changed(qm, queue, DepthChange.FULL)
         raise MQError(CMQC.MQRC_Q_FULL)
     if syncpoint and len(conn.uow_puts) + len(conn.uow_gets) + len(pieces) > qm.attrs["MAXUMSGS"]:
         raise MQError(CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
@@ -181,6 +183,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
             queue.insert(message)
         qm.arrived.notify_all()
     triggering.put(qm, conn, queue, messages, syncpoint)
+    depth_changed(qm, queue, DepthChange.PUT, len(messages))
     if options & CMQC.MQPMO_LOGICAL_ORDER:
         handle.put_group = next_group  # only a put that succeeded moves the group on
     if warning:

@@ -3,17 +3,17 @@ show them (runs in the queue-manager process).
 
 The embedded queue manager answers as an IBM MQ 9.4 queue manager on a UNIX platform does.
 Attributes an administrator can change (DEADQ, DESCR, MAXMSGL, MAXUMSGS, MAXPROPL, MAXHANDS,
-TRIGINT, CONNAUTH, CHLAUTH) live in `QueueManagerState.attrs` (see
+TRIGINT, CONNAUTH, CHLAUTH, PERFMEV, CHLEV) live in `QueueManagerState.attrs` (see
 mqsc_attributes.QMGR_ATTRIBUTES); the rest are fixed here. Where the embedded queue manager
-lacks a facility MQ has (distribution lists, event messages, channel auto-definition), it
-says so rather than claim it.
+lacks a facility MQ has (distribution lists, the event messages other than performance and
+channel events (events/), channel auto-definition), it says so rather than claim it.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from spark_mq.embedded.server.state import QMGR_CCSID, QueueManagerState
-from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.constants import CMQC, CMQCFC
 
 #: MQ's version string, VVRRMMFF (version, release, maintenance level, fix level)
 VERSION = "09040000"
@@ -22,7 +22,7 @@ COMMAND_LEVEL = 940
 MAX_PRIORITY = 9
 #: the queue PCF commands go to, created with the queue manager (system_queues.py)
 COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
-_EVENTS_DISABLED = 0  # MQEVR_DISABLED (defined in CMQCFC, not CMQC): no event messages
+_EVENTS_DISABLED: int = CMQCFC.MQEVR_DISABLED  # an event kind this queue manager never generates
 
 #: MQINQ integer selectors -> the QMGR attribute (mqsc_attributes.QMGR_ATTRIBUTES) holding them
 _ALTERABLE_INTS = {
@@ -43,9 +43,18 @@ _FIXED_INTS = {
     CMQC.MQIA_CHANNEL_AUTO_DEF: CMQC.MQCHAD_DISABLED,
     **{selector: _EVENTS_DISABLED for selector in (
         CMQC.MQIA_AUTHORITY_EVENT, CMQC.MQIA_INHIBIT_EVENT, CMQC.MQIA_LOCAL_EVENT,
-        CMQC.MQIA_REMOTE_EVENT, CMQC.MQIA_START_STOP_EVENT, CMQC.MQIA_PERFORMANCE_EVENT,
-        CMQC.MQIA_CHANNEL_EVENT, CMQC.MQIA_CHANNEL_AUTO_DEF_EVENT, CMQC.MQIA_CONFIGURATION_EVENT,
+        CMQC.MQIA_REMOTE_EVENT, CMQC.MQIA_START_STOP_EVENT,
+        CMQC.MQIA_CHANNEL_AUTO_DEF_EVENT, CMQC.MQIA_CONFIGURATION_EVENT,
         CMQC.MQIA_COMMAND_EVENT, CMQC.MQIA_SSL_EVENT, CMQC.MQIA_LOGGER_EVENT)},
+}
+#: MQINQ selectors of the event switches that ALTER QMGR sets -> (the QMGR attribute, its
+#: MQSC keywords as MQEVR_* values); the selectors in _FIXED_INTS are events never generated
+EVENT_SWITCHES: dict[int, tuple[str, dict[str, int]]] = {
+    CMQC.MQIA_PERFORMANCE_EVENT: ("PERFMEV", {"DISABLED": CMQCFC.MQEVR_DISABLED,
+                                              "ENABLED": CMQCFC.MQEVR_ENABLED}),
+    CMQC.MQIA_CHANNEL_EVENT: ("CHLEV", {"DISABLED": CMQCFC.MQEVR_DISABLED,
+                                        "ENABLED": CMQCFC.MQEVR_ENABLED,
+                                        "EXCEPTION": CMQCFC.MQEVR_EXCEPTION}),
 }
 #: MQINQ character selectors -> the length of their value (MQ_*_LENGTH)
 CHAR_LENGTHS = {
@@ -76,6 +85,9 @@ def qmgr_value(qmgr: QueueManagerState, selector: int) -> int | bytes | None:
         return int(qmgr.attrs[_ALTERABLE_INTS[selector]])
     if selector in _FIXED_INTS:
         return _FIXED_INTS[selector]
+    if selector in EVENT_SWITCHES:
+        keyword, values = EVENT_SWITCHES[selector]
+        return values.get(str(qmgr.attrs.get(keyword)), CMQCFC.MQEVR_DISABLED)
     if selector == CMQC.MQIA_CHLAUTH_RECORDS:
         return 0 if qmgr.attrs.get("CHLAUTH") == "DISABLED" else 1  # MQCHLA_DISABLED/ENABLED
     text = _char_value(qmgr, selector)

@@ -45,8 +45,9 @@ def _words(**values: int) -> dict[str, int]:
     return dict(values)
 
 
-#: PCF selector -> how the queue manager stores it. Trigger and depth-event attributes are
-#: listed for when mqsc_attributes.py models them; until then they are refused by changes.
+_EVENT_SWITCH = _words(ENABLED=CMQCFC.MQEVR_ENABLED, DISABLED=CMQCFC.MQEVR_DISABLED)
+
+#: PCF selector -> how the queue manager stores it.
 STORED: dict[int, Stored] = {
     CMQC.MQCA_Q_DESC: Stored("DESCR", length=CMQC.MQ_Q_DESC_LENGTH),
     CMQC.MQIA_MAX_MSG_LENGTH: Stored("MAXMSGL"),
@@ -92,6 +93,11 @@ STORED: dict[int, Stored] = {
     CMQC.MQCA_XMIT_Q_NAME: Stored("XMITQ", length=CMQC.MQ_Q_NAME_LENGTH),
     CMQC.MQIA_USAGE: Stored("USAGE", _words(
         NORMAL=CMQC.MQUS_NORMAL, XMITQ=CMQC.MQUS_TRANSMISSION)),
+    CMQC.MQIA_Q_DEPTH_HIGH_LIMIT: Stored("QDEPTHHI"),
+    CMQC.MQIA_Q_DEPTH_LOW_LIMIT: Stored("QDEPTHLO"),
+    CMQC.MQIA_Q_DEPTH_HIGH_EVENT: Stored("QDPHIEV", _EVENT_SWITCH),
+    CMQC.MQIA_Q_DEPTH_LOW_EVENT: Stored("QDPLOEV", _EVENT_SWITCH),
+    CMQC.MQIA_Q_DEPTH_MAX_EVENT: Stored("QDPMAXEV", _EVENT_SWITCH),
 }
 _DEFINITION_TYPES = {PREDEFINED: CMQC.MQQDT_PREDEFINED,
                      PERMANENT_DYNAMIC: CMQC.MQQDT_PERMANENT_DYNAMIC,

@@ -18,7 +18,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from spark_mq.mqi.constants import CMQC, CMQCFC
+# the structures a response is made of, used as pcf.cfin(...) and so on by the commands
+from spark_mq.embedded.server.pcf_structures import cfbs as cfbs
+from spark_mq.embedded.server.pcf_structures import cfil as cfil
+from spark_mq.embedded.server.pcf_structures import cfin as cfin
+from spark_mq.embedded.server.pcf_structures import cfin64 as cfin64
+from spark_mq.embedded.server.pcf_structures import cfsl as cfsl
+from spark_mq.embedded.server.pcf_structures import cfst as cfst
+from spark_mq.mqi.constants import CMQCFC
 
 _HEADER = struct.Struct("=9i")
 _TWO = struct.Struct("=2i")
@@ -324,53 +331,10 @@ def string_in(structures: Sequence[bytes], parameter: int) -> str | None:
 
 
 # === writing a response ===================================================================
+# (the parameter structures are pcf_structures.py's, shared with the event messages, events/)
 def header(command: int, seq: int, last: bool, comp_code: int, reason: int, count: int,
            version: int = CMQCFC.MQCFH_VERSION_1) -> bytes:
     """The MQCFH of one response message."""
     control = CMQCFC.MQCFC_LAST if last else CMQCFC.MQCFC_NOT_LAST
     return _HEADER.pack(CMQCFC.MQCFT_RESPONSE, HEADER_LENGTH, version, command, seq, control,
                         comp_code, reason, count)
-
-
-def _padded(value: bytes) -> bytes:
-    return value + b"\0" * (-len(value) % 4)
-
-
-def cfin(parameter: int, value: int) -> bytes:
-    return struct.pack("=4i", CMQCFC.MQCFT_INTEGER, CMQCFC.MQCFIN_STRUC_LENGTH, parameter, value)
-
-
-def cfst(parameter: int, value: str | bytes, length: int = 0) -> bytes:
-    """An MQCFST; `length`: the fixed length MQ blank-pads this attribute to (0: as it is)."""
-    raw = value.encode() if isinstance(value, str) else value
-    if length:
-        raw = raw[:length].ljust(length, b" ")
-    data = _padded(raw)
-    return struct.pack("=5i", CMQCFC.MQCFT_STRING, CMQCFC.MQCFST_STRUC_LENGTH_FIXED + len(data),
-                       parameter, CMQC.MQCCSI_DEFAULT, len(raw)) + data
-
-
-def cfil(parameter: int, values: Sequence[int]) -> bytes:
-    return struct.pack(f"=4i{len(values)}i", CMQCFC.MQCFT_INTEGER_LIST,
-                       CMQCFC.MQCFIL_STRUC_LENGTH_FIXED + 4 * len(values), parameter,
-                       len(values), *values)
-
-
-def cfsl(parameter: int, values: Sequence[str | bytes], length: int) -> bytes:
-    """An MQCFSL: every string blank-padded to `length`, as MQ returns lists of names."""
-    raws = [(v.encode() if isinstance(v, str) else v)[:length].ljust(length, b" ") for v in values]
-    data = _padded(b"".join(raws))
-    return struct.pack("=6i", CMQCFC.MQCFT_STRING_LIST,
-                       CMQCFC.MQCFSL_STRUC_LENGTH_FIXED + len(data), parameter,
-                       CMQC.MQCCSI_DEFAULT, len(raws), length) + data
-
-
-def cfbs(parameter: int, value: bytes) -> bytes:
-    data = _padded(value)
-    return struct.pack("=4i", CMQCFC.MQCFT_BYTE_STRING,
-                       CMQCFC.MQCFBS_STRUC_LENGTH_FIXED + len(data), parameter, len(value)) + data
-
-
-def cfin64(parameter: int, value: int) -> bytes:
-    return struct.pack("=3i4xq", CMQCFC.MQCFT_INTEGER64, CMQCFC.MQCFIN64_STRUC_LENGTH,
-                       parameter, value)

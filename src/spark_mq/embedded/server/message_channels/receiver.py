@@ -14,6 +14,11 @@ says, as IBM MQ's receiver does (IBM docs: "The receiving MCA"):
   messages stay on the sender's transmission queue, nothing is lost.
 
 The batch and the channel's sync record commit in one unit of work (see __init__.py).
+
+Channel events (events/channel.py): Channel Started once the hello is answered, Channel
+Stopped when the sender has gone: qualifier OK after its BYE (or STOP CHANNEL
+STATUS(INACTIVE)), DISABLED after STOP CHANNEL, ERROR when the connection broke or the
+channel ended on a message it could not deliver.
 """
 from __future__ import annotations
 
@@ -24,6 +29,12 @@ from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server import channels
 from spark_mq.embedded.server.errors import FAILED, NONE, OK, MQError
+from spark_mq.embedded.server.events import channel_started, channel_stopped
+from spark_mq.embedded.server.events.channel import (
+    STOPPED_DISABLED,
+    STOPPED_ERROR,
+    STOPPED_OK,
+)
 from spark_mq.embedded.server.faults import fail_point
 from spark_mq.embedded.server.message_channels import link as frames
 from spark_mq.embedded.server.message_channels import status as statuses
@@ -87,6 +98,8 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
     status.closer = link.close   # STOP CHANNEL ends the channel's wait for the sender
     table.put(status)
     local = LocalConnection(qmgr, runs_as, "amqrmppa")
+    started = False
+    failure: BaseException | None = None
     try:
         reader.max_frame, reader.max_elements = max_frame, max_elements
         sync_hobj = local.open(sync.SYNC_QUEUE, _SYNC_OPEN)
@@ -96,15 +109,37 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
         link.send(OK, NONE, qmgr.name, min(batch_size, int(attrs["BATCHSZ"])), record.to_wire())
         log.info("receiver channel %s started: sender queue manager %s at %s", channel,
                  partner, peer)
-        _Receiving(qmgr, local, link, attrs, status, channel, partner, sync_hobj).run()
+        channel_started(qmgr, channel, "", peer)
+        started = True
+        failure = _Receiving(qmgr, local, link, attrs, status, channel, partner, sync_hobj).run()
     except (ConnectionError, OSError, TimeoutError, ProtocolError) as exc:
+        failure = exc
         if status.stop_requested is None:
             log.info("receiver channel %s ended: %s", channel, exc or type(exc).__name__)
+    except BaseException as exc:   # reported below, then raised on
+        failure = exc
+        raise
     finally:
         local.close(clean=False)   # an unfinished batch is backed out
         status.status = status.stop_requested or statuses.INACTIVE
         if status.status == statuses.INACTIVE:
             table.remove(status)
+        if started:
+            _report_stop(qmgr, channel, peer, status, failure)
+
+
+def _report_stop(qmgr: QueueManager, channel: str, peer: str, status: statuses.ChannelStatus,
+                 failure: BaseException | None) -> None:
+    """Channel Stopped for a receiver that had reported Channel Started."""
+    if status.stop_requested is not None:   # STOP CHANNEL: the closed link is no failure
+        qualifier = STOPPED_DISABLED if status.stop_requested == statuses.STOPPED else STOPPED_OK
+        failure = None
+    else:
+        qualifier = STOPPED_OK if failure is None else STOPPED_ERROR
+    reason = 0 if failure is None else (
+        failure.reason if isinstance(failure, MQError) else int(CMQC.MQRC_CONNECTION_BROKEN))
+    text = "" if failure is None else str(failure) or type(failure).__name__
+    channel_stopped(qmgr, channel, "", peer, qualifier, reason, text)
 
 
 class _Receiving:
@@ -114,12 +149,18 @@ class _Receiving:
         self.qmgr, self.local, self.link, self.attrs = qmgr, local, link, attrs
         self.status, self.channel, self.partner, self.sync_hobj = status, channel, partner, sync_hobj
         self.batch_ids: list[bytes] = []
+        # messages received since the last batch ended, NPMSPEED(FAST) ones outside the batch
+        # included: what MSGS counts, as IBM's does
+        self.received = 0
+        self.failure: MQError | None = None   # why the channel ended, if it failed
         self.idle_timeout = max(int(attrs["HBINT"]), 30) * 2 + 30
         # output handles by (queue, queue manager, alternate user): a batch mostly goes to a
         # few queues, and an MQOPEN per message would cost more than the put
         self.handles: dict[tuple[str, str, str], int] = {}
 
-    def run(self) -> None:
+    def run(self) -> MQError | None:
+        """Receive until the sender says BYE (None) or a message cannot be delivered anywhere
+        (that failure, once the sender has been told)."""
         try:
             self._run()
         except _NoDeadLetterQueue as exc:
@@ -131,6 +172,8 @@ class _Receiving:
             log.error("%s: the batch is backed out and the channel ends", why)
             self._drain_batch()
             self.link.send(FAILED, exc.reason, why)
+            self.failure = exc
+        return self.failure
 
     def _drain_batch(self) -> None:
         """Read the rest of the batch, so that the sender reads the refusal as the answer to
@@ -159,6 +202,7 @@ class _Receiving:
     def _message(self, seq: int, msg_id: bytes, data: bytes, props: list | None,
                  in_batch: bool) -> None:
         self.status.current_seq = seq
+        self.received += 1
         if in_batch:
             self.batch_ids.append(msg_id)
             self.status.current_msgs += 1
@@ -234,9 +278,10 @@ class _Receiving:
             self.local.backout()
             self.link.send(FAILED, exc.reason, f"receiver channel {self.channel} could not "
                                                f"commit batch {batch}")
+            self.failure = exc
             return False
-        self.status.committed(len(self.batch_ids), seq, batch)
-        self.batch_ids = []
+        self.status.committed(self.received, seq, batch)
+        self.batch_ids, self.received = [], 0
         self.link.send(frames.DONE, batch)
         return True
 

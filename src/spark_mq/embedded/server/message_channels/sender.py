@@ -12,6 +12,10 @@ __init__.py), as IBM MQ's sender does:
   and the channel is RETRYING, SHORTRTY times SHORTTMR seconds apart, then LONGRTY times
   LONGTMR apart, then STOPPED; it resumes by itself when the partner is back;
 * STOP CHANNEL ends it after the batch in flight (MODE QUIESCE), STOPPED or INACTIVE as asked.
+
+Channel events (events/channel.py): Channel Started once a session is RUNNING, and Channel
+Stopped when that session ends, qualified by what the channel does next: OK (INACTIVE),
+RETRY (RETRYING), DISABLED (STOPPED).
 """
 from __future__ import annotations
 
@@ -24,6 +28,12 @@ from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server import channels
 from spark_mq.embedded.server.errors import OK, MQError
+from spark_mq.embedded.server.events import channel_started, channel_stopped
+from spark_mq.embedded.server.events.channel import (
+    STOPPED_DISABLED,
+    STOPPED_OK,
+    STOPPED_RETRY,
+)
 from spark_mq.embedded.server.faults import fail_point
 from spark_mq.embedded.server.message_channels import link as frames
 from spark_mq.embedded.server.message_channels import status as statuses
@@ -49,7 +59,12 @@ _LOCAL_FAULTS = frozenset({CMQC.MQRC_UNKNOWN_OBJECT_NAME, CMQC.MQRC_OBJECT_IN_US
 
 
 class ChannelEnded(Exception):
-    """A failure after which the channel stops instead of retrying."""
+    """A failure after which the channel stops instead of retrying; `reason` its MQ reason
+    when it has one of its own (else the one of its cause, if any)."""
+
+    def __init__(self, message: str, reason: int = 0) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 def parse_conname(conname: str) -> tuple[str, int]:
@@ -86,6 +101,8 @@ class SenderAgent:
         self.qmgr, self.name, self.status = qmgr, name, status
         self.thread = threading.Thread(target=self._run, name=f"sender-{name}", daemon=True)
         self.ran = False    # the last session reached RUNNING: retries start counting again
+        # (XMITQ, CONNAME) of the session that reported Channel Started, until its Stopped
+        self.reported: tuple[str, str] | None = None
 
     def start(self) -> None:
         self.thread.start()
@@ -105,6 +122,7 @@ class SenderAgent:
                 try:
                     ended = self._session(attrs)
                     status.status = ended
+                    self._stopped(STOPPED_DISABLED if ended == statuses.STOPPED else STOPPED_OK)
                     return
                 except ChannelEnded:
                     raise
@@ -115,6 +133,8 @@ class SenderAgent:
                     status.error = _describe(exc)
                     if status.stop_requested is not None:
                         status.status = status.stop_requested
+                        self._stopped(STOPPED_DISABLED if status.status == statuses.STOPPED
+                                      else STOPPED_OK, exc)
                         return
                     if short_left > 0:
                         short_left -= 1
@@ -127,6 +147,7 @@ class SenderAgent:
                     log.warning("sender channel %s: %s; RETRYING in %d s", self.name,
                                 status.error, wait)
                     status.status = statuses.RETRYING
+                    self._stopped(STOPPED_RETRY, exc)
                     if status.wake.wait(wait) and status.stop_requested is not None:
                         status.status = status.stop_requested
                         return
@@ -136,6 +157,7 @@ class SenderAgent:
             log.error("sender channel %s STOPPED: %s", self.name, exc)
             status.error = str(exc)
             status.status = statuses.STOPPED
+            self._stopped(STOPPED_DISABLED, exc)
         finally:
             if status.status == statuses.INACTIVE:
                 statuses.table(self.qmgr).remove(status)
@@ -160,11 +182,22 @@ class SenderAgent:
             self.ran = True
             log.info("sender channel %s RUNNING: partner %s at %s", self.name, partner,
                      attrs["CONNAME"])
+            self.reported = (xmitq, str(attrs["CONNAME"]))
+            channel_started(self.qmgr, self.name, *self.reported)
             return _Sending(self, local, link, hobj, attrs, batch_size, record.seq).run()
         finally:
             local.close(clean=False)   # a batch not confirmed is backed out: sent again
             if link is not None:
                 link.close()
+
+    def _stopped(self, qualifier: int, failure: BaseException | None = None) -> None:
+        """Channel Stopped for the session that reported Channel Started, if one did."""
+        if self.reported is None:
+            return
+        xmitq, conname = self.reported
+        self.reported = None
+        channel_stopped(self.qmgr, self.name, xmitq, conname, qualifier, _reason(failure),
+                        "" if failure is None else _describe(failure))
 
     def _resync(self, local: LocalConnection, hobj: int, record: SyncRecord) -> None:
         """Remove what the partner's last committed batch holds and this side still has (its
@@ -256,11 +289,24 @@ class _Sending:
         if answer[:2] != [frames.DONE, batch_id]:
             reason = answer[1] if len(answer) > 1 and type(answer[1]) is int else 0
             why = answer[2] if len(answer) > 2 and isinstance(answer[2], str) else str(answer)
-            raise ChannelEnded(f"the partner did not take batch {batch_id}: reason {reason}: {why}")
+            raise ChannelEnded(f"the partner did not take batch {batch_id}: reason {reason}: {why}",
+                               reason)
         fail_point("sender-confirmed")   # the partner has committed; this side has not
         self.local.commit()
         status.committed(count, self.seq, batch_id)
         return count
+
+
+def _reason(failure: BaseException | None) -> int:
+    """The MQ reason of a channel's failure: its own, the partner's, else the connection's."""
+    while failure is not None:
+        if isinstance(failure, (MQError, frames.ChannelRefused)) or (
+                isinstance(failure, ChannelEnded) and failure.reason):
+            return int(failure.reason)
+        if not isinstance(failure, ChannelEnded):
+            return int(CMQC.MQRC_CONNECTION_BROKEN)   # the network or the partner's frames
+        failure = failure.__cause__
+    return 0
 
 
 def _describe(exc: BaseException) -> str:

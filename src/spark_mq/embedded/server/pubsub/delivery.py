@@ -23,6 +23,7 @@ import time
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.errors import MQError
+from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.matching import _lookup as lookup
 from spark_mq.embedded.server.pubsub.state import Subscription
 from spark_mq.embedded.server.queues import (
@@ -73,6 +74,7 @@ def copy_for(qm: QueueManagerState, sub: Subscription, md: list, body: bytes,
     if len(body) > min(queue.attrs["MAXMSGL"], qm.attrs["MAXMSGL"]):
         raise MQError(CMQC.MQRC_MSG_TOO_BIG_FOR_Q)
     if queue.depth + 1 + sum(1 for m in others if m.queue is queue) > queue.attrs["MAXDEPTH"]:
+        depth_changed(qm, queue, DepthChange.FULL)
         raise MQError(CMQC.MQRC_Q_FULL)
     copy = list(md)
     copy[I_MSGID] = qm.new_msgid()
@@ -123,3 +125,5 @@ def place(qm: QueueManagerState, conn: Connection | None, messages: list[Message
         qm.arrived.notify_all()
     for queue in {id(m.queue): m.queue for m in messages}.values():  # each queue once
         triggering.put(qm, conn, queue, [m for m in messages if m.queue is queue], in_unit)
+    for queue in {id(m.queue): m.queue for m in messages}.values():   # each queue once
+        depth_changed(qm, queue, DepthChange.PUT, sum(1 for m in messages if m.queue is queue))

@@ -1,0 +1,30 @@
+"""Event messages (IBM MQ's "event monitoring"): PCF messages the queue manager puts on its
+SYSTEM.ADMIN.*.EVENT queues when something an administrator watches happens.
+
+Two kinds are generated here, each switched on the queue manager:
+
+* performance events (ALTER QMGR PERFMEV(ENABLED); performance.py): Queue Depth High, Queue
+  Depth Low and Queue Full on SYSTEM.ADMIN.PERFM.EVENT, by each local queue's QDEPTHHI,
+  QDEPTHLO, QDPHIEV, QDPLOEV and QDPMAXEV, with IBM's switching of those flags after each
+  event and the queue statistics (statistics.py) that each event reports and resets;
+* channel events (ALTER QMGR CHLEV(ENABLED|EXCEPTION); channel.py): Channel Started and
+  Channel Stopped on SYSTEM.ADMIN.CHANNEL.EVENT, from the message channel agents.
+
+The put and get paths (put.py, get.py, pubsub/delivery.py) call one hook, `depth_changed`,
+after every change of a queue's depth and for every put a full queue refuses; it counts the
+queue's statistics and, only when PERFMEV is ENABLED, looks at the limits. The channel agents
+(message_channels/sender.py, receiver.py) call `channel_started` and `channel_stopped`.
+
+Every event message is put by message.py: MQFMT_EVENT, an MQCFH of type MQCFT_EVENT and the
+event's parameters (pcf_structures.py), outside any unit of work, as IBM MQ puts them. An
+event queue that is missing, full or put-inhibited loses the event, as on IBM MQ.
+
+This package imports nothing of the verbs that call it (the server's import graph has no
+cycles, tests/test_code_checks.py).
+"""
+from __future__ import annotations
+
+from spark_mq.embedded.server.events.channel import channel_started, channel_stopped
+from spark_mq.embedded.server.events.performance import DepthChange, depth_changed
+
+__all__ = ["DepthChange", "channel_started", "channel_stopped", "depth_changed"]
