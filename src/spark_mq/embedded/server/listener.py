@@ -381,7 +381,7 @@ class _Session:
             if verb == "CHL" and self.conn is None:
                 # a sender channel of another queue manager: this connection is its receiver
                 receiver.serve(self.qmgr, self.sock, reader, args, self.peer,
-                               _connected_max_frame(self.qmgr), REQUEST_MAX_ELEMENTS)
+                               _connected_max_frame(self.qmgr), REQUEST_MAX_ELEMENTS, self.tls)
                 return
             if verb == "PUTA":  # asynchronous put: no answer, outcome counted for MQSTAT
                 self._put_async(args)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from spark_mq.embedded.server import channels
 from spark_mq.embedded.server.message_channels import status as statuses
 from spark_mq.embedded.server.message_channels.local import LocalConnection
-from spark_mq.embedded.server.message_channels.sender import SenderAgent, open_link
+from spark_mq.embedded.server.message_channels.sender import SenderAgent, channel_tls, open_link
 from spark_mq.embedded.server.queues import LocalQueue
 from spark_mq.mqi.constants import CMQC
 
@@ -119,7 +119,8 @@ class ChannelInitiator:
         def ping() -> None:
             try:
                 link, answer = open_link(str(attrs["CONNAME"]), name, self.qmgr.name,
-                                         int(attrs["BATCHSZ"]), True)
+                                         int(attrs["BATCHSZ"]), True,
+                                         channel_tls(self.qmgr, attrs))
                 link.close()
                 outcome.append(answer[0])
             except Exception as exc:   # reported to the command, not raised in this thread

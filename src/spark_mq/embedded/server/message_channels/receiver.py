@@ -27,7 +27,7 @@ import socket
 import time
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server import channels
+from spark_mq.embedded.server import channels, tls
 from spark_mq.embedded.server.errors import FAILED, NONE, OK, MQError
 from spark_mq.embedded.server.events import channel_started, channel_stopped
 from spark_mq.embedded.server.events.channel import (
@@ -61,7 +61,8 @@ _MAX_HANDLES = 64
 
 
 def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: list,
-          peer: str, max_frame: int, max_elements: int) -> None:
+          peer: str, max_frame: int, max_elements: int,
+          tls_session: tls.TlsSession | None = None) -> None:
     """Run the receiving end of the channel the hello names until the sender says BYE or the
     connection ends; every failure ends only this channel."""
     channel, partner, batch_size, ping = frames.check_hello(hello)
@@ -71,6 +72,11 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
     if attrs is None:
         link.send(FAILED, CMQC.MQRC_UNKNOWN_CHANNEL_NAME,
                   f"no receiver channel {channel} is defined on queue manager {qmgr.name}")
+        return
+    refused = tls.check_channel(qmgr, channel, tls_session, peer)   # SSLCIPH, SSLCAUTH, SSLPEER
+    if refused is not None:
+        link.send(FAILED, refused, f"receiver channel {channel} on {qmgr.name} refused the "
+                                   "sender's TLS session (see its log)")
         return
     existing = table.get(channel, channels.RECEIVER)
     if existing is not None and existing.status == statuses.STOPPED:

@@ -27,6 +27,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server import channels
+from spark_mq.embedded.server import tls as server_tls
 from spark_mq.embedded.server.errors import OK, MQError
 from spark_mq.embedded.server.events import channel_started, channel_stopped
 from spark_mq.embedded.server.events.channel import (
@@ -39,6 +40,7 @@ from spark_mq.embedded.server.message_channels import link as frames
 from spark_mq.embedded.server.message_channels import status as statuses
 from spark_mq.embedded.server.message_channels.local import Got, LocalConnection
 from spark_mq.embedded.server.message_channels.sync import SyncRecord
+from spark_mq.embedded.tls.outbound import ClientTls, TlsRefused, context, handshake
 from spark_mq.embedded.wire import ProtocolError
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD
@@ -76,11 +78,26 @@ def parse_conname(conname: str) -> tuple[str, int]:
     return first, 1414
 
 
-def open_link(conname: str, channel: str, qm_name: str, batch_size: int,
-              ping: bool) -> tuple[frames.Link, list]:
-    """Connect to the partner and say hello; (the link, its OK answer's outputs)."""
+def channel_tls(qmgr: QueueManager, attrs: dict) -> tuple[ClientTls, str] | None:
+    """A sender with SSLCIPH reaches its partner over TLS, with the queue manager's own key
+    repository (SSLKEYR) and certificate (the channel's CERTLABL, else the QMGR's), and the
+    partner's DN checked against SSLPEER: what IBM MQ's sending MCA does."""
+    cipher = str(attrs.get("SSLCIPH") or "").strip()
+    if not cipher:
+        return None
+    label = str(attrs.get("CERTLABL") or qmgr.attrs.get("CERTLABL") or "")
+    return ClientTls(server_tls.repository(qmgr), label, str(attrs.get("SSLPEER") or "")), cipher
+
+
+def open_link(conname: str, channel: str, qm_name: str, batch_size: int, ping: bool,
+              tls: tuple[ClientTls, str] | None = None) -> tuple[frames.Link, list]:
+    """Connect to the partner (over TLS when `tls` says so) and say hello; (the link, its
+    OK answer's outputs)."""
     host, port = parse_conname(conname)
     sock = socket.create_connection((host, port), timeout=_CONNECT_SECONDS)
+    if tls is not None:
+        options, cipher = tls
+        sock = handshake(sock, context(options, cipher), cipher, channel, options.peer_name)
     link = frames.Link(sock)
     try:
         link.send(frames.HELLO, channel, qm_name, batch_size, ping)
@@ -127,7 +144,7 @@ class SenderAgent:
                 except ChannelEnded:
                     raise
                 except (OSError, ConnectionError, TimeoutError, ProtocolError,
-                        frames.ChannelRefused, MQError) as exc:
+                        frames.ChannelRefused, MQError, TlsRefused) as exc:
                     if isinstance(exc, MQError) and exc.reason in _LOCAL_FAULTS:
                         raise ChannelEnded(f"reason {exc.reason}") from exc
                     status.error = _describe(exc)
@@ -174,7 +191,8 @@ class SenderAgent:
                 raise ChannelEnded("XMITQ is blank (valid: the transmission queue it serves)")
             hobj = local.open(xmitq, CMQC.MQOO_INPUT_EXCLUSIVE | CMQC.MQOO_FAIL_IF_QUIESCING)
             link, (partner, batch_size, record) = open_link(
-                str(attrs["CONNAME"]), self.name, self.qmgr.name, int(attrs["BATCHSZ"]), False)
+                str(attrs["CONNAME"]), self.name, self.qmgr.name, int(attrs["BATCHSZ"]), False,
+                channel_tls(self.qmgr, attrs))
             record = SyncRecord.from_wire(record)
             status.rqmname, status.error = partner, ""
             self._resync(local, hobj, record)
