@@ -12,8 +12,9 @@ The classic MQ server pattern, as a streaming query: every request read from
     MessageQ-MQSeries bridge pattern, where ApplIdentityData carries the correlation the
     requester needs).
 
-Reply-to queue managers other than the one connected to are not routed; define a remote
-queue definition for them on the bridge's queue manager.
+A request whose ReplyToQMgr is another queue manager is answered there, through the bridge's
+queue manager's channels (a transmission queue named after it, a queue-manager alias or
+DEFXMITQ): see the README's "A network of queue managers on one laptop".
 """
 from __future__ import annotations
 
