@@ -252,3 +252,28 @@ def test_pcf_defines_starts_inquires_and_stops_channels(pair):
         assert missing.value.reason == CMQCFC.MQRCCF_CHANNEL_NOT_FOUND
     finally:
         pcf.disconnect()
+
+
+def test_a_secured_receiver_admits_a_sender_only_through_its_chlauth_rules(tmp_path):
+    """IBM's developer configuration blocks every channel its rules do not name (the
+    back-stop ADDRESSMAP NOACCESS): a sender is refused (2035) and retries, its messages
+    kept; a rule mapping the channel to a user lets it in, and messages are put as that
+    user (MCAUSER), with that user's authority."""
+    qmb = embedded.EmbeddedQueueManager(str(tmp_path / "QMB"), name="QMB",
+                                        users={"app": "passw0rd", "admin": "adminpw"}).start()
+    qma = start(tmp_path, "QMA")
+    try:
+        name = link(qma, qmb)
+        sent = put_remote(connect(qma), "DEV.QUEUE.1", "QMB", [b"let me in"])
+        wait_for(lambda: channel_status(qma, name) == "RETRYING", what="refused, RETRYING")
+        log = (tmp_path / "QMA" / "qmgr.log").read_text()
+        assert f"MQ reason {CMQC.MQRC_NOT_AUTHORIZED}" in log
+        assert depth(connect(qma), "QMB") == 1
+        qmb.run_mqsc(f"SET CHLAUTH('{name}') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(MAP) "
+                     "MCAUSER('app')")
+        b = ibmmq.connect("QMB", "DEV.APP.SVRCONN", qmb.conn_name, user="app", password="passw0rd")
+        got = receive(b, "DEV.QUEUE.1", 1)
+        assert [md.MsgId for md, _ in got] == sent
+    finally:
+        qma.stop()
+        qmb.stop()

@@ -4,8 +4,9 @@ says, as IBM MQ's receiver does (IBM docs: "The receiving MCA"):
 
 * with MQPMO_SET_ALL_CONTEXT, so the message arrives with its sender's context (MsgId,
   CorrelId, UserIdentifier, PutApplName, PutDate/Time) and properties;
-* as the channel's MCAUSER (or a CHLAUTH rule's), or with PUTAUT(CTX) as the message's own
-  UserIdentifier;
+* with the authority of the channel's MCAUSER (or a CHLAUTH rule's), or with PUTAUT(CTX)
+  of the message's own UserIdentifier, as the alternate user of the agent's own connection
+  (the queue manager's, as IBM MQ's MCA runs as mqm: its sync records are its own);
 * to a queue of this queue manager, or onwards to a third one through this one's name
   resolution (a middle hop: resolution/names.py picks the next transmission queue);
 * a put that fails on a full or put-inhibited queue is retried MRRTY times MRTMR ms apart;
@@ -103,7 +104,7 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
                                     status=statuses.RUNNING)
     status.closer = link.close   # STOP CHANNEL ends the channel's wait for the sender
     table.put(status)
-    local = LocalConnection(qmgr, runs_as, "amqrmppa")
+    local = LocalConnection(qmgr, "mqm", "amqrmppa")
     started = False
     failure: BaseException | None = None
     try:
@@ -117,8 +118,9 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
                  partner, peer)
         channel_started(qmgr, channel, "", peer)
         started = True
-        failure = _Receiving(qmgr, local, link, attrs, status, channel, partner, sync_hobj).run()
-    except (ConnectionError, OSError, TimeoutError, ProtocolError) as exc:
+        failure = _Receiving(qmgr, local, link, attrs, status, channel, partner, sync_hobj,
+                             "" if runs_as == "mqm" else runs_as).run()
+    except (ConnectionError, OSError, TimeoutError, ProtocolError, MQError) as exc:
         failure = exc
         if status.stop_requested is None:
             log.info("receiver channel %s ended: %s", channel, exc or type(exc).__name__)
@@ -151,8 +153,9 @@ def _report_stop(qmgr: QueueManager, channel: str, peer: str, status: statuses.C
 class _Receiving:
     def __init__(self, qmgr: QueueManager, local: LocalConnection, link: frames.Link,
                  attrs: dict, status: statuses.ChannelStatus, channel: str, partner: str,
-                 sync_hobj: int) -> None:
+                 sync_hobj: int, put_as: str = "") -> None:
         self.qmgr, self.local, self.link, self.attrs = qmgr, local, link, attrs
+        self.put_as = put_as     # MCAUSER (or a CHLAUTH rule's): whose authority puts use
         self.status, self.channel, self.partner, self.sync_hobj = status, channel, partner, sync_hobj
         self.batch_ids: list[bytes] = []
         # messages received since the last batch ended, NPMSPEED(FAST) ones outside the batch
@@ -224,9 +227,8 @@ class _Receiving:
                  in_batch: bool) -> None:
         options = CMQC.MQPMO_SET_ALL_CONTEXT | (
             CMQC.MQPMO_SYNCPOINT if in_batch else CMQC.MQPMO_NO_SYNCPOINT)
-        alternate = ""
+        alternate = self.put_as
         if self.attrs.get("PUTAUT") == "CTX":
-            options |= CMQC.MQPMO_ALTERNATE_USER_AUTHORITY
             alternate = md[_I["UserIdentifier"]].decode(errors="replace").strip()
         tries = int(self.attrs["MRRTY"])
         while True:
