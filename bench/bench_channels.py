@@ -27,19 +27,11 @@ spark_mq.embedded.install()
 import ibmmq  # noqa: E402
 from ibmmq import CMQC  # noqa: E402
 
-from channel_topology import define_receiver, define_sender, free_port  # noqa: E402
+from channel_topology import define_receiver, define_sender, depth, free_port  # noqa: E402
 
 
 def connect(qm: spark_mq.embedded.EmbeddedQueueManager) -> ibmmq.QueueManager:
     return ibmmq.connect(qm.name, "DEV.APP.SVRCONN", qm.conn_name)
-
-
-def depth(conn: ibmmq.QueueManager, queue: str) -> int:
-    handle = ibmmq.Queue(conn, queue, CMQC.MQOO_INQUIRE)
-    try:
-        return int(handle.inquire(CMQC.MQIA_CURRENT_Q_DEPTH))
-    finally:
-        handle.close()
 
 
 def bare_loop(conn: ibmmq.QueueManager, queue: str, count: int, body: bytes,

@@ -19,6 +19,7 @@ import ibmmq
 from ibmmq import CMQC
 
 from channel_topology import channel_name, define_receiver, define_sender, free_port
+from channel_topology import depth as _depth
 from spark_mq.embedded import EmbeddedQueueManager
 
 FAULTS = ("kill_sender_qm", "kill_receiver_qm", "cut_channel")
@@ -124,14 +125,6 @@ class ChannelChaos:
                    f"{lost[:5]}, doubled {len(doubled)} {doubled[:5]}, bad {bad[:3]}, "
                    f"{left} left on the transmission queue")
         return ok, self.line(verdict)
-
-
-def _depth(conn: ibmmq.QueueManager, queue: str) -> int:
-    handle = ibmmq.Queue(conn, queue, CMQC.MQOO_INQUIRE)
-    try:
-        return int(handle.inquire(CMQC.MQIA_CURRENT_Q_DEPTH))
-    finally:
-        handle.close()
 
 
 __all__ = ["ChannelChaos", "FAULTS", "channel_name"]

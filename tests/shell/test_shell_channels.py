@@ -4,36 +4,15 @@ read from the exit status and the output."""
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from shell_tool import one_line_error, run, text
 from support import activated_environment
 
 CHANNEL = "QMA.TO.QMB"
-TOOL = "spark-mq-qmgr"
-
-
-def run(*args: str, cwd: Path, env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess:
-    done = subprocess.run([TOOL, *args], cwd=cwd, env=env, capture_output=True, timeout=120)
-    if check:
-        assert done.returncode == 0, f"{args}: exit {done.returncode}\n{done.stdout!r}\n{done.stderr!r}"
-    return done
-
-
-def text(done: subprocess.CompletedProcess) -> tuple[str, str]:
-    return done.stdout.decode(), done.stderr.decode()
-
-
-def one_line_error(done: subprocess.CompletedProcess) -> str:
-    """The error a user sees: one line, no traceback."""
-    err = done.stderr.decode()
-    assert "Traceback" not in err, err
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 @dataclass

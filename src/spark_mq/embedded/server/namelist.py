@@ -11,11 +11,11 @@ validate alike.
 from __future__ import annotations
 
 import fnmatch
-import time
 import weakref
 from typing import Any
 
 from spark_mq.embedded.server.mqsc_attributes import AttributeSpec
+from spark_mq.embedded.server.named_objects import change
 from spark_mq.embedded.server.state import QueueManagerState
 
 #: the store kind of a namelist definition
@@ -78,34 +78,16 @@ def apply(qm: QueueManagerState, verb: str, name: str, attrs: dict[str, Any],
           replace: bool = False, like: str | None = None) -> str:
     """DEFINE, ALTER or DELETE NAMELIST with typed attributes; returns runmqsc's message.
     Failures are ValueErrors with runmqsc's text. `like`: DEFINE ... LIKE(other) copies it."""
-    table = namelists_of(qm)
-    existing = table.get(name)
-    if verb == "DELETE":
-        if existing is None:
-            raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
-        del table[name]
-        qm.store.delete_object(KIND, name)
-        return "IBM MQ namelist deleted."
-    if verb == "DEFINE":
-        if existing is not None and not replace:
-            raise ValueError(f"AMQ8150E: IBM MQ object already exists: {name}; use REPLACE.")
-        if like is not None and like not in table:
-            raise ValueError(f"AMQ8147E: IBM MQ object {like} not found.")
-        values = dict(table[like]) if like is not None else default_attributes()
-        message = "IBM MQ namelist created."
-    elif verb == "ALTER":
-        if existing is None:
-            raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
-        values = dict(existing)
-        message = "IBM MQ namelist changed."
-    else:
-        raise ValueError(f"{verb} is not valid for NAMELIST (valid: DEFINE, ALTER, DELETE, DISPLAY)")
-    values.update(attrs)
+    return change(qm, namelists_of(qm), KIND, verb, name, attrs, _MESSAGES, default_attributes,
+                  replace, like, _check_values)
+
+
+_MESSAGES = {"DEFINE": "IBM MQ namelist created.", "ALTER": "IBM MQ namelist changed.",
+             "DELETE": "IBM MQ namelist deleted."}
+
+
+def _check_values(values: dict[str, Any]) -> None:
     values["NAMES"] = check_names([str(n) for n in values.get("NAMES", [])])
-    values["ALTDATE"], values["ALTTIME"] = time.strftime("%Y-%m-%d"), time.strftime("%H.%M.%S")
-    table[name] = values
-    qm.store.save_object(KIND, name, values)
-    return message
 
 
 def matching(qm: QueueManagerState, pattern: str) -> list[tuple[str, dict[str, Any]]]:

@@ -14,11 +14,11 @@ through `apply`, so both validate alike.
 from __future__ import annotations
 
 import fnmatch
-import time
 import weakref
 from typing import Any
 
 from spark_mq.embedded.server.mqsc_attributes import AttributeSpec
+from spark_mq.embedded.server.named_objects import change
 from spark_mq.embedded.server.runmqsc_layout import render
 from spark_mq.embedded.server.state import QueueManagerState
 from spark_mq.mqi.constants import CMQC
@@ -114,33 +114,13 @@ def apply(qm: QueueManagerState, verb: str, name: str, attrs: dict[str, Any],
           replace: bool = False, like: str | None = None) -> str:
     """DEFINE, ALTER or DELETE PROCESS with typed attributes; returns runmqsc's message.
     Failures are ValueErrors with runmqsc's text. `like`: DEFINE ... LIKE(other) copies it."""
-    table = processes_of(qm)
-    existing = table.get(name)
-    if verb == "DELETE":
-        if existing is None:
-            raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
-        del table[name]
-        qm.store.delete_object(KIND, name)
-        return "AMQ8101I: IBM MQ process deleted."
-    if verb == "DEFINE":
-        if existing is not None and not replace:
-            raise ValueError(f"AMQ8150E: IBM MQ object already exists: {name}; use REPLACE.")
-        if like is not None and like not in table:
-            raise ValueError(f"AMQ8147E: IBM MQ object {like} not found.")
-        values = dict(table[like]) if like is not None else default_attributes()
-        message = "AMQ8010I: IBM MQ process created."
-    elif verb == "ALTER":
-        if existing is None:
-            raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
-        values = dict(existing)
-        message = "AMQ8007I: IBM MQ process changed."
-    else:
-        raise ValueError(f"{verb} is not valid for PROCESS (valid: DEFINE, ALTER, DELETE, DISPLAY)")
-    values.update(attrs)
-    values["ALTDATE"], values["ALTTIME"] = time.strftime("%Y-%m-%d"), time.strftime("%H.%M.%S")
-    table[name] = values
-    qm.store.save_object(KIND, name, values)
-    return message
+    return change(qm, processes_of(qm), KIND, verb, name, attrs, _MESSAGES, default_attributes,
+                  replace, like)
+
+
+_MESSAGES = {"DEFINE": "AMQ8010I: IBM MQ process created.",
+             "ALTER": "AMQ8007I: IBM MQ process changed.",
+             "DELETE": "AMQ8101I: IBM MQ process deleted."}
 
 
 def matching(qm: QueueManagerState, pattern: str) -> list[tuple[str, dict[str, Any]]]:

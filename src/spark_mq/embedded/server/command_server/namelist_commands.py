@@ -12,6 +12,7 @@ from typing import Any
 from spark_mq.embedded.server import namelist
 from spark_mq.embedded.server.command_server import pcf
 from spark_mq.embedded.server.command_server.attributes import Value, padded
+from spark_mq.embedded.server.command_server.object_changes import ObjectChanges
 from spark_mq.embedded.server.command_server.pcf import PCFError
 from spark_mq.embedded.server.command_server.request import (
     Reply,
@@ -110,48 +111,8 @@ def _attributes(request: Request) -> dict[str, Any]:
     return attributes
 
 
-def _apply(request: Request, verb: str, name: str, replace: bool = False,
-           like: str | None = None) -> list[Reply]:
-    try:
-        namelist.apply(request.qm, verb, name, _attributes(request), replace=replace, like=like)
-    except ValueError:
-        raise PCFError(CMQCFC.MQRCCF_COMMAND_FAILED) from None
-    return [Reply()]
-
-
-def _replace(request: Request, name: str) -> bool:
-    replace = request.integer(CMQCFC.MQIACF_REPLACE, CMQCFC.MQRP_NO) == CMQCFC.MQRP_YES
-    if namelist.exists(request.qm, name) and not replace:
-        raise PCFError(CMQCFC.MQRCCF_OBJECT_ALREADY_EXISTS)
-    return replace
-
-
-def create_namelist(request: Request) -> list[Reply]:
-    """MQCMD_CREATE_NAMELIST: DEFINE NAMELIST(...) [REPLACE]."""
-    name = request.string(_NAME)
-    return _apply(request, "DEFINE", name, replace=_replace(request, name))
-
-
-def copy_namelist(request: Request) -> list[Reply]:
-    """MQCMD_COPY_NAMELIST: DEFINE NAMELIST(to) LIKE(from) [REPLACE]."""
-    source = request.string(CMQCFC.MQCACF_FROM_NAMELIST_NAME)
-    if not namelist.exists(request.qm, source):
-        raise unknown_object()
-    target = request.string(CMQCFC.MQCACF_TO_NAMELIST_NAME)
-    return _apply(request, "DEFINE", target, replace=_replace(request, target), like=source)
-
-
-def change_namelist(request: Request) -> list[Reply]:
-    """MQCMD_CHANGE_NAMELIST: ALTER NAMELIST(...)."""
-    name = request.string(_NAME)
-    if not namelist.exists(request.qm, name):
-        raise unknown_object()
-    return _apply(request, "ALTER", name)
-
-
-def delete_namelist(request: Request) -> list[Reply]:
-    """MQCMD_DELETE_NAMELIST: DELETE NAMELIST(...)."""
-    name = request.string(_NAME)
-    if not namelist.exists(request.qm, name):
-        raise unknown_object()
-    return _apply(request, "DELETE", name)
+_CHANGES = ObjectChanges(namelist.exists, namelist.apply, _attributes, _NAME,
+                         CMQCFC.MQCACF_FROM_NAMELIST_NAME, CMQCFC.MQCACF_TO_NAMELIST_NAME)
+#: MQCMD_CREATE/COPY/CHANGE/DELETE_NAMELIST
+create_namelist, copy_namelist = _CHANGES.create, _CHANGES.copy
+change_namelist, delete_namelist = _CHANGES.change, _CHANGES.delete
