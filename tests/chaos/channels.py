@@ -35,6 +35,7 @@ class ChannelChaos:
     kills: int
     batch_size: int = 50
     faults: list[str] = field(default_factory=list)
+    context: tuple[bytes, bytes] = (b"", b"")   # UserIdentifier, PutApplName the puts got
 
     def line(self, verdict: str) -> str:
         return (f"channel chaos seed={self.seed} messages={self.messages} kills={self.kills} "
@@ -69,8 +70,10 @@ class ChannelChaos:
         for n in range(self.messages):
             props.properties.set("n", n, property_type=CMQC.MQTYPE_INT32)
             props.properties.set("tag", f"t{n % 7}")
-            queue.put(b"%08d" % n, ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT),
+            md = ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT)
+            queue.put(b"%08d" % n, md,
                       ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT, OriginalMsgHandle=props.msg_handle))
+            self.context = (md.UserIdentifier, md.PutApplName)
             if n % 500 == 499:
                 conn.commit()
         conn.commit()
@@ -117,6 +120,8 @@ class ChannelChaos:
                 bad.append(f"message {n}: properties {handle.properties.get('n')!r}")
             if md.Persistence != CMQC.MQPER_PERSISTENT:
                 bad.append(f"message {n}: not persistent")
+            if (md.UserIdentifier, md.PutApplName) != self.context:
+                bad.append(f"message {n}: context {md.UserIdentifier!r} {md.PutApplName!r}")
         left = _depth(a, "QMB")
         lost = [n for n in range(self.messages) if n not in seen]
         doubled = [n for n, count in seen.items() if count > 1]
