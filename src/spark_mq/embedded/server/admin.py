@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from spark_mq.embedded.server import channels, move_queue, namelist, processes
 from spark_mq.embedded.server.message_channels.initiator import initiator_of
@@ -126,24 +126,16 @@ def _channel_control(qmgr: QueueManager, command: MQSCCommand) -> str:
     return initiator.resolve_channel(command.name, action)
 
 
-def _namelist(qmgr: QueueManager, command: MQSCCommand) -> str:
+def _named_object(kind: Any, qmgr: QueueManager, command: MQSCCommand) -> str:
+    """NAMELIST and PROCESS commands: `kind` is the module that keeps them (namelist.py,
+    processes.py), with the same display and apply."""
     if command.verb == "DISPLAY":
-        return namelist.display(qmgr, command.name, command.flags)
+        return str(kind.display(qmgr, command.name, command.flags))
     attrs = {k: v for k, v in command.attributes.items() if k != "LIKE"}
     like = command.attributes.get("LIKE")
-    return namelist.apply(qmgr, command.verb, command.name, attrs,
+    return str(kind.apply(qmgr, command.verb, command.name, attrs,
                           replace="REPLACE" in command.flags,
-                          like=None if like is None else str(like))
-
-
-def _process(qmgr: QueueManager, command: MQSCCommand) -> str:
-    if command.verb == "DISPLAY":
-        return processes.display(qmgr, command.name, command.flags)
-    attrs = {k: v for k, v in command.attributes.items() if k != "LIKE"}
-    like = command.attributes.get("LIKE")
-    return processes.apply(qmgr, command.verb, command.name, attrs,
-                           replace="REPLACE" in command.flags,
-                           like=None if like is None else str(like))
+                          like=None if like is None else str(like)))
 
 
 #: the object types whose DELETE takes AUTHREC(YES|NO), with their authority-record type
@@ -183,9 +175,9 @@ def _dispatch(qmgr: QueueManager, command: MQSCCommand) -> str:
     if kind in SECURITY_TYPES:
         return security_admin.apply(qmgr, command)
     if kind == "NAMELIST":
-        return _namelist(qmgr, command)
+        return _named_object(namelist, qmgr, command)
     if kind == "PROCESS":
-        return _process(qmgr, command)
+        return _named_object(processes, qmgr, command)
     if kind in pubsub_admin.KINDS and verb not in ("START", "STOP", "REFRESH", "SET", "END"):
         return pubsub_admin.apply(qmgr, command)  # before the ignored types: TOPIC, SUB
     if verb == "MOVE" and kind == "QLOCAL":

@@ -12,10 +12,14 @@ import re
 from dataclasses import replace
 
 from spark_mq.embedded.server import namelist
-from spark_mq.embedded.server.mqsc_command import MQSCCommand, MQSCError
+from spark_mq.embedded.server.mqsc_command import (
+    MQSCCommand,
+    MQSCError,
+    check_flags,
+    check_named_object,
+    unknown_keyword,
+)
 
-_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
-_GENERIC = re.compile(r"[A-Za-z0-9._/%]{0,47}\*")
 _LIST_ITEM = re.compile(r"'((?:[^']|'')*)'|([^\s,']+)")
 #: the keywords each verb takes with a value, and the bare ones
 _VALUES = {"DEFINE": {"DESCR", "NAMES", "NLTYPE", "LIKE"}, "ALTER": {"DESCR", "NAMES", "NLTYPE"},
@@ -30,22 +34,14 @@ def split_names(text: str) -> list[str]:
 
 def namelist_command(command: MQSCCommand) -> MQSCCommand:
     """The command with its attributes checked and typed, or MQSCError."""
-    verb, name = command.verb, command.name
-    if verb not in ("DEFINE", "ALTER", "DELETE", "DISPLAY"):
-        raise MQSCError(command.line, f"{verb} NAMELIST is not valid "
-                                      "(valid: DEFINE, ALTER, DELETE, DISPLAY)")
-    if not name:
-        raise MQSCError(command.line, f"{verb} NAMELIST needs a name, e.g. NAMELIST(MY.LIST)")
-    pattern = _GENERIC if verb == "DISPLAY" else _NAME
-    if not (pattern.fullmatch(name) or (verb == "DISPLAY" and _NAME.fullmatch(name))):
-        raise MQSCError(command.line, f"namelist name '{name}' is not valid (valid: 1 to 48 of "
-                                      "A-Z a-z 0-9 . / _ %)")
+    verb = command.verb
+    check_named_object(command, "MY.LIST")
     if verb == "DISPLAY":
         return command  # bare keywords are the attributes asked for
     typed: dict[str, object] = {}
     for key, value in command.attributes.items():
         if key not in _VALUES[verb]:
-            raise _unknown(command, key, _VALUES[verb])
+            raise unknown_keyword(command, key, _VALUES[verb])
         text = str(value)
         if key == "NAMES":
             try:
@@ -62,13 +58,6 @@ def namelist_command(command: MQSCCommand) -> MQSCCommand:
                 typed[key] = spec.coerce(text, quoted=True)
             except ValueError as err:
                 raise MQSCError(command.line, f"{err} (valid: {spec.describe()})", key) from None
-    for flag in command.flags - _FLAGS[verb]:
-        raise _unknown(command, flag, _FLAGS[verb] | _VALUES[verb])
-    if {"REPLACE", "NOREPLACE"} <= command.flags:
-        raise MQSCError(command.line, "REPLACE and NOREPLACE cannot both be given")
+    check_flags(command, _FLAGS[verb], _VALUES[verb])
     return replace(command, attributes=typed)
 
-
-def _unknown(command: MQSCCommand, keyword: str, valid: set[str]) -> MQSCError:
-    shown = ", ".join(sorted(valid)) or "none"
-    return MQSCError(command.line, f"unknown for {command.verb} NAMELIST (valid: {shown})", keyword)

@@ -69,16 +69,13 @@ def _objects(request: Request) -> list[tuple[str, dict[str, Any]]]:
 
 def inquire_auth_info(request: Request) -> list[Reply]:
     """MQCMD_INQUIRE_AUTH_INFO: one reply per object; name and type always."""
-    selectors = request.integers(CMQCFC.MQIACF_AUTH_INFO_ATTRS)
-    everything = selectors is None or CMQCFC.MQIACF_ALL in selectors
     found = _objects(request)
     if not found:
         raise unknown_object()
     replies = []
     for name, attrs in found:
-        values = {k: v for k, v in _values(name, attrs).items()
-                  if everything or k in (_NAME, _TYPE) or (selectors is not None and k in selectors)
-                  or any(f.id == k for f in request.filters)}
+        values = request.chosen(_values(name, attrs), CMQCFC.MQIACF_AUTH_INFO_ATTRS,
+                                (_NAME, _TYPE))
         if passes(request.filters, values):
             replies.append(Reply(encode(values)))
     return replies

@@ -155,15 +155,10 @@ def _channels(request: Request) -> list[tuple[str, dict[str, Any]]]:
 
 def inquire_channel(request: Request) -> list[Reply]:
     """MQCMD_INQUIRE_CHANNEL: one reply per SVRCONN channel; name and type always."""
-    selectors = request.integers(CMQCFC.MQIACF_CHANNEL_ATTRS)
-    everything = selectors is None or CMQCFC.MQIACF_ALL in selectors
     always = (CMQCFC.MQCACH_CHANNEL_NAME, CMQCFC.MQIACH_CHANNEL_TYPE)
     replies = []
     for name, attrs in _channels(request):
-        row = _channel_values(name, attrs)
-        values = {k: v for k, v in row.items()
-                  if everything or k in always or (selectors is not None and k in selectors)
-                  or any(f.id == k for f in request.filters)}
+        values = request.chosen(_channel_values(name, attrs), CMQCFC.MQIACF_CHANNEL_ATTRS, always)
         if passes(request.filters, values):
             replies.append(Reply(encode(values)))
     return replies

@@ -61,15 +61,13 @@ def inquire_namelist(request: Request) -> list[Reply]:
     """MQCMD_INQUIRE_NAMELIST: one reply per namelist; its name always, then the attributes
     MQIACF_NAMELIST_ATTRS asks for (all by default)."""
     selectors = request.integers(CMQCFC.MQIACF_NAMELIST_ATTRS)
-    everything = selectors is None or CMQCFC.MQIACF_ALL in selectors
+    everything = request.everything(CMQCFC.MQIACF_NAMELIST_ATTRS)
     found = _selected(request)
     if not found:
         raise unknown_object()
     replies = []
     for name, attrs in found:
-        values = {k: v for k, v in _values(name, attrs).items()
-                  if everything or k == _NAME or (selectors is not None and k in selectors)
-                  or any(f.id == k for f in request.filters)}
+        values = request.chosen(_values(name, attrs), CMQCFC.MQIACF_NAMELIST_ATTRS, (_NAME,))
         if not passes(request.filters, values):
             continue
         structures = encode(values)

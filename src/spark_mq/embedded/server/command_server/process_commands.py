@@ -59,16 +59,12 @@ def _selected(request: Request) -> list[tuple[str, dict[str, Any]]]:
 def inquire_process(request: Request) -> list[Reply]:
     """MQCMD_INQUIRE_PROCESS: one reply per process; its name always, then the attributes
     MQIACF_PROCESS_ATTRS asks for (all by default)."""
-    selectors = request.integers(CMQCFC.MQIACF_PROCESS_ATTRS)
-    everything = selectors is None or CMQCFC.MQIACF_ALL in selectors
     found = _selected(request)
     if not found:
         raise unknown_object()
     replies = []
     for name, attrs in found:
-        values = {k: v for k, v in _values(name, attrs).items()
-                  if everything or k == _NAME or (selectors is not None and k in selectors)
-                  or any(f.id == k for f in request.filters)}
+        values = request.chosen(_values(name, attrs), CMQCFC.MQIACF_PROCESS_ATTRS, (_NAME,))
         if passes(request.filters, values):
             replies.append(Reply(encode(values)))
     return replies

@@ -97,8 +97,6 @@ def inquire_q_status(request: Request) -> list[Reply]:
     if status_type not in (CMQCFC.MQIACF_Q_STATUS, CMQCFC.MQIACF_Q_HANDLE):
         raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, CMQCFC.MQIACF_Q_STATUS_TYPE)
     queues = _status_queues(request)
-    selectors = request.integers(CMQCFC.MQIACF_Q_STATUS_ATTRS)
-    everything = selectors is None or CMQCFC.MQIACF_ALL in selectors
     replies = []
     for queue in queues:
         rows = [_queue_status(request, queue)] if status_type == CMQCFC.MQIACF_Q_STATUS \
@@ -107,9 +105,7 @@ def inquire_q_status(request: Request) -> list[Reply]:
             values: dict[int, Value | list[int]] = {
                 CMQC.MQCA_Q_NAME: padded(queue.name, CMQC.MQ_Q_NAME_LENGTH),
                 CMQCFC.MQIACF_Q_STATUS_TYPE: status_type}
-            values.update({k: v for k, v in row.items()
-                           if everything or (selectors is not None and k in selectors)
-                           or any(f.id == k for f in request.filters)})
+            values.update(request.chosen(row, CMQCFC.MQIACF_Q_STATUS_ATTRS))
             if passes(request.filters, values):
                 replies.append(Reply(encode(values)))
     return replies

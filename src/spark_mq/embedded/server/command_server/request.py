@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from spark_mq.embedded.server.command_server import pcf
 from spark_mq.embedded.server.command_server.pcf import Parameter, PCFError
@@ -16,6 +16,10 @@ from spark_mq.mqi.constants import CMQC, CMQCFC
 if TYPE_CHECKING:
     from spark_mq.embedded.server.qmgr import QueueManager
     from spark_mq.embedded.server.security.authority import AuthorityRecords
+
+
+#: a PCF value, as each command keeps it
+V = TypeVar("V")
 
 
 @dataclass
@@ -48,6 +52,22 @@ class Request:
     def strings(self, parameter: int) -> list[str]:
         found = self.parameters.get(parameter)
         return [] if found is None else [pcf.text(v) for v in found.value]
+
+    def everything(self, attrs_parameter: int) -> bool:
+        """Whether an inquiry asks for every attribute: `attrs_parameter` (its
+        MQIACF_*_ATTRS list) absent, or holding MQIACF_ALL."""
+        selectors = self.integers(attrs_parameter)
+        return selectors is None or CMQCFC.MQIACF_ALL in selectors
+
+    def chosen(self, values: dict[int, V], attrs_parameter: int,
+               always: tuple[int, ...] = ()) -> dict[int, V]:
+        """The values an inquiry returns: every one, or those `attrs_parameter` lists, the
+        `always` ones and those a filter tests."""
+        if self.everything(attrs_parameter):
+            return dict(values)
+        wanted = {*(self.integers(attrs_parameter) or ()), *always,
+                  *(f.id for f in self.filters)}
+        return {k: v for k, v in values.items() if k in wanted}
 
 
 @dataclass

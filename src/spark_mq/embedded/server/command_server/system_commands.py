@@ -118,8 +118,6 @@ def inquire_connection(request: Request) -> list[Reply]:
     if info not in (CMQCFC.MQIACF_CONN_INFO_CONN, CMQCFC.MQIACF_CONN_INFO_HANDLE,
                     CMQCFC.MQIACF_CONN_INFO_ALL):
         raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, CMQCFC.MQIACF_CONN_INFO_TYPE)
-    selectors = request.integers(CMQCFC.MQIACF_CONNECTION_ATTRS)
-    everything = selectors is None or CMQCFC.MQIACF_ALL in selectors
     replies = []
     selected = [c for _, c in sorted(request.qm.connections.items())
                 if connection_id(request, c).startswith(wanted_id)]
@@ -133,9 +131,7 @@ def inquire_connection(request: Request) -> list[Reply]:
             rows.extend((CMQCFC.MQIACF_CONN_INFO_HANDLE, row) for row in _handle_rows(conn))
         for kind, row in rows:
             values: dict[int, Value | list[int]] = {CMQCFC.MQIACF_CONN_INFO_TYPE: kind}
-            values.update({k: v for k, v in row.items()
-                           if everything or (selectors is not None and k in selectors)
-                           or any(f.id == k for f in request.filters)})
+            values.update(request.chosen(row, CMQCFC.MQIACF_CONNECTION_ATTRS))
             if passes(request.filters, values):
                 replies.append(Reply([pcf.cfbs(CMQCFC.MQBACF_CONNECTION_ID, connection_id(request, conn)),
                                       *encode(values)]))

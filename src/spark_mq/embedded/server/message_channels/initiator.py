@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("spark_mq.embedded")
 
+_RESCAN_SECONDS = 0.2
 _ACTIVE = frozenset({statuses.STARTING, statuses.BINDING, statuses.RUNNING, statuses.RETRYING,
                      statuses.PAUSED, statuses.STOPPING})
 
@@ -174,12 +175,14 @@ class ChannelInitiator:
         while not self._stop.is_set():
             with self.qmgr.arrived:
                 self.qmgr.arrived.wait(1.0)
-                due = self._triggered()
-                for name in due:
+                for name in self._triggered():
                     try:
                         self.start_channel(name, triggered=True)
                     except ValueError as exc:
                         log.warning("trigger for channel %s: %s", name, exc)
+            # at most a few scans a second: every put wakes `arrived`, and a scan must not
+            # compete with a busy queue manager's puts for its lock
+            self._stop.wait(_RESCAN_SECONDS)
 
     def _triggered(self) -> list[str]:
         """Sender channels whose triggered transmission queue holds messages."""

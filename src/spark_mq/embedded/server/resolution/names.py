@@ -68,7 +68,7 @@ def resolve(qm: QueueManagerState, name: str, qmgr_name: str = "", options: int 
     """The queue an open of (ObjectName, ObjectQMgrName) with `options` reaches."""
     if not is_local(qm, qmgr_name):
         # through a queue-manager name only puts, even when an alias leads back here
-        if options & ~_REMOTE_OPTIONS & ~CMQC.MQOO_INQUIRE or options & CMQC.MQOO_INQUIRE:
+        if options & ~(_REMOTE_OPTIONS & ~CMQC.MQOO_INQUIRE):
             raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
         return _through_qmgr_name(qm, name, qmgr_name.strip())
     resolved = _local_name(qm, name)

@@ -18,8 +18,6 @@ _V2_DEFAULTS = {"GroupId": b"\0" * 24, "MsgSeqNumber": 1, "Offset": 0,
                 "MsgFlags": CMQC.MQMF_NONE, "OriginalLength": CMQC.MQOL_UNDEFINED}
 #: the embedded MQMD's fields, by their index in a (version 2) MD field list
 _V1 = [_I[name] for name in MD1.names]
-_COPIED = ("Report", "MsgType", "Expiry", "Feedback", "Priority", "Persistence", "ReplyToQ",
-           "ReplyToQMgr", "UserIdentifier", "AccountingToken", "ApplIdentityData")
 _NO_NAME = b"\0" * 24
 
 
@@ -43,15 +41,17 @@ def wrap(qm_name: str, queue_name: str, qmgr_name: str, md: list, body: bytes,
     header = XQH.pack([b"XQH ", CMQC.MQXQH_VERSION_1, blank(queue_name, 48),
                        blank(qmgr_name, 48), *inner])
     outer = list(md)
-    for name in MD.names:
-        if name not in _COPIED and name not in ("StrucId",):
-            outer[_I[name]] = _transmission_field(name, md, qm_name, msg_id, put_date, put_time)
+    for name, value in _queue_manager_fields(md, qm_name, msg_id, put_date, put_time).items():
+        outer[_I[name]] = value
     outer[_I["Report"]] = md[_I["Report"]] & ~CMQC.MQRO_ACCEPT_UNSUP_IF_XMIT_MASK
     return outer, header + extension + body
 
 
-def _transmission_field(name: str, md: list, qm_name: str, msg_id: bytes, put_date: bytes,
-                        put_time: bytes) -> object:
+def _queue_manager_fields(md: list, qm_name: str, msg_id: bytes, put_date: bytes,
+                          put_time: bytes) -> dict[str, object]:
+    """The transmission MQMD's fields that are the queue manager's; the others (Report
+    masked, MsgType, Expiry, Feedback, Priority, Persistence, ReplyTo, identity context)
+    are the message's own."""
     return {
         "Version": CMQC.MQMD_VERSION_2, "Encoding": CMQC.MQENC_NATIVE,
         "CodedCharSetId": QMGR_CCSID, "Format": CMQC.MQFMT_XMIT_Q_HEADER,
@@ -60,7 +60,7 @@ def _transmission_field(name: str, md: list, qm_name: str, msg_id: bytes, put_da
         "PutDate": put_date, "PutTime": put_time, "ApplOriginData": b"    ",
         "GroupId": _NO_NAME, "MsgSeqNumber": 1, "Offset": 0, "MsgFlags": CMQC.MQMF_NONE,
         "OriginalLength": CMQC.MQOL_UNDEFINED,
-    }[name]
+    }
 
 
 def unwrap(data: bytes) -> tuple[str, str, list, bytes] | None:
