@@ -47,6 +47,7 @@ from spark_mq.embedded.server.listener import (
 from spark_mq.embedded.server.message_channels.initiator import ChannelInitiator
 from spark_mq.embedded.server.mqsc_attributes import DEFAULT_MQSC
 from spark_mq.embedded.server.qmgr import QueueManager
+from spark_mq.embedded.server.queues import DEFAULT_QUEUE_MEMORY
 from spark_mq.embedded.server.security import state as security
 from spark_mq.embedded.server.tls import set_default_repository
 
@@ -116,6 +117,13 @@ def add_arguments(parser: argparse.ArgumentParser, data_dir: str | None = None) 
                         help="connections served at once, as IBM MQ's qm.ini MaxChannels; more "
                              "are refused with 2537 MQRC_CHANNEL_NOT_AVAILABLE (default: "
                              f"{DEFAULT_MAX_CHANNELS})")
+    parser.add_argument("--queue-memory", type=_within(int, 4, 10_000_000),
+                        default=os.environ.get("SPARK_MQ_QUEUE_MEMORY", str(DEFAULT_QUEUE_MEMORY)),
+                        metavar="N",
+                        help="messages a queue keeps in memory (20 times as many over all "
+                             "queues); a deeper queue keeps the rest of its persistent "
+                             "messages only in the store and reads them back in order "
+                             f"(default: $SPARK_MQ_QUEUE_MEMORY or {DEFAULT_QUEUE_MEMORY})")
     parser.add_argument("--tls-key-repository", metavar="STEM",
                         help="the queue manager's key repository, as ALTER QMGR SSLKEYR at start: "
                              "STEM.crt and STEM.key (PEM) are its certificate, STEM.ca.pem the "
@@ -154,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
     except StartError as exc:
         print(f"cannot start queue manager {args.name}: {exc}", file=sys.stderr)
         return 2
-    qmgr = QueueManager(args.name, args.data_dir, users)
+    qmgr = QueueManager(args.name, args.data_dir, users, queue_memory=args.queue_memory)
     security.set_groups(qmgr, parse_groups(entries))
     command_server = CommandServer(qmgr)
     channel_initiator = ChannelInitiator(qmgr)

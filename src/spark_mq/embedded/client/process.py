@@ -52,7 +52,7 @@ class EmbeddedQueueManager:
                  mqsc: str | None = None, users: Mapping[str, str | UserEntry] | None = None,
                  host: str = "127.0.0.1", heartbeat_interval: float | None = None,
                  tls_key_repository: str | None = None, insecure: bool = False,
-                 administrator: bool = True):
+                 administrator: bool = True, queue_memory: int | None = None):
         self.data_dir = os.path.abspath(data_dir)
         self.name = name
         self.channel = DEFAULT_CHANNEL
@@ -64,6 +64,7 @@ class EmbeddedQueueManager:
         self.heartbeat_interval = heartbeat_interval    # None: IBM MQ's default, 300 s
         self.tls_key_repository = tls_key_repository    # None: SSLKEYR as stored
         self.insecure = insecure
+        self.queue_memory = queue_memory                # None: --queue-memory's default
         self._admin = _administrator(users, administrator)
         self._process: subprocess.Popen | None = None
 
@@ -81,6 +82,8 @@ class EmbeddedQueueManager:
                    "--port", str(self.port or self.requested_port), "--ready-file", ready]
         if self.heartbeat_interval is not None:
             command += ["--heartbeat-interval", str(self.heartbeat_interval)]
+        if self.queue_memory is not None:
+            command += ["--queue-memory", str(self.queue_memory)]
         if self.tls_key_repository:
             command += ["--tls-key-repository", os.path.abspath(self.tls_key_repository)]
         if self.mqsc:

@@ -17,11 +17,9 @@ import itertools
 from spark_mq.embedded.server import channels, namelist, processes, system_queues
 from spark_mq.embedded.server.pubsub import storage as pubsub_storage
 from spark_mq.embedded.server.queues import (
-    I_BACKOUT,
     TEMPORARY_DYNAMIC,
     AliasQueue,
     LocalQueue,
-    Message,
     ModelQueue,
     QueueDefinition,
     RemoteQueue,
@@ -29,8 +27,6 @@ from spark_mq.embedded.server.queues import (
 from spark_mq.embedded.server.security import state as security
 from spark_mq.embedded.server.state import QueueManagerState
 from spark_mq.embedded.server.triggering import hook as triggering
-from spark_mq.embedded.wire import decode
-from spark_mq.mqi.structs import MD
 
 #: the class that holds each kind of queue definition
 _QUEUE_CLASSES: dict[str, type[QueueDefinition]] = {
@@ -61,29 +57,13 @@ def recover(qm: QueueManagerState) -> None:
     pubsub_storage.restore(qm, pubsub_rows)
     pubsub_storage.ensure_system_objects(qm)
     system_queues.ensure(qm)
-    last = 0
-    for stored in qm.store.messages():
-        queue = qm.queues.get(stored.queue)
-        last = stored.seq
-        if not isinstance(queue, LocalQueue):
-            continue
-        md = MD.unpack(stored.md)
-        md[I_BACKOUT] = stored.backout
-        message = Message(stored.seq, md, stored.body, _stored_properties(stored.props),
-                          stored.expires_at, queue)
-        queue.insert(message)
-    qm.seq = itertools.count(last + 1)
+    # the messages stay in the store: each queue reads its first page at its first get
+    depths = qm.store.queue_depths()
+    for queue in qm.queues.values():
+        if isinstance(queue, LocalQueue):
+            queue.attach(qm.store.rows(queue.name), qm.hot, depths.get(queue.name, 0))
+    qm.seq = itertools.count(qm.store.last_seq() + 1)
     system_queues.hold(qm)  # numbered after the stored messages
-
-
-def _stored_properties(data: bytes | None) -> list | None:
-    """The properties of a stored message: the wire encoding of its [name, type, value] list."""
-    if not data:
-        return None
-    props = decode(data)
-    if not isinstance(props, list):  # only store.stored() writes this column, always a list
-        raise ValueError("the stored properties of a message are not a list")
-    return props
 
 
 def define(qm: QueueManagerState, kind: str, name: str, attrs: dict, replace: bool) -> None:
@@ -93,10 +73,12 @@ def define(qm: QueueManagerState, kind: str, name: str, attrs: dict, replace: bo
             raise ValueError(f"{existing.kind}({name}) already exists; use REPLACE")
         if existing.kind != kind:
             raise ValueError(f"{name} exists as {existing.kind}, not {kind}")
-        existing.alter(attrs)
+        _alter(qm, existing, attrs)
         queue = existing
     else:
         queue = _QUEUE_CLASSES[kind](name, attrs)
+        if isinstance(queue, LocalQueue):
+            queue.attach(qm.store.rows(name), qm.hot)
         qm.queues[name] = queue
     save_definition(qm, queue)
     if existing is not None:
@@ -105,9 +87,18 @@ def define(qm: QueueManagerState, kind: str, name: str, attrs: dict, replace: bo
 
 def alter(qm: QueueManagerState, kind: str, name: str, attrs: dict) -> None:
     queue = _definition(qm, kind, name)
-    queue.alter(attrs)
+    _alter(qm, queue, attrs)
     save_definition(qm, queue)
     triggering.attributes_changed(qm, queue, attrs)  # e.g. TRIGGER again: a DEPTH re-arm
+
+
+def _alter(qm: QueueManagerState, queue: QueueDefinition, attrs: dict) -> None:
+    """Change a definition's attributes; a local queue's new MSGDLVSQ renumbers its stored
+    messages in the same order as those in memory."""
+    if isinstance(queue, LocalQueue) and attrs.get("MSGDLVSQ", queue.attrs["MSGDLVSQ"]) \
+            != queue.attrs["MSGDLVSQ"]:
+        qm.store.apply(rekey=(queue.name, attrs["MSGDLVSQ"] == "PRIORITY"))
+    queue.alter(attrs)
 
 
 def alter_qmgr(qm: QueueManagerState, attrs: dict) -> None:
@@ -122,7 +113,7 @@ def delete(qm: QueueManagerState, kind: str, name: str, purge: bool) -> None:
             raise ValueError(f"QLOCAL({name}) is open")
         if queue.depth and not purge:
             raise ValueError(f"QLOCAL({name}) is not empty; use PURGE")
-        qm.store.apply(purge_queue=name)
+        qm.store.apply(purge_queue=name, forget_queue=True)
     del qm.queues[name]
     qm.store.delete_object(kind, name)
 
@@ -133,7 +124,7 @@ def clear(qm: QueueManagerState, name: str) -> int:
     assert isinstance(queue, LocalQueue)
     if queue.pending_puts or queue.input_shared or queue.input_exclusive or queue.output_count:
         raise ValueError(f"QLOCAL({name}) is open or has uncommitted work")
-    count = len(queue.msgs)
+    count = queue.available_count
     queue.clear_index()
     qm.store.apply(purge_queue=name)
     return count

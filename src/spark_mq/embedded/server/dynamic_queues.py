@@ -41,6 +41,8 @@ def create(qm: QueueManagerState, model: ModelQueue, dynamic_name: str) -> Local
     """The dynamic queue an MQOPEN of `model` creates, named after MQOD.DynamicQName."""
     name = _queue_name(qm, dynamic_name)
     queue = LocalQueue(name, dict(model.attrs))
+    if queue.definition_type != TEMPORARY_DYNAMIC:  # a temporary one holds no persistent message
+        queue.attach(qm.store.rows(name), qm.hot)
     qm.queues[name] = queue
     save_definition(qm, queue)  # a temporary queue is not stored (see save_definition)
     return queue
@@ -81,7 +83,7 @@ def check_close(qm: QueueManagerState, handle: Handle, options: int) -> None:
             kind == TEMPORARY_DYNAMIC and not handle.created_temporary):
         raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
     if kind == PERMANENT_DYNAMIC and (_uncommitted(qm, queue) or (
-            options & CMQC.MQCO_DELETE and queue.msgs)):
+            options & CMQC.MQCO_DELETE and queue.available_count)):
         raise MQError(CMQC.MQRC_Q_NOT_EMPTY)
 
 
@@ -101,7 +103,7 @@ def remove(qm: QueueManagerState, queue: LocalQueue) -> None:
     if qm.queues.get(queue.name) is queue:
         del qm.queues[queue.name]
     if queue.definition_type == PERMANENT_DYNAMIC:
-        qm.store.apply(purge_queue=queue.name)
+        qm.store.apply(purge_queue=queue.name, forget_queue=True)
         qm.store.delete_object(queue.kind, queue.name)
     queue.clear_index()
     qm.arrived.notify_all()  # gets waiting on it end now, with MQRC_Q_DELETED

@@ -15,7 +15,7 @@ from spark_mq.embedded.server.convert import convert_message
 from spark_mq.embedded.server.errors import NONE, OK, WARNING, MQError
 from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.handles import INPUT_OPTIONS, handle_of
-from spark_mq.embedded.server.matching import MSG_TOKEN, find
+from spark_mq.embedded.server.matching import BROWSE_GETS, MSG_TOKEN, find
 from spark_mq.embedded.server.properties import properties_for_getter
 from spark_mq.embedded.server.queues import (
     I_CCSID,
@@ -44,8 +44,6 @@ from spark_mq.mqi.structs import GMO, MD, default_md
 
 _GI = GMO.index
 _GI_VERSION, _GI_MATCH = _GI["Version"], _GI["MatchOptions"]
-_BROWSE_GETS = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT
-                | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR)
 # LOCK/UNLOCK need a browse lock, SET_SIGNAL is z/OS only, MARK_SKIP_BACKOUT is z/OS only
 _UNSUPPORTED_GETS = (CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK | CMQC.MQGMO_SET_SIGNAL
                      | CMQC.MQGMO_MARK_SKIP_BACKOUT
@@ -92,7 +90,7 @@ def get(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, gmo
             if non_persistent_only and found[0].persistent:
                 raise _PersistentNext()
             return _deliver(qm, conn, handle, found, options, gmo, max_length, has_handle, md_in)
-        if not options & CMQC.MQGMO_WAIT or (options & _BROWSE_GETS
+        if not options & CMQC.MQGMO_WAIT or (options & BROWSE_GETS
                                               and options & CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR):
             raise MQError(CMQC.MQRC_NO_MSG_AVAILABLE)
         remaining = None if deadline is None else deadline - time.monotonic()
@@ -152,7 +150,7 @@ def get_batch(qm: QueueManagerState, conn: Connection, hobj: int, gmo_bytes: byt
 def _check_get(qm: QueueManagerState, handle: Handle, options: int, wait: int,
                max_length: int) -> None:
     queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_INPUT)
-    browse = options & _BROWSE_GETS
+    browse = options & BROWSE_GETS
     if browse & (browse - 1):
         raise MQError(CMQC.MQRC_OPTIONS_ERROR)
     if browse:
@@ -214,7 +212,7 @@ def _deliver(qm: QueueManagerState, conn: Connection, handle: Handle, found: lis
         # the CCSID asked for, before 2079/2243/2244, which the lengths and MD show as well
         warning = reason or warning
         total = len(body)
-    if options & _BROWSE_GETS:
+    if options & BROWSE_GETS:
         handle.cursor = first.key
         handle.cursor_msg = first
     else:
@@ -272,7 +270,7 @@ def _take(qm: QueueManagerState, conn: Connection, found: list[Message], options
             except StoreError:
                 raise MQError(CMQC.MQRC_RESOURCE_PROBLEM) from None
     for message in found:
-        queue.remove(message)
+        queue.remove(message, settled=not syncpoint)
     depth_changed(qm, queue, DepthChange.GOT, len(found))
     if syncpoint:
         conn.uow_gets.extend(found)

@@ -22,6 +22,7 @@ from spark_mq.embedded.server.queues import (
     I_SEQ,
     NONE_ID,
     SEGMENT_FLAGS,
+    LocalQueue,
     Message,
 )
 from spark_mq.embedded.server.state import Handle, QueueManagerState
@@ -30,6 +31,9 @@ from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import GMO, MD, text
 
 _MDI, _GI = MD.index, GMO.index
+#: the gets that take nothing off the queue
+BROWSE_GETS = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT
+               | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR)
 MSG_TOKEN = struct.Struct("<q8x")  # a message's MsgToken: its arrival sequence number
 
 
@@ -38,8 +42,8 @@ def find(qm: QueueManagerState, handle: Handle, options: int, gmo: list,
     """The message (or the segments of a complete logical message) this get returns."""
     queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_INPUT)  # get._check_get has said so already
     if options & (CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR | CMQC.MQGMO_MSG_UNDER_CURSOR):
-        message = handle.cursor_msg
-        if message is None or not queue.available(message) or message.expired(time.time()):
+        message = handle.cursor_msg and queue.current(handle.cursor_msg)
+        if message is None or message.expired(time.time()):
             raise MQError(CMQC.MQRC_NO_MSG_UNDER_CURSOR)
         if options & CMQC.MQGMO_COMPLETE_MSG and message.flags & SEGMENT_FLAGS:
             if message.md[I_OFFSET]:
@@ -47,8 +51,8 @@ def find(qm: QueueManagerState, handle: Handle, options: int, gmo: list,
             segments = queue.logical_segments(message.md[I_GROUPID], message.md[I_SEQ])
             if segments is None:
                 raise MQError(CMQC.MQRC_INCOMPLETE_MSG)
-            return segments
-        return [message]
+            return _held(queue, segments, options)
+        return _held(queue, [message], options)
 
     match = gmo[_GI["MatchOptions"]]
     logical = options & CMQC.MQGMO_LOGICAL_ORDER
@@ -83,19 +87,15 @@ def find(qm: QueueManagerState, handle: Handle, options: int, gmo: list,
     whole_scan = (token is None and msgid is None and correlid is None and groupid is None
                   and seq is None and offset is None and not logical)
     if token is not None:
-        keys = iter([key for key, m in queue.msgs.items() if m.seq == token
-                     and (cursor is None or key > cursor)])
+        messages = iter(queue.with_token(token, cursor))
     else:
-        keys = queue.candidate_keys(msgid, correlid, groupid, start)
+        messages = queue.candidates(msgid, correlid, groupid, start)
     advancing = handle.selector is not None and whole_scan and start == mark
     advanced = mark
     now = time.time()
     expired = []
     found = None
-    for key in keys:
-        message = queue.msgs.get(key)
-        if message is None:
-            continue
+    for message in messages:
         if message.expired(now):
             expired.append(message)
             continue
@@ -112,7 +112,7 @@ def find(qm: QueueManagerState, handle: Handle, options: int, gmo: list,
             continue
         if handle.selector is not None and not handle.selector.matches(_lookup(message)):
             if advancing:
-                advanced = key
+                advanced = message.key
             continue
         advancing = False
         if flags & GROUP_FLAGS and options & CMQC.MQGMO_ALL_MSGS_AVAILABLE and in_progress is None \
@@ -136,17 +136,26 @@ def find(qm: QueueManagerState, handle: Handle, options: int, gmo: list,
         discard(qm, message)
     if handle.selector is not None and whole_scan and advanced is not None:
         handle.rejected_upto = (advanced, queue.reorders)
-    return found
+    return None if found is None else _held(queue, found, options)
+
+
+def _held(queue: LocalQueue, found: list[Message], options: int) -> list[Message]:
+    """What a get takes off the queue must be in memory first (a browse leaves it where it
+    is: a cursor names a message by its key)."""
+    if options & BROWSE_GETS:
+        return found
+    return [queue.adopt(message) for message in found]
 
 
 def discard(qm: QueueManagerState, message: Message) -> None:
     """Remove an expired message for good, as MQ does when a get comes across one."""
-    message.queue.remove(message)
+    queue = message.queue
     if message.persistent:
         try:
             qm.store.apply(deletes=[message.seq])
         except StoreError:
-            pass    # logged by the store; after a restart it is found expired again
+            return  # logged by the store; the next get that comes across it tries again
+    queue.remove(message, settled=True)
 
 
 def _lookup(message: Message) -> Callable[[str], object]:

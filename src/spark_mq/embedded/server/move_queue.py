@@ -158,7 +158,7 @@ def _checked(qmgr: QueueManager, source_name: str, target_name: str,
         raise ValueError(f"TOQLOCAL({target_name}) holds {target.depth} messages: TYPE(MOVE) "
                          "needs an empty target (valid: TYPE(ADD) adds to them)")
     maximum = int(target.attrs["MAXDEPTH"])
-    if len(source.msgs) + target.depth > maximum:
-        raise ValueError(f"TOQLOCAL({target_name}) cannot take them: {len(source.msgs)} messages "
+    if source.available_count + target.depth > maximum:
+        raise ValueError(f"TOQLOCAL({target_name}) cannot take them: {source.available_count} messages "
                          f"+ its {target.depth} > its MAXDEPTH({maximum})")
     return source, target

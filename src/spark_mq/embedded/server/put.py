@@ -46,7 +46,6 @@ from spark_mq.embedded.server.state import (
     blank,
     check_md_header,
 )
-from spark_mq.embedded.server.store import stored
 from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD, text
@@ -176,7 +175,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
         conn.uow_puts.extend(messages)
         queue.pending_puts += len(messages)
     else:
-        rows = [stored(m, queue.name) for m in messages if m.persistent]
+        rows = [m for m in messages if m.persistent]
         if rows:
             qm.store.apply(inserts=rows)
         for message in messages:

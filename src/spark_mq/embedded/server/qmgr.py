@@ -42,6 +42,7 @@ from spark_mq.embedded.server import (
 )
 from spark_mq.embedded.server import get as get_verb
 from spark_mq.embedded.server import put as put_verb
+from spark_mq.embedded.server.queues import DEFAULT_QUEUE_MEMORY
 from spark_mq.embedded.server.security.admission import FailedAuthentication
 from spark_mq.embedded.server.state import Connection, Handle, QueueManagerState
 
@@ -49,8 +50,9 @@ from spark_mq.embedded.server.state import Connection, Handle, QueueManagerState
 class QueueManager(QueueManagerState):
     """The queue manager's verbs, each under the lock; the state comes from QueueManagerState."""
 
-    def __init__(self, name: str, data_dir: str, users: dict[str, str] | None = None):
-        super().__init__(name, data_dir, users)
+    def __init__(self, name: str, data_dir: str, users: dict[str, str] | None = None,
+                 queue_memory: int = DEFAULT_QUEUE_MEMORY):
+        super().__init__(name, data_dir, users, queue_memory)
         definitions.recover(self)
 
     # === definitions (admin.run_mqsc holds the lock) =====================================

@@ -8,14 +8,18 @@ template that MQOPEN turns into a dynamic local queue, see dynamic_queues.py) an
 A local queue keeps its available messages (committed, not taken by a unit of work) in a
 sorted list of keys: priority first when MSGDLVSQ is PRIORITY, then arrival sequence. That
 one structure serves get-first, get-by-id, browse cursors and reinsertion after a backout.
+A deep queue keeps only its first messages there and the rest in the store
+(message_rows.py), which it reads in the same order: see LocalQueue.
 """
 from __future__ import annotations
 
+import heapq
 import time
 from collections.abc import Iterator
 
 from sortedcontainers import SortedList
 
+from spark_mq.embedded.server.message_rows import QueueRows, Row, order_key
 from spark_mq.embedded.server.mqsc_attributes import default_attributes
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD
@@ -30,7 +34,6 @@ I_ENCODING, I_CCSID = _I["Encoding"], _I["CodedCharSetId"]
 NONE_ID = b"\0" * 24
 SEGMENT_FLAGS = CMQC.MQMF_SEGMENT | CMQC.MQMF_LAST_SEGMENT
 GROUP_FLAGS = CMQC.MQMF_MSG_IN_GROUP | CMQC.MQMF_LAST_MSG_IN_GROUP
-_PRIORITY_SHIFT = 44
 # A local queue's DEFTYPE: defined by MQSC, or created from a model (dynamic_queues.py)
 PREDEFINED = "PREDEFINED"
 TEMPORARY_DYNAMIC = "TEMPDYN"
@@ -63,7 +66,44 @@ class Message:
         return self.expires_at is not None and now >= self.expires_at
 
 
+#: the messages a queue keeps in memory unless told otherwise (--queue-memory)
+DEFAULT_QUEUE_MEMORY = 1000
+
+
+class HotBudget:
+    """How many messages the queue manager's queues hold in memory. A queue holds at most
+    `queue_max`, and when it passes that keeps `keep`; once all together hold more than
+    `limit`, a queue that grows keeps only `least`. A queue reads `refill` more from the
+    store when fewer than `low` are left before its boundary."""
+
+    def __init__(self, queue_max: int = DEFAULT_QUEUE_MEMORY, limit: int = 20 * DEFAULT_QUEUE_MEMORY):
+        if queue_max < 4:
+            raise ValueError(f"a queue must hold at least 4 messages in memory, not {queue_max}")
+        self.queue_max, self.limit = queue_max, limit
+        self.keep = queue_max // 2
+        self.least = max(2, queue_max // 32)
+        self.refill = max(2, queue_max // 4)
+        self.low = max(1, queue_max // 64)
+        self.held = 0
+
+
+#: the boundary of a queue whose every available message is in memory
+EVERYTHING = 1 << 62
+
+
 class LocalQueue:
+    """A local queue's available messages: committed, not taken by a unit of work.
+
+    Those of a shallow queue are all in memory. A queue that grows past its share of memory
+    (see HotBudget) keeps only the first of
+    its persistent messages in memory, up to `boundary` in delivery order, and leaves the
+    others (`cold` of them) in the store, whence `scan` reads them a page at a time and a
+    get takes one in (`adopt`). Every available message with a key up to `boundary` is in
+    memory; past it, non-persistent messages (never stored) and adopted ones are too.
+    `taken` holds the arrival numbers of persistent messages off the queue but still in the
+    store (gotten in a unit of work not yet committed), which a read of the store skips.
+    """
+
     def __init__(self, name: str, attrs: dict):
         self.name = name
         self.attrs = default_attributes("QLOCAL")
@@ -73,6 +113,12 @@ class LocalQueue:
         self.by_msgid: dict[bytes, set[int]] = {}
         self.by_correlid: dict[bytes, set[int]] = {}
         self.by_groupid: dict[bytes, set[int]] = {}
+        self.rows: QueueRows | None = None   # its messages in the store (none: never stored)
+        self.budget = HotBudget()
+        self.cold = 0
+        self.boundary = EVERYTHING
+        self.cold_top = -1        # the highest key ever sent to the store
+        self.taken: set[int] = set()
         self.reorders = 0         # inserts not at the end: invalidates selector scan marks
         self.pending_puts = 0     # uncommitted puts count toward CURDEPTH
         self.input_shared = 0
@@ -82,6 +128,13 @@ class LocalQueue:
         # a dynamic queue deleted while other handles still have it open: they get
         # MQRC_Q_DELETED, as MQ answers them (the name is free for a new queue at once)
         self.deleted = False
+
+    def attach(self, rows: QueueRows, budget: HotBudget, stored: int = 0) -> None:
+        """Back the queue with its rows in the store, `stored` of them there already
+        (read into memory by the first scan)."""
+        self.rows, self.budget = rows, budget
+        if stored:
+            self.cold, self.boundary = stored, -1
 
     # --- attributes ---------------------------------------------------------------------
     @property
@@ -94,42 +147,118 @@ class LocalQueue:
         return str(self.attrs.get("DEFTYPE", PREDEFINED))
 
     @property
+    def available_count(self) -> int:
+        """The committed messages on the queue, in memory and in the store."""
+        return len(self.msgs) + self.cold
+
+    @property
     def depth(self) -> int:
-        return len(self.msgs) + self.pending_puts
+        return self.available_count + self.pending_puts
 
     @property
     def by_priority(self) -> bool:
         return self.attrs["MSGDLVSQ"] == "PRIORITY"
 
     def alter(self, attrs: dict) -> None:
+        """Change attributes; a new MSGDLVSQ reorders the messages in memory, and those in
+        the store once the store has renumbered them (`renumbered`)."""
         resort = "MSGDLVSQ" in attrs and attrs["MSGDLVSQ"] != self.attrs["MSGDLVSQ"]
         self.attrs.update(attrs)
         if resort:
-            messages = [self.msgs[key] for key in self.order]
-            self.clear_index()
-            for message in messages:
-                self.insert(message)
+            self.renumbered()
+
+    def renumbered(self) -> None:
+        held = list(self.msgs.values())
+        cold, taken = self.cold, set(self.taken)
+        self.clear_index()
+        self.taken = taken
+        if cold:
+            # the boundary meant nothing in the new order: everything stored is read anew
+            self.cold = cold + sum(1 for m in held if m.persistent)
+            self.boundary = -1
+            held = [m for m in held if not m.persistent]
+        for message in held:
+            self.insert(message)
 
     # --- ordering and indexes -----------------------------------------------------------
     def key_for(self, message: Message) -> int:
-        if not self.by_priority:
-            return message.seq
-        priority = min(max(message.md[I_PRIORITY], 0), 9)
-        return ((9 - priority) << _PRIORITY_SHIFT) | message.seq
+        return order_key(message.seq, message.md[I_PRIORITY], self.by_priority)
 
     def insert(self, message: Message) -> None:
+        """A message becomes available: put and committed, backed out, or recovered. A
+        persistent one is in the store already; past the boundary it stays only there."""
         key = message.key = self.key_for(message)
         message.queue = self
-        if self.order and key < self.order[-1]:
+        self.taken.discard(message.seq)
+        if key < max(self.order[-1] if self.order else -1, self.cold_top):
             self.reorders += 1  # lands before messages a selector scan may have passed
+        if self.cold and key > self.boundary and message.persistent:
+            self.cold += 1
+            self.cold_top = max(self.cold_top, key)
+            return
+        self._hold(message)
+        self._shed()
+
+    def remove(self, message: Message, settled: bool = False) -> None:
+        """Take a message off the queue (adopted, or found in the store by a scan). Unless
+        `settled` (deleted from the store already) a persistent one is `taken` until then."""
+        if self.msgs.get(message.key) is message:
+            self._drop(message)
+        else:
+            self.cold -= 1
+        if message.persistent and not settled and self.rows is not None:
+            self.taken.add(message.seq)
+
+    def settle(self, message: Message) -> None:
+        """A message taken off the queue is gone from the store too."""
+        self.taken.discard(message.seq)
+
+    def adopt(self, message: Message) -> Message:
+        """The in-memory message for one a scan found: itself, taken in from the store."""
+        held = self.msgs.get(message.key)
+        if held is not None:
+            return held
+        self._hold(message)
+        self.cold -= 1
+        return message
+
+    def current(self, message: Message) -> Message | None:
+        """`message` if it is still available (a cursor's message), as held now."""
+        held = self.msgs.get(message.key)
+        if held is not None:
+            return held if held.seq == message.seq else None
+        if (self.cold and message.persistent and message.key > self.boundary
+                and message.seq not in self.taken and self.rows is not None
+                and self.rows.exists(message.seq)):
+            return message
+        return None
+
+    def available(self, message: Message) -> bool:
+        return self.current(message) is not None
+
+    def clear_index(self) -> None:
+        """Forget every available message (CLEAR, a deleted queue, a new order)."""
+        self.reorders += 1
+        self.budget.held -= len(self.msgs)
+        self.order = SortedList()
+        self.msgs.clear()
+        self.by_msgid.clear()
+        self.by_correlid.clear()
+        self.by_groupid.clear()
+        self.cold, self.boundary, self.cold_top = 0, EVERYTHING, -1
+        self.taken.clear()
+
+    def _hold(self, message: Message) -> None:
+        key = message.key
         self.msgs[key] = message
         self.order.add(key)
         md = message.md
         _index_add(self.by_msgid, md[I_MSGID], key)
         _index_add(self.by_correlid, md[I_CORRELID], key)
         _index_add(self.by_groupid, md[I_GROUPID], key)
+        self.budget.held += 1
 
-    def remove(self, message: Message) -> None:
+    def _drop(self, message: Message) -> None:
         key = message.key
         del self.msgs[key]
         self.order.remove(key)
@@ -137,26 +266,70 @@ class LocalQueue:
         _index_discard(self.by_msgid, md[I_MSGID], key)
         _index_discard(self.by_correlid, md[I_CORRELID], key)
         _index_discard(self.by_groupid, md[I_GROUPID], key)
+        self.budget.held -= 1
 
-    def clear_index(self) -> None:
-        self.reorders += 1
-        self.order = SortedList()
-        self.msgs.clear()
-        self.by_msgid.clear()
-        self.by_correlid.clear()
-        self.by_groupid.clear()
+    def _shed(self) -> None:
+        """Past its share of memory, leave the persistent messages last in delivery order
+        only in the store."""
+        if self.rows is None:
+            return
+        held, budget = len(self.msgs), self.budget
+        if held > budget.queue_max:
+            keep = budget.keep
+        elif budget.held > budget.limit and held > budget.least:
+            keep = budget.least
+        else:
+            return
+        shed: list[Message] = []
+        for key in reversed(self.order):
+            if held - len(shed) <= keep:
+                break
+            message = self.msgs[key]
+            if message.persistent:
+                shed.append(message)
+        for message in shed:
+            self._drop(message)
+        if shed:
+            self.cold += len(shed)
+            self.cold_top = max(self.cold_top, shed[0].key)
+            self.boundary = min(self.boundary, shed[-1].key - 1)
 
-    def available(self, message: Message) -> bool:
-        return self.msgs.get(message.key) is message
+    def _refill(self) -> None:
+        """Read the next page of the store's part into memory, moving the boundary."""
+        assert self.rows is not None    # only a queue with rows has cold messages
+        size = self.budget.refill
+        rows = self.rows.page(self.boundary, size)
+        loaded = 0
+        for row in rows:
+            if row.seq in self.taken or row.key in self.msgs:
+                continue
+            self._hold(self._message(row))
+            loaded += 1
+        self.cold -= loaded
+        if len(rows) < size:
+            self.boundary, self.cold = EVERYTHING, 0
+        else:
+            self.boundary = rows[-1].key
+
+    def _message(self, row: Row) -> Message:
+        message = Message(row.seq, row.md, row.body, row.props, row.expires_at, self)
+        message.key = row.key
+        return message
 
     # --- iteration in delivery order ----------------------------------------------------
-    def keys_after(self, cursor: int | None) -> Iterator[int]:
+    def scan(self, cursor: int | None) -> Iterator[Message]:
+        """The available messages after `cursor` (a key; None: from the first)."""
+        if self.cold and self.order.bisect_right(self.boundary) < self.budget.low:
+            self._refill()
         start = 0 if cursor is None else self.order.bisect_right(cursor)
-        return self.order.islice(start)
+        hot = (self.msgs[key] for key in self.order.islice(start))
+        if not self.cold:
+            return hot
+        return self._with_stored(hot, cursor, None, None, None)
 
-    def candidate_keys(self, msgid: bytes | None, correlid: bytes | None,
-                       groupid: bytes | None, cursor: int | None) -> Iterator[int]:
-        """Keys to examine, narrowed by an index when the get matches on an id."""
+    def candidates(self, msgid: bytes | None, correlid: bytes | None, groupid: bytes | None,
+                   cursor: int | None) -> Iterator[Message]:
+        """The messages to examine, narrowed by an id index when the get matches on an id."""
         narrowest = None
         for index, value in ((self.by_msgid, msgid), (self.by_correlid, correlid),
                              (self.by_groupid, groupid)):
@@ -165,19 +338,72 @@ class LocalQueue:
                 if narrowest is None or len(keys) < len(narrowest):
                     narrowest = keys
         if narrowest is None:
-            return self.keys_after(cursor)
+            return self.scan(cursor)
         # narrowed: not every key is visited, so a selector scan mark must not advance
+        hot = iter([self.msgs[key] for key in sorted(narrowest) if cursor is None or key > cursor])
+        if not self.cold:
+            return hot
+        return self._with_stored(hot, cursor, msgid, correlid, groupid)
 
-        ordered = sorted(narrowest)
-        if cursor is not None:
-            ordered = [key for key in ordered if key > cursor]
-        return iter(ordered)
+    def _with_stored(self, hot: Iterator[Message], cursor: int | None, msgid: bytes | None,
+                     correlid: bytes | None, groupid: bytes | None) -> Iterator[Message]:
+        """`hot` (in delivery order), and past the boundary the store's part merged in: the
+        store is read only when a get goes that far."""
+        for message in hot:
+            if message.key > self.boundary:
+                yield from heapq.merge([message], hot, self._stored_after(
+                    cursor, msgid, correlid, groupid), key=_by_key)
+                return
+            yield message
+        yield from self._stored_after(cursor, msgid, correlid, groupid)
+
+    def with_token(self, seq: int, cursor: int | None) -> list[Message]:
+        """The message whose MsgToken (its arrival number) is `seq`, after `cursor`."""
+        found = [m for m in self.msgs.values() if m.seq == seq]
+        if not found and self.cold and seq not in self.taken:
+            assert self.rows is not None
+            row = self.rows.by_seq(seq)
+            if row is not None and row.key > self.boundary:
+                found = [self._message(row)]
+        return [m for m in found if cursor is None or m.key > cursor]
+
+    def _stored_after(self, cursor: int | None, msgid: bytes | None, correlid: bytes | None,
+                      groupid: bytes | None) -> Iterator[Message]:
+        """The store's part after `cursor`, in pages growing from a few (most gets want the
+        first) to many (a browse of a deep queue)."""
+        assert self.rows is not None
+        after = self.boundary if cursor is None else max(cursor, self.boundary)
+        size = self.budget.low
+        while True:
+            rows = (self.rows.page(after, size) if msgid is None and correlid is None
+                    and groupid is None else
+                    self.rows.matching(after, size, msgid, correlid, groupid))
+            for row in rows:
+                if row.seq not in self.taken and row.key not in self.msgs:
+                    yield self._message(row)
+            if len(rows) < size:
+                return
+            after, size = rows[-1].key, min(size * 4, 1024)
+
+    def count_priority(self, threshold: int) -> int:
+        """The available messages of priority `threshold` or more."""
+        count = sum(1 for m in self.msgs.values() if m.md[I_PRIORITY] >= threshold)
+        if self.cold:
+            assert self.rows is not None
+            beyond = [m.seq for m in self.msgs.values() if m.key > self.boundary and m.persistent]
+            count += self.rows.count_priority(self.boundary, threshold, [*beyond, *self.taken])
+        return count
 
     # --- groups and segments ------------------------------------------------------------
+    def group_members(self, groupid: bytes) -> list[Message]:
+        members = [self.msgs[key] for key in self.by_groupid.get(groupid, ())]
+        if self.cold:
+            members.extend(self._stored_after(None, None, None, groupid))
+        return members
+
     def logical_segments(self, groupid: bytes, msgseq: int) -> list[Message] | None:
         """The segments of one logical message in offset order, or None while incomplete."""
-        segments = sorted((self.msgs[key] for key in self.by_groupid.get(groupid, ())
-                           if self.msgs[key].md[I_SEQ] == msgseq),
+        segments = sorted((m for m in self.group_members(groupid) if m.md[I_SEQ] == msgseq),
                           key=lambda m: m.md[I_OFFSET])
         expected = 0
         for segment in segments:
@@ -190,7 +416,7 @@ class LocalQueue:
 
     def group_complete(self, groupid: bytes) -> bool:
         """True when every logical message of the group, up to the last one, is available."""
-        members = [self.msgs[key] for key in self.by_groupid.get(groupid, ())]
+        members = self.group_members(groupid)
         last = [m.md[I_SEQ] for m in members if m.flags & CMQC.MQMF_LAST_MSG_IN_GROUP]
         if not last:
             return False
@@ -199,6 +425,10 @@ class LocalQueue:
             return False
         segmented = {m.md[I_SEQ] for m in members if m.flags & SEGMENT_FLAGS}
         return all(self.logical_segments(groupid, seq) is not None for seq in segmented)
+
+
+def _by_key(message: Message) -> int:
+    return message.key
 
 
 class AliasQueue:

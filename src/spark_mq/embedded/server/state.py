@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Any
 from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.mqsc_attributes import default_attributes
 from spark_mq.embedded.server.pubsub.state import PubSubState
-from spark_mq.embedded.server.queues import LocalQueue, Message, QueueDefinition
+from spark_mq.embedded.server.queues import (
+    DEFAULT_QUEUE_MEMORY,
+    HotBudget,
+    LocalQueue,
+    Message,
+    QueueDefinition,
+)
 from spark_mq.embedded.server.store import Store
 from spark_mq.mqi.constants import CMQC
 
@@ -88,7 +94,8 @@ class Connection:
 class QueueManagerState:
     """The queue manager's data; see `qmgr.QueueManager` for the verbs."""
 
-    def __init__(self, name: str, data_dir: str, users: dict[str, str] | None = None):
+    def __init__(self, name: str, data_dir: str, users: dict[str, str] | None = None,
+                 queue_memory: int = DEFAULT_QUEUE_MEMORY):
         self.name = name
         self.users = users
         self.lock = threading.RLock()
@@ -99,6 +106,8 @@ class QueueManagerState:
         self.attrs: dict[str, Any] = default_attributes("QMGR")
         self.quiescing = False
         self.store = Store(data_dir)
+        # the messages held in memory, a queue's and all queues' (queues.py)
+        self.hot = HotBudget(queue_memory, 20 * queue_memory)
         self.conn_ids = itertools.count(1)
         self.msgid_prefix = b"AMQ " + name.encode()[:12].ljust(12, b" ")
         self.msgid_counter = itertools.count(time.time_ns() // 1000)

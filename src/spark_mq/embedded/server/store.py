@@ -20,12 +20,12 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from spark_mq.embedded.server import message_rows
 from spark_mq.embedded.server.errors import MQError
-from spark_mq.embedded.wire import encode
+from spark_mq.embedded.server.message_rows import QueueRows
 from spark_mq.mqi.constants import CMQC
-from spark_mq.mqi.structs import MD
 
 if TYPE_CHECKING:
     from spark_mq.embedded.server.queues import Message
@@ -44,16 +44,6 @@ class StoreError(MQError):
         self.detail = str(cause)
 
 
-class StoredMessage(NamedTuple):
-    seq: int
-    queue: str
-    md: bytes
-    body: bytes
-    props: bytes | None
-    backout: int
-    expires_at: float | None
-
-
 class Store:
     def __init__(self, data_dir: str):
         os.makedirs(data_dir, mode=0o700, exist_ok=True)
@@ -65,7 +55,12 @@ class Store:
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         # NORMAL is durable across a process crash (kill -9), which is what MQ promises for
         # committed persistent messages on a running system; FULL only adds OS-crash safety.
+        # 8 KiB pages hold seven 1 KiB messages with little left over (4 KiB pages hold three,
+        # a sixth of each page unused); it applies to a new store only
+        self._db.execute("PRAGMA page_size=8192")
         self._db.execute("PRAGMA journal_mode=WAL")
+        # after a checkpoint, a WAL grown by a burst of work shrinks back to this size
+        self._db.execute(f"PRAGMA journal_size_limit={64 * 2**20}")
         self._db.execute("PRAGMA synchronous=NORMAL")
         # Checkpoints copy the WAL into the database file; done inline they stall whichever
         # MQCMIT crosses the threshold, so a background thread does them instead.
@@ -79,11 +74,10 @@ class Store:
             CREATE TABLE IF NOT EXISTS objects (
                 kind TEXT NOT NULL, name TEXT NOT NULL, attrs TEXT NOT NULL,
                 PRIMARY KEY (kind, name));
-            CREATE TABLE IF NOT EXISTS messages (
-                seq INTEGER PRIMARY KEY, queue TEXT NOT NULL, md BLOB NOT NULL,
-                body BLOB NOT NULL, props BLOB, backout INTEGER NOT NULL DEFAULT 0,
-                expires_at REAL);
-            """)
+            """ + message_rows.SCHEMA)
+        self._qids: dict[str, int] = dict(self._db.execute("SELECT name, qid FROM queue_ids"))
+        if self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'messages'").fetchone():
+            self._write(self._migrate)
         self._checkpointer = threading.Thread(target=self._checkpoint_loop, daemon=True,
                                               name="wal-checkpoint")
         self._checkpointer.start()
@@ -134,29 +128,71 @@ class Store:
             yield kind, name, json.loads(attrs)
 
     # --- messages -------------------------------------------------------------------------
-    def messages(self) -> Iterator[StoredMessage]:
-        cursor = self._db.execute(
-            "SELECT seq, queue, md, body, props, backout, expires_at FROM messages ORDER BY seq")
-        for row in cursor:
-            yield StoredMessage(*row)
+    def rows(self, queue_name: str) -> QueueRows:
+        """The stored messages of one queue."""
+        return QueueRows(self._db, self._qid(queue_name))
 
-    def apply(self, inserts: Iterable[StoredMessage] = (), deletes: Iterable[int] = (),
-              backouts: Iterable[tuple[int, int]] = (), purge_queue: str | None = None) -> None:
-        """One atomic change: new messages, removed messages, updated backout counts."""
-        inserts, deletes = list(inserts), list(deletes)
+    def queue_depths(self) -> dict[str, int]:
+        """The number of stored messages of each queue that has any."""
+        names = {qid: name for name, qid in self._qids.items()}
+        return {names[qid]: count for qid, count in self._db.execute(
+            "SELECT qid, count(*) FROM queued GROUP BY qid")}
+
+    def last_seq(self) -> int:
+        return self._db.execute("SELECT coalesce(max(seq), 0) FROM queued").fetchone()[0]
+
+    def apply(self, inserts: Iterable[Message] = (), deletes: Iterable[int] = (),
+              backouts: Iterable[tuple[int, int]] = (), purge_queue: str | None = None,
+              rekey: tuple[str, bool] | None = None, forget_queue: bool = False) -> None:
+        """One atomic change: new messages, removed messages (by seq), updated backout counts,
+        a queue emptied (and with forget_queue its number given up: the queue is deleted),
+        a queue renumbered for its new MSGDLVSQ (name, by priority)."""
+        rows = [message_rows.row_values(m.seq, self._qid(m.queue.name), m.queue.key_for(m), m.md,
+                                        m.body, m.props, m.expires_at) for m in inserts]
+        deletes = list(deletes)
+        purged = None if purge_queue is None else self._qids.get(purge_queue)
+        renumbered = None if rekey is None else self._qids.get(rekey[0])
 
         def change(db: sqlite3.Connection) -> None:
-            if purge_queue is not None:
-                db.execute("DELETE FROM messages WHERE queue = ?", (purge_queue,))
-            db.executemany(
-                "INSERT INTO messages (seq, queue, md, body, props, backout, expires_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)", inserts)
+            if purged is not None:
+                db.execute("DELETE FROM queued WHERE qid = ?", (purged,))
+                if forget_queue:
+                    db.execute("DELETE FROM queue_ids WHERE qid = ?", (purged,))
+            if renumbered is not None and rekey is not None:
+                message_rows.rekey(db, renumbered, rekey[1])
+            db.executemany(message_rows.INSERT, rows)
             for start in range(0, len(deletes), 500):  # one statement per 500 rows, not per row
                 chunk = deletes[start:start + 500]
-                db.execute(f"DELETE FROM messages WHERE seq IN ({','.join('?' * len(chunk))})", chunk)
-            db.executemany("UPDATE messages SET backout = ? WHERE seq = ?",
+                db.execute(f"DELETE FROM queued WHERE seq IN ({','.join('?' * len(chunk))})", chunk)
+            db.executemany("UPDATE queued SET backout = ? WHERE seq = ?",
                            ((count, seq) for seq, count in backouts))
         self._write(change)
+        if purged is not None and forget_queue:
+            del self._qids[str(purge_queue)]
+
+    def _qid(self, queue_name: str) -> int:
+        """The number that stands for a queue's name in the message rows."""
+        qid = self._qids.get(queue_name)
+        if qid is None:
+            new = max(self._qids.values(), default=0) + 1
+            self._write(lambda db: db.execute(
+                "INSERT INTO queue_ids (name, qid) VALUES (?, ?)", (queue_name, new)))
+            qid = self._qids[queue_name] = new
+        return qid
+
+    def _migrate(self, db: sqlite3.Connection) -> None:
+        """Move the messages of a store written before the queued table into it, once."""
+        by_priority = {name: attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
+                       for kind, name, attrs in self.objects() if kind == "QLOCAL"}
+        old = db.execute("SELECT seq, queue, md, body, props, backout, expires_at FROM messages")
+        for seq, queue, md, body, props, backout, expires_at in old.fetchall():
+            qid = self._qids.get(queue)
+            if qid is None:
+                qid = self._qids[queue] = max(self._qids.values(), default=0) + 1
+                db.execute("INSERT INTO queue_ids (name, qid) VALUES (?, ?)", (queue, qid))
+            db.execute(message_rows.INSERT, message_rows.migrated_values(
+                seq, qid, by_priority.get(queue, True), md, body, props, backout, expires_at))
+        db.execute("DROP TABLE messages")
 
     def _write(self, change: Callable[[sqlite3.Connection], object]) -> None:
         """`change` in one transaction: all of it, or nothing and StoreError."""
@@ -189,13 +225,3 @@ def _roll_back(db: sqlite3.Connection) -> None:
         db.execute("ROLLBACK")
     except sqlite3.Error:
         pass                    # then SQLite rolled back, or the next BEGIN fails again
-
-
-def stored(message: Message, queue_name: str) -> StoredMessage:
-    """The row a persistent message is kept as."""
-    return StoredMessage(message.seq, queue_name, MD.pack(message.md), message.body,
-                         encode(message.props) if message.props else None,
-                         message.md[_I_BACKOUT], message.expires_at)
-
-
-_I_BACKOUT = MD.index["BackoutCount"]

@@ -15,7 +15,7 @@ from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.pubsub import retained
 from spark_mq.embedded.server.queues import I_BACKOUT
 from spark_mq.embedded.server.state import Connection, QueueManagerState
-from spark_mq.embedded.server.store import StoreError, stored
+from spark_mq.embedded.server.store import StoreError
 from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.mqi.constants import CMQC
 
@@ -27,13 +27,15 @@ def commit(qm: QueueManagerState, conn: Connection) -> None:
         puts, gets = conn.uow_puts, conn.uow_gets
         if not puts and not gets:
             return
-        inserts = [stored(m, m.queue.name) for m in puts if m.persistent]
-        deletes = [m.seq for m in gets if m.persistent]
+        inserts = [m for m in puts if m.persistent]
+        deletes = [m for m in gets if m.persistent]
         if inserts or deletes:
-            qm.store.apply(inserts=inserts, deletes=deletes)
+            qm.store.apply(inserts=inserts, deletes=[m.seq for m in deletes])
     except StoreError:
         backout(qm, conn)
         raise MQError(CMQC.MQRC_BACKED_OUT) from None
+    for message in deletes:
+        message.queue.settle(message)
     for message in puts:
         queue = message.queue
         queue.pending_puts -= 1

@@ -22,7 +22,7 @@ import time
 from spark_mq.embedded.server.md_context import put_stamp
 from spark_mq.embedded.server.queues import AliasQueue, LocalQueue, Message
 from spark_mq.embedded.server.state import QMGR_CCSID, QueueManagerState, blank
-from spark_mq.embedded.server.store import StoreError, stored
+from spark_mq.embedded.server.store import StoreError
 from spark_mq.mqi.constants import CMQC, CMQCFC
 from spark_mq.mqi.structs import default_md
 
@@ -53,7 +53,7 @@ def put_event(qm: QueueManagerState, queue_name: str, command: int, reason: int,
         message = Message(next(qm.seq), _md(qm, queue), data, None, None, queue)
         if message.persistent:
             try:
-                qm.store.apply(inserts=[stored(message, queue.name)])
+                qm.store.apply(inserts=[message])
             except StoreError as exc:
                 log.warning("event %d lost: the store cannot write it (reason %d)", reason,
                             exc.reason)

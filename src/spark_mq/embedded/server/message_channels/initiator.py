@@ -166,7 +166,7 @@ class ChannelInitiator:
         for status in statuses.table(self.qmgr).all():
             if fnmatch.fnmatchcase(status.name, pattern or "*"):
                 queue = self.qmgr.queues.get(status.xmitq) if status.xmitq else None
-                depth = len(queue.msgs) if isinstance(queue, LocalQueue) else None
+                depth = queue.available_count if isinstance(queue, LocalQueue) else None
                 found.append((status.name, status.display(depth)))
         return found
 
@@ -195,7 +195,7 @@ class ChannelInitiator:
             if not isinstance(queue, LocalQueue) or queue.attrs.get("TRIGGER") != "TRIGGER":
                 continue
             named = str(queue.attrs.get("TRIGDATA", "")).strip()
-            if named and named != name or not queue.msgs:
+            if named and named != name or not queue.available_count:
                 continue
             status = table.get(name, channels.SENDER)
             if status is None or status.status not in _ACTIVE and status.status != statuses.STOPPED:

@@ -38,7 +38,6 @@ from spark_mq.embedded.server.queues import (
     Message,
 )
 from spark_mq.embedded.server.state import blank
-from spark_mq.embedded.server.store import stored
 from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD
@@ -117,7 +116,7 @@ def place(qm: QueueManagerState, conn: Connection | None, messages: list[Message
         for message in messages:
             message.queue.pending_puts += 1
     else:
-        rows = [stored(m, m.queue.name) for m in messages if m.persistent]
+        rows = [m for m in messages if m.persistent]
         if rows:
             qm.store.apply(inserts=rows)
         for message in messages:

@@ -75,7 +75,7 @@ def qualifying(qm: QueueManagerState, queue: LocalQueue) -> int:
     threshold = int(queue.attrs.get("TRIGMPRI", 0))
     if threshold <= 0:
         return queue.depth
-    count = sum(1 for message in queue.msgs.values() if message.md[I_PRIORITY] >= threshold)
+    count = queue.count_priority(threshold)
     for conn in qm.connections.values():
         count += sum(1 for message in conn.uow_puts
                      if message.queue is queue and message.md[I_PRIORITY] >= threshold)
