@@ -71,13 +71,13 @@ def main() -> int:
         for depth in depths:
             probes += load(ibmmq, conn, loaded, depth)
             loaded = depth
-            figures.update(measure(ibmmq, conn, qm, data_dir, depth, probes))
+            figures.update(progress(measure(ibmmq, conn, qm, data_dir, depth, probes)))
         figures["load msg/s (bare put, 1000 per MQCMIT)"] = round(count / (time.perf_counter()
                                                                             - started))
         conn.disconnect()
-        figures.update(restart(ibmmq, qm, count))
+        figures.update(progress(restart(ibmmq, qm, count)))
         if not args.no_spark:
-            figures.update(drain(ibmmq, qm, work, count, args.batch))
+            figures.update(progress(drain(ibmmq, qm, work, count, args.batch)))
         payload = count * len(BODY)
         ratios = {"disk / payload at full depth": round(
             figures[f"store on disk MiB at {count:,}"] * 2**20 / payload, 2)}
@@ -90,6 +90,13 @@ def main() -> int:
         qm.stop()
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def progress(figures: dict) -> dict:
+    """Print figures as they come (a long run shows what it has measured so far)."""
+    for key, value in figures.items():
+        print(f"  {key:60s} {value}", flush=True)
+    return figures
 
 
 def load(ibmmq, conn, start: int, end: int) -> list[bytes]:
