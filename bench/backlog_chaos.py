@@ -188,7 +188,7 @@ def drain(qm, work: Path, chooser: random.Random, kills: int, batch: int) -> tup
                      .writeStream.format("parquet").option("path", str(work / "out"))
                      .option("checkpointLocation", str(work / "checkpoint"))
                      .trigger(availableNow=True).start())
-            made += kill_while(lambda: query.isActive, qm, chooser, kills - made)
+            made += kill_while(lambda q=query: q.isActive, qm, chooser, kills - made)
             query.awaitTermination()
             if query.exception() is None:
                 return made, restarts

@@ -46,6 +46,9 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=10_000, help="maxMessagesPerTrigger")
     parser.add_argument("--quick", action="store_true", help="100,000 messages")
     parser.add_argument("--no-spark", action="store_true", help="skip the drain by Spark")
+    parser.add_argument("--queues", type=int, default=1,
+                        help="spread --messages over this many queues and measure memory, disk "
+                             "and a restart only (e.g. --queues 1000 --messages 10000000)")
     parser.add_argument("--work", help="folder for the queue manager's data (default: a "
                                        "temporary one, removed afterwards)")
     args = parser.parse_args()
@@ -62,6 +65,8 @@ def main() -> int:
     qm = embedded.EmbeddedQueueManager(data_dir, name="QMBACK").start()
     figures: dict[str, float] = {"messages": count}
     try:
+        if args.queues > 1:
+            return many_queues(ibmmq, qm, data_dir, args.queues, count // args.queues)
         qm.run_mqsc("DEFINE QLOCAL(BACKLOG) MAXDEPTH(999999999) REPLACE\n"
                     f"ALTER QMGR MAXUMSGS({max(10_000, 2 * args.batch)})")
         figures["queue manager RSS MiB, empty"] = round(_rss_kib(str(qm.pid)) / 1024, 1)
@@ -90,6 +95,49 @@ def main() -> int:
         qm.stop()
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def many_queues(ibmmq, qm, data_dir: str, queues: int, each: int) -> int:
+    """`queues` queues of `each` messages: the queue manager's memory and disk, a restart."""
+    CMQC = ibmmq.CMQC
+    names = [f"BACKLOG.{index:05d}" for index in range(queues)]
+    qm.run_mqsc("".join(f"DEFINE QLOCAL({name}) MAXDEPTH(999999999) REPLACE\n" for name in names))
+    figures: dict[str, float] = {"queues": queues, "messages per queue": each}
+    figures["queue manager RSS MiB, empty"] = round(_rss_kib(str(qm.pid)) / 1024, 1)
+    conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
+    md = ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT)
+    pmo = ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_NEW_MSG_ID)
+    started = time.perf_counter()
+    for position, name in enumerate(names, 1):
+        queue = ibmmq.Queue(conn, name, CMQC.MQOO_OUTPUT)
+        for index in range(each):
+            queue.put(BODY, md, pmo)
+            if index % COMMIT_EVERY == COMMIT_EVERY - 1:
+                conn.commit()
+        conn.commit()
+        queue.close()
+        if position in (1, queues // 10, queues // 2, queues):
+            progress({f"queue manager RSS MiB with {position} queues full":
+                      round(_rss_kib(str(qm.pid)) / 1024, 1)})
+    figures["load msg/s (bare put, 1000 per MQCMIT)"] = round(
+        queues * each / (time.perf_counter() - started))
+    figures["queue manager RSS MiB, all queues full"] = round(_rss_kib(str(qm.pid)) / 1024, 1)
+    figures["store on disk MiB"] = round(_disk_bytes(data_dir) / 2**20, 1)
+    conn.disconnect()
+    qm.kill()
+    started = time.perf_counter()
+    qm.start(timeout=600)
+    figures["restart after SIGKILL: serving, s"] = round(time.perf_counter() - started, 2)
+    conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
+    for name in (names[0], names[-1]):
+        depth = ibmmq.Queue(conn, name, CMQC.MQOO_INQUIRE).inquire(CMQC.MQIA_CURRENT_Q_DEPTH)
+        assert depth == each, f"{name} holds {depth} of {each} after the restart"
+    conn.disconnect()
+    report("backlog-queues", progress(figures),
+           {"disk / payload": round(figures["store on disk MiB"] * 2**20
+                                    / (queues * each * len(BODY)), 2)},
+           f"{queues} queues of {each:,} persistent 1 KiB messages")
+    return 0
 
 
 def progress(figures: dict) -> dict:
