@@ -61,7 +61,7 @@ def recover(qm: QueueManagerState) -> None:
     depths = qm.store.queue_depths()
     for queue in qm.queues.values():
         if isinstance(queue, LocalQueue):
-            queue.attach(qm.store.rows(queue.name), qm.hot, depths.get(queue.name, 0))
+            qm.back(queue, depths.get(queue.name, 0))
     qm.seq = itertools.count(qm.store.last_seq() + 1)
     system_queues.hold(qm)  # numbered after the stored messages
 
@@ -78,7 +78,7 @@ def define(qm: QueueManagerState, kind: str, name: str, attrs: dict, replace: bo
     else:
         queue = _QUEUE_CLASSES[kind](name, attrs)
         if isinstance(queue, LocalQueue):
-            queue.attach(qm.store.rows(name), qm.hot)
+            qm.back(queue)
         qm.queues[name] = queue
     save_definition(qm, queue)
     if existing is not None:

@@ -42,7 +42,7 @@ def create(qm: QueueManagerState, model: ModelQueue, dynamic_name: str) -> Local
     name = _queue_name(qm, dynamic_name)
     queue = LocalQueue(name, dict(model.attrs))
     if queue.definition_type != TEMPORARY_DYNAMIC:  # a temporary one holds no persistent message
-        queue.attach(qm.store.rows(name), qm.hot)
+        qm.back(queue)
     qm.queues[name] = queue
     save_definition(qm, queue)  # a temporary queue is not stored (see save_definition)
     return queue

@@ -115,6 +115,11 @@ class QueueManagerState:
         self.dynamic_names = itertools.count(1)  # the unique part of generated queue names
         self.pubsub = PubSubState()  # topics, subscriptions, retained publications
 
+    def back(self, queue: LocalQueue, stored: int = 0) -> None:
+        """Give a local queue its rows in the store (`stored` of them there already) and its
+        share of the memory for messages (queues.LocalQueue)."""
+        queue.attach(self.store.rows(queue.name), self.hot, stored)
+
     def new_msgid(self) -> bytes:
         return self.msgid_prefix + next(self.msgid_counter).to_bytes(8, "big")
 

@@ -136,7 +136,7 @@ class Store:
         """The number of stored messages of each queue that has any."""
         names = {qid: name for name, qid in self._qids.items()}
         return {names[qid]: count for qid, count in self._db.execute(
-            "SELECT qid, count(*) FROM queued GROUP BY qid")}
+            "SELECT qid, count(*) FROM queued GROUP BY qid") if qid in names}
 
     def last_seq(self) -> int:
         return self._db.execute("SELECT coalesce(max(seq), 0) FROM queued").fetchone()[0]
@@ -185,13 +185,15 @@ class Store:
         by_priority = {name: attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
                        for kind, name, attrs in self.objects() if kind == "QLOCAL"}
         old = db.execute("SELECT seq, queue, md, body, props, backout, expires_at FROM messages")
-        for seq, queue, md, body, props, backout, expires_at in old.fetchall():
-            qid = self._qids.get(queue)
-            if qid is None:
-                qid = self._qids[queue] = max(self._qids.values(), default=0) + 1
-                db.execute("INSERT INTO queue_ids (name, qid) VALUES (?, ?)", (queue, qid))
-            db.execute(message_rows.INSERT, message_rows.migrated_values(
-                seq, qid, by_priority.get(queue, True), md, body, props, backout, expires_at))
+        while rows := old.fetchmany(1000):     # a page at a time: the store may be large
+            for seq, queue, md, body, props, backout, expires_at in rows:
+                qid = self._qids.get(queue)
+                if qid is None:
+                    qid = self._qids[queue] = max(self._qids.values(), default=0) + 1
+                    db.execute("INSERT INTO queue_ids (name, qid) VALUES (?, ?)", (queue, qid))
+                db.execute(message_rows.INSERT, message_rows.migrated_values(
+                    seq, qid, by_priority.get(queue, True), md, body, props, backout,
+                    expires_at))
         db.execute("DROP TABLE messages")
 
     def _write(self, change: Callable[[sqlite3.Connection], object]) -> None:

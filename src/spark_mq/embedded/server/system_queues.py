@@ -98,6 +98,8 @@ def ensure(qm: QueueManagerState) -> None:
         if name in qm.queues:
             continue
         queue = _CLASSES[kind](name, attrs)
+        if isinstance(queue, LocalQueue):
+            qm.back(queue)
         qm.queues[name] = queue
         qm.store.save_object(kind, name, dict(queue.attrs))
 
