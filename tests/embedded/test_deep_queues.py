@@ -316,3 +316,24 @@ def test_a_store_written_before_the_queued_table_is_migrated(tmp_path):
     tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     db.close()
     assert "messages" not in tables and "queued" in tables
+
+
+def test_a_drained_queue_gives_its_space_back(manager):
+    """The store keeps 16 MiB of free pages for new messages and gives the rest back to the
+    file system in the background."""
+    conn = connect(manager)
+    queue = ibmmq.Queue(conn, "DEEP", OPEN)
+    pmo = ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_ASYNC_RESPONSE)
+    for index in range(40_000):
+        queue.put(b"%05d" % index + b"x" * 1019, ibmmq.MD(Persistence=PERSISTENT), pmo)
+        if index % 1000 == 999:
+            conn.commit()
+    store = os.path.join(manager.data_dir, "qmgr.db")
+    full = os.path.getsize(store)
+    assert full > 40_000 * 1024
+    assert len(drain(queue, CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_NO_SYNCPOINT)) == 40_000
+    deadline = time.monotonic() + 120
+    while os.path.getsize(store) > 24 * 2**20 and time.monotonic() < deadline:
+        time.sleep(0.5)     # the checkpointer's rounds run every half second
+    assert os.path.getsize(store) <= 24 * 2**20, (full, os.path.getsize(store))
+    conn.disconnect()

@@ -34,6 +34,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("spark_mq.embedded")
 
 
+#: free pages kept for new messages (16 MiB), and given back to the file system per round
+#: of the checkpointer beyond them (2 MiB: a round holds the write lock only briefly)
+_FREE_PAGES_KEPT, _FREE_PAGES_GIVEN = 2048, 256
+
+
 class StoreError(MQError):
     """A store write failed and changed nothing."""
 
@@ -58,6 +63,9 @@ class Store:
         # 8 KiB pages hold seven 1 KiB messages with little left over (4 KiB pages hold three,
         # a sixth of each page unused); it applies to a new store only
         self._db.execute("PRAGMA page_size=8192")
+        # the pages a drained queue leaves free are given back to the file system a few at a
+        # time (_checkpoint_loop); also for a new store only
+        self._db.execute("PRAGMA auto_vacuum=INCREMENTAL")
         self._db.execute("PRAGMA journal_mode=WAL")
         # after a checkpoint, a WAL grown by a burst of work shrinks back to this size
         self._db.execute(f"PRAGMA journal_size_limit={64 * 2**20}")
@@ -83,13 +91,19 @@ class Store:
         self._checkpointer.start()
 
     def _checkpoint_loop(self) -> None:
-        db = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+        # a short busy timeout: a round that meets the queue manager's own write gives way
+        db = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False,
+                             timeout=0.05)
         try:
             while not self._stop.wait(0.5):
                 try:
                     db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    if db.execute("PRAGMA freelist_count").fetchone()[0] > _FREE_PAGES_KEPT:
+                        # through execute() it frees one page, whatever the number (the
+                        # sqlite3 module steps it once); executescript runs it to its end
+                        db.executescript(f"PRAGMA incremental_vacuum({_FREE_PAGES_GIVEN});")
                 except sqlite3.Error:
-                    pass  # a full disk or the store closing: the next round tries again
+                    pass  # busy, a full disk or the store closing: the next round tries again
         finally:
             db.close()
 
