@@ -24,7 +24,8 @@ JMS (spark_mq.mq.jms): `jms_type` (text, bytes, map, stream, object, none), the 
 `jms_priority`, `jms_timestamp`, `jms_correlation_id`, and `jms_map` (a MapMessage body)
 are filled when a user schema names them.
 
-A user schema may pick any of these (with these types), the MQMD context columns
+A user schema may pick any of these (with these types; `payload` may also be `string`, the
+data decoded by each message's CCSID, see `OTHER_READ_TYPES`), the MQMD context columns
 accounting_token binary, appl_origin_data string and put_appl_type int, `topic`, and add columns
 named after message properties: each is filled from the property of that name (exact name first, then
 case-insensitively), converted to the column's type, null where absent or not convertible.
@@ -40,7 +41,7 @@ from typing import Any, NamedTuple
 
 from spark_mq.mq import jms
 from spark_mq.mq.column_table import COLUMNS
-from spark_mq.mq.errors import MQOptionError
+from spark_mq.mq.errors import MQSchemaError
 from spark_mq.mq.message import MD_INDEX, Message
 from spark_mq.mq.properties import as_text, type_name_of
 from spark_mq.mqi.codepages import decode_text
@@ -71,6 +72,11 @@ def default_schema(topic: bool = False, convert: bool = False, include_context: 
     if convert:
         names.append("conversion_reason")
     return ", ".join(f"{name} {COLUMN_TYPES[name]}" for name in names)
+
+#: column -> {another type a user schema may give it: what the column then holds}
+OTHER_READ_TYPES: dict[str, dict[str, str]] = {
+    "payload": {"string": "the message data as text, decoded by each message's CCSID; null "
+                          "where it is not text in that CCSID"}}
 
 #: Spark types a property column may have (simpleString spellings)
 PROPERTY_COLUMN_TYPES = ("string", "boolean", "tinyint", "smallint", "int", "bigint",
@@ -180,6 +186,17 @@ _EXTRACTORS.update({
 })
 
 
+def payload_text(m: Message) -> str | None:
+    """The payload as text by its CCSID and Encoding, whatever its Format (a user schema's
+    `payload string`, the counterpart of the writer's string payload)."""
+    return decode_text(m.payload, m.md[_CCSID] or _QMGR_CCSID, m.md[_ENCODING])
+
+
+#: (column, type) -> function(message) -> value, for the types of OTHER_READ_TYPES
+_TYPED_EXTRACTORS: dict[tuple[str, str], Callable[[Message], Any]] = {
+    ("payload", "string"): payload_text}
+
+
 @dataclass(frozen=True)
 class ColumnSpec:
     name: str
@@ -198,14 +215,16 @@ def plan_columns(fields: Sequence[tuple[str, str]]) -> list[ColumnSpec]:
     for name, kind in fields:
         kind = normalise_type(kind)
         if name in COLUMN_TYPES:
-            if kind != COLUMN_TYPES[name]:
-                raise MQOptionError(f"schema column {name}", kind, COLUMN_TYPES[name])
+            types = {COLUMN_TYPES[name]: "", **OTHER_READ_TYPES.get(name, {})}
+            if kind not in types:
+                raise MQSchemaError(name, kind, " | ".join(
+                    f"{t} ({meaning})" if meaning else t for t, meaning in types.items()))
             specs.append(ColumnSpec(name, kind, False))
         elif kind in PROPERTY_COLUMN_TYPES:
             specs.append(ColumnSpec(name, kind, True))
         else:
-            raise MQOptionError(
-                f"schema column {name}", kind,
+            raise MQSchemaError(
+                name, kind,
                 f"a default column ({', '.join(COLUMN_TYPES)}) with its type, or a message property "
                 f"column of type {' | '.join(PROPERTY_COLUMN_TYPES)}")
     return specs
@@ -276,7 +295,7 @@ def column_values(spec: ColumnSpec, messages: Sequence[Message], source: Source)
         return [source.queue] * len(messages)
     if spec.name == "queue_manager":
         return [source.queue_manager] * len(messages)
-    extract = _EXTRACTORS[spec.name]
+    extract = _TYPED_EXTRACTORS.get((spec.name, spec.kind)) or _EXTRACTORS[spec.name]
     return [extract(m) for m in messages]
 
 

@@ -288,6 +288,13 @@ READ_MODES = ("driver", "executors")
 DEFAULT_READER_STATE_QUEUE = "SPARK.MQ.READER.STATE"
 
 
+def requested_read_mode(options: Mapping[str, str]) -> str:
+    """The readMode asked for, without checking anything: which stream reader to make. The
+    reader checks every option itself at its first call (a wrong value fails there)."""
+    value = str(lower_keys(options).get("readmode", "driver")).strip().lower()
+    return "executors" if value == "executors" else "driver"
+
+
 #: what a topic string may be: MQ's limit on MQCHARV topic strings
 MAX_TOPIC_LENGTH = 10240
 SUBSCRIPTION_PREFIX = "SPARK.MQ."

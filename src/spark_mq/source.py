@@ -1,12 +1,28 @@
-"""The Spark data source "mq": options in, reader and writer objects out."""
-from __future__ import annotations
+"""The Spark data source "mq": options in, reader and writer objects out.
 
-from dataclasses import replace
+When Spark calls what (pyspark 4.3, checked with a real session; tests/spark/test_errors.py):
+
+* `spark.read/readStream.format("mq")...load()` without a user schema: the constructor and
+  `schema()`, at load(): every reader option is checked there, values and combinations;
+* `.schema(...).load()`: nothing in Python at load(); a batch read makes the data source
+  and its `reader()` when an action plans the query, a stream when it starts (in the
+  query's thread: errors reach `awaitTermination()` / `query.exception()`);
+* `df.write...save()`: the constructor and `writer()`, at save();
+* `writeStream...start()`: nothing in Python at start(); the constructor and
+  `streamWriter()` run in the query's thread before the first batch.
+
+A stream reader must not fail while it is made (pyspark's runner then hides the error
+behind an UnboundLocalError): `streamReader()` only makes it, and it checks everything at
+Spark's first call (spark_mq.reader.start).
+"""
+from __future__ import annotations
 
 from pyspark.sql.datasource import DataSource
 from pyspark.sql.types import StructType
 
 from spark_mq.columns import default_schema
+from spark_mq.errors import reports_to_spark
+from spark_mq.mq.connection import ConnectionOptions
 from spark_mq.options import (
     READ_OPTIONS,
     WRITE_OPTIONS,
@@ -14,11 +30,12 @@ from spark_mq.options import (
     WriteOptions,
     check_known,
     lower_keys,
-    parse_bool,
     parse_connection,
+    requested_read_mode,
 )
 
 
+@reports_to_spark("__init__", "schema", "reader", "writer", "streamWriter")
 class MQDataSource(DataSource):
     """IBM MQ queues as Spark sources and sinks: format("mq").
 
@@ -26,8 +43,8 @@ class MQDataSource(DataSource):
     """
 
     def __init__(self, options: dict[str, str]) -> None:
-        # Spark makes the data source at load() / save() / start(): misspelt option names and
-        # bad connection options fail there, before any query runs
+        # Spark makes the data source at load() / save() (a stream's writer: at start, in
+        # the query's thread): misspelt option names and bad connection options fail there
         super().__init__(options)
         opts = lower_keys(options)
         check_known(opts, READ_OPTIONS + WRITE_OPTIONS, "the mq data source")
@@ -38,42 +55,27 @@ class MQDataSource(DataSource):
         return "mq"
 
     def schema(self) -> str:
-        # a topic read's default schema adds the topic each publication was published on,
+        # only reads ask (load() without a user schema): every reader option is checked here.
+        # A topic read's default schema adds the topic each publication was published on,
         # convert the reason of an unconverted message, includeContext a copy's columns
-        opts = lower_keys(self.options)
-        return default_schema(topic="topic" in opts or "topicobject" in opts,
-                              convert=parse_bool(opts, "convert", False),
-                              include_context=parse_bool(opts, "includecontext", False,
-                                                         "includeContext"))
-
-    def _read_options(self) -> ReadOptions:
-        """Parsed, and checked once against the queue manager: an unknown queue or a selector
-        the queue manager refuses fails the query when it starts. A topic read first makes
-        (or resumes) its durable subscription and then reads its managed queue."""
-        from spark_mq.mq.queues import check_input_queue
-        from spark_mq.start_checks import checked_once
         options = ReadOptions.parse(self.options)
-        if options.reads_topic:
-            from spark_mq.mq.subscriptions import ensure_durable_subscription
-            managed = checked_once(("subscribe", options), lambda: ensure_durable_subscription(
-                options.connection, options.subscription or "", options.topic,
-                options.topic_object))
-            options = replace(options, queue=managed)
-        checked_once(("read", options), lambda: check_input_queue(
-            options.connection, options.queue, options.selector))
-        return options
+        return default_schema(topic=options.reads_topic, convert=options.convert,
+                              include_context=options.include_context)
 
     def reader(self, schema: StructType):
+        # a batch read's reader is made when an action plans the query, and an error here
+        # reaches the user as raised: the start checks run here, before any task
         from spark_mq.reader import MQBatchReader
-        return MQBatchReader(_for_schema(self._read_options(), schema), schema)
+        from spark_mq.reader.start import read_options, start_checks
+        return MQBatchReader(start_checks(read_options(self.options, schema)), schema)
 
     def streamReader(self, schema: StructType):
-        options = _for_schema(self._read_options(), schema)
-        if options.read_mode == "executors":
+        # must not raise (see the module docstring): the reader checks at Spark's first call
+        if requested_read_mode(self.options) == "executors":
             from spark_mq.reader.executors import MQExecutorStreamReader
-            return MQExecutorStreamReader(options, schema)
+            return MQExecutorStreamReader(self.options, schema)
         from spark_mq.reader import MQStreamReader
-        return MQStreamReader(options, schema)
+        return MQStreamReader(self.options, schema)
 
     def writer(self, schema: StructType, overwrite: bool):
         from spark_mq.writer import MQBatchWriter
@@ -83,8 +85,10 @@ class MQDataSource(DataSource):
         from spark_mq.writer import MQStreamWriter
         return MQStreamWriter(WriteOptions.parse(self.options, streaming=True), schema, overwrite)
 
-
-def _for_schema(options: ReadOptions, schema: StructType) -> ReadOptions:
-    """What the consumers must read besides the defaults: property types, when a column
-    shows them (a second MQINQMP per 4-byte integer property, so only then)."""
-    return replace(options, typed_properties="property_types" in schema.fieldNames())
+    @property
+    def error_connection(self) -> ConnectionOptions | None:
+        """The queue manager an error names (spark_mq.errors.reports_to_spark)."""
+        try:
+            return parse_connection(self.options)
+        except Exception:  # noqa: BLE001 - bad connection options name no queue manager
+            return None

@@ -44,12 +44,12 @@ from dataclasses import dataclass
 from pyspark.sql.datasource import DataSourceArrowWriter, DataSourceStreamArrowWriter, WriterCommitMessage
 from pyspark.sql.types import MapType, StructType
 
-from spark_mq.errors import MQOptionError
-from spark_mq.mq.connection import connect, load_ibmmq
-from spark_mq.mq.errors import describe
+from spark_mq.errors import MQOptionError, reports_to_spark
+from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
 from spark_mq.mq.markers import check_locks_allowed, ensure_state_queue, remove_markers
 from spark_mq.mq.outgoing import Column, MessageDefaults, MessagePlan
 from spark_mq.mq.producer import ProducerSettings, queue_manager_limits
+from spark_mq.mq.refusals import open_refused
 from spark_mq.mq.sink import Exactly, Topic, write_rows
 from spark_mq.options import WriteOptions
 from spark_mq.start_checks import checked_once
@@ -103,6 +103,12 @@ class _MQWriter:
                                          plan.context_level, self.options.retain,
                                          keep_msg_id=self.options.context == "all")
 
+    @property
+    def error_connection(self) -> ConnectionOptions | None:
+        """The queue manager an error names (spark_mq.errors.reports_to_spark)."""
+        options = getattr(self, "options", None)
+        return options.connection if options is not None else None
+
     def _write(self, batches: Iterator) -> MQWriteResult:
         from pyspark import TaskContext
         context = TaskContext.get()
@@ -122,6 +128,7 @@ class _MQWriter:
                              result.chunks_written, result.rows_skipped)
 
 
+@reports_to_spark("__init__", "write", "commit", "abort")
 class MQBatchWriter(_MQWriter, DataSourceArrowWriter):
     """df.write.format("mq"): delivery defaults to atLeastOnce; exactlyOnce makes task
     retries put nothing twice and removes its markers when the job commits or aborts."""
@@ -156,6 +163,7 @@ class MQBatchWriter(_MQWriter, DataSourceArrowWriter):
             qmgr.disconnect()
 
 
+@reports_to_spark("__init__", "write", "commit", "abort")
 class MQStreamWriter(_MQWriter, DataSourceStreamArrowWriter):
     """df.writeStream.format("mq"): delivery defaults to exactlyOnce."""
 
@@ -210,14 +218,17 @@ def _check_with_queue_manager(options: WriteOptions) -> WriteOptions:
             except ibmmq.MQMIError as exc:
                 label = f"queue {options.queue!r}" + (f" at queue manager {where!r} (option "
                                                       "'targetQueueManager')" if where else "")
-                raise describe(exc, f"opening {label} for output") from exc
+                raise open_refused(exc, qmgr, options.queue, ibmmq.CMQC.MQOO_OUTPUT,
+                                   f"opening {label} for output") from exc
         if options.topic:
             od = ibmmq.OD(ObjectType=ibmmq.CMQC.MQOT_TOPIC, Version=ibmmq.CMQC.MQOD_VERSION_4)
             od.set_vs("ObjectString", options.topic)
             try:
                 ibmmq.Queue(qmgr, od, ibmmq.CMQC.MQOO_OUTPUT).close()
             except ibmmq.MQMIError as exc:
-                raise describe(exc, f"opening topic {options.topic!r} for publishing") from exc
+                raise open_refused(exc, qmgr, options.topic, ibmmq.CMQC.MQOO_OUTPUT,
+                                   f"opening topic {options.topic!r} for publishing",
+                                   "topic") from exc
         if options.exactly_once:
             ensure_state_queue(qmgr, ibmmq, options.state_queue, options.connection)
             check_locks_allowed(qmgr, ibmmq, options.model_queue)

@@ -71,6 +71,22 @@ def test_text_column_decodes_every_sender_by_its_own_ccsid(spark, qm, conn, make
                 assert bytes(row.payload) == encode_text(text, ccsid)
 
 
+def test_a_string_payload_is_decoded_by_each_message_ccsid(spark, qm, conn, make_queue, tmp_path):
+    """A user schema's `payload string` (what the writer accepts) reads every sender's text
+    by its own CCSID, whatever its Format, and null where the bytes are not text in it."""
+    queue = make_queue()
+    sent = _fill(conn, queue)
+    schema = "payload string, message_id binary"
+    for rows in (spark.read.format("mq").options(**reader_options(qm, queue)).schema(schema)
+                 .load().collect(),
+                 _stream(spark, reader_options(qm, queue), tmp_path, schema)):
+        by_id = {bytes(r.message_id): r.payload for r in rows}
+        expected = {msg_id: text for msg_id, (_, text) in sent.items()}
+        binary = next(i for i, (ccsid, text) in sent.items() if text is None and ccsid == 1208)
+        expected[binary] = "\x00\x01binary"    # MQFMT_NONE, but UTF-8 text all the same
+        assert by_id == expected
+
+
 @pytest.mark.parametrize("target", [1208, 37, 939])
 def test_convert_asks_the_queue_manager_for_the_ccsid_and_reports_what_it_could_not(
         spark, qm, conn, make_queue, tmp_path, target):

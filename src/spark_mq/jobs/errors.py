@@ -9,7 +9,8 @@ class JobError(Exception):
     """A problem the user can fix; printed without a traceback."""
 
 
-_OWN_ERRORS = ("MQOptionError", "UnknownOptionError", "MQConnectorError", "AsyncPutError",
+_OWN_ERRORS = ("MQOptionError", "UnknownOptionError", "MQSchemaError", "MQConnectorError",
+               "AsyncPutError",
                "MarkerAheadError", "JobError")
 _CONNECTOR_ERROR = re.compile(rf"({'|'.join(_OWN_ERRORS)})[:]\s*(.+)")
 

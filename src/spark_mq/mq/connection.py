@@ -16,6 +16,7 @@ import logging
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -45,6 +46,18 @@ class ConnectionOptions:
 
 _lock = threading.Lock()
 _chosen: str | None = None
+#: the options each open connection was made with: an error on it can name its queue
+#: manager and user (spark_mq.mq.refusals)
+_connections: weakref.WeakKeyDictionary[Any, ConnectionOptions] = weakref.WeakKeyDictionary()
+
+
+def options_of(qmgr: Any) -> ConnectionOptions | None:
+    """The options `connect` made this connection with (None for one made elsewhere)."""
+    try:
+        return _connections.get(qmgr)
+    except TypeError:   # not weakly referable: not one of ours
+        return None
+
 
 def ibm_client_available() -> bool:
     for library in ("libmqm_r.so", "libmqm_r.dylib", "mqm.dll"):
@@ -125,8 +138,13 @@ def connect(options: ConnectionOptions, action: str | None = None) -> Any:
         qmgr.connect_with_options(options.queue_manager, **kwargs)
     except ibmmq.MQMIError as exc:
         where = options.conn_name or f"the CCDT {options.ccdt_url}"
+        hint = None
+        if exc.reason == ibmmq.CMQC.MQRC_NOT_AUTHORIZED:
+            from spark_mq.mq.refusals import connect_refused_hint  # it imports this module
+            hint = connect_refused_hint(options)
         raise describe(exc, action or f"connecting to queue manager {options.queue_manager} "
-                                      f"at {where}") from exc
+                                      f"at {where}", hint) from exc
+    _connections[qmgr] = options
     return qmgr
 
 

@@ -42,6 +42,7 @@ from spark_mq.mq.mqget import RawGetter, get_converted
 from spark_mq.mq.poison import PoisonMover
 from spark_mq.mq.properties import TypedReader, read_all
 from spark_mq.mq.queues import open_queue
+from spark_mq.mq.refusals import open_refused
 from spark_mq.mqi.constants import CMQC
 
 log = logging.getLogger(__name__)
@@ -140,7 +141,8 @@ class Consumer:
                 self._by_id = ibmmq.Queue(self.qmgr, self.queue_name,
                                           CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_FAIL_IF_QUIESCING)
             except ibmmq.MQMIError as exc:
-                raise describe(exc, f"opening queue {self.queue_name} for input") from exc
+                raise open_refused(exc, self.qmgr, self.queue_name, CMQC.MQOO_INPUT_SHARED,
+                                   f"opening queue {self.queue_name!r} for input") from exc
         return self._by_id
 
     # --- queries ------------------------------------------------------------------------

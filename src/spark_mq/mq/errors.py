@@ -2,10 +2,18 @@
 
 `MQOptionError` is a bad option or column (raised before anything reaches MQ);
 `MQConnectorError` is an MQ call that failed, carrying the reason code, its name and a hint
-(`describe` makes one from ibmmq's MQMIError).
+(`describe` makes one from ibmmq's MQMIError; spark_mq.mq.refusals the hints of 2035).
+
+`summary_first` is for errors on their way out to Spark: Spark shows a Python worker's
+failure as Python formats it, after its own prefix, on the same first line; and Python
+formats a chain of exceptions from its root cause, each behind "Traceback (most recent call
+last):". So an error leaves with a copy of itself, without traceback, as the root of its
+chain: its one line (reason, object, queue manager, hint) is then the first line the user
+sees, and the tracebacks, the MQMIError among them, follow.
 """
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from spark_mq.mqi.constants import CMQC, reason_name
@@ -38,6 +46,19 @@ class UnknownOptionError(MQOptionError):
         return (self.__class__, (self.option, self.use, self.suggestion, self.known))
 
 
+class MQSchemaError(MQOptionError):
+    """A column of a user schema that the reader cannot fill: its type, or its name."""
+
+    def __init__(self, column: str, kind: str, valid: str) -> None:
+        self.option, self.value, self.valid = f"schema column {column}", kind, valid
+        self.column = column
+        ValueError.__init__(self, f"schema column '{column}': type {kind} is not one the reader "
+                                  f"can give it; valid: {valid}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (self.__class__, (self.column, self.value, self.valid))
+
+
 class MQConnectorError(RuntimeError):
     """An MQ call failed: carries the reason code, its name and a hint."""
 
@@ -47,11 +68,21 @@ class MQConnectorError(RuntimeError):
         self.reason = reason
         self.reason_name = reason_name
 
+    def at(self, queue_manager: str, conn_name: str | None) -> MQConnectorError:
+        """Name the queue manager in front of the message, unless the message names it."""
+        message = str(self)
+        if f"queue manager {queue_manager}" not in message:
+            where = f" at {conn_name}" if conn_name else ""
+            self.args = (f"queue manager {queue_manager}{where}: {message}",)
+        return self
+
 
 #: what a person can do about the reasons users meet first
 HINTS: dict[int, str] = {
-    CMQC.MQRC_NOT_AUTHORIZED: "the user or password was refused, or the user lacks authority: "
-                              "check 'user' and 'password'",
+    # what a 2035 means depends on the call: spark_mq.mq.refusals makes those hints
+    CMQC.MQRC_NOT_AUTHORIZED: "the queue manager refused the connection or the user lacks "
+                              "authority: check 'user' and 'password', the channel's CHLAUTH "
+                              "rules and the user's authority records",
     CMQC.MQRC_UNKNOWN_OBJECT_NAME: "no such queue on this queue manager: check the queue name "
                                    "(MQ names are case-sensitive)",
     CMQC.MQRC_Q_MGR_NOT_AVAILABLE: "the queue manager is not reachable: check 'connName' "
@@ -87,15 +118,40 @@ def connection_lost(exc: BaseException) -> bool:
     return getattr(exc, "reason", None) in CONNECTION_LOST
 
 
-def describe(exc: Exception, action: str) -> MQConnectorError:
-    """An MQ failure as a connector error: reason code number, name and a hint."""
+def describe(exc: Exception, action: str, hint: str | None = None) -> MQConnectorError:
+    """An MQ failure as a connector error: reason code number, name and a hint (`hint`, else
+    the reason's usual one)."""
     reason = getattr(exc, "reason", None)
     comp = getattr(exc, "comp", None)
     if reason is None:
         return MQConnectorError(f"{action} failed: {exc}")
     name = reason_name(reason)
-    hint = HINTS.get(reason)
+    hint = hint or HINTS.get(reason)
     message = f"{action} failed: MQ reason {reason} {name} (completion code {comp})"
     if hint:
         message += f": {hint}"
     return MQConnectorError(message, reason, name)
+
+
+def summary_first(exc: BaseException) -> BaseException:
+    """`exc`, with a copy of itself (no traceback, no cause) as the root of its chain of
+    causes, so that its message is the first line wherever the chain is printed (see the
+    module docstring). Done once: a chain that starts with a summary keeps it."""
+    root, seen = exc, {id(exc)}
+    while True:
+        below = root.__cause__ if root.__cause__ is not None else (
+            None if root.__suppress_context__ else root.__context__)
+        if below is None or id(below) in seen:
+            break
+        seen.add(id(below))
+        root = below
+    if getattr(root, "is_summary", False):
+        return exc
+    try:
+        summary = copy.copy(exc)
+    except Exception:  # noqa: BLE001 - an exception that cannot be copied goes out as it is
+        return exc
+    summary.__traceback__ = summary.__cause__ = summary.__context__ = None
+    summary.is_summary = True  # type: ignore[attr-defined]
+    root.__cause__ = summary
+    return exc

@@ -40,6 +40,7 @@ from typing import Any
 
 from spark_mq.mq.connection import ConnectionOptions
 from spark_mq.mq.errors import MQConnectorError, describe
+from spark_mq.mq.refusals import open_refused
 from spark_mq.mqi.constants import CMQC, reason_name
 
 log = logging.getLogger(__name__)
@@ -221,7 +222,8 @@ def open_state_queue(qmgr: Any, ibmmq: Any, name: str, extra_options: int = 0) -
                 f"{reason_name(reason)}): define it, e.g. runmqsc: DEFINE QLOCAL({name}) "
                 "DEFPSIST(YES), or name another with option 'stateQueue', or use "
                 "delivery=atLeastOnce", reason, reason_name(reason)) from exc
-        raise describe(exc, f"opening the exactly-once state queue {name!r}") from exc
+        raise open_refused(exc, qmgr, name, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | extra_options,
+                           f"opening the exactly-once state queue {name!r}") from exc
 
 
 def ensure_state_queue(qmgr: Any, ibmmq: Any, name: str, connection: ConnectionOptions) -> None:

@@ -20,6 +20,7 @@ from spark_mq.mq.large_messages import DATA_FORMAT, REFERENCE_FORMAT, new_group_
 from spark_mq.mq.outgoing import Outgoing, RowValueError, property_size
 from spark_mq.mq.packed_put import PackedPut
 from spark_mq.mq.properties import PropertyValueError, to_mq
+from spark_mq.mq.refusals import open_refused
 from spark_mq.mqi.constants import CMQC
 
 _RFH2_ROOM = 1024   # bytes kept free for the MQRFH2 header when properties travel with a body
@@ -145,7 +146,8 @@ class Producer:
             handle = ibmmq.Queue(self.qmgr, od, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING
                                  | self.context_open)
         except ibmmq.MQMIError as exc:
-            raise describe(exc, f"opening topic {topic!r} for publishing") from exc
+            raise open_refused(exc, self.qmgr, topic, C.MQOO_OUTPUT,
+                               f"opening topic {topic!r} for publishing", "topic") from exc
         return Target(topic, handle, self.qmgr_max_length, topic=True)
 
     def _open(self, name: str, qmgr_name: str = "") -> Target:
@@ -160,13 +162,15 @@ class Producer:
                 max_length = self.qmgr_max_length
         except ibmmq.MQMIError as exc:
             if exc.reason not in _NO_INQUIRE:
-                raise describe(exc, f"opening {label} for output") from exc
+                raise open_refused(exc, self.qmgr, name, base | C.MQOO_INQUIRE,
+                                   f"opening {label} for output") from exc
             # no inquire authority, or a queue elsewhere (which MQ lets one only put to):
             # put with the queue manager's limit as the estimate
             try:
                 queue = ibmmq.Queue(self.qmgr, self._od(name, qmgr_name), base)
             except ibmmq.MQMIError as exc2:
-                raise describe(exc2, f"opening {label} for output") from exc2
+                raise open_refused(exc2, self.qmgr, name, base,
+                                   f"opening {label} for output") from exc2
             max_length = self.qmgr_max_length
         return Target(name, queue, max_length, qmgr_name=qmgr_name)
 

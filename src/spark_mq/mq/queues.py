@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
-from spark_mq.mq.errors import MQOptionError, describe
+from spark_mq.mq.errors import MQOptionError
+from spark_mq.mq.refusals import open_refused
 from spark_mq.mqi.constants import CMQC, reason_name
 
 
@@ -27,7 +28,8 @@ def open_queue(ibmmq: Any, qmgr: Any, name: str, options: int, selector: str | N
     except ibmmq.MQMIError as exc:
         if exc.reason == CMQC.MQRC_SELECTOR_SYNTAX_ERROR and selector:
             raise selector_error(selector, exc.reason) from None
-        raise describe(exc, f"opening queue {name} for {purpose}") from exc
+        raise open_refused(exc, qmgr, name, options,
+                           f"opening queue {name!r} for {purpose}") from exc
 
 
 def selector_error(selector: str, reason: int) -> MQOptionError:

@@ -12,6 +12,7 @@ from typing import Any
 
 from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
 from spark_mq.mq.errors import MQOptionError, describe
+from spark_mq.mq.refusals import open_refused
 from spark_mq.mqi.constants import CMQC
 
 _RESOLVED_ROOM = 10240   # MQ's longest topic string: the buffer for ResObjectString
@@ -68,7 +69,8 @@ def ensure_durable_subscription(connection: ConnectionOptions, name: str, topic:
         try:
             sub.sub(sub_desc=sd)
         except ibmmq.MQMIError as exc:
-            raise describe(exc, f"subscribing (durable subscription {name!r})") from exc
+            raise open_refused(exc, qmgr, topic or topic_object or "", 0,
+                               f"subscribing (durable subscription {name!r})", "topic") from exc
         try:
             managed = sub.get_sub_queue().inquire(CMQC.MQCA_Q_NAME)
         finally:

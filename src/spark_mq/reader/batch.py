@@ -7,12 +7,14 @@ from pyspark.sql.datasource import DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
 from spark_mq.columns import Source, to_record_batch
-from spark_mq.mq.connection import connect, load_ibmmq
+from spark_mq.errors import reports_to_spark
+from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
 from spark_mq.mq.message import Message
 from spark_mq.options import ReadOptions
 from spark_mq.reader.rows import ARROW_CHUNK, arrow_schema, column_specs
 
 
+@reports_to_spark("read")
 class MQBatchReader(DataSourceReader):
     """spark.read.format("mq"): browses the queue (a snapshot; nothing is consumed)."""
 
@@ -20,6 +22,11 @@ class MQBatchReader(DataSourceReader):
         self.options = options
         self.schema = schema
         self.specs = column_specs(schema)
+
+    @property
+    def error_connection(self) -> ConnectionOptions:
+        """The queue manager an error names (spark_mq.errors.reports_to_spark)."""
+        return self.options.connection
 
     def partitions(self) -> Sequence[InputPartition]:
         return [InputPartition(0)]

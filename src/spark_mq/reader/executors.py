@@ -36,7 +36,8 @@ import io
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
@@ -48,13 +49,14 @@ from pyspark.sql.streaming.datasource import (
 from pyspark.sql.types import StructType
 
 from spark_mq.columns import Source
-from spark_mq.errors import MQConnectorError
+from spark_mq.errors import MQConnectorError, reports_to_spark
 from spark_mq.mq.claims import CHUNK, PartitionKey, StateQueue
 from spark_mq.mq.connection import connect, load_ibmmq, retry_while_lost
 from spark_mq.mq.errors import connection_lost
 from spark_mq.options import ReadOptions
 from spark_mq.reader.limits import batch_limits
-from spark_mq.reader.rows import arrow_schema, column_specs, record_batches
+from spark_mq.reader.rows import arrow_schema, record_batches
+from spark_mq.reader.start import StartsOnFirstCall
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -63,20 +65,24 @@ _CLAIM_POLL_MS = 1000     # a waiting attempt looks for the other attempt's reco
 
 
 class ClaimPartition(InputPartition):
-    """What one task needs: whose claim to take, and how much to get."""
+    """What one task needs: whose claim to take, how much to get, and from which queue (a
+    topic read's managed queue is known only to the driver)."""
 
-    def __init__(self, key: PartitionKey, max_messages: int, max_bytes: int) -> None:
+    def __init__(self, key: PartitionKey, max_messages: int, max_bytes: int, queue: str) -> None:
         super().__init__(key.partition)
         self.key, self.max_messages, self.max_bytes = key, max_messages, max_bytes
+        self.queue = queue
 
 
-class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
-    """See the module docstring for the protocol."""
+@reports_to_spark("initialOffset", "getDefaultReadLimit", "prepareForTriggerAvailableNow",
+                  "latestOffset", "partitions", "commit", "read")
+class MQExecutorStreamReader(StartsOnFirstCall, DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """See the module docstring for the protocol. Made from the options as given (parsed
+    ReadOptions, or the data source's own), it checks them at Spark's first call
+    (spark_mq.reader.start)."""
 
-    def __init__(self, options: ReadOptions, schema: StructType) -> None:
-        self.options = options
-        self.schema = schema
-        self.specs = column_specs(schema)
+    def __init__(self, options: ReadOptions | Mapping[str, str], schema: StructType) -> None:
+        super().__init__(options, schema)
         self._driver: _DriverConnection | None = None
         self._planned: tuple[tuple[str, int], dict] | None = None
         self._available_now: int | None = None  # Trigger.AvailableNow: the depth at start
@@ -91,6 +97,7 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
         return state
 
     def _connection(self) -> _DriverConnection:
+        self.start()
         if self._driver is None:
             self._driver = _DriverConnection(self.options)
         return self._driver
@@ -159,7 +166,9 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
         if int(end["batch"]) == int(start["batch"]):
             return []
         reader, batch = str(end["reader"]), int(end["batch"])
-        return [ClaimPartition(PartitionKey(reader, batch, p), int(end["share"]), int(end["bytes"]))
+        self.start()
+        return [ClaimPartition(PartitionKey(reader, batch, p), int(end["share"]), int(end["bytes"]),
+                               self.options.queue)
                 for p in range(int(end["partitions"]))]
 
     def commit(self, end: dict) -> None:
@@ -194,12 +203,12 @@ class MQExecutorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow
     def read(self, partition: InputPartition) -> Iterator:
         assert isinstance(partition, ClaimPartition)
         batches = retry_while_lost(self.options.connection, lambda: self._attempt(partition),
-                                   f"reading {partition.key} from {self.options.queue}")
+                                   f"reading {partition.key} from {partition.queue}")
         yield from batches
 
     def _attempt(self, partition: ClaimPartition) -> list[Any]:
         """The rows of this partition: its record's, or new ones made durable as its record."""
-        opts = self.options
+        opts = replace(self.options, queue=partition.queue)
         ibmmq = load_ibmmq(opts.connection.transport)
         qmgr = connect(opts.connection, f"connecting to queue manager {opts.connection.queue_manager} "
                                         f"at {opts.connection.conn_name} to read")

@@ -26,9 +26,10 @@ def column_specs(schema: StructType) -> list[ColumnSpec]:
 class MessagesPartition(InputPartition):
     """A slice of one microbatch's messages, carried from the driver to an executor."""
 
-    def __init__(self, index: int, messages: list[Message]):
+    def __init__(self, index: int, messages: list[Message], source: Source):
         super().__init__(index)
         self.messages = messages
+        self.source = source      # the `queue` and `queue_manager` columns
 
 
 def record_batches(messages: Sequence[Message], source: Source, specs: Sequence[ColumnSpec],

@@ -47,7 +47,7 @@ the messages in the client's read-ahead buffer (MQ's own read-ahead loss window)
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -61,15 +61,16 @@ from pyspark.sql.streaming.datasource import (
 from pyspark.sql.types import StructType
 
 from spark_mq.columns import Source
-from spark_mq.errors import MQConnectorError
+from spark_mq.errors import MQConnectorError, reports_to_spark
 from spark_mq.mq import records
 from spark_mq.mq.errors import connection_lost
 from spark_mq.mq.message import Message
 from spark_mq.mq.orphans import wait_for_sole_consumer
 from spark_mq.options import ReadOptions
 from spark_mq.reader.limits import batch_limits
-from spark_mq.reader.rows import MessagesPartition, arrow_schema, column_specs, record_batches
+from spark_mq.reader.rows import MessagesPartition, arrow_schema, record_batches
 from spark_mq.reader.slots import ConnectionSlot, live_slots
+from spark_mq.reader.start import StartsOnFirstCall
 
 log = logging.getLogger(__name__)
 
@@ -89,13 +90,15 @@ class _Prefetch:
     future: Future
 
 
-class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
-    """See the module docstring for the protocol."""
+@reports_to_spark("initialOffset", "getDefaultReadLimit", "prepareForTriggerAvailableNow",
+                  "latestOffset", "partitions", "commit", "read")
+class MQStreamReader(StartsOnFirstCall, DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """See the module docstring for the protocol. Made from the options as given (parsed
+    ReadOptions, or the data source's own), it checks them at Spark's first call
+    (spark_mq.reader.start)."""
 
-    def __init__(self, options: ReadOptions, schema: StructType):
-        self.options = options
-        self.schema = schema
-        self.specs = column_specs(schema)
+    def __init__(self, options: ReadOptions | Mapping[str, str], schema: StructType):
+        super().__init__(options, schema)
         self._slots: list[ConnectionSlot] = []
         self._held: dict[int, _HeldBatch] = {}
         self._prefetch: _Prefetch | None = None
@@ -147,6 +150,7 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def initialOffset(self) -> dict:
         # connects and opens the queue: bad connection options or an unknown queue fail
         # the query when it starts
+        self.start()
         self._all_slots()[0].call(lambda consumer: None)
         return self._offset(0, [])
 
@@ -154,11 +158,13 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return ReadMaxRows(self.options.max_messages)
 
     def prepareForTriggerAvailableNow(self) -> None:
+        self.start()
         self._remaining = self._idle_slot().call(lambda c: c.depth())
         log.info("Trigger.AvailableNow: %d messages on %s at start", self._remaining,
                  self.options.queue)
 
     def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
+        self.start()
         seq = int(start["seq"])
         self._await_orphaned_work(seq)
         self._settle(start)
@@ -286,6 +292,7 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         start_seq, end_seq = int(start["seq"]), int(end["seq"])
         if end_seq == start_seq:
             return []
+        self.start()
         held = self._held.get(end_seq)
         if held is None or held.start_seq != start_seq:
             self._await_orphaned_work(start_seq)
@@ -320,8 +327,9 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             return []
         parts = max(1, min(self.options.num_partitions, len(messages) // 1000 + 1))
         size = -(-len(messages) // parts)
-        return [MessagesPartition(i, messages[i * size:(i + 1) * size]) for i in range(parts)
-                if messages[i * size:(i + 1) * size]]
+        source = Source.of(self.options)   # a topic's managed queue: the executors do not know it
+        return [MessagesPartition(i, messages[i * size:(i + 1) * size], source)
+                for i in range(parts) if messages[i * size:(i + 1) * size]]
 
     def _await_orphaned_work(self, seq: int) -> None:
         """Once per process, on a restart (Spark resumes at `seq` > 0): wait until no
@@ -339,6 +347,7 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     # --- settling: MQ catches up with Spark's commit log --------------------------------
     def commit(self, end: dict) -> None:
+        self.start()
         self._settle(end)
 
     def _settle(self, durable: dict) -> None:
@@ -400,7 +409,7 @@ class MQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     # --- executors ----------------------------------------------------------------------
     def read(self, partition: InputPartition) -> Iterator:
         assert isinstance(partition, MessagesPartition)
-        yield from record_batches(partition.messages, Source.of(self.options), self.specs,
+        yield from record_batches(partition.messages, partition.source, self.specs,
                                    arrow_schema(self.schema))
 
     def stop(self) -> None:

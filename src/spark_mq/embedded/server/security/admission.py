@@ -36,7 +36,7 @@ from typing import Any
 
 from spark_mq.embedded.server import channels
 from spark_mq.embedded.server.errors import MQError
-from spark_mq.embedded.server.security import chlauth
+from spark_mq.embedded.server.security import chlauth, refusals
 from spark_mq.embedded.server.security.checks import check
 from spark_mq.embedded.server.security.state import privileged, security_of
 from spark_mq.embedded.server.state import Connection, QueueManagerState, os_user
@@ -51,15 +51,19 @@ def admit(qm: QueueManagerState, user: str, password: str, channel: str | None,
     `peer_user`: a bindings connection's process's user, as the OS gives it."""
     checking_rules = channel is not None and chlauth.enabled(qm)
     if checking_rules and chlauth.blocked_address(qm, address):
+        refusals.blocked_address(address)
         raise _refused()
     connauth = security_of(qm).connauth
     if connauth == {}:  # CONNAUTH names an object that does not exist: nobody gets in
+        refusals.log.warning("connection on %s refused: CONNAUTH names an AUTHINFO object "
+                             "that does not exist", channel or "bindings")
         raise _refused()
     check_field = "CHCKCLNT" if channel is not None else "CHCKLOCL"
     required = str(connauth.get(check_field, "NONE")) if connauth is not None else "NONE"
     authenticated = False
     if user and required != "NONE":
         if qm.users is None or qm.users.get(user) != password:
+            refusals.wrong_password(user, channel, address)
             raise FailedAuthentication(_fail_delay(connauth))
         authenticated = True
     adopted = authenticated and connauth is not None and connauth.get("ADOPTCTX") == "YES"
@@ -73,6 +77,7 @@ def admit(qm: QueueManagerState, user: str, password: str, channel: str | None,
             rule = chlauth.mapping_rule(qm, channel, address, client_user)
     if rule is not None:
         if rule["USERSRC"] == "NOACCESS":
+            refusals.no_access(channel or "", address, client_user)
             raise _refused()
         if rule["USERSRC"] == "MAP":
             mcauser = str(rule["MCAUSER"])
@@ -82,8 +87,10 @@ def admit(qm: QueueManagerState, user: str, password: str, channel: str | None,
     if not authenticated:
         if required == "REQUIRED" or (
                 required == "REQDADM" and (privileged(qm, runs_as) or privileged(qm, client_user))):
+            refusals.no_credentials(f"{check_field}({required})", channel, address)
             raise _refused()
     if checking_rules and channel is not None and chlauth.blocked_user(qm, channel, runs_as):
+        refusals.blocked_user(channel, address, runs_as)
         raise _refused()
     check(qm, runs_as, CMQC.MQOT_Q_MGR, qm.name, {CMQCFC.MQAUTH_CONNECT})
     return runs_as

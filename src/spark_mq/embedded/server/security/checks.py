@@ -27,6 +27,7 @@ from collections.abc import Iterable
 
 from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.queues import ModelQueue
+from spark_mq.embedded.server.security import refusals
 from spark_mq.embedded.server.security.state import enforced, groups_of, privileged, security_of
 from spark_mq.embedded.server.state import QueueManagerState
 from spark_mq.mqi.constants import CMQC, CMQCFC
@@ -68,6 +69,7 @@ def check(qm: QueueManagerState, user: str, object_type: int, name: str,
     if not wanted:
         return
     if not user:
+        refusals.missing_authority(qm.name, user, object_type, name, wanted)
         raise MQError(CMQC.MQRC_NOT_AUTHORIZED)
     if privileged(qm, user):
         return
@@ -76,6 +78,7 @@ def check(qm: QueueManagerState, user: str, object_type: int, name: str,
         return
     held = state.authority.holds(object_type, name, user, groups_of(qm, user))
     if not wanted <= held:
+        refusals.missing_authority(qm.name, user, object_type, name, wanted - held)
         raise MQError(CMQC.MQRC_NOT_AUTHORIZED)
 
 
