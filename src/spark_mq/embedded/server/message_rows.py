@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from spark_mq.embedded.wire import decode, encode
@@ -24,6 +24,8 @@ from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD, default_md
 
 SCHEMA = """
+CREATE TABLE IF NOT EXISTS store_info (
+    name TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS queue_ids (
     name TEXT PRIMARY KEY, qid INTEGER NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS queued (
@@ -47,16 +49,44 @@ _I_BACKOUT, _I_PRIORITY = _MDI["BackoutCount"], _MDI["Priority"]
 NONE_ID = b"\0" * 24
 _PRIORITY_SHIFT = 44
 
-# What most stored MQMDs look like, so that deflating one against it leaves little (about 25
-# bytes): the dictionary of a raw deflate stream (no header), copied ready for each MQMD
-_TEMPLATE = MD.pack(default_md(
+# The template of stores whose rows were written before templates were learnt
+DEFAULT_TEMPLATE = MD.pack(default_md(
     Persistence=CMQC.MQPER_PERSISTENT, Format=CMQC.MQFMT_STRING, CodedCharSetId=1208,
     Encoding=CMQC.MQENC_NATIVE, Priority=0, PutApplType=CMQC.MQAT_UNIX, MsgId=NONE_ID,
     CorrelId=NONE_ID, GroupId=NONE_ID, ReplyToQ=b" " * 48, ReplyToQMgr=b" " * 48,
     UserIdentifier=b" " * 12, ApplIdentityData=b" " * 32, PutApplName=b" " * 28,
     PutDate=b"20260101", PutTime=b"00000000", ApplOriginData=b" " * 4))
+#: the store_info row that holds a store's template
+TEMPLATE_NAME = "md_template"
 _WBITS = -15
-_DEFLATE = zlib.compressobj(6, zlib.DEFLATED, _WBITS, 1, zlib.Z_DEFAULT_STRATEGY, _TEMPLATE)
+
+
+class MdCodec:
+    """An MQMD without its ids, deflated against a template MQMD: the first one the store
+    kept, so that a row holds little more than what differs from it (its put time: about
+    25 bytes instead of 364). A raw deflate stream at level 1, its dictionary loaded once
+    and copied for each MQMD (loading it costs more than deflating)."""
+
+    def __init__(self, template: bytes):
+        self.template = template
+        self._deflate = zlib.compressobj(1, zlib.DEFLATED, _WBITS, 1, zlib.Z_DEFAULT_STRATEGY,
+                                         template)
+
+    def deflated(self, md: list) -> tuple[bytes, bytes | None, bytes | None, bytes]:
+        """(MsgId, CorrelId, GroupId, the rest of the MQMD deflated): ids of none are NULL."""
+        deflate = self._deflate.copy()
+        return (md[_I_MSGID], _id_or_null(md[_I_CORRELID]), _id_or_null(md[_I_GROUPID]),
+                deflate.compress(template_of(md)) + deflate.flush())
+
+    def inflated(self, blob: bytes) -> list:
+        return MD.unpack(zlib.decompressobj(_WBITS, zdict=self.template).decompress(blob))
+
+
+def template_of(md: list) -> bytes:
+    """An MQMD packed with its ids blanked: what a row deflates, and a store's template."""
+    rest = list(md)
+    rest[_I_MSGID] = rest[_I_CORRELID] = rest[_I_GROUPID] = NONE_ID
+    return MD.pack(rest)
 
 
 class Row(NamedTuple):
@@ -81,38 +111,29 @@ def clamped(priority: int) -> int:
     return min(max(priority, 0), 9)
 
 
-def row_values(seq: int, qid: int, key: int, md: list, body: bytes, props: list | None,
-               expires_at: float | None) -> tuple:
+def row_values(codec: MdCodec, seq: int, qid: int, key: int, md: list, body: bytes,
+               props: list | None, expires_at: float | None) -> tuple:
     """The INSERT parameters of one message."""
-    return (seq, qid, key, clamped(md[_I_PRIORITY]), *_deflated(md), body,
+    return (seq, qid, key, clamped(md[_I_PRIORITY]), *codec.deflated(md), body,
             encode(props) if props else None, md[_I_BACKOUT], expires_at)
 
 
-def migrated_values(seq: int, qid: int, by_priority: bool, packed_md: bytes, body: bytes,
-                    props: bytes | None, backout: int, expires_at: float | None) -> tuple:
+def migrated_values(codec: MdCodec, seq: int, qid: int, by_priority: bool, md: list,
+                    body: bytes, props: bytes | None, backout: int,
+                    expires_at: float | None) -> tuple:
     """The INSERT parameters of a row of the table stores had before this one (its MQMD
     packed whole, its properties encoded as here)."""
-    md = MD.unpack(packed_md)
     return (seq, qid, order_key(seq, md[_I_PRIORITY], by_priority), clamped(md[_I_PRIORITY]),
-            *_deflated(md), body, props, backout, expires_at)
-
-
-def _deflated(md: list) -> tuple[bytes, bytes | None, bytes | None, bytes]:
-    """(MsgId, CorrelId, GroupId, the rest of the MQMD deflated): ids of none are NULL."""
-    rest = list(md)
-    rest[_I_MSGID] = rest[_I_CORRELID] = rest[_I_GROUPID] = NONE_ID
-    deflate = _DEFLATE.copy()
-    return (md[_I_MSGID], _id_or_null(md[_I_CORRELID]), _id_or_null(md[_I_GROUPID]),
-            deflate.compress(MD.pack(rest)) + deflate.flush())
+            *codec.deflated(md), body, props, backout, expires_at)
 
 
 def _id_or_null(value: bytes) -> bytes | None:
     return None if value == NONE_ID else value
 
 
-def _row(values: Sequence) -> Row:
+def _row(codec: MdCodec, values: Sequence) -> Row:
     seq, key, msgid, correlid, groupid, blob, body, props, backout, expires_at = values
-    md = MD.unpack(zlib.decompressobj(_WBITS, zdict=_TEMPLATE).decompress(blob))
+    md = codec.inflated(blob)
     md[_I_MSGID] = msgid
     md[_I_CORRELID] = correlid or NONE_ID
     md[_I_GROUPID] = groupid or NONE_ID
@@ -134,9 +155,10 @@ class QueueRows:
     """One queue's stored messages. Every query here returns rows after a key (the queue's
     in-memory part lies before it), in delivery order."""
 
-    def __init__(self, db: sqlite3.Connection, qid: int):
+    def __init__(self, db: sqlite3.Connection, qid: int, codec: Callable[[], MdCodec | None]):
         self._db = db
         self.qid = qid
+        self._codec = codec   # the store's (none until its first message: then no rows)
 
     def count(self) -> int:
         return self._db.execute("SELECT count(*) FROM queued WHERE qid = ?",
@@ -160,7 +182,7 @@ class QueueRows:
     def by_seq(self, seq: int) -> Row | None:
         values = self._db.execute(f"SELECT {_COLUMNS} FROM queued WHERE seq = ? AND qid = ?",
                                   (seq, self.qid)).fetchone()
-        return None if values is None else _row(values)
+        return None if values is None else _row(self._stored_codec(), values)
 
     def exists(self, seq: int) -> bool:
         return self._db.execute("SELECT 1 FROM queued WHERE seq = ? AND qid = ?",
@@ -179,7 +201,16 @@ class QueueRows:
         cursor = self._db.execute(
             f"SELECT {_COLUMNS} FROM queued{index} WHERE qid = ?{where} AND key > ? "
             "ORDER BY key LIMIT ?", (self.qid, *values, after, limit))
-        return [_row(values) for values in cursor]
+        rows = cursor.fetchall()
+        if not rows:
+            return []
+        codec = self._stored_codec()
+        return [_row(codec, values) for values in rows]
+
+    def _stored_codec(self) -> MdCodec:
+        codec = self._codec()
+        assert codec is not None    # rows exist, so the store has its template
+        return codec
 
 
 def rekey(db: sqlite3.Connection, qid: int, by_priority: bool) -> None:

@@ -26,6 +26,7 @@ from spark_mq.embedded.server import message_rows
 from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.message_rows import QueueRows
 from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.structs import MD
 
 if TYPE_CHECKING:
     from spark_mq.embedded.server.queues import Message
@@ -84,6 +85,7 @@ class Store:
                 PRIMARY KEY (kind, name));
             """ + message_rows.SCHEMA)
         self._qids: dict[str, int] = dict(self._db.execute("SELECT name, qid FROM queue_ids"))
+        self._codec = self._stored_codec()
         if self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'messages'").fetchone():
             self._write(self._migrate)
         self._checkpointer = threading.Thread(target=self._checkpoint_loop, daemon=True,
@@ -144,7 +146,7 @@ class Store:
     # --- messages -------------------------------------------------------------------------
     def rows(self, queue_name: str) -> QueueRows:
         """The stored messages of one queue."""
-        return QueueRows(self._db, self._qid(queue_name))
+        return QueueRows(self._db, self._qid(queue_name), lambda: self._codec)
 
     def queue_depths(self) -> dict[str, int]:
         """The number of stored messages of each queue that has any."""
@@ -161,8 +163,12 @@ class Store:
         """One atomic change: new messages, removed messages (by seq), updated backout counts,
         a queue emptied (and with forget_queue its number given up: the queue is deleted),
         a queue renumbered for its new MSGDLVSQ (name, by priority)."""
-        rows = [message_rows.row_values(m.seq, self._qid(m.queue.name), m.queue.key_for(m), m.md,
-                                        m.body, m.props, m.expires_at) for m in inserts]
+        inserts, rows = list(inserts), []
+        if inserts:
+            codec = self._codec or self._learn(inserts[0].md)
+            rows = [message_rows.row_values(codec, m.seq, self._qid(m.queue.name),
+                                            m.queue.key_for(m), m.md, m.body, m.props,
+                                            m.expires_at) for m in inserts]
         deletes = list(deletes)
         purged = None if purge_queue is None else self._qids.get(purge_queue)
         renumbered = None if rekey is None else self._qids.get(rekey[0])
@@ -194,20 +200,47 @@ class Store:
             qid = self._qids[queue_name] = new
         return qid
 
+    def _stored_codec(self) -> message_rows.MdCodec | None:
+        """The codec of the store's template; a store with rows but no template has the
+        template rows were written with before templates were learnt."""
+        found = self._db.execute("SELECT value FROM store_info WHERE name = ?",
+                                 (message_rows.TEMPLATE_NAME,)).fetchone()
+        if found is not None:
+            return message_rows.MdCodec(found[0])
+        if self._db.execute("SELECT 1 FROM queued LIMIT 1").fetchone() is not None:
+            return self._learn_template(message_rows.DEFAULT_TEMPLATE)
+        return None
+
+    def _learn(self, md: list) -> message_rows.MdCodec:
+        """The store's template, from the first message it keeps."""
+        return self._learn_template(message_rows.template_of(md))
+
+    def _learn_template(self, template: bytes) -> message_rows.MdCodec:
+        self._write(lambda db: db.execute("INSERT OR REPLACE INTO store_info VALUES (?, ?)",
+                                          (message_rows.TEMPLATE_NAME, template)))
+        self._codec = message_rows.MdCodec(template)
+        return self._codec
+
     def _migrate(self, db: sqlite3.Connection) -> None:
         """Move the messages of a store written before the queued table into it, once."""
         by_priority = {name: attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
                        for kind, name, attrs in self.objects() if kind == "QLOCAL"}
         old = db.execute("SELECT seq, queue, md, body, props, backout, expires_at FROM messages")
         while rows := old.fetchmany(1000):     # a page at a time: the store may be large
-            for seq, queue, md, body, props, backout, expires_at in rows:
+            for seq, queue, packed, body, props, backout, expires_at in rows:
+                md = MD.unpack(packed)
+                if self._codec is None:        # the template is written in this transaction
+                    template = message_rows.template_of(md)
+                    db.execute("INSERT INTO store_info VALUES (?, ?)",
+                               (message_rows.TEMPLATE_NAME, template))
+                    self._codec = message_rows.MdCodec(template)
                 qid = self._qids.get(queue)
                 if qid is None:
                     qid = self._qids[queue] = max(self._qids.values(), default=0) + 1
                     db.execute("INSERT INTO queue_ids (name, qid) VALUES (?, ?)", (queue, qid))
                 db.execute(message_rows.INSERT, message_rows.migrated_values(
-                    seq, qid, by_priority.get(queue, True), md, body, props, backout,
-                    expires_at))
+                    self._codec, seq, qid, by_priority.get(queue, True), md, body, props,
+                    backout, expires_at))
         db.execute("DROP TABLE messages")
 
     def _write(self, change: Callable[[sqlite3.Connection], object]) -> None:
