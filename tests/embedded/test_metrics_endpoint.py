@@ -5,6 +5,9 @@ a bad or slow client does."""
 from __future__ import annotations
 
 import base64
+import json
+import pathlib
+import re
 import shutil
 import socket
 import ssl
@@ -17,6 +20,7 @@ from ibmmq import CMQC
 from prometheus_client.parser import text_string_to_metric_families
 
 import spark_mq.embedded as embedded
+from spark_mq.embedded.server.metrics import families
 from spark_mq.embedded.server.metrics.endpoint import MAX_CLIENTS, MAX_REQUEST
 from support import wait_for
 from tls_keys import one_way_repositories
@@ -232,3 +236,17 @@ def test_with_users_over_tls_a_user_with_display_authority_is_needed(secured):
     every = {dict(labels)["queue"] for name, labels in scrape(url, ("admin", "adminpw"), context)
              if name == "ibmmq_queue_depth"}
     assert {"SEEN.Q", "UNSEEN.Q", "DEV.QUEUE.1"} <= every
+
+
+def test_the_grafana_dashboard_reads_metrics_the_endpoint_has(manager, client):
+    """docs/grafana's dashboard asks only for names the endpoint writes (channel metrics
+    need a sender or receiver channel, so those are looked up in families.py's table)."""
+    dashboard = pathlib.Path(__file__).parents[2] / "docs" / "grafana" / "spark-mq-queue-manager.json"
+    wanted = set(re.findall(r"ibmmq_[a-z0-9_]+", json.dumps(json.loads(dashboard.read_text()))))
+    written = {name for name, _ in scrape(manager.metrics_url)}
+    channel_source = pathlib.Path(families.__file__).read_text()
+    for name in wanted:
+        if name.startswith("ibmmq_channel_"):
+            assert f'"{name.removeprefix("ibmmq_channel_")}"' in channel_source, name
+        else:
+            assert name in written, name
