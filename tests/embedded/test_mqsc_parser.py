@@ -160,7 +160,7 @@ def test_attribute_table_defaults():
         "SHARE": "SHARE", "DEFSOPT": "SHARED", "TRIGGER": "NOTRIGGER", "TRIGTYPE": "FIRST",
         "TRIGDPTH": 1, "TRIGMPRI": 0, "TRIGDATA": "", "PROCESS": "", "INITQ": "",
         "USAGE": "NORMAL", "QDEPTHHI": 80, "QDEPTHLO": 20, "QDPHIEV": "DISABLED",
-        "QDPLOEV": "DISABLED", "QDPMAXEV": "ENABLED",
+        "QDPLOEV": "DISABLED", "QDPMAXEV": "ENABLED", "MONQ": "QMGR",
     }
     assert default_attributes("QREMOTE") == {
         "DESCR": "", "DEFPSIST": "NO", "DEFPRTY": 0, "DEFPRESP": "SYNC", "PUT": "ENABLED",
@@ -169,7 +169,7 @@ def test_attribute_table_defaults():
     assert default_attributes("QMGR") == {
         "DESCR": "", "DEADQ": "", "MAXMSGL": 4194304, "MAXPROPL": -1, "MAXUMSGS": 10000,
         "MAXHANDS": 256, "TRIGINT": 999999999, "DEFXMITQ": "", "SSLKEYR": "", "CERTLABL": "",
-        "CONNAUTH": "", "CHLAUTH": "ENABLED", "PERFMEV": "DISABLED", "CHLEV": "DISABLED",
+        "CONNAUTH": "", "CHLAUTH": "ENABLED", "PERFMEV": "DISABLED", "CHLEV": "DISABLED", "MONQ": "OFF",
     }
 
 

@@ -33,7 +33,7 @@ import stat
 import sys
 import threading
 from collections.abc import Callable
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from spark_mq.embedded.server.admin import log_script, run_mqsc
 from spark_mq.embedded.server.bindings import BindingsListener
@@ -50,6 +50,9 @@ from spark_mq.embedded.server.qmgr import QueueManager
 from spark_mq.embedded.server.queues import DEFAULT_QUEUE_MEMORY
 from spark_mq.embedded.server.security import state as security
 from spark_mq.embedded.server.tls import set_default_repository
+
+if TYPE_CHECKING:   # imported when --metrics-port asks for it: prometheus_client loads then
+    from spark_mq.embedded.server.metrics import MetricsEndpoint
 
 LOCK_FILE = "qmgr.lock"     # held (flock) by the queue manager that owns the data directory
 READY_FILE = "ready.json"   # {"port": N, "pid": N}, written once it accepts connections
@@ -128,8 +131,18 @@ def add_arguments(parser: argparse.ArgumentParser, data_dir: str | None = None) 
                         help="the queue manager's key repository, as ALTER QMGR SSLKEYR at start: "
                              "STEM.crt and STEM.key (PEM) are its certificate, STEM.ca.pem the "
                              "CAs it trusts (default: DATA_DIR/ssl/key)")
+    parser.add_argument("--metrics-port", type=_within(int, 0, 65535), metavar="N",
+                        help="serve the queue manager's metrics on http(s)://HOST:N/metrics in "
+                             "Prometheus's text format, named as IBM's mq-metric-samples name "
+                             "them; 0 picks a free port (default: off). With users, scrapers "
+                             "give one's user and password (HTTP basic); HTTPS when the key "
+                             "repository has the queue manager's certificate")
+    parser.add_argument("--metrics-host", default="127.0.0.1",
+                        help="address the metrics endpoint listens on (default: 127.0.0.1; "
+                             "beyond loopback only with users, and with TLS or --insecure)")
     parser.add_argument("--ready-file",
-                        help="write {\"port\": N, \"pid\": N} here once accepting connections "
+                        help="write {\"port\": N, \"pid\": N, \"metrics_port\": N} here once "
+                             "accepting connections "
                              f"(default: {READY_FILE} in the data directory)")
 
 
@@ -152,6 +165,7 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     os.umask(0o077)   # the store, WAL, log and ready file: the owner's only (module docstring)
     bindings: BindingsListener | None = None
+    metrics: MetricsEndpoint | None = None
     try:
         entries = user_entries(args)
         users = parse_users(entries)
@@ -182,6 +196,7 @@ def run(args: argparse.Namespace) -> int:
             server = listen(qmgr, args.host, args.port, args.heartbeat_interval,
                             args.connect_timeout, args.max_channels)
             bindings = BindingsListener(qmgr, args.data_dir, args.heartbeat_interval)
+            metrics = metrics_endpoint(qmgr, args)
         except StartError as exc:
             print(f"cannot start queue manager {args.name}: {exc}", file=sys.stderr)
             return 2
@@ -193,8 +208,11 @@ def run(args: argparse.Namespace) -> int:
         threading.Thread(target=bindings.serve_forever, name="bindings", daemon=True).start()
         for label, _ in scripts:   # logged once started: a failed start stays one line
             log_script(qmgr, label)
-        serve(server, args.name, args.host, args.ready_file or os.path.join(args.data_dir, READY_FILE))
+        serve(server, args.name, args.host, args.ready_file or os.path.join(args.data_dir, READY_FILE),
+              metrics)
     finally:
+        if metrics is not None:
+            metrics.stop()
         if bindings is not None:
             bindings.stop()
         channel_initiator.stop()
@@ -348,15 +366,32 @@ def listen(qmgr: QueueManager, host: str, port: int, heartbeat_interval: float,
         raise StartError(f"cannot listen on {host}({port}): {exc.strerror or exc}") from None
 
 
-def serve(server: Server, name: str, host: str, ready_file: str) -> None:
+def metrics_endpoint(qmgr: QueueManager, args: argparse.Namespace) -> MetricsEndpoint | None:
+    """The metrics endpoint --metrics-port asks for, listening (not yet serving); None: off."""
+    if args.metrics_port is None:
+        return None
+    from spark_mq.embedded.server.metrics import MetricsEndpoint, MetricsError
+    try:
+        return MetricsEndpoint(qmgr, args.metrics_host, args.metrics_port, args.insecure)
+    except MetricsError as exc:
+        raise StartError(str(exc)) from None
+
+
+def serve(server: Server, name: str, host: str, ready_file: str,
+          metrics: MetricsEndpoint | None = None) -> None:
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    ready: dict[str, int | bool] = {"port": server.port, "pid": os.getpid()}
+    if metrics is not None:
+        metrics.start()
+        ready.update(metrics_port=metrics.port, metrics_tls=metrics.tls)
+        logging.info("queue manager %s metrics on %s", name, metrics.url)
     temporary = ready_file + ".tmp"
     with open(temporary, "w") as handle:
-        json.dump({"port": server.port, "pid": os.getpid()}, handle)
+        json.dump(ready, handle)
     os.replace(temporary, ready_file)
     logging.info("queue manager %s listening on %s(%d)", name, host, server.port)
     stop.wait()

@@ -26,6 +26,7 @@ class ConnectionSlot:
         self.thread = ConnectionThread(f"spark-mq-reader-{index}")
         self.consumer = None
         self.closed = False
+        self._poison_before = 0     # moved by this slot's earlier connections
 
     def _open(self):
         if self.consumer is None:
@@ -67,9 +68,16 @@ class ConnectionSlot:
         return retry_while_lost(self.options.connection, attempt,
                                 f"reading queue {self.options.queue!r}")
 
+    @property
+    def poison_moved(self) -> int:
+        """Poison messages this slot's connections moved to the backout queue."""
+        consumer = self.consumer
+        return self._poison_before + (consumer.poison_moved if consumer is not None else 0)
+
     def _close_consumer(self) -> None:
         if self.consumer is not None:
             consumer, self.consumer = self.consumer, None
+            self._poison_before += consumer.poison_moved
             try:
                 consumer.close()  # backs out first: MQDISC alone would commit
             except Exception:  # noqa: BLE001 - it may be broken already

@@ -68,6 +68,7 @@ from spark_mq.mq.message import Message
 from spark_mq.mq.orphans import wait_for_sole_consumer
 from spark_mq.options import ReadOptions
 from spark_mq.reader.limits import batch_limits
+from spark_mq.reader.progress import ReaderProgress
 from spark_mq.reader.rows import MessagesPartition, arrow_schema, record_batches
 from spark_mq.reader.slots import ConnectionSlot, live_slots
 from spark_mq.reader.start import StartsOnFirstCall
@@ -107,6 +108,7 @@ class MQStreamReader(StartsOnFirstCall, DataSourceStreamReader, SupportsTriggerA
         self._remaining: int | None = None  # Trigger.AvailableNow: messages still to deliver
         self._last_seq = 0
         self._orphans_checked = False       # see _await_orphaned_work
+        self._progress = ReaderProgress()   # what reportLatestOffset tells Spark (progress.py)
 
     # executors get a copy without the driver's connections
     def __getstate__(self):
@@ -193,6 +195,7 @@ class MQStreamReader(StartsOnFirstCall, DataSourceStreamReader, SupportsTriggerA
                 return start
             slot = None  # it held only messages delivered before: get a real batch
         end = self._offset(seq + 1, batch)
+        self._progress.delivered(batch)
         self._held[seq + 1] = _HeldBatch(seq, end, batch, slot if self.options.syncpoint else None)
         self._last_seq = seq + 1
         if self._remaining is not None:
@@ -318,6 +321,7 @@ class MQStreamReader(StartsOnFirstCall, DataSourceStreamReader, SupportsTriggerA
             opts = self.options
             batch = slot.call_retrying(lambda c: c.get_batch(opts.max_messages, opts.max_bytes, 0))
         held = _HeldBatch(start_seq, end, batch, slot if self.options.syncpoint else None)
+        self._progress.delivered(batch)
         self._held[end_seq] = held
         self._last_seq = max(self._last_seq, end_seq)
         return held
@@ -364,6 +368,7 @@ class MQStreamReader(StartsOnFirstCall, DataSourceStreamReader, SupportsTriggerA
                     self._just_settled.update(m.record for m in held.messages)
                 if held.slot is not None:
                     self._commit_held(held)
+                self._progress.committed(held.messages)
                 del self._held[s]
             self._settled_seq = max(self._settled_seq, seq)
             return
@@ -400,11 +405,17 @@ class MQStreamReader(StartsOnFirstCall, DataSourceStreamReader, SupportsTriggerA
                      self.options.queue)
 
     def reportLatestOffset(self) -> dict | None:
+        """The queue's figures for this trigger's progress (see progress.py)."""
         try:
             depth = self._idle_slot().call(lambda c: c.depth())
         except Exception:  # noqa: BLE001 - progress reporting must not fail the query
             return None
-        return {"queue": self.options.queue, "queueDepth": depth, "seq": self._last_seq}
+        held = [h.messages for h in self._held.values()]
+        prefetch = self._prefetch
+        if prefetch is not None and prefetch.future.done() and prefetch.future.exception() is None:
+            held.append(prefetch.future.result())
+        poison = sum(slot.poison_moved for slot in self._slots)
+        return self._progress.report(self.options.queue, depth, held, poison, self._last_seq)
 
     # --- executors ----------------------------------------------------------------------
     def read(self, partition: InputPartition) -> Iterator:

@@ -71,13 +71,16 @@ def run_start(args: argparse.Namespace) -> int:
                                    users=users, host=args.host,
                                    heartbeat_interval=args.heartbeat_interval,
                                    tls_key_repository=args.tls_key_repository,
-                                   insecure=args.insecure, administrator=False)
+                                   insecure=args.insecure, administrator=False,
+                                   metrics_port=args.metrics_port, metrics_host=args.metrics_host)
     try:
         manager.start()
     except EmbeddedQueueManagerError as exc:
         raise JobError(str(exc)) from None
     print(f"queue manager {manager.name} running at {_connectable(manager.host)}({manager.port}), "
           f"pid {manager.pid}, data in {args.data_dir}")
+    if manager.metrics_url:
+        print(f"metrics (Prometheus) at {manager.metrics_url}")
     print(f"stop it with: spark-mq-qmgr stop --data-dir {args.data_dir}")
     return 0
 

@@ -46,13 +46,16 @@ class EmbeddedQueueManager:
     -> password, or (password, groups); with users the queue manager enforces security
     (connection authentication, CHLAUTH, authority records), without them it is open, and
     then it listens beyond loopback (`host`) only with `insecure`. `administrator`: add an
-    administrator of its own for run_mqsc when `users` has none (see the module docstring)."""
+    administrator of its own for run_mqsc when `users` has none (see the module docstring).
+    `metrics_port`: serve the queue manager's metrics in Prometheus's format on
+    `metrics_host` (0: a free port, then `metrics_port`/`metrics_url` once started)."""
 
     def __init__(self, data_dir: str, name: str = "QM1", port: int = 0,
                  mqsc: str | None = None, users: Mapping[str, str | UserEntry] | None = None,
                  host: str = "127.0.0.1", heartbeat_interval: float | None = None,
                  tls_key_repository: str | None = None, insecure: bool = False,
-                 administrator: bool = True, queue_memory: int | None = None):
+                 administrator: bool = True, queue_memory: int | None = None,
+                 metrics_port: int | None = None, metrics_host: str = "127.0.0.1"):
         self.data_dir = os.path.abspath(data_dir)
         self.name = name
         self.channel = DEFAULT_CHANNEL
@@ -65,6 +68,10 @@ class EmbeddedQueueManager:
         self.tls_key_repository = tls_key_repository    # None: SSLKEYR as stored
         self.insecure = insecure
         self.queue_memory = queue_memory                # None: --queue-memory's default
+        self.requested_metrics_port = metrics_port      # None: no metrics endpoint; 0: any port
+        self.metrics_host = metrics_host
+        self.metrics_port: int | None = None
+        self._metrics_tls = False
         self._admin = _administrator(users, administrator)
         self._process: subprocess.Popen | None = None
 
@@ -86,6 +93,9 @@ class EmbeddedQueueManager:
             command += ["--queue-memory", str(self.queue_memory)]
         if self.tls_key_repository:
             command += ["--tls-key-repository", os.path.abspath(self.tls_key_repository)]
+        if self.requested_metrics_port is not None:
+            command += ["--metrics-port", str(self.metrics_port or self.requested_metrics_port),
+                        "--metrics-host", self.metrics_host]
         if self.mqsc:
             command += ["--mqsc", self._mqsc_file(self.mqsc)]
         if self.insecure:
@@ -122,7 +132,9 @@ class EmbeddedQueueManager:
                 raise EmbeddedQueueManagerError("the embedded queue manager did not start in time")
             time.sleep(0.02)
         with open(ready) as handle:
-            self.port = json.load(handle)["port"]
+            found = json.load(handle)
+        self.port, self.metrics_port = found["port"], found.get("metrics_port")
+        self._metrics_tls = bool(found.get("metrics_tls"))
         from spark_mq.embedded.client.connection import local_bindings, local_queue_managers
         local_queue_managers[self.name] = self.conn_name  # found by an MQCD without CONNAME
         local_bindings[self.name] = self.bindings_socket  # found by a connect without a channel
@@ -200,6 +212,14 @@ class EmbeddedQueueManager:
     @property
     def conn_name(self) -> str:
         return f"{self.host}({self.port})"
+
+    @property
+    def metrics_url(self) -> str | None:
+        """Where the metrics endpoint answers (https when the key repository has the queue
+        manager's certificate); None without one."""
+        if self.metrics_port is None:
+            return None
+        return f"{'https' if self._metrics_tls else 'http'}://{self.metrics_host}:{self.metrics_port}/metrics"
 
     @property
     def bindings_socket(self) -> str:

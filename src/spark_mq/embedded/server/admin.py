@@ -14,7 +14,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from spark_mq.embedded.server import channels, move_queue, namelist, processes
+from spark_mq.embedded.server import channels, move_queue, namelist, processes, qstatus_mqsc
 from spark_mq.embedded.server.message_channels.initiator import initiator_of
 from spark_mq.embedded.server.mqsc import parse_mqsc
 from spark_mq.embedded.server.mqsc_attributes import default_attributes
@@ -167,6 +167,8 @@ def _dispatch(qmgr: QueueManager, command: MQSCCommand) -> str:
             return format_display("QMGR", qmgr.name, _requested(shown, command.flags))
         if verb == "PING":
             return "AMQ8415I: Ping IBM MQ Queue Manager command complete."
+    if kind == "QSTATUS" and verb == "DISPLAY":
+        return qstatus_mqsc.display(qmgr, command)
     if kind == "CHANNEL" and verb in ("DEFINE", "ALTER", "DELETE", "DISPLAY"):
         return _channel(qmgr, command)
     if (kind == "CHANNEL" and verb in ("START", "STOP", "PING", "RESOLVE")) or (

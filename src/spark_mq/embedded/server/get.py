@@ -271,7 +271,7 @@ def _take(qm: QueueManagerState, conn: Connection, found: list[Message], options
                 raise MQError(CMQC.MQRC_RESOURCE_PROBLEM) from None
     for message in found:
         queue.remove(message, settled=not syncpoint)
-    depth_changed(qm, queue, DepthChange.GOT, len(found))
+    depth_changed(qm, queue, DepthChange.GOT, found)
     if syncpoint:
         conn.uow_gets.extend(found)
 

@@ -160,6 +160,10 @@ QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
     "QDPHIEV": _enum("DISABLED ENABLED", _STORING),
     "QDPLOEV": _enum("DISABLED ENABLED", _STORING),
     "QDPMAXEV": _enum("ENABLED DISABLED", _STORING),
+    # Queue monitoring (events/statistics.py, queue_status.py): DISPLAY QSTATUS shows MSGAGE,
+    # QTIME and the last put and get times when it is on; QMGR: as the queue manager's MONQ.
+    # LOW, MEDIUM and HIGH all switch it on (they differ only in IBM MQ for z/OS's sampling).
+    "MONQ": _enum("QMGR OFF LOW MEDIUM HIGH", _STORING),
     "CURDEPTH": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
     "IPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
     "OPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
@@ -192,6 +196,9 @@ QMGR_ATTRIBUTES: dict[str, AttributeSpec] = {
     # ones that report a failure); IBM's default is DISABLED for both
     "PERFMEV": _enum("DISABLED ENABLED", frozenset({"QMGR"})),
     "CHLEV": _enum("DISABLED ENABLED EXCEPTION", frozenset({"QMGR"})),
+    # queue monitoring for the queues with MONQ(QMGR); NONE: off for every queue, whatever
+    # its own MONQ (IBM's default is OFF)
+    "MONQ": _enum("OFF NONE LOW MEDIUM HIGH", frozenset({"QMGR"})),
 }
 
 

@@ -182,7 +182,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
             queue.insert(message)
         qm.arrived.notify_all()
     triggering.put(qm, conn, queue, messages, syncpoint)
-    depth_changed(qm, queue, DepthChange.PUT, len(messages))
+    depth_changed(qm, queue, DepthChange.PUT, messages)
     if options & CMQC.MQPMO_LOGICAL_ORDER:
         handle.put_group = next_group  # only a put that succeeded moves the group on
     if warning:

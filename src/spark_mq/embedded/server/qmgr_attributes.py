@@ -3,7 +3,7 @@ show them (runs in the queue-manager process).
 
 The embedded queue manager answers as an IBM MQ 9.4 queue manager on a UNIX platform does.
 Attributes an administrator can change (DEADQ, DESCR, MAXMSGL, MAXUMSGS, MAXPROPL, MAXHANDS,
-TRIGINT, CONNAUTH, CHLAUTH, PERFMEV, CHLEV) live in `QueueManagerState.attrs` (see
+TRIGINT, CONNAUTH, CHLAUTH, PERFMEV, CHLEV, MONQ) live in `QueueManagerState.attrs` (see
 mqsc_attributes.QMGR_ATTRIBUTES); the rest are fixed here. Where the embedded queue manager
 lacks a facility MQ has (distribution lists, the event messages other than performance and
 channel events (events/), channel auto-definition), it says so rather than claim it.
@@ -47,14 +47,18 @@ _FIXED_INTS = {
         CMQC.MQIA_CHANNEL_AUTO_DEF_EVENT, CMQC.MQIA_CONFIGURATION_EVENT,
         CMQC.MQIA_COMMAND_EVENT, CMQC.MQIA_SSL_EVENT, CMQC.MQIA_LOGGER_EVENT)},
 }
-#: MQINQ selectors of the event switches that ALTER QMGR sets -> (the QMGR attribute, its
-#: MQSC keywords as MQEVR_* values); the selectors in _FIXED_INTS are events never generated
-EVENT_SWITCHES: dict[int, tuple[str, dict[str, int]]] = {
+#: MQINQ selectors of the switches that ALTER QMGR sets by keyword -> (the QMGR attribute, its
+#: MQSC keywords as MQI values): the event switches (MQEVR_*; the selectors in _FIXED_INTS are
+#: events never generated) and queue monitoring (MQMON_*)
+KEYWORD_SWITCHES: dict[int, tuple[str, dict[str, int]]] = {
     CMQC.MQIA_PERFORMANCE_EVENT: ("PERFMEV", {"DISABLED": CMQCFC.MQEVR_DISABLED,
                                               "ENABLED": CMQCFC.MQEVR_ENABLED}),
     CMQC.MQIA_CHANNEL_EVENT: ("CHLEV", {"DISABLED": CMQCFC.MQEVR_DISABLED,
                                         "ENABLED": CMQCFC.MQEVR_ENABLED,
                                         "EXCEPTION": CMQCFC.MQEVR_EXCEPTION}),
+    CMQC.MQIA_MONITORING_Q: ("MONQ", {"OFF": CMQC.MQMON_OFF, "NONE": CMQC.MQMON_NONE,
+                                      "LOW": CMQC.MQMON_LOW, "MEDIUM": CMQC.MQMON_MEDIUM,
+                                      "HIGH": CMQC.MQMON_HIGH}),
 }
 #: MQINQ character selectors -> the length of their value (MQ_*_LENGTH)
 CHAR_LENGTHS = {
@@ -85,8 +89,8 @@ def qmgr_value(qmgr: QueueManagerState, selector: int) -> int | bytes | None:
         return int(qmgr.attrs[_ALTERABLE_INTS[selector]])
     if selector in _FIXED_INTS:
         return _FIXED_INTS[selector]
-    if selector in EVENT_SWITCHES:
-        keyword, values = EVENT_SWITCHES[selector]
+    if selector in KEYWORD_SWITCHES:
+        keyword, values = KEYWORD_SWITCHES[selector]
         return values.get(str(qmgr.attrs.get(keyword)), CMQCFC.MQEVR_DISABLED)
     if selector == CMQC.MQIA_CHLAUTH_RECORDS:
         return 0 if qmgr.attrs.get("CHLAUTH") == "DISABLED" else 1  # MQCHLA_DISABLED/ENABLED

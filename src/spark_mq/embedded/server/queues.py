@@ -43,9 +43,12 @@ class Message:
     """One physical message (a segment is one physical message).
 
     `queue` is the local queue the message was put to: where it lies while available, and
-    where a commit (of a put) or a backout (of a get) puts it back."""
+    where a commit (of a put) or a backout (of a get) puts it back. `arrived` is when it
+    was put there (time.time()), for the queue's statistics (events/statistics.py); 0.0 for
+    one read back from the store, which keeps no such time."""
 
-    __slots__ = ("seq", "md", "body", "props", "persistent", "expires_at", "key", "queue")
+    __slots__ = ("seq", "md", "body", "props", "persistent", "expires_at", "key", "queue",
+                 "arrived")
 
     def __init__(self, seq: int, md: list, body: bytes, props: list | None,
                  expires_at: float | None, queue: LocalQueue):
@@ -57,6 +60,7 @@ class Message:
         self.expires_at = expires_at
         self.key = 0
         self.queue = queue
+        self.arrived = time.time()
 
     @property
     def flags(self) -> int:
@@ -314,6 +318,7 @@ class LocalQueue:
     def _message(self, row: Row) -> Message:
         message = Message(row.seq, row.md, row.body, row.props, row.expires_at, self)
         message.key = row.key
+        message.arrived = 0.0   # not kept in the store: the MQMD's PutDate/PutTime stand in
         return message
 
     # --- iteration in delivery order ----------------------------------------------------

@@ -165,6 +165,15 @@ def _check_peer(channel: str, pattern: str, session: TlsSession, peer: str) -> i
     return _REFUSED
 
 
+def server_context(qmgr: QueueManagerState) -> ssl.SSLContext | None:
+    """A server context with the queue manager's own certificate (its CERTLABL), for a door
+    other than the listener (the metrics endpoint); None when the key repository has none."""
+    try:
+        return _context(qmgr, str(qmgr.attrs.get("CERTLABL") or ""))
+    except key_repository.KeyRepositoryError:
+        return None
+
+
 def _context(qmgr: QueueManagerState, label: str) -> ssl.SSLContext:
     """A server context with the certificate `label` selects; KeyRepositoryError when the
     repository lacks it."""

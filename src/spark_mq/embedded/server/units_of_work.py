@@ -12,6 +12,7 @@ restart from the stored one).
 from __future__ import annotations
 
 from spark_mq.embedded.server.errors import MQError
+from spark_mq.embedded.server.events import backed_out
 from spark_mq.embedded.server.pubsub import retained
 from spark_mq.embedded.server.queues import I_BACKOUT
 from spark_mq.embedded.server.state import Connection, QueueManagerState
@@ -54,6 +55,7 @@ def backout(qm: QueueManagerState, conn: Connection) -> None:
         return
     for message in puts:
         message.queue.pending_puts -= 1
+    backed_out(qm, puts, gets)
     triggering.unit_of_work_ended(qm, conn, committed=False)
     hardened = []
     for message in gets:

@@ -117,6 +117,8 @@ def _equivalent(request: Request, command: MQSCCommand) -> Request:
     parameters: dict[int, Parameter] = {}
     # MQCMD_NONE: no PCF equivalent, so what an unlisted command needs
     number = _OTHERS.get((command.verb, command.object_type), CMQCFC.MQCMD_NONE)
+    if command.object_type == "QSTATUS":   # checked as Inquire Queue Status of the queue named
+        parameters[CMQC.MQCA_Q_NAME] = Parameter(_ST, CMQC.MQCA_Q_NAME, command.name.encode())
     if (command.verb, command.object_type) in CHANNEL_CONTROL:
         number = CHANNEL_CONTROL[(command.verb, command.object_type)]
         parameters[CMQCFC.MQCACH_CHANNEL_NAME] = Parameter(

@@ -7,6 +7,7 @@ MQSC command of the same name do the same thing.
 """
 from __future__ import annotations
 
+from spark_mq.embedded.server import queue_status
 from spark_mq.embedded.server.admin import apply_command
 from spark_mq.embedded.server.command_server import pcf
 from spark_mq.embedded.server.command_server.attributes import (
@@ -34,8 +35,8 @@ from spark_mq.mqi.constants import CMQC, CMQCFC
 
 # MQIA_Q_TYPE values that select queues of no type the embedded queue manager has
 _OTHER_TYPES = frozenset({CMQC.MQQT_CLUSTER})
-_BLANK_DATE = b" " * CMQC.MQ_DATE_LENGTH
-_BLANK_TIME = b" " * CMQC.MQ_TIME_LENGTH
+#: a queue's monitoring level in effect (queue_status.monitoring) as MQIA_MONITORING_Q
+_MONITORING = {"LOW": CMQC.MQMON_LOW, "MEDIUM": CMQC.MQMON_MEDIUM, "HIGH": CMQC.MQMON_HIGH}
 
 
 # === inquiries ============================================================================
@@ -91,7 +92,8 @@ def inquire_q_names(request: Request) -> list[Reply]:
 
 def inquire_q_status(request: Request) -> list[Reply]:
     """MQCMD_INQUIRE_Q_STATUS for local queues: queue status (depth, open counts, uncommitted
-    messages; the monitoring-only figures blank or -1, as MQ shows them with MONQ(OFF)) or,
+    messages and, with queue monitoring on, MSGAGE, QTIME and the last put and get: see
+    queue_status.py; blank or -1 with it off, as MQ shows them) or,
     with MQIACF_Q_HANDLE, one reply per handle open on each queue."""
     status_type = request.integer(CMQCFC.MQIACF_Q_STATUS_TYPE, CMQCFC.MQIACF_Q_STATUS)
     if status_type not in (CMQCFC.MQIACF_Q_STATUS, CMQCFC.MQIACF_Q_HANDLE):
@@ -123,26 +125,33 @@ def _status_queues(request: Request) -> list[LocalQueue]:
     return [q for q in _selected(request, locals_only=True) if isinstance(q, LocalQueue)]
 
 
-def uncommitted(request: Request, queue: LocalQueue) -> int:
-    """Messages put or got on the queue in units of work not yet committed."""
-    gets = sum(1 for conn in request.qm.connections.values()
-               for message in conn.uow_gets if message.queue is queue)
-    return queue.pending_puts + gets
-
-
 def _queue_status(request: Request, queue: LocalQueue) -> dict[int, Value | list[int]]:
+    found = queue_status.status(request.qm, queue)
+    monitored = found.monitoring != queue_status.OFF
     return {
-        CMQC.MQIA_CURRENT_Q_DEPTH: queue.depth,
-        CMQC.MQIA_OPEN_INPUT_COUNT: queue.input_shared + queue.input_exclusive,
-        CMQC.MQIA_OPEN_OUTPUT_COUNT: queue.output_count,
-        CMQCFC.MQIACF_UNCOMMITTED_MSGS: uncommitted(request, queue),
-        CMQCFC.MQCACF_LAST_GET_DATE: _BLANK_DATE, CMQCFC.MQCACF_LAST_GET_TIME: _BLANK_TIME,
-        CMQCFC.MQCACF_LAST_PUT_DATE: _BLANK_DATE, CMQCFC.MQCACF_LAST_PUT_TIME: _BLANK_TIME,
-        CMQCFC.MQIACF_OLDEST_MSG_AGE: -1,
-        CMQCFC.MQIACF_Q_TIME_INDICATOR: [-1, -1],
-        CMQC.MQIA_MONITORING_Q: CMQC.MQMON_OFF,
+        CMQC.MQIA_CURRENT_Q_DEPTH: found.depth,
+        CMQC.MQIA_OPEN_INPUT_COUNT: found.input_handles,
+        CMQC.MQIA_OPEN_OUTPUT_COUNT: found.output_handles,
+        CMQCFC.MQIACF_UNCOMMITTED_MSGS: found.uncommitted,
+        CMQCFC.MQCACF_LAST_GET_DATE: _date(found.last_get),
+        CMQCFC.MQCACF_LAST_GET_TIME: _time(found.last_get),
+        CMQCFC.MQCACF_LAST_PUT_DATE: _date(found.last_put),
+        CMQCFC.MQCACF_LAST_PUT_TIME: _time(found.last_put),
+        CMQCFC.MQIACF_OLDEST_MSG_AGE: (found.oldest_age if found.oldest_age is not None
+                                       else CMQC.MQMON_NOT_AVAILABLE),
+        CMQCFC.MQIACF_Q_TIME_INDICATOR: (list(found.qtime) if found.qtime is not None
+                                         else [CMQC.MQMON_NOT_AVAILABLE] * 2),
+        CMQC.MQIA_MONITORING_Q: _MONITORING[found.monitoring] if monitored else CMQC.MQMON_OFF,
         CMQCFC.MQCACF_MEDIA_LOG_EXTENT_NAME: b" " * CMQCFC.MQ_LOG_EXTENT_NAME_LENGTH,
     }
+
+
+def _date(stamp: float | None) -> bytes:
+    return padded(queue_status.local_date(stamp), CMQC.MQ_DATE_LENGTH)
+
+
+def _time(stamp: float | None) -> bytes:
+    return padded(queue_status.local_time(stamp), CMQC.MQ_TIME_LENGTH)
 
 
 def _handle_status(request: Request, queue: LocalQueue) -> list[dict[int, Value | list[int]]]:
@@ -273,7 +282,7 @@ def _existing(request: Request) -> QueueDefinition:
 def _check_not_in_use(request: Request, queue: LocalQueue) -> None:
     if queue.input_shared or queue.input_exclusive or queue.output_count:
         raise PCFError(CMQCFC.MQRCCF_OBJECT_OPEN)
-    if uncommitted(request, queue):
+    if queue_status.uncommitted(request.qm, queue):
         raise PCFError(CMQC.MQRC_Q_NOT_EMPTY)
 
 

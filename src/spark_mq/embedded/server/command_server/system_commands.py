@@ -20,7 +20,7 @@ from spark_mq.embedded.server.command_server.request import (
 )
 from spark_mq.embedded.server.mqsc_attributes import QMGR_ATTRIBUTES
 from spark_mq.embedded.server.mqsc_command import MQSCCommand
-from spark_mq.embedded.server.qmgr_attributes import CHAR_LENGTHS, EVENT_SWITCHES, qmgr_value
+from spark_mq.embedded.server.qmgr_attributes import CHAR_LENGTHS, KEYWORD_SWITCHES, qmgr_value
 from spark_mq.embedded.server.state import Connection
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
@@ -69,9 +69,9 @@ def change_q_mgr(request: Request) -> list[Reply]:
     for parameter in request.parameters.values():
         if parameter.id == CMQCFC.MQIACF_FORCE:
             continue
-        if parameter.id in EVENT_SWITCHES and type(parameter.value) is int:
-            # PCF gives an MQEVR_* number where MQSC gives a keyword
-            switch, numbers = EVENT_SWITCHES[parameter.id]
+        if parameter.id in KEYWORD_SWITCHES and type(parameter.value) is int:
+            # PCF gives an MQEVR_* or MQMON_* number where MQSC gives a keyword
+            switch, numbers = KEYWORD_SWITCHES[parameter.id]
             setting = next((w for w, n in numbers.items() if n == parameter.value), None)
             if setting is None:
                 raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, parameter.id)

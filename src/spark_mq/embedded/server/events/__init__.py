@@ -12,7 +12,9 @@ Two kinds are generated here, each switched on the queue manager:
 
 The put and get paths (put.py, get.py, pubsub/delivery.py) call one hook, `depth_changed`,
 after every change of a queue's depth and for every put a full queue refuses; it counts the
-queue's statistics and, only when PERFMEV is ENABLED, looks at the limits. The channel agents
+queue's statistics (statistics.py: what performance events report, and what DISPLAY QSTATUS
+and the metrics exporter show) and, only when PERFMEV is ENABLED, looks at the limits; a
+unit of work backed out calls `backed_out` (units_of_work.py). The channel agents
 (message_channels/sender.py, receiver.py) call `channel_started` and `channel_stopped`.
 
 Every event message is put by message.py: MQFMT_EVENT, an MQCFH of type MQCFT_EVENT and the
@@ -26,5 +28,6 @@ from __future__ import annotations
 
 from spark_mq.embedded.server.events.channel import channel_started, channel_stopped
 from spark_mq.embedded.server.events.performance import DepthChange, depth_changed
+from spark_mq.embedded.server.events.statistics import backed_out
 
-__all__ = ["DepthChange", "channel_started", "channel_stopped", "depth_changed"]
+__all__ = ["DepthChange", "backed_out", "channel_started", "channel_stopped", "depth_changed"]

@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import enum
 import logging
+import time
+from collections.abc import Sequence
 
 from spark_mq.embedded.server.events import statistics
 from spark_mq.embedded.server.events.message import PERFORMANCE_QUEUE, put_event
 from spark_mq.embedded.server.pcf_structures import cfin, cfst
-from spark_mq.embedded.server.queues import TEMPORARY_DYNAMIC, LocalQueue
+from spark_mq.embedded.server.queues import TEMPORARY_DYNAMIC, LocalQueue, Message
 from spark_mq.embedded.server.state import QueueManagerState
 from spark_mq.embedded.server.store import StoreError
 from spark_mq.mqi.constants import CMQC, CMQCFC
@@ -56,15 +58,19 @@ _RULES: dict[int, tuple[str, dict[str, str]]] = {
 
 
 def depth_changed(qm: QueueManagerState, queue: LocalQueue, change: DepthChange,
-                  count: int = 1) -> None:
-    """The hook of the put and get paths: `count` messages put or got on `queue` (its depth
+                  messages: Sequence[Message] = ()) -> None:
+    """The hook of the put and get paths: `messages` put or got on `queue` (its depth
     already changed), or a put refused because it is full."""
     stats = statistics.of(queue)
     if change is DepthChange.PUT:
-        stats.enqueued += count
+        stats.enqueued += len(messages)
         stats.high_depth = max(stats.high_depth, queue.depth)
+        stats.put(messages, time.time())
+        statistics.totals_of(qm).puts += len(messages)
     elif change is DepthChange.GOT:
-        stats.dequeued += count
+        stats.dequeued += len(messages)
+        stats.got(messages, time.time())
+        statistics.totals_of(qm).gets += len(messages)
     if qm.attrs.get("PERFMEV") != ENABLED:
         return
     reason = _event(queue, change)

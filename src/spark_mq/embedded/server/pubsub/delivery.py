@@ -125,4 +125,4 @@ def place(qm: QueueManagerState, conn: Connection | None, messages: list[Message
     for queue in {id(m.queue): m.queue for m in messages}.values():  # each queue once
         triggering.put(qm, conn, queue, [m for m in messages if m.queue is queue], in_unit)
     for queue in {id(m.queue): m.queue for m in messages}.values():   # each queue once
-        depth_changed(qm, queue, DepthChange.PUT, sum(1 for m in messages if m.queue is queue))
+        depth_changed(qm, queue, DepthChange.PUT, [m for m in messages if m.queue is queue])
