@@ -10,7 +10,9 @@ per trigger, after planning the batch):
 
     lag                        messages of the queue this query has not committed yet: the
                                queue's depth plus what it holds in open units of work (the
-                               batch being processed, the one prefetched)
+                               batch being processed, the one prefetched); a prefetch still
+                               getting when the report is made is counted only once done,
+                               so the lag may then be short by what it has got so far
     oldestMessageAgeSeconds    age of the oldest of those held messages (their MQMD put
                                time); 0 when the queue and the query hold none; null when
                                the queue has messages but the query holds none of them
