@@ -72,7 +72,8 @@ def run_start(args: argparse.Namespace) -> int:
                                    heartbeat_interval=args.heartbeat_interval,
                                    tls_key_repository=args.tls_key_repository,
                                    insecure=args.insecure, administrator=False,
-                                   metrics_port=args.metrics_port, metrics_host=args.metrics_host)
+                                   metrics_port=args.metrics_port, metrics_host=args.metrics_host,
+                                   queue_memory=args.queue_memory)
     try:
         manager.start()
     except EmbeddedQueueManagerError as exc:
