@@ -3,7 +3,17 @@
 This is the queue-manager process: client/process.py and `spark-mq-qmgr start` start it,
 and it runs the MQSC start-up scripts, the PCF command server (server/command_server/),
 the listener (server/listener.py) and the queue
-manager (server/qmgr.py) until SIGTERM or SIGINT.
+manager (server/qmgr.py) until SIGTERM or SIGINT (exit status 0 after SIGTERM, 130 after
+SIGINT, as a shell tool stopped by Ctrl-C), or, with --owner-fd, until the process that
+started it has ended.
+
+An owner (client/process.py) passes the read end of a pipe whose write end only it holds:
+when the owner ends, however it ends (SIGKILL included), the kernel closes that write end,
+a read here sees end of file and the queue manager stops as on SIGTERM. A pipe rather than
+Linux's prctl(PR_SET_PDEATHSIG): that signal fires when the *thread* that started the child
+ends (a worker thread of the owner, say), not the owner's process, exists on Linux only, and
+needs a preexec_fn, which is unsafe in a process with threads; a pipe's end of file is
+portable and comes exactly when the last holder of the write end is gone.
 
 Failures a person can fix (a busy port, a data directory another queue manager holds, an
 unreadable MQSC file) end the process with one line on stderr and exit status 2.
@@ -123,6 +133,8 @@ def add_arguments(parser: argparse.ArgumentParser, data_dir: str | None = None) 
     parser.add_argument("--ready-file",
                         help="write {\"port\": N, \"pid\": N} here once accepting connections "
                              f"(default: {READY_FILE} in the data directory)")
+    # the read end of the owner's pipe (module docstring): set by client/process.py only
+    parser.add_argument("--owner-fd", type=int, help=argparse.SUPPRESS)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -138,11 +150,48 @@ def main(argv: list[str] | None = None) -> int:
     return run(parse_args(argv))
 
 
+class Stop:
+    """What ends the queue manager: SIGTERM, SIGINT or the owner's end (module docstring),
+    whichever comes first."""
+
+    def __init__(self) -> None:
+        self.requested = threading.Event()
+        self.cause = ""
+
+    def request(self, cause: str) -> None:
+        if not self.requested.is_set():
+            self.cause = cause
+            self.requested.set()
+
+    @property
+    def status(self) -> int:
+        """The exit status of a clean stop: 130 after Ctrl-C (SIGINT), as a shell tool; else 0."""
+        return 130 if self.cause == "SIGINT" else 0
+
+
+def watch_owner(fd: int, stop: Stop) -> None:
+    """Request the stop once the owner's end of the pipe `fd` is closed (module docstring)."""
+    os.set_inheritable(fd, False)   # nothing this process starts keeps the owner's pipe open
+
+    def wait() -> None:
+        try:
+            while os.read(fd, 64):
+                pass
+        except OSError:
+            pass
+        stop.request("owner ended")
+    threading.Thread(target=wait, name="owner-watch", daemon=True).start()
+
+
 def run(args: argparse.Namespace) -> int:
-    """Serve until SIGINT/SIGTERM; 0 after a clean stop, 1 when an MQSC script fails, 2
-    when the queue manager cannot start (the reason on one line of stderr)."""
+    """Serve until SIGINT/SIGTERM (or the owner's end); 0 after a clean stop (130 after
+    SIGINT), 1 when an MQSC script fails, 2 when the queue manager cannot start (the reason
+    on one line of stderr)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     os.umask(0o077)   # the store, WAL, log and ready file: the owner's only (module docstring)
+    stop = Stop()
+    if args.owner_fd is not None:
+        watch_owner(args.owner_fd, stop)
     bindings: BindingsListener | None = None
     try:
         entries = user_entries(args)
@@ -185,7 +234,8 @@ def run(args: argparse.Namespace) -> int:
         threading.Thread(target=bindings.serve_forever, name="bindings", daemon=True).start()
         for label, _ in scripts:   # logged once started: a failed start stays one line
             log_script(qmgr, label)
-        serve(server, args.name, args.host, args.ready_file or os.path.join(args.data_dir, READY_FILE))
+        serve(server, args.name, args.host, args.ready_file or os.path.join(args.data_dir, READY_FILE),
+              stop)
     finally:
         if bindings is not None:
             bindings.stop()
@@ -193,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
         qmgr.shutdown()         # quiescing ends the command server's waiting get
         command_server.stop()
         lock.close()
-    return 0
+    return stop.status
 
 
 def user_entries(args: argparse.Namespace) -> list[str]:
@@ -340,10 +390,10 @@ def listen(qmgr: QueueManager, host: str, port: int, heartbeat_interval: float,
         raise StartError(f"cannot listen on {host}({port}): {exc.strerror or exc}") from None
 
 
-def serve(server: Server, name: str, host: str, ready_file: str) -> None:
-    stop = threading.Event()
+def serve(server: Server, name: str, host: str, ready_file: str, requested: Stop | None = None) -> None:
+    stop = requested or Stop()
     for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
+        signal.signal(signum, lambda number, _frame: stop.request(signal.Signals(number).name))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     temporary = ready_file + ".tmp"
@@ -351,8 +401,11 @@ def serve(server: Server, name: str, host: str, ready_file: str) -> None:
         json.dump({"port": server.port, "pid": os.getpid()}, handle)
     os.replace(temporary, ready_file)
     logging.info("queue manager %s listening on %s(%d)", name, host, server.port)
-    stop.wait()
-    logging.info("queue manager %s stopping", name)
+    # in slices: a signal the kernel hands to another thread runs its Python handler only
+    # when this (main) thread next runs Python code
+    while not stop.requested.wait(1.0):
+        pass
+    logging.info("queue manager %s stopping (%s)", name, stop.cause)
     server.stop()
 
 
