@@ -3,7 +3,7 @@ managers on this machine, against a bare ibmmq put-then-get loop on the receivin
 manager in the same run (each message put once and got once, under syncpoint, MQCMIT every
 --batch, as a channel's two ends do).
 
-    .venv/bin/python bench/bench_channels.py [--messages 20000] [--size 1024]
+    .venv/bin/python bench/bench_channels.py [--quick] [--messages 20000] [--size 1024]
 
 Channel runs: persistent messages with BATCHSZ(50) and BATCHSZ(500), and non-persistent
 messages with NPMSPEED(FAST). Each run loads the transmission queue with the channel
@@ -13,6 +13,7 @@ depth). Figures are printed, never asserted.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -81,9 +82,11 @@ def through_channel(qma, qmb, name: str, target: str, count: int, body: bytes,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--messages", type=int, default=20_000)
+    parser.add_argument("--quick", action="store_true", help="2,000 messages per run")
+    parser.add_argument("--messages", type=int, help="messages per run (default 20,000)")
     parser.add_argument("--size", type=int, default=1024, help="payload bytes (default 1024)")
     args = parser.parse_args()
+    args.messages = args.messages or (2_000 if args.quick else 20_000)
     body = b"x" * args.size
     with tempfile.TemporaryDirectory() as folder:
         qmb = spark_mq.embedded.EmbeddedQueueManager(
@@ -115,6 +118,12 @@ def main() -> int:
           f"{bare:9.0f} msg/s")
     for label, rate in results.items():
         print(f"  channel QMA -> QMB, {label:32s} {rate:9.0f} msg/s  ({rate / bare:.2f} x bare)")
+    print("BENCH " + json.dumps({
+        "name": "channels",
+        "figures": {"bare put+get msg/s": round(bare), "messages": args.messages,
+                    **{f"{label} msg/s": round(rate) for label, rate in results.items()}},
+        "ratios": {f"{label} / bare": round(rate / bare, 2) for label, rate in results.items()},
+        "notes": f"{args.size}-byte messages, sender QMA -> receiver QMB on this machine"}))
     return 0
 
 

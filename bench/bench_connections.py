@@ -88,10 +88,15 @@ def main() -> int:
         ready = os.path.join(data_dir, "ready.json")
         name = "QMBENCH"
         log = open(os.path.join(data_dir, "qmgr.log"), "wb")
+        # the queue manager ends with this script, however it ends: it watches a pipe whose
+        # write end only this process holds (--owner-fd, as EmbeddedQueueManager does)
+        watched, owner_end = os.pipe()
         process = subprocess.Popen(
             [sys.executable, "-m", "spark_mq.embedded", "--data-dir", data_dir, "--name", name,
-             "--port", "0", "--ready-file", ready, "--max-channels", str(target + 10)],
-            stdout=log, stderr=subprocess.STDOUT, preexec_fn=raise_nofile)
+             "--port", "0", "--ready-file", ready, "--max-channels", str(target + 10),
+             "--owner-fd", str(watched)],
+            stdout=log, stderr=subprocess.STDOUT, preexec_fn=raise_nofile, pass_fds=(watched,))
+        os.close(watched)
         held: list[socket.socket] = []
         rows = []
         try:
@@ -140,6 +145,7 @@ def main() -> int:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+            os.close(owner_end)
             log.close()
     base = rows[0][1]
     last_step, last, _, last_latency = rows[-1]

@@ -2,7 +2,7 @@
 bridge, in readMode driver and readMode executors, against Spark's own floor (the rate
 source into a sink that notes when each row arrived) in the same run.
 
-    .venv/bin/python bench/bench_latency.py [--rate 50] [--seconds 20]
+    .venv/bin/python bench/bench_latency.py [--quick] [--rate 50] [--seconds 20]
 
 A producer puts --rate messages a second, each carrying the time it was put; a consumer
 gets the results and notes put -> arrival for each (the bridge: request put -> reply got).
@@ -25,6 +25,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_reader import spark_bench  # noqa: E402 - the benchmarks' queue manager and Spark
 
 WARM_UP = 3.0
+#: seconds per run with --quick: past the warm-up, a few dozen samples at the default rate
+QUICK_SECONDS = 8.0
 STAMP = struct.Struct(">d")
 
 
@@ -124,9 +126,12 @@ def rate_floor(spark, rate: float, seconds: float, checkpoint: str) -> list[floa
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help=f"{QUICK_SECONDS:g} s per run, a first figure more than a measure")
     parser.add_argument("--rate", type=float, default=50.0, help="messages per second (default 50)")
-    parser.add_argument("--seconds", type=float, default=20.0, help="seconds per run (default 20)")
+    parser.add_argument("--seconds", type=float, help="seconds per run (default 20)")
     args = parser.parse_args()
+    args.seconds = args.seconds or (QUICK_SECONDS if args.quick else 20.0)
 
     with spark_bench("latency") as bench:
         from spark_mq.jobs.request_reply_bridge import replies  # after the embedded transport

@@ -11,20 +11,28 @@ and reports by printing lines of the form
 
 (see bench/README.md). This script collects those lines and prints them as one table; a
 script that fails or prints no BENCH line is listed as failed, and the exit code is 1.
+
+A benchmark ends with this script, however this script ends (on Linux, where prctl's
+PR_SET_PDEATHSIG sends it SIGTERM; its queue managers and Spark end with it in turn), so a
+killed run leaves nothing running.
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
 import glob
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 PREFIX = "BENCH "
+PR_SET_PDEATHSIG = 1     # <linux/prctl.h>
 
 
 @dataclass
@@ -62,6 +70,21 @@ def discover(only: list[str], directory: str = BENCH_DIR) -> list[str]:
     return scripts
 
 
+def ends_with_parent(parent: int) -> Callable[[], None] | None:
+    """A preexec_fn that has the child get SIGTERM when this process ends (Linux only: None
+    elsewhere). prctl ties the signal to the thread that forked; this script starts its
+    children from its only thread, so that is its whole life."""
+    if not sys.platform.startswith("linux"):
+        return None
+
+    def arrange() -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:     # the parent ended before prctl took effect
+            os._exit(1)
+    return arrange
+
+
 def run_script(script: str, quick: bool, timeout: float) -> Result:
     command = [sys.executable, script] + (["--quick"] if quick else [])
     print(f"--- {os.path.basename(script)} {'--quick' if quick else ''}", flush=True)
@@ -69,7 +92,7 @@ def run_script(script: str, quick: bool, timeout: float) -> Result:
     env = dict(os.environ, PYSPARK_PYTHON=os.environ.get("PYSPARK_PYTHON", sys.executable))
     try:
         process = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env,
-                                 cwd=os.path.dirname(BENCH_DIR))
+                                 cwd=os.path.dirname(BENCH_DIR), preexec_fn=ends_with_parent(os.getpid()))
         output, code = process.stdout + process.stderr, process.returncode
     except subprocess.TimeoutExpired as exc:
         stdout = exc.stdout or b""

@@ -15,6 +15,10 @@ What it does:
       both   SPARK.MQ.IN -> SPARK.MQ.OUT -> Parquet files: two streaming queries at once
  5. prints progress per micro-batch and a summary: messages in, rows out, duplicates and
     missing orders (both 0 when exactly-once holds), elapsed time, messages/s, queue depths.
+
+Ctrl-C stops the queries between micro-batches and prints the command that goes on from
+there (the same run's --output, --checkpoint and --data-dir, and --resume); Ctrl-C again
+quits at once, and the same command still goes on, exactly once.
 """
 from __future__ import annotations
 
@@ -42,6 +46,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--output-queue", default="SPARK.MQ.OUT")
     parser.add_argument("--output", help="directory for the Parquet files (default: a new temp dir)")
     parser.add_argument("--checkpoint", help="checkpoint directory (default: under --output)")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on with a run that Ctrl-C stopped, from its --output, --checkpoint "
+                             "and --data-dir (the command it printed says them); puts no new orders")
     parser.add_argument("--max-messages-per-trigger", type=cli.positive, default=10_000,
                         help="messages per micro-batch (default: 10000; below the queue manager's MAXUMSGS)")
     parser.add_argument("--delivery", default="exactlyOnce", choices=quickstart.DELIVERIES)

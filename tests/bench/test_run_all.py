@@ -1,10 +1,16 @@
-"""bench/run_all.py: runs every bench_*.py, collects their BENCH lines into one table."""
+"""bench/run_all.py: runs every bench_*.py, collects their BENCH lines into one table; killed,
+it leaves no benchmark and no queue manager running."""
 from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+
+import psutil
+
+from support import wait_for
 
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN_ALL = os.path.join(PROJECT_ROOT, "bench", "run_all.py")
@@ -22,6 +28,17 @@ print("about to fail")
 sys.exit(3)
 '''
 SILENT = 'print("no report")\n'
+#: a benchmark that starts an embedded queue manager, says where (in $NOTE) and runs on
+HOLDING = '''
+import json, os, tempfile, time
+from spark_mq.embedded import EmbeddedQueueManager
+qm = EmbeddedQueueManager(tempfile.mkdtemp(prefix="bench-holding-")).start()
+note = {"benchmark": os.getpid(), "queue manager": qm.pid, "port": qm.port}
+with open(os.environ["NOTE"] + ".tmp", "w") as handle:
+    json.dump(note, handle)
+os.replace(os.environ["NOTE"] + ".tmp", os.environ["NOTE"])
+time.sleep(3600)
+'''
 
 
 def run_all(directory, *args):
@@ -62,3 +79,24 @@ def test_no_benchmarks_is_an_error(tmp_path):
     process = run_all(tmp_path)
     assert process.returncode == 1
     assert "no bench/bench_*.py scripts found" in process.stderr
+
+
+def test_killing_run_all_ends_the_benchmark_and_its_queue_manager(tmp_path):
+    (tmp_path / "bench_holding.py").write_text(HOLDING)
+    note = tmp_path / "note.json"
+    run = subprocess.Popen([sys.executable, RUN_ALL, "--dir", str(tmp_path), "--quick"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           env={**os.environ, "NOTE": str(note)})
+    try:
+        wait_for(note.exists, 60)
+        started = json.loads(note.read_text())
+        left = [psutil.Process(started["benchmark"]), psutil.Process(started["queue manager"])]
+        run.kill()
+        run.wait(30)
+        _, alive = psutil.wait_procs(left, timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert alive == [], alive
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", started["port"]))      # the port is free again

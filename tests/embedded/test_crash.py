@@ -273,8 +273,8 @@ def test_cli_runs_in_the_foreground_with_users_and_stops_cleanly_on_ctrl_c(tmp_p
         output, _ = process.communicate(timeout=20)
     finally:
         process.kill()
-    assert process.returncode == 0
-    assert "listening on 127.0.0.1" in output and "stopping" in output
+    assert process.returncode == 130        # Ctrl-C, as every shell tool
+    assert "listening on 127.0.0.1" in output and "stopping (SIGINT)" in output
 
 
 def test_cli_rejects_a_malformed_user_entry_without_echoing_it(tmp_path):

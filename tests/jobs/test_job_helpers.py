@@ -96,3 +96,40 @@ def test_read_and_write_option_help_names_the_side_and_an_option_of_that_side():
         assert f"to the {side} as is" in text, text
         example = text.rsplit("e.g. ", 1)[1].split("=")[0]
         assert example in names, f"{dest}: the example {example!r} is not a {side} option"
+
+
+def quickstart(*args: str, cwd: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, os.path.join(JOBS, "quickstart.py"), *args], capture_output=True,
+                          text=True, timeout=120, cwd=cwd)
+
+
+def test_quickstart_resume_needs_the_output_of_a_stopped_run(tmp_path):
+    done = quickstart("--resume", "--output", str(tmp_path))
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        f"error: --resume: {tmp_path} holds no quickstart run to go on with (no readable "
+        "quickstart-run.json); give the --output of the run that Ctrl-C stopped")
+
+
+def test_quickstart_refuses_an_earlier_run_s_checkpoint_without_resume(tmp_path):
+    """Instead of the Java FileNotFoundException Spark meets going on into other files."""
+    (tmp_path / "ck" / "to-queue").mkdir(parents=True)
+    done = quickstart("--output", str(tmp_path / "new"), "--checkpoint", str(tmp_path / "ck"))
+    assert done.returncode == 1
+    assert done.stderr.strip().startswith(f"error: --checkpoint: {tmp_path / 'ck'} holds the progress "
+                                          "of an earlier run; go on with that run (add --resume")
+
+
+def test_the_command_that_goes_on_names_the_run_s_directories_and_resume(monkeypatch, tmp_path):
+    from spark_mq.jobs import ctrl_c
+    from spark_mq.jobs import quickstart as pipeline
+    monkeypatch.setattr(ctrl_c, "_resume_arguments", None)     # restored after the test
+    monkeypatch.setattr(sys, "argv", ["jobs/quickstart.py", "--messages", "500", "--output=old",
+                                      "--sink", "queue", "--resume"])
+    args = argparse.Namespace(data_dir=str(tmp_path / "qm"))
+    ctrl_c.on_resume(lambda: pipeline.resume_arguments(args, "/runs/out", "/runs/out/checkpoints"))
+    command = ctrl_c.resume_command().split()
+    assert command[1:] == ["jobs/quickstart.py", "--messages", "500", "--sink", "queue",
+                           "--output", "/runs/out", "--checkpoint", "/runs/out/checkpoints",
+                           "--data-dir", str(tmp_path / "qm"), "--resume"]
+    assert command[0] in ("python", os.path.basename(sys.executable), sys.executable)

@@ -44,7 +44,7 @@ def running(shell):
         # none running (the test stopped it): a queue manager still ending after its `stop`
         # is killed, one already gone is fine
         pid = json.loads((data_dir / "ready.json").read_text())["pid"]
-        with contextlib.suppress(ProcessLookupError):
+        with contextlib.suppress(ProcessLookupError):     # a test that stopped it itself
             os.kill(pid, 9)
 
 

@@ -3,7 +3,17 @@
 This is the queue-manager process: client/process.py and `spark-mq-qmgr start` start it,
 and it runs the MQSC start-up scripts, the PCF command server (server/command_server/),
 the listener (server/listener.py) and the queue
-manager (server/qmgr.py) until SIGTERM or SIGINT.
+manager (server/qmgr.py) until SIGTERM or SIGINT (exit status 0 after SIGTERM, 130 after
+SIGINT, as a shell tool stopped by Ctrl-C), or, with --owner-fd, until the process that
+started it has ended.
+
+An owner (client/process.py) passes the read end of a pipe whose write end only it holds:
+when the owner ends, however it ends (SIGKILL included), the kernel closes that write end,
+a read here sees end of file and the queue manager stops as on SIGTERM. A pipe rather than
+Linux's prctl(PR_SET_PDEATHSIG): that signal fires when the *thread* that started the child
+ends (a worker thread of the owner, say), not the owner's process, exists on Linux only, and
+needs a preexec_fn, which is unsafe in a process with threads; a pipe's end of file is
+portable and comes exactly when the last holder of the write end is gone.
 
 Failures a person can fix (a busy port, a data directory another queue manager holds, an
 unreadable MQSC file) end the process with one line on stderr and exit status 2.
@@ -144,6 +154,8 @@ def add_arguments(parser: argparse.ArgumentParser, data_dir: str | None = None) 
                         help="write {\"port\": N, \"pid\": N, \"metrics_port\": N} here once "
                              "accepting connections "
                              f"(default: {READY_FILE} in the data directory)")
+    # the read end of the owner's pipe (module docstring): set by client/process.py only
+    parser.add_argument("--owner-fd", type=int, help=argparse.SUPPRESS)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -159,11 +171,48 @@ def main(argv: list[str] | None = None) -> int:
     return run(parse_args(argv))
 
 
+class Stop:
+    """What ends the queue manager: SIGTERM, SIGINT or the owner's end (module docstring),
+    whichever comes first."""
+
+    def __init__(self) -> None:
+        self.requested = threading.Event()
+        self.cause = ""
+
+    def request(self, cause: str) -> None:
+        if not self.requested.is_set():
+            self.cause = cause
+            self.requested.set()
+
+    @property
+    def status(self) -> int:
+        """The exit status of a clean stop: 130 after Ctrl-C (SIGINT), as a shell tool; else 0."""
+        return 130 if self.cause == "SIGINT" else 0
+
+
+def watch_owner(fd: int, stop: Stop) -> None:
+    """Request the stop once the owner's end of the pipe `fd` is closed (module docstring)."""
+    os.set_inheritable(fd, False)   # nothing this process starts keeps the owner's pipe open
+
+    def wait() -> None:
+        try:
+            while os.read(fd, 64):
+                pass
+        except OSError:
+            pass
+        stop.request("owner ended")
+    threading.Thread(target=wait, name="owner-watch", daemon=True).start()
+
+
 def run(args: argparse.Namespace) -> int:
-    """Serve until SIGINT/SIGTERM; 0 after a clean stop, 1 when an MQSC script fails, 2
-    when the queue manager cannot start (the reason on one line of stderr)."""
+    """Serve until SIGINT/SIGTERM (or the owner's end); 0 after a clean stop (130 after
+    SIGINT), 1 when an MQSC script fails, 2 when the queue manager cannot start (the reason
+    on one line of stderr)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     os.umask(0o077)   # the store, WAL, log and ready file: the owner's only (module docstring)
+    stop = Stop()
+    if args.owner_fd is not None:
+        watch_owner(args.owner_fd, stop)
     bindings: BindingsListener | None = None
     metrics: MetricsEndpoint | None = None
     try:
@@ -209,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
         for label, _ in scripts:   # logged once started: a failed start stays one line
             log_script(qmgr, label)
         serve(server, args.name, args.host, args.ready_file or os.path.join(args.data_dir, READY_FILE),
-              metrics)
+              stop, metrics)
     finally:
         if metrics is not None:
             metrics.stop()
@@ -219,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
         qmgr.shutdown()         # quiescing ends the command server's waiting get
         command_server.stop()
         lock.close()
-    return 0
+    return stop.status
 
 
 def user_entries(args: argparse.Namespace) -> list[str]:
@@ -377,11 +426,11 @@ def metrics_endpoint(qmgr: QueueManager, args: argparse.Namespace) -> MetricsEnd
         raise StartError(str(exc)) from None
 
 
-def serve(server: Server, name: str, host: str, ready_file: str,
+def serve(server: Server, name: str, host: str, ready_file: str, requested: Stop | None = None,
           metrics: MetricsEndpoint | None = None) -> None:
-    stop = threading.Event()
+    stop = requested or Stop()
     for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
+        signal.signal(signum, lambda number, _frame: stop.request(signal.Signals(number).name))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     ready: dict[str, int | bool] = {"port": server.port, "pid": os.getpid()}
@@ -394,8 +443,11 @@ def serve(server: Server, name: str, host: str, ready_file: str,
         json.dump(ready, handle)
     os.replace(temporary, ready_file)
     logging.info("queue manager %s listening on %s(%d)", name, host, server.port)
-    stop.wait()
-    logging.info("queue manager %s stopping", name)
+    # in slices: a signal the kernel hands to another thread runs its Python handler only
+    # when this (main) thread next runs Python code
+    while not stop.requested.wait(1.0):
+        pass
+    logging.info("queue manager %s stopping (%s)", name, stop.cause)
     server.stop()
 
 

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable
 
-from spark_mq.jobs.ctrl_c import Interrupted
+from spark_mq.jobs.ctrl_c import Interrupted, resume_command
 from spark_mq.jobs.errors import JobError, explain
 
 # (argument, Spark option, environment variable, help)
@@ -146,7 +146,7 @@ def run(main: Callable[[], int | None]) -> None:
     try:
         code = main() or 0
     except Interrupted as interrupted:
-        print(f"stopped by Ctrl-C: {interrupted}; run it again (same checkpoint) to go on",
+        print(f"stopped by Ctrl-C: {interrupted}\nto go on where it stopped: {resume_command()}",
               file=sys.stderr, flush=True)
         code = 130
     except KeyboardInterrupt:

@@ -86,8 +86,8 @@ class ProgressMonitor:
 
     def summary(self) -> str:
         """What the queries did so far, in one line."""
-        done = "; ".join(f"{t.label}: {t.rows:,} rows in {t.batches} micro-batches"
-                         for t in self.tracked)
+        done = "; ".join(f"{t.label}: {t.rows:,} rows in {t.batches} "
+                         f"micro-batch{'' if t.batches == 1 else 'es'}" for t in self.tracked)
         return f"{done or 'nothing processed'} after {time.monotonic() - self.started:.0f} s"
 
     def poll(self) -> None:

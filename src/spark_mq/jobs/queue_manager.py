@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 
 from spark_mq.jobs.cli import connection_options
+from spark_mq.jobs.ctrl_c import Interrupted
 from spark_mq.jobs.errors import JobError
 
 
@@ -21,7 +22,11 @@ def given(options: dict[str, str]) -> bool:
 @contextlib.contextmanager
 def queue_manager(args: argparse.Namespace, announce: bool = True) -> Iterator[dict[str, str]]:
     """Yields the connection options; starts an embedded queue manager when none is given
-    (with --mqsc, its data in --data-dir or a temporary directory) and stops it at the end."""
+    (with --mqsc, its data in --data-dir or a temporary directory) and stops it at the end.
+
+    A temporary data directory is removed at the end, unless Ctrl-C stopped the job: the
+    messages still to go are in it, and `args.data_dir` names it from the start, for the
+    command that goes on (ctrl_c.resume_command)."""
     options = connection_options(args)
     if given(options):
         yield options
@@ -29,18 +34,25 @@ def queue_manager(args: argparse.Namespace, announce: bool = True) -> Iterator[d
     if not os.path.exists(args.mqsc):
         raise JobError(f"--mqsc: no such file {args.mqsc!r} (it defines the queues the job uses)")
     from spark_mq.embedded import EmbeddedQueueManager
-    data_dir = args.data_dir or tempfile.mkdtemp(prefix="spark-mq-qmgr-")
+    temporary = not args.data_dir
+    if temporary:
+        args.data_dir = tempfile.mkdtemp(prefix="spark-mq-qmgr-")
+    data_dir = args.data_dir
     manager = EmbeddedQueueManager(data_dir, name=options.get("queueManager", "QM1"), port=0, mqsc=args.mqsc)
     manager.start()
     if announce:
         print(f"started embedded queue manager {manager.name} at {manager.conn_name} (data in {data_dir})",
               flush=True)
+    keep = not temporary
     try:
         yield {**options, "queueManager": manager.name, "connName": manager.conn_name,
                "channel": manager.channel, "transport": "embedded"}
+    except Interrupted:
+        keep = True
+        raise
     finally:
         manager.stop()
-        if not args.data_dir:
+        if not keep:
             shutil.rmtree(data_dir, ignore_errors=True)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -68,34 +69,72 @@ def from_messages(stream: DataFrame) -> DataFrame:
                          "put_timestamp").select("o.*", "source_message_id", "put_timestamp")
 
 
+#: what a run put, in its --output: what a run after Ctrl-C (--resume) checks against
+RUN_FILE = "quickstart-run.json"
+#: the arguments the command that goes on sets itself (resume_arguments)
+_RESUME_SET = ("--output", "--checkpoint", "--data-dir", "--resume")
+
+
 def main(args: argparse.Namespace) -> int:
     """Run the quickstart; 0 when every order came out exactly once, else 1."""
-    output = args.output or tempfile.mkdtemp(prefix="spark-mq-quickstart-")
+    output = os.path.abspath(args.output or tempfile.mkdtemp(prefix="spark-mq-quickstart-"))
     files_path = os.path.join(output, "orders")
-    checkpoint = args.checkpoint or os.path.join(output, "checkpoints")
-    if os.path.isdir(files_path) and os.listdir(files_path):
+    checkpoint = os.path.abspath(args.checkpoint or os.path.join(output, "checkpoints"))
+    run = read_run(output) if args.resume else None
+    if run is None and os.path.isdir(files_path) and os.listdir(files_path):
         # The summary counts every order in the files: a previous run's would show as duplicates.
-        raise JobError(f"--output: {output} already holds a previous run's files; "
+        raise JobError(f"--output: {output} already holds a previous run's files; give a new or "
+                       "empty directory, or add --resume to go on with the run that Ctrl-C stopped")
+    if run is None and os.path.isdir(checkpoint) and os.listdir(checkpoint):
+        # Spark would go on from it into files that are not there: a Java FileNotFoundException
+        raise JobError(f"--checkpoint: {checkpoint} holds the progress of an earlier run; go on "
+                       "with that run (add --resume and its --output, as its Ctrl-C said), or "
                        "give a new or empty directory")
+    ctrl_c.on_resume(lambda: resume_arguments(args, output, checkpoint))
     with queue_manager(args) as connection, PlainMQ(connection) as mq:
-        return run_pipeline(args, connection, mq, files_path, checkpoint)
+        return run_pipeline(args, connection, mq, files_path, checkpoint, run)
+
+
+def read_run(output: str) -> dict[str, int]:
+    """What the run that --resume goes on with put (its RUN_FILE)."""
+    try:
+        with open(os.path.join(output, RUN_FILE), encoding="utf-8") as handle:
+            run = json.load(handle)
+        return {key: int(run[key]) for key in ("messages", "expected", "before_out")}
+    except (OSError, ValueError, KeyError, TypeError):
+        raise JobError(f"--resume: {output} holds no quickstart run to go on with (no readable "
+                       f"{RUN_FILE}); give the --output of the run that Ctrl-C stopped") from None
+
+
+def resume_arguments(args: argparse.Namespace, output: str, checkpoint: str) -> list[str]:
+    """This run's arguments, with its directories named and --resume: the arguments that go
+    on where Ctrl-C stopped it (the orders it put are not put again)."""
+    kept, skip = [], False
+    for argument in sys.argv[1:]:
+        name = argument.split("=", 1)[0]
+        if skip:
+            skip = False
+        elif name in _RESUME_SET:
+            skip = "=" not in argument and name != "--resume"
+        else:
+            kept.append(argument)
+    named = ["--output", output, "--checkpoint", checkpoint]
+    if args.data_dir:
+        named += ["--data-dir", os.path.abspath(args.data_dir)]
+    return [*kept, *named, "--resume"]
 
 
 def run_pipeline(args: argparse.Namespace, connection: dict[str, str], mq: PlainMQ, files_path: str,
-                 checkpoint: str) -> int:
-    """Put the orders, stream them through to the --sink, print the summary."""
-    before_in, before_out = mq.depth(args.input_queue), mq.depth(args.output_queue)
-    if before_in or before_out:
-        print(f"note: {args.input_queue} already holds {before_in:,} and {args.output_queue} "
-              f"{before_out:,} messages; they flow through too", flush=True)
-    started = time.monotonic()
-    mq.put_many(args.input_queue, order_messages(args.messages, args.payload_bytes),
-                on_progress=lambda n: n % 20_000 == 0 and print(f"  put {n:,} messages", flush=True))
-    load_seconds = time.monotonic() - started
-    print(f"put {args.messages:,} messages on {args.input_queue} in {load_seconds:.1f} s "
-          f"({args.messages / load_seconds:,.0f} msg/s, plain ibmmq)", flush=True)
-    expected = args.messages + before_in + (before_out if args.sink == "both" else 0)
-
+                 checkpoint: str, run: dict[str, int] | None = None) -> int:
+    """Put the orders (unless `run` says an earlier run put them), stream them through to the
+    --sink, print the summary."""
+    if run is None:
+        run = put_orders(args, mq, os.path.dirname(files_path))
+    else:
+        args.messages = run["messages"]
+        print(f"going on with the run that put {run['messages']:,} orders; "
+              f"{mq.depth(args.input_queue):,} messages wait on {args.input_queue}", flush=True)
+    expected, before_out = run["expected"], run["before_out"]
     spark = spark_session("spark-mq-quickstart", verbose=args.verbose)
     read_options = {**connection, "delivery": args.delivery,
                     "maxMessagesPerTrigger": str(args.max_messages_per_trigger),
@@ -148,6 +187,26 @@ def run_pipeline(args: argparse.Namespace, connection: dict[str, str], mq: Plain
     print_summary(args, expected, rows_out, distinct, missing, elapsed, monitor, mq, files_path)
     spark.stop()
     return 0 if rows_out == expected and distinct == expected else 1
+
+
+def put_orders(args: argparse.Namespace, mq: PlainMQ, output: str) -> dict[str, int]:
+    """Put --messages orders on the input queue and note the run in `output` (RUN_FILE)."""
+    before_in, before_out = mq.depth(args.input_queue), mq.depth(args.output_queue)
+    if before_in or before_out:
+        print(f"note: {args.input_queue} already holds {before_in:,} and {args.output_queue} "
+              f"{before_out:,} messages; they flow through too", flush=True)
+    started = time.monotonic()
+    mq.put_many(args.input_queue, order_messages(args.messages, args.payload_bytes),
+                on_progress=lambda n: n % 20_000 == 0 and print(f"  put {n:,} messages", flush=True))
+    load_seconds = time.monotonic() - started
+    print(f"put {args.messages:,} messages on {args.input_queue} in {load_seconds:.1f} s "
+          f"({args.messages / load_seconds:,.0f} msg/s, plain ibmmq)", flush=True)
+    run = {"messages": args.messages, "before_out": before_out,
+           "expected": args.messages + before_in + (before_out if args.sink == "both" else 0)}
+    os.makedirs(output, exist_ok=True)
+    with open(os.path.join(output, RUN_FILE), "w", encoding="utf-8") as handle:
+        json.dump(run, handle)
+    return run
 
 
 def batch_note(args: argparse.Namespace, mq: PlainMQ) -> str:

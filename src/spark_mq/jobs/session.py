@@ -1,21 +1,19 @@
 """The job's SparkSession: Python workers on this interpreter, Spark's logging quiet unless
---verbose, and the "mq" data source (Spark finds it by itself; register() covers sessions
-where discovery is off, silently)."""
+--verbose, Ctrl-C handled by the job, and the "mq" data source (Spark finds it by itself;
+register() covers sessions where discovery is off, silently)."""
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import spark_mq
+from spark_mq.jobs import log4j
 from spark_mq.jobs.ctrl_c import handle_ctrl_c
+from spark_mq.jobs.processes import under_spark_submit
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
-
-#: the jobs' log4j2 configuration: warnings and errors a person can act on
-LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
 
 
 def spark_session(app_name: str, conf: dict[str, str] | None = None,
@@ -25,32 +23,42 @@ def spark_session(app_name: str, conf: dict[str, str] | None = None,
     Under spark-submit the master and resources come from spark-submit; run with plain
     `python` it is local[*]. Python workers default to this interpreter (the one that has
     the package), unless PYSPARK_PYTHON says otherwise. Spark's own logging goes through
-    LOG_CONFIG unless `verbose`; the console progress bar is off (the jobs print their own)."""
+    log4j.LOG_CONFIG unless `verbose`; the console progress bar is off (the jobs print their own)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
     builder = SparkSession.builder.appName(app_name)
     builder = builder.config("spark.ui.showConsoleProgress", "false")
     # adaptive execution does not apply to streaming queries (Spark warns once per query)
     builder = builder.config("spark.sql.adaptive.enabled", "false")
-    if "PYSPARK_GATEWAY_PORT" not in os.environ and not verbose:
-        # this process starts the JVM (not spark-submit): a local run, whose driver address is
-        # this machine (no "resolves to a loopback address" warning), quiet from the start
+    if under_spark_submit():
+        _take_over_running_jvm(verbose)
+    elif not verbose:
+        # this process starts the JVM: a local run, whose driver address is this machine (no
+        # "resolves to a loopback address" warning), quiet from the start
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-        builder = builder.config("spark.driver.extraJavaOptions",
-                                 f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}")
+        builder = log4j.quiet_builder(builder)
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     if not verbose:
-        _quiet_logging(spark)
+        jvm = spark.sparkContext._jvm
+        assert jvm is not None
+        log4j.quiet_running_jvm(jvm)    # in case Spark set its defaults again on the way
     handle_ctrl_c()
     spark_mq.register(spark)
     return spark
 
 
-def _quiet_logging(spark: SparkSession) -> None:
-    """LOG_CONFIG for a JVM started before this process could set it (spark-submit)."""
-    jvm = spark.sparkContext._jvm
+def _take_over_running_jvm(verbose: bool) -> None:
+    """Under spark-submit, before the SparkContext: quiet logging, and Ctrl-C left to this
+    process. The terminal sends Ctrl-C to the JVM too, and the JVM's default is to exit,
+    stopping Spark under the running queries; pyspark makes a JVM it starts itself ignore
+    SIGINT, and so does this one to the JVM spark-submit started."""
+    from pyspark import SparkContext
+    SparkContext._ensure_initialized()
+    jvm = SparkContext._jvm
     assert jvm is not None
-    configurator = jvm.org.apache.logging.log4j.core.config.Configurator
-    configurator.reconfigure(jvm.java.net.URI.create(LOG_CONFIG.as_uri()))
+    if not verbose:
+        log4j.quiet_running_jvm(jvm)
+    signals = jvm.sun.misc
+    signals.Signal.handle(signals.Signal("INT"), signals.SignalHandler.SIG_IGN)

@@ -85,6 +85,10 @@ def wait_for_pipeline(queries: list[StreamingQuery], monitor: ProgressMonitor, l
                 raise JobError(f"the pipeline did not finish within {timeout:.0f} s: "
                                f"{monitor.rows(last_label):,} of {expected:,} rows out (see --timeout)")
             time.sleep(0.5)
+        # The finite queries end by themselves once their last batch is committed, in Spark
+        # and in MQ: stopped before, a batch still committing is aborted (Spark logs errors)
+        # and its MQ unit of work backed out, to be removed on the next run.
+        await_finite(queries[:-1], deadline)
         # The last query's last unit of work is committed on its next trigger: give the
         # queues a moment to show empty before stopping, so the depths printed are final.
         drain_deadline = time.monotonic() + 30
@@ -105,6 +109,13 @@ def wait_for_pipeline(queries: list[StreamingQuery], monitor: ProgressMonitor, l
         if failure is not None:
             raise failure
     return done_at
+
+
+def await_finite(queries: list[StreamingQuery], deadline: float) -> None:
+    """Wait until the queries have ended by themselves, Ctrl-C or the monotonic `deadline`."""
+    for query in queries:
+        while query.isActive and not stop_requested() and time.monotonic() < deadline:
+            query.awaitTermination(1)
 
 
 def await_batch_boundary(queries: list[StreamingQuery], timeout: float = 60.0) -> None:

@@ -65,13 +65,14 @@ def run_start(args: argparse.Namespace) -> int:
     except server_process.StartError as exc:
         raise JobError(str(exc)) from None
     # the users reach the background process on its standard input, never its command line;
-    # it gets no administrator of its own: `spark-mq-qmgr mqsc` connects as one of the users
+    # it gets no administrator of its own: `spark-mq-qmgr mqsc` connects as one of the users;
+    # detached, it outlives this command (`spark-mq-qmgr stop` ends it)
     manager = EmbeddedQueueManager(args.data_dir, name=args.name, port=args.port,
                                    mqsc=os.path.abspath(args.mqsc) if args.mqsc else None,
                                    users=users, host=args.host,
                                    heartbeat_interval=args.heartbeat_interval,
                                    tls_key_repository=args.tls_key_repository,
-                                   insecure=args.insecure, administrator=False,
+                                   insecure=args.insecure, administrator=False, outlive_owner=True,
                                    metrics_port=args.metrics_port, metrics_host=args.metrics_host,
                                    queue_memory=args.queue_memory)
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,6 +21,8 @@ from spark_mq.shell.connection import connect
 
 COMMIT_EVERY = 1000
 GET_BATCH = 100
+#: the longest one MQGET of `get --wait` waits, in seconds (_next_batch)
+WAIT_SLICE = 1.0
 _ALL = 1 << 62
 
 
@@ -206,7 +209,7 @@ def run_get(args: argparse.Namespace) -> int:
     count, limit = 0, _limit(args.count)
     try:
         while count < limit:
-            batch = consumer.get_batch(min(GET_BATCH, limit - count), _ALL, int(args.wait * 1000))
+            batch = _next_batch(consumer, min(GET_BATCH, limit - count), args.wait)
             if not batch:
                 break
             for message in batch:
@@ -218,6 +221,19 @@ def run_get(args: argparse.Namespace) -> int:
         consumer.close()        # backs out a batch that was not printed
     print(f"got {count} message(s) from {args.queue}", file=sys.stderr)
     return 0
+
+
+def _next_batch(consumer: Any, count: int, wait: float) -> list[Message]:
+    """Up to `count` messages, waiting at most `wait` seconds for the first, in MQGETs that
+    wait WAIT_SLICE seconds at most: Ctrl-C is acted on between two of them, as an MQGET that
+    waits holds the signal until it returns (in IBM's client library, and in the embedded
+    client when the kernel hands the signal to another of its threads)."""
+    deadline = time.monotonic() + wait
+    while True:
+        remaining = max(0.0, deadline - time.monotonic())
+        batch: list[Message] = consumer.get_batch(count, _ALL, int(min(remaining, WAIT_SLICE) * 1000))
+        if batch or remaining <= WAIT_SLICE:
+            return batch
 
 
 def run_browse(args: argparse.Namespace) -> int:

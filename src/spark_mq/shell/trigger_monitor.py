@@ -12,7 +12,8 @@ program, not executable) goes to the dead-letter queue behind an MQDLH with Reas
 MQMD Feedback 265 MQFB_APPL_CANNOT_BE_STARTED; an APPLTYPE this monitor does not run (it
 runs UNIX, IBM's DEF on Linux) with 267 MQFB_APPL_TYPE_ERROR; a message that is no MQTM
 with 2265 MQRC_TM_ERROR. Ctrl-C, kill -INT or kill (SIGTERM) end the monitor (and a
-program it waits for) quietly; so does the queue manager ending.
+program it waits for) quietly, with exit status 130 after Ctrl-C or kill -INT, 0 after
+SIGTERM; so does the queue manager ending (0).
 
 What it is for here: a message arriving on an idle queue starts a packaged Spark job
 (`spark-submit jobs/queue_to_files.py ... --trigger available-now`), so Spark runs only
@@ -63,7 +64,8 @@ def run_trigger_monitor(args: argparse.Namespace) -> int:
     CMQC = ibmmq.CMQC
     queue = None
     started = 0
-    previous = _stop_on_signals()
+    stopped_by: list[int] = []
+    previous = _stop_on_signals(stopped_by)
     try:
         queue = _open(ibmmq, qmgr, args.initq)
         qmgr_name = qmgr.inquire(CMQC.MQCA_Q_MGR_NAME)
@@ -91,14 +93,16 @@ def run_trigger_monitor(args: argparse.Namespace) -> int:
         for number, handler in previous.items():
             signal.signal(number, handler)
     print(f"trigger monitor on {args.initq} ended; {started} program(s) started", file=sys.stderr)
-    return 0
+    return 130 if signal.SIGINT in stopped_by else 0
 
 
-def _stop_on_signals() -> dict[int, Any]:
+def _stop_on_signals(stopped_by: list[int]) -> dict[int, Any]:
     """Ctrl-C, kill -INT and kill (SIGTERM) all end the monitor the same quiet way, also when
     it was started with `&` from a script (whose background commands ignore SIGINT unless
-    told otherwise). Returns the handlers it replaced."""
+    told otherwise); the signal goes into `stopped_by` (Ctrl-C: exit status 130, as every
+    shell tool). Returns the handlers it replaced."""
     def stop(number: int, frame: Any) -> None:
+        stopped_by.append(number)
         raise KeyboardInterrupt
     return {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
 

@@ -3,6 +3,13 @@
 Runs in the application's process; the queue manager itself runs in the child process it
 starts (`python -m spark_mq.embedded`, see __main__.py).
 
+The queue manager ends with the process that started it, however that process ends (SIGKILL
+included): it holds the write end of a pipe whose read end the child watches (`--owner-fd`,
+see __main__.py for why a pipe), unless `outlive_owner` asks it to run on
+(`spark-mq-qmgr start --background`). The write end is not inherited by what this process
+starts (Spark's JVM, say); a fork() without exec would share it, and the queue manager then
+runs until the forked child has ended too.
+
 The users and their passwords go to the child on its standard input (--users-stdin), never on
 its command line. The child's data directory is 0700 and its files 0600, the log included.
 
@@ -48,14 +55,16 @@ class EmbeddedQueueManager:
     then it listens beyond loopback (`host`) only with `insecure`. `administrator`: add an
     administrator of its own for run_mqsc when `users` has none (see the module docstring).
     `metrics_port`: serve the queue manager's metrics in Prometheus's format on
-    `metrics_host` (0: a free port, then `metrics_port`/`metrics_url` once started)."""
+    `metrics_host` (0: a free port, then `metrics_port`/`metrics_url` once started).
+    `outlive_owner`: keep running after this process ends (else it stops with it)."""
 
     def __init__(self, data_dir: str, name: str = "QM1", port: int = 0,
                  mqsc: str | None = None, users: Mapping[str, str | UserEntry] | None = None,
                  host: str = "127.0.0.1", heartbeat_interval: float | None = None,
                  tls_key_repository: str | None = None, insecure: bool = False,
                  administrator: bool = True, queue_memory: int | None = None,
-                 metrics_port: int | None = None, metrics_host: str = "127.0.0.1"):
+                 metrics_port: int | None = None, metrics_host: str = "127.0.0.1",
+                 outlive_owner: bool = False):
         self.data_dir = os.path.abspath(data_dir)
         self.name = name
         self.channel = DEFAULT_CHANNEL
@@ -73,7 +82,9 @@ class EmbeddedQueueManager:
         self.metrics_port: int | None = None
         self._metrics_tls = False
         self._admin = _administrator(users, administrator)
+        self.outlive_owner = outlive_owner
         self._process: subprocess.Popen | None = None
+        self._owner_end: int | None = None   # the write end of the owner's pipe
 
     # --- lifecycle -------------------------------------------------------------------------
     def start(self, timeout: float = 30.0) -> EmbeddedQueueManager:
@@ -109,12 +120,23 @@ class EmbeddedQueueManager:
         env = dict(os.environ)
         env.pop(USERS_ENVIRONMENT, None)   # the users are this object's, given on stdin
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [_package_parent(), env.get("PYTHONPATH")]))
+        watched: tuple[int, ...] = ()
+        if not self.outlive_owner:
+            read_end, self._owner_end = os.pipe()   # both ends close on exec: not inherited
+            watched = (read_end,)
+            command += ["--owner-fd", str(read_end)]
         try:
+            # a session of its own: a terminal's Ctrl-C reaches the owner, which decides
             self._process = subprocess.Popen(
                 command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-                stdin=subprocess.PIPE if entries else subprocess.DEVNULL)
+                stdin=subprocess.PIPE if entries else subprocess.DEVNULL, pass_fds=watched)
+        except BaseException:
+            self._release_owner_end()
+            raise
         finally:
             os.close(log)
+            for fd in watched:
+                os.close(fd)
         if entries and self._process.stdin is not None:
             try:
                 self._process.stdin.write("".join(f"{entry}\n" for entry in entries).encode())
@@ -124,6 +146,7 @@ class EmbeddedQueueManager:
         deadline = time.monotonic() + timeout
         while not os.path.exists(ready):
             if self._process.poll() is not None:
+                self._release_owner_end()
                 raise EmbeddedQueueManagerError(
                     f"the embedded queue manager exited with code {self._process.returncode}: "
                     f"{_last_line(os.path.join(self.data_dir, 'qmgr.log'))}")
@@ -165,6 +188,7 @@ class EmbeddedQueueManager:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        self._release_owner_end()
 
     def kill(self) -> None:
         """Crash the queue manager (SIGKILL), as a power cut would."""
@@ -172,6 +196,12 @@ class EmbeddedQueueManager:
             self._process.kill()
             self._process.wait()
         self._process = None
+        self._release_owner_end()
+
+    def _release_owner_end(self) -> None:
+        end, self._owner_end = self._owner_end, None
+        if end is not None:
+            os.close(end)
 
     def run_mqsc(self, text: str) -> str:
         """Run MQSC commands on the running queue manager, as its administrator (see the

@@ -1,0 +1,155 @@
+"""Ctrl-C in a job, as a terminal sends it: SIGINT to the job's whole process group (the
+driver, and under spark-submit the JVM and pyspark's workers in it too). One Ctrl-C stops
+the queries between micro-batches and prints the exact command that goes on; that command
+finishes the run exactly once. A second Ctrl-C ends everything at once. Either way, no
+process of the job is left: the JVM, pyspark's daemons and workers, the streaming sources'
+runners, the embedded queue manager."""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import psutil
+import pytest
+
+from support import JOBS, PROJECT_ROOT, job_env, spark_submit_command
+
+pytestmark = pytest.mark.spark
+
+#: how long the processes of an ended job may take to go (they are gone well before)
+GONE_WITHIN = 60
+
+
+class Job:
+    """A job started as a shell starts it in the foreground: a process group of its own,
+    which Ctrl-C reaches as a whole. Its stdout and stderr are read as one stream."""
+
+    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        text=True, env=env, cwd=PROJECT_ROOT, start_new_session=True)
+        self.lines: list[str] = []
+        self.seen: list[psutil.Process] = []     # every process of the job noted so far
+
+    def read_until(self, pattern: str) -> str:
+        """Read lines until one matches `pattern`; returns it (the job must print it)."""
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.append(line)
+            if re.search(pattern, line):
+                return line
+        raise AssertionError(f"the job ended without a line matching {pattern!r}:\n{self.output}")
+
+    def note_processes(self) -> None:
+        """Note the job's processes now (its JVM and Python workers run by now)."""
+        self.seen = [psutil.Process(self.process.pid), *self.tree()]
+
+    def tree(self) -> Iterator[psutil.Process]:
+        try:
+            yield from psutil.Process(self.process.pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            return
+
+    def ctrl_c(self) -> None:
+        os.killpg(self.process.pid, signal.SIGINT)
+
+    def finish(self) -> int:
+        rest, _ = self.process.communicate(timeout=600)
+        self.lines.append(rest)
+        return self.process.returncode
+
+    @property
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    def left_behind(self) -> list[str]:
+        """The job's processes still alive after GONE_WITHIN seconds."""
+        _, alive = psutil.wait_procs(self.seen, timeout=GONE_WITHIN)
+        return [" ".join(p.cmdline()) for p in alive if _running(p)]
+
+    def kill(self) -> None:
+        for process in [*self.tree(), *self.seen]:
+            try:
+                process.kill()
+            except psutil.Error:
+                pass
+
+
+def _running(process: psutil.Process) -> bool:
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def python_quickstart(*args: str) -> list[str]:
+    return [sys.executable, os.path.join(JOBS, "quickstart.py"), *args]
+
+
+def submitted_quickstart(*args: str) -> list[str]:
+    command, _ = spark_submit_command("quickstart.py", *args)
+    return command
+
+
+#: enough orders that the queries still run after their first micro-batch
+ORDERS = ("--messages", "20000", "--max-messages-per-trigger", "4000")
+
+
+def resume(job: Job) -> subprocess.CompletedProcess:
+    """Run the command the stopped job printed, as printed."""
+    [command] = re.findall(r"^to go on where it stopped: (.+)$", job.output, flags=re.MULTILINE)
+    return subprocess.run(shlex.split(command), capture_output=True, text=True, env=job_env(),
+                          cwd=PROJECT_ROOT, timeout=600)
+
+
+def assert_exactly_once(done: subprocess.CompletedProcess) -> None:
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "going on with the run that put 20,000 orders" in done.stdout, done.stdout
+    assert "duplicates         0" in done.stdout and "missing            0" in done.stdout, done.stdout
+    assert "rows out           20,000" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("launch", [python_quickstart, submitted_quickstart],
+                         ids=["python", "spark-submit"])
+def test_one_ctrl_c_stops_cleanly_and_the_printed_command_goes_on_exactly_once(launch):
+    job = Job(launch(*ORDERS), job_env())
+    try:
+        job.read_until(r"^\[in -> queue\]")        # a micro-batch is done: the queries run
+        job.note_processes()
+        job.ctrl_c()
+        assert job.finish() == 130, job.output
+        left = job.left_behind()
+    finally:
+        job.kill()
+    output = job.output
+    assert "Traceback" not in output and "Py4J" not in output, output
+    # the queries stop between micro-batches (the readers' stopFile): no task is killed
+    assert " ERROR " not in output and "TaskKilledException" not in output, output
+    assert re.search(r"stopped by Ctrl-C: in -> queue: [\d,]+ rows in \d+ micro-batch", output), output
+    assert left == [], left
+    # the queue manager's data was kept for the command that goes on, and it finishes the run
+    assert_exactly_once(resume(job))
+
+
+@pytest.mark.parametrize("launch", [python_quickstart, submitted_quickstart],
+                         ids=["python", "spark-submit"])
+def test_a_second_ctrl_c_ends_everything_at_once_and_the_run_still_goes_on_exactly_once(launch):
+    job = Job(launch(*ORDERS), job_env())
+    try:
+        job.read_until(r"^\[in -> queue\]")
+        job.note_processes()
+        job.ctrl_c()
+        job.read_until(r"^interrupted: stopping the queries")
+        job.ctrl_c()
+        assert job.finish() == 130, job.output
+        left = job.left_behind()
+    finally:
+        job.kill()
+    output = job.output
+    assert "quit at once" in output and "Traceback" not in output, output
+    assert left == [], left
+    assert_exactly_once(resume(job))
