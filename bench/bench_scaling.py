@@ -38,6 +38,7 @@ import argparse
 import contextlib
 import cProfile
 import functools
+import json
 import multiprocessing
 import os
 import pstats
@@ -437,7 +438,10 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--no-bare", action="store_true", help="skip the bare consumers")
     parser.add_argument("--repeat", type=int, default=1,
                         help="measure each run this many times and keep the fastest (a shared machine)")
-    parser.add_argument("--chart", default=os.path.join(RESULTS, "scaling.png"))
+    parser.add_argument("--chart", default=os.path.join(RESULTS, "scaling.png"),
+                        help="where to draw the chart; its figures go beside it as .json")
+    parser.add_argument("--replot", metavar="JSON", help="only draw the chart (and print the table) "
+                        "again from a run's saved figures")
     args = parser.parse_args()
     quick = args.quick
     args.messages = args.messages or (1000 if quick else 8000)
@@ -611,20 +615,48 @@ def chart(args: argparse.Namespace, results: dict[Run, dict], path: str) -> None
         ax.set_ylabel("msg/s")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
+    busy = [r["machine busy cores"] for r in results.values()]
+    fig.suptitle(f"exactlyOnce, local[N], {os.cpu_count()} cores shared with other work (run nice'd; "
+                 f"machine busy {min(busy):.2f}-{max(busy):.2f} cores during the runs)", fontsize=9)
     fig.tight_layout()
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
+def save(path: str, args: argparse.Namespace, results: dict[Run, dict]) -> None:
+    """The runs' figures as JSON, from which --replot draws the chart again."""
+    runs = [{"qmgrs": r.qmgrs, "per_qmgr": r.per_qmgr, "delay": r.delay, "mode": r.mode, **figures}
+            for r, figures in results.items()]
+    with open(path, "w") as handle:
+        json.dump({"messages": args.messages, "batch": args.batch, "delays": args.delays,
+                   "runs": runs}, handle, indent=1)
+
+
+def replot(path: str, chart_path: str) -> int:
+    with open(path) as handle:
+        saved = json.load(handle)
+    args = argparse.Namespace(messages=saved["messages"], batch=saved["batch"], delays=saved["delays"])
+    results = {Run(r.pop("qmgrs"), r.pop("per_qmgr"), r.pop("delay"), r.pop("mode")): r
+               for r in saved["runs"]}
+    print("\n".join(table(args, results)[0]))
+    chart(args, results, chart_path)
+    print(f"\nchart: {chart_path}")
+    return 0
+
+
 def main() -> int:
     args = arguments()
+    if args.replot:
+        return replot(args.replot, args.chart)
     os.environ["PYSPARK_PYTHON"] = sys.executable
     work = tempfile.mkdtemp(prefix="bench-scaling-")
     try:
         results, link_rtt, profile = run_all(args, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(os.path.dirname(os.path.abspath(args.chart)), exist_ok=True)
+    save(os.path.splitext(args.chart)[0] + ".json", args, results)
     lines, figures, ratios = table(args, results)
     print()
     print("\n".join(lines))
@@ -647,7 +679,8 @@ def main() -> int:
         if parts:
             print(f"    {run.label:34s} {parts}")
     chart(args, results, args.chart)
-    print(f"\nchart: {args.chart}")
+    print(f"\nchart: {args.chart} (its figures: {os.path.splitext(args.chart)[0]}.json, "
+          "drawn again with --replot)")
     figures.update({f"round trip added @{d:g}ms ms": v for d, v in link_rtt.items()})
     figures.update({f"one partition: {k}": v for k, v in profile.items()})
     figures.update({"messages": args.messages, "batch": args.batch})
