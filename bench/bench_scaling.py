@@ -436,6 +436,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--queue-managers", help="queue-manager counts (default 1,2,3)")
     parser.add_argument("--per-qmgr", help="partitions per queue manager with several (default 1,2,4)")
     parser.add_argument("--no-bare", action="store_true", help="skip the bare consumers")
+    parser.add_argument("--no-driver", action="store_true", help="skip readMode driver")
+    parser.add_argument("--no-profile", action="store_true",
+                        help="skip the profile of the reader's own calls through the link")
     parser.add_argument("--repeat", type=int, default=1,
                         help="measure each run this many times and keep the fastest (a shared machine)")
     parser.add_argument("--chart", default=os.path.join(RESULTS, "scaling.png"),
@@ -481,7 +484,8 @@ class Run:
 def plan(args: argparse.Namespace) -> list[Run]:
     runs = []
     for delay in args.delays:
-        runs.append(Run(1, 1, delay, "driver"))
+        if not args.no_driver:
+            runs.append(Run(1, 1, delay, "driver"))
         for n in args.partitions:
             runs.append(Run(1, n, delay, "executors"))
             if not args.no_bare:
@@ -539,7 +543,7 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[dict[Run, dict], dict,
         for cores in sorted({r.consumers for r in spark_runs}):
             spark = spark_session(cores)
             try:
-                if not profile:    # (the schema's DDL needs a Spark session)
+                if not profile and not args.no_profile:    # (the schema's DDL needs a Spark session)
                     profile = profile_partition(links[0], args.delays[-1], args.batch // max(args.partitions),
                                                 max(args.partitions))
                 warmed: set[int] = set()
