@@ -212,3 +212,58 @@ def test_available_now_after_a_restart_does_not_count_earlier_batches(qm, conn, 
     assert second.latestOffset(following, second.getDefaultReadLimit()) == following   # done
     assert depth(conn, queue) == 0 and depth(conn, state) == 0
     second.stop()
+
+
+def _open_input_count(conn, queue: str) -> int:
+    import ibmmq
+    handle = ibmmq.Queue(conn, queue, CMQC.MQOO_INQUIRE)
+    try:
+        return int(handle.inquire(CMQC.MQIA_OPEN_INPUT_COUNT))
+    finally:
+        handle.close()
+
+
+def test_a_worker_keeps_its_tasks_connection_for_the_next_task_and_closes_it_when_idle(
+        qm, conn, make_queue):
+    """A task's connection outlives it (no MQCONNX, MQOPENs and MQINQs per partition): the
+    next task of the worker takes it, and an idle one is closed (its queues with it)."""
+    from spark_mq.reader import task_connections
+    queue, state = make_queue(), make_queue(prefix="STATE.Q")
+    put_messages(conn, queue, [b"k%d" % i for i in range(6)])
+    reader, partition = _reader_and_partition(qm, queue, state, maxMessagesPerTrigger=3)
+    assert _payloads(reader.read(partition)) == [b"k0", b"k1", b"k2"]
+    assert _open_input_count(conn, queue) == 1          # kept, its unit of work committed
+    following = reader.latestOffset({"reader": partition.key.reader, "batch": 1},
+                                    reader.getDefaultReadLimit())
+    [next_partition] = reader.partitions({"reader": partition.key.reader, "batch": 1}, following)
+    assert _payloads(reader.read(next_partition)) == [b"k3", b"k4", b"k5"]
+    assert _open_input_count(conn, queue) == 1          # the same one, not a second
+    assert depth(conn, queue) == 0
+    assert task_connections.close_idle(0) >= 1
+    assert _open_input_count(conn, queue) == 0
+    reader.stop()
+
+
+def test_a_kept_connection_broken_by_a_queue_manager_restart_is_replaced(tmp_path, ibmmq):
+    """The queue manager restarts between two tasks of a worker: the kept connection is
+    broken, the next task reads on a new one, and every message is delivered once."""
+    import spark_mq.embedded as embedded
+    with embedded.EmbeddedQueueManager(str(tmp_path / "qm"), name="QMK") as own:
+        own.run_mqsc("DEFINE QLOCAL(K.Q) REPLACE\nDEFINE QLOCAL(K.STATE) REPLACE")
+        direct = ibmmq.connect(own.name, own.channel, own.conn_name)
+        put_messages(direct, "K.Q", [b"r%d" % i for i in range(4)])
+        direct.disconnect()
+        reader, partition = _reader_and_partition(own, "K.Q", "K.STATE", maxMessagesPerTrigger=2)
+        delivered = _payloads(reader.read(partition))
+        own.kill()
+        own.start()          # same port, same store: the kept connection is now broken
+        start = {"reader": partition.key.reader, "batch": 1}
+        following = reader.latestOffset(start, reader.getDefaultReadLimit())
+        [next_partition] = reader.partitions(start, following)
+        delivered += _payloads(reader.read(next_partition))
+        reader.commit(following)
+        reader.stop()
+        assert delivered == [b"r0", b"r1", b"r2", b"r3"]
+        direct = ibmmq.connect(own.name, own.channel, own.conn_name)
+        assert depth(direct, "K.Q") == 0 and depth(direct, "K.STATE") == 0
+        direct.disconnect()

@@ -13,20 +13,27 @@ rows it emits, and only the attempt that got the partition's CLAIM may do so:
    available, plan batch b+1: put one claim per partition, MQCMIT, and return the offset
    {"reader", "batch": b+1, "partitions", "share", "bytes"}. Spark logs it before any task
    runs.
-2. `read(partition p)` (executor), on its own connection:
-   a. a record of (reader, b+1, p) on the state queue? Emit its rows (this is a re-run);
-   b. else get the claim under syncpoint. Not there: another attempt holds it (its unit of
-      work is open) or has used it (its record is committed): wait, looking for the record,
+2. `read(partition p)` (executor), on its own connection (kept by the Python worker for its
+   next task, spark_mq/reader/task_connections.py):
+   a. get the claim under syncpoint. A claim still there means no attempt has committed a
+      record (a record replaces its claim in one unit of work; the driver puts each claim
+      once), so the usual first attempt needs just this one round trip;
+   b. no claim: a record of (reader, b+1, p)? Emit its rows (this is a re-run). Else another
+      attempt holds the claim (its unit of work is open): wait, looking for claim and record,
       until one of the two shows; a failed attempt's claim comes back with its backout;
    c. with the claim: get up to `share` messages / `bytes` payload bytes under syncpoint
       (groups whole, segments and reference/data pairs as one, poison to the backout queue,
       the selector), put ONE record of the rows, MQCMIT, emit the rows.
    A crash before MQCMIT backs out messages, claim and record together; after it, the record
    replays the same rows. A lost connection does the attempt again (reconnectTimeoutMs).
-3. `commit(end)` (driver) removes the claims and records of batches up to `end`.
+3. `commit(end)` (driver) removes the claims and records of batches up to `end`, unless
+   planning the next batch already did (Spark commits a batch after planning the next).
 
 Costs per batch on the queue manager: the gets, plus per partition one claim put and get, a
-record of about the rows' size (one put per MiB) and its removal. Order holds within a
+record of about the rows' size (one put per MiB) and its removal. In round trips, which are
+what a network makes expensive: per partition the claim get, one per message, the record
+put and the MQCMIT; per batch on the driver one removal get per record (plus one), a
+browse, the claims (asynchronous puts), MQSTAT and MQCMIT. Order holds within a
 partition only. The reader's identity is a random id made in `initialOffset` and carried in
 every offset, so claims and records of two queries never meet.
 """
@@ -54,6 +61,7 @@ from spark_mq.mq.claims import CHUNK, PartitionKey, StateQueue
 from spark_mq.mq.connection import connect, load_ibmmq, retry_while_lost
 from spark_mq.mq.errors import connection_lost
 from spark_mq.options import ReadOptions
+from spark_mq.reader import task_connections
 from spark_mq.reader.limits import batch_limits
 from spark_mq.reader.rows import arrow_schema, record_batches
 from spark_mq.reader.start import StartsOnFirstCall
@@ -88,12 +96,13 @@ class MQExecutorStreamReader(StartsOnFirstCall, DataSourceStreamReader, Supports
         self._available_now: int | None = None  # Trigger.AvailableNow: the depth at start
         self._delivered = 0                   # ... and the rows delivered since, as records go
         self._first_planned: int | None = None  # the first batch this process planned
+        self._removed_through = 0             # every claim and record up to this batch is gone
 
     # executors get a copy without the driver's connection
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state.update(_driver=None, _planned=None, _available_now=None, _delivered=0,
-                     _first_planned=None)
+                     _first_planned=None, _removed_through=0)
         return state
 
     def _connection(self) -> _DriverConnection:
@@ -143,6 +152,7 @@ class MQExecutorStreamReader(StartsOnFirstCall, DataSourceStreamReader, Supports
             if self._first_planned is None:
                 self._first_planned = batch + 1
             self._delivered += self._remove_counting(driver, reader, "")
+            self._removed_through = max(self._removed_through, batch)
             wanted = self._limit_available_now(max_messages)
             if wanted <= 0 or not driver.message_available(self.options.wait_interval_ms):
                 return False
@@ -172,20 +182,23 @@ class MQExecutorStreamReader(StartsOnFirstCall, DataSourceStreamReader, Supports
                 for p in range(int(end["partitions"]))]
 
     def commit(self, end: dict) -> None:
-        if int(end.get("batch", 0)) > 0:
-            self._delivered += self._on_driver(
-                lambda d: self._remove_counting(d, str(end["reader"]), f"<= {int(end['batch'])}"),
-                f"removing the claims and records of batch {end['batch']}")
+        batch = int(end.get("batch", 0))
+        if batch <= self._removed_through:
+            return      # planning the next batch removed them (Spark commits after it plans)
+        self._delivered += self._on_driver(
+            lambda d: self._remove_counting(d, str(end["reader"]), f"<= {batch}"),
+            f"removing the claims and records of batch {batch}")
+        self._removed_through = batch
 
     def _remove_counting(self, driver: _DriverConnection, reader: str, condition: str) -> int:
         """Remove the reader's claims and records that meet `condition`; returns the rows of
         those of batches this process planned. Earlier batches' messages had left the queue
-        before Trigger.AvailableNow took its depth, so they must not count against it."""
+        before Trigger.AvailableNow took its depth, so they must not count against it. All
+        of the reader's (no condition) is what every plan removes: that handle stays open."""
         if self._first_planned is None:
             driver.remove(reader, condition)
             return 0
-        driver.remove(reader, f"< {self._first_planned}")
-        return driver.remove(reader, condition)
+        return driver.remove(reader, condition, count_from=self._first_planned)
 
     def reportLatestOffset(self) -> dict | None:
         try:
@@ -209,39 +222,38 @@ class MQExecutorStreamReader(StartsOnFirstCall, DataSourceStreamReader, Supports
     def _attempt(self, partition: ClaimPartition) -> list[Any]:
         """The rows of this partition: its record's, or new ones made durable as its record."""
         opts = replace(self.options, queue=partition.queue)
-        ibmmq = load_ibmmq(opts.connection.transport)
-        qmgr = connect(opts.connection, f"connecting to queue manager {opts.connection.queue_manager} "
-                                        f"at {opts.connection.conn_name} to read")
-        state: StateQueue | None = None
-        consumer = None
+        task = task_connections.acquire(opts)
+        reusable = False
         try:
-            state = StateQueue(ibmmq, qmgr, opts.state_queue)
-            recorded = self._recorded_or_claimed(state, partition.key)
+            recorded = self._recorded_or_claimed(task.state, partition.key)
             if recorded is not None:
-                return _batches_of(recorded)
-            from spark_mq.mq.consumer import Consumer
-            consumer = Consumer(ibmmq, qmgr, opts.queue, selector=opts.selector, syncpoint=True,
-                                backout_threshold=opts.backout_threshold, backout_queue=opts.backout_queue,
-                                conversion=opts.conversion, typed_properties=opts.typed_properties)
-            messages = consumer.get_batch(partition.max_messages, partition.max_bytes, 0)
-            schema = arrow_schema(self.schema)
-            batches = list(record_batches(messages, Source.of(opts), self.specs, schema))
-            state.put_record(partition.key, _ipc(schema, batches), sum(b.num_rows for b in batches))
-            consumer.commit()
+                batches = _batches_of(recorded)
+            else:
+                messages = task.consumer.get_batch(partition.max_messages, partition.max_bytes, 0)
+                schema = arrow_schema(self.schema)
+                batches = list(record_batches(messages, Source.of(opts), self.specs, schema))
+                task.state.put_record(partition.key, _ipc(schema, batches),
+                                      sum(b.num_rows for b in batches))
+                task.consumer.commit()
+            reusable = True
             return batches
         finally:
-            _close(ibmmq, qmgr, state, consumer)
+            task_connections.release(opts, task, reusable)
 
     def _recorded_or_claimed(self, state: StateQueue, key: PartitionKey) -> bytes | None:
-        """The record of `key` if there is one, else None once this attempt holds the claim."""
+        """The record of `key` if there is one, else None once this attempt holds the claim.
+
+        The claim is asked for first: a claim still there means no attempt has committed a
+        record (the record replaces the claim in one unit of work, and the driver puts a
+        key's claim only once), so the usual first attempt costs one round trip."""
         deadline = time.monotonic() + self.options.claim_timeout_ms / 1000
         wait = 0
         while True:
+            if state.take_claim(key, wait):
+                return None
             recorded = state.record(key)
             if recorded is not None:
                 return recorded
-            if state.take_claim(key, wait):
-                return None
             if time.monotonic() > deadline:
                 raise MQConnectorError(
                     f"{key}: neither its claim nor its record appeared on {self.options.state_queue!r} "
@@ -292,8 +304,8 @@ class _DriverConnection:
         chunks = max_bytes // CHUNK + 2
         return max(1, messages_per_unit_of_work(self.max_uow) - 2 * chunks - 64)
 
-    def remove(self, reader: str, condition: str) -> int:
-        removed, rows = self.state.remove(reader, condition)
+    def remove(self, reader: str, condition: str, count_from: int = 0) -> int:
+        removed, rows = self.state.remove(reader, condition, count_from, keep_open=not condition)
         if removed:
             log.debug("removed %d claims and records of reader %s (%d rows)", removed, reader, rows)
         return rows
