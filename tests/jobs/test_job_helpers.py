@@ -96,3 +96,13 @@ def test_read_and_write_option_help_names_the_side_and_an_option_of_that_side():
         assert f"to the {side} as is" in text, text
         example = text.rsplit("e.g. ", 1)[1].split("=")[0]
         assert example in names, f"{dest}: the example {example!r} is not a {side} option"
+
+
+def test_environment_options_are_the_connection_arguments_variables():
+    # what a declarative pipeline's definitions use (examples/mq_pipeline), with no command line
+    environ = {"SPARK_MQ_CONN_NAME": "mq1(1414),mq2(1414)", "SPARK_MQ_QUEUE_MANAGER": "QM9",
+               "SPARK_MQ_PASSWORD": "secret", "SPARK_MQ_CHANNEL": "", "SPARK_MQ_RECONNECT": "yes",
+               "UNRELATED": "x"}
+    assert cli.environment_options(environ) == {
+        "connName": "mq1(1414),mq2(1414)", "queueManager": "QM9", "password": "secret", "reconnect": "true"}
+    assert cli.environment_options({}) == {}
