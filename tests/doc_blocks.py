@@ -101,11 +101,18 @@ class Chain:
     def name(self) -> str:
         return self.blocks[0].where
 
+    @property
+    def run_by(self) -> str | None:
+        """The test file that runs this chain, when its first block names one."""
+        return self.blocks[0].markers.get("run-by:")
+
 
 def chains(doc: str) -> list[Chain]:
+    """The document's runnable chains; a chain whose first block says `run-by: TEST` is
+    there too (its `run_by`), for that test to run."""
     found: list[Chain] = []
     for block in blocks(doc):
-        if not block.runs:
+        if not (block.runs or ("run-by:" in block.markers and block.language in RUN_LANGUAGES)):
             continue
         if "continues" in block.markers:
             assert found, f"{block.where}: `continues` but no block before it runs"

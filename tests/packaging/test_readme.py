@@ -6,7 +6,8 @@ Which blocks run is said by each fence's info string (parsed in tests/doc_blocks
     ```python / ```sh / ```bash      run, each block twice in a row, in a sandbox of its own
     ```LANG no-run: REASON           not run, for the reason given: a fragment on your session
                                      (`spark`, `df`), a real IBM MQ, Docker, a long set-up
-    ```LANG run-by: TEST_FILE        run as written by that test (which must exist)
+    ```LANG run-by: TEST_FILE        run as written by that test (which must exist), with the
+                                     blocks that continue it
     ```LANG continues                run after the block before it, in its sandbox
     ```LANG once                     run once (it starts something, or defines what exists)
     ```text, ```yaml, ...            output and listings: never run
@@ -147,7 +148,8 @@ def all_blocks() -> list[doc_blocks.Block]:
 
 
 def all_chains() -> list[doc_blocks.Chain]:
-    return [chain for doc in doc_blocks.documents() for chain in doc_blocks.chains(doc)]
+    """The chains this test runs: those no other test runs."""
+    return [chain for doc in doc_blocks.documents() for chain in doc_blocks.chains(doc) if not chain.run_by]
 
 
 def test_every_block_says_whether_it_runs():
