@@ -174,9 +174,19 @@ def expected_prints(chain: doc_blocks.Chain) -> list[str]:
             for line in block.code.splitlines() if "# prints:" in line]
 
 
-@pytest.mark.spark
+SPARK_WORDS = ("spark-submit", "pyspark", "SparkSession", "spark-pipelines", "start-connect-server")
+
+
+def chain_params() -> list:
+    """Each chain, marked `spark` when it starts Spark (the fast loop runs the others)."""
+    return [pytest.param(chain, id=chain.name,
+                         marks=[pytest.mark.spark] if any(word in block.code for block in chain.blocks
+                                                         for word in SPARK_WORDS) else [])
+            for chain in all_chains()]
+
+
 @pytest.mark.timeout(CHAIN_SECONDS + 60)
-@pytest.mark.parametrize("chain", all_chains(), ids=lambda chain: chain.name)
+@pytest.mark.parametrize("chain", chain_params())
 def test_the_block_runs_as_written(chain, tmp_path):
     done = doc_blocks.run_chain(chain, tmp_path, timeout=CHAIN_SECONDS)
     told = (f"exit {done.returncode}\n--- stdout ---\n{done.stdout[-6000:]}"
