@@ -133,3 +133,13 @@ def test_the_command_that_goes_on_names_the_run_s_directories_and_resume(monkeyp
                            "--output", "/runs/out", "--checkpoint", "/runs/out/checkpoints",
                            "--data-dir", str(tmp_path / "qm"), "--resume"]
     assert command[0] in ("python", os.path.basename(sys.executable), sys.executable)
+
+
+def test_environment_options_are_the_connection_arguments_variables():
+    # what a declarative pipeline's definitions use (examples/mq_pipeline), with no command line
+    environ = {"SPARK_MQ_CONN_NAME": "mq1(1414),mq2(1414)", "SPARK_MQ_QUEUE_MANAGER": "QM9",
+               "SPARK_MQ_PASSWORD": "secret", "SPARK_MQ_CHANNEL": "", "SPARK_MQ_RECONNECT": "yes",
+               "UNRELATED": "x"}
+    assert cli.environment_options(environ) == {
+        "connName": "mq1(1414),mq2(1414)", "queueManager": "QM9", "password": "secret", "reconnect": "true"}
+    assert cli.environment_options({}) == {}

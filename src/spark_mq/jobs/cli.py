@@ -55,6 +55,16 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
                        help="reconnect automatically to a multi-instance queue manager [SPARK_MQ_RECONNECT]")
 
 
+def environment_options(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The connector options the SPARK_MQ_* variables set (connName, queueManager, ...,
+    reconnect), for code that has no command line: a declarative pipeline's definitions."""
+    environ = dict(os.environ if environ is None else environ)
+    options = {option: environ[env] for _flag, option, env, _text in CONNECTION_ARGUMENTS if environ.get(env)}
+    if environ.get("SPARK_MQ_RECONNECT", "").lower() in ("1", "true", "yes"):
+        options["reconnect"] = "true"
+    return options
+
+
 def add_embedded_arguments(parser: argparse.ArgumentParser, default_mqsc: str) -> None:
     """--data-dir and --mqsc of the embedded queue manager a local run starts.
 
