@@ -33,18 +33,17 @@ from __future__ import annotations
 import argparse
 import errno
 import fcntl
-import ipaddress
 import json
 import logging
 import os
 import signal
-import socket
 import stat
 import sys
 import threading
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
+from spark_mq.embedded.server.addresses import is_loopback
 from spark_mq.embedded.server.admin import log_script, run_mqsc
 from spark_mq.embedded.server.bindings import BindingsListener
 from spark_mq.embedded.server.command_server import CommandServer
@@ -310,21 +309,12 @@ def _private_text(path: str) -> str:
 def check_exposure(host: str, with_users: bool, insecure: bool) -> None:
     """Without users anyone who reaches the port administers the queue manager: beyond
     loopback only when the operator says so (IBM's developer container needs passwords too)."""
-    if with_users or insecure or _loopback(host):
+    if with_users or insecure or is_loopback(host):
         return
     raise StartError(f"--host {host} reaches beyond this machine and the queue manager has no "
                      f"users, so anyone who reaches it could do anything: give users "
                      f"(--users-file, --users-stdin or ${USERS_ENVIRONMENT}), listen on "
                      "127.0.0.1, or say --insecure")
-
-
-def _loopback(host: str) -> bool:
-    try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)} if host else set()
-    except OSError:
-        return False
-    return bool(addresses) and all(
-        ipaddress.ip_address(str(address).split("%")[0]).is_loopback for address in addresses)
 
 
 def private_data_dir(data_dir: str) -> None:

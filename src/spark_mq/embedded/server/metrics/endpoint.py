@@ -27,7 +27,6 @@ import base64
 import binascii
 import errno
 import hmac
-import ipaddress
 import logging
 import socket
 import ssl
@@ -37,6 +36,7 @@ import time
 from prometheus_client.exposition import generate_latest
 
 from spark_mq.embedded.server import tls
+from spark_mq.embedded.server.addresses import is_loopback
 from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.metrics.families import collect
 from spark_mq.embedded.server.security.checks import check
@@ -76,7 +76,7 @@ class MetricsEndpoint:
         self.qm, self.host = qm, host
         self.started = time.time()
         self._tls = tls.server_context(qm)
-        loopback = _loopback(host)
+        loopback = is_loopback(host)
         if qm.users is None and not loopback:
             raise MetricsError(
                 f"--metrics-host {host} reaches beyond this machine and the queue manager has no "
@@ -322,10 +322,3 @@ def _answer_at_once(sock: socket.socket, status: str) -> None:
         sock.close()
 
 
-def _loopback(host: str) -> bool:
-    try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)} if host else set()
-    except OSError:
-        return False
-    return bool(addresses) and all(
-        ipaddress.ip_address(str(address).split("%")[0]).is_loopback for address in addresses)
