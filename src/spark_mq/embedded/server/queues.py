@@ -237,9 +237,6 @@ class LocalQueue:
             return message
         return None
 
-    def available(self, message: Message) -> bool:
-        return self.current(message) is not None
-
     def clear_index(self) -> None:
         """Forget every available message (CLEAR, a deleted queue, a new order)."""
         self.reorders += 1
