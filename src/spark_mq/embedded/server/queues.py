@@ -114,6 +114,9 @@ class LocalQueue:
         self.attrs.update(attrs)
         self.order: SortedList = SortedList()
         self.msgs: dict[int, Message] = {}
+        # the keys of persistent messages in memory: what _shed may leave to the store, found
+        # without walking past the non-persistent ones (which must stay)
+        self.stored_in_memory: SortedList = SortedList()
         self.by_msgid: dict[bytes, set[int]] = {}
         self.by_correlid: dict[bytes, set[int]] = {}
         self.by_groupid: dict[bytes, set[int]] = {}
@@ -242,6 +245,7 @@ class LocalQueue:
         self.reorders += 1
         self.budget.held -= len(self.msgs)
         self.order = SortedList()
+        self.stored_in_memory = SortedList()
         self.msgs.clear()
         self.by_msgid.clear()
         self.by_correlid.clear()
@@ -253,6 +257,8 @@ class LocalQueue:
         key = message.key
         self.msgs[key] = message
         self.order.add(key)
+        if message.persistent:
+            self.stored_in_memory.add(key)
         md = message.md
         _index_add(self.by_msgid, md[I_MSGID], key)
         _index_add(self.by_correlid, md[I_CORRELID], key)
@@ -263,6 +269,8 @@ class LocalQueue:
         key = message.key
         del self.msgs[key]
         self.order.remove(key)
+        if message.persistent:
+            self.stored_in_memory.remove(key)
         md = message.md
         _index_discard(self.by_msgid, md[I_MSGID], key)
         _index_discard(self.by_correlid, md[I_CORRELID], key)
@@ -281,19 +289,15 @@ class LocalQueue:
             keep = budget.least
         else:
             return
-        shed: list[Message] = []
-        for key in reversed(self.order):
-            if held - len(shed) <= keep:
-                break
-            message = self.msgs[key]
-            if message.persistent:
-                shed.append(message)
+        excess = min(held - keep, len(self.stored_in_memory))
+        if excess <= 0:
+            return
+        shed = [self.msgs[key] for key in self.stored_in_memory[-excess:]]
         for message in shed:
             self._drop(message)
-        if shed:
-            self.cold += len(shed)
-            self.cold_top = max(self.cold_top, shed[0].key)
-            self.boundary = min(self.boundary, shed[-1].key - 1)
+        self.cold += len(shed)
+        self.cold_top = max(self.cold_top, shed[-1].key)
+        self.boundary = min(self.boundary, shed[0].key - 1)
 
     def _refill(self) -> None:
         """Read the next page of the store's part into memory, moving the boundary."""
