@@ -72,14 +72,17 @@ def main() -> int:
                     f"ALTER QMGR MAXUMSGS({max(10_000, 2 * args.batch)})")
         figures["queue manager RSS MiB, empty"] = round(_rss_kib(str(qm.pid)) / 1024, 1)
         conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
-        loaded, probes = 0, []
+        loaded, longest = 0, 0.0
+        probes: list[bytes] = []
         started = time.perf_counter()
         for depth in depths:
-            probes += load(ibmmq, conn, loaded, depth)
-            loaded = depth
+            msgids, slowest = load(ibmmq, conn, loaded, depth)
+            probes, longest, loaded = probes + msgids, max(longest, slowest), depth
             figures.update(progress(measure(ibmmq, conn, qm, data_dir, depth, probes)))
         figures["load msg/s (bare async put, 1000 per MQCMIT)"] = round(
             count / (time.perf_counter() - started))
+        # a checkpoint of the store that held up writers would show here
+        figures["longest MQCMIT of 1,000 puts during the load, s"] = round(longest, 3)
         conn.disconnect()
         figures.update(progress(restart(ibmmq, qm, count)))
         if not args.no_spark:
@@ -107,7 +110,7 @@ def many_queues(ibmmq, qm, data_dir: str, queues: int, each: int) -> int:
     figures["queue manager RSS MiB, empty"] = round(_rss_kib(str(qm.pid)) / 1024, 1)
     conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
     md = ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT)
-    pmo = ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_NEW_MSG_ID)
+    pmo = ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_ASYNC_RESPONSE | CMQC.MQPMO_NEW_MSG_ID)
     started = time.perf_counter()
     for position, name in enumerate(names, 1):
         queue = ibmmq.Queue(conn, name, CMQC.MQOO_OUTPUT)
@@ -117,10 +120,12 @@ def many_queues(ibmmq, qm, data_dir: str, queues: int, each: int) -> int:
                 conn.commit()
         conn.commit()
         queue.close()
+        status = conn.stat(CMQC.MQSTAT_TYPE_ASYNC_ERROR)
+        assert status.CompCode == CMQC.MQCC_OK, f"asynchronous puts failed: reason {status.Reason}"
         if position in (1, queues // 10, queues // 2, queues):
             progress({f"queue manager RSS MiB with {position} queues full":
                       round(_rss_kib(str(qm.pid)) / 1024, 1)})
-    figures["load msg/s (bare put, 1000 per MQCMIT)"] = round(
+    figures["load msg/s (asynchronous put, 1000 per MQCMIT)"] = round(
         queues * each / (time.perf_counter() - started))
     figures["queue manager RSS MiB, all queues full"] = round(_rss_kib(str(qm.pid)) / 1024, 1)
     figures["store on disk MiB"] = round(_disk_bytes(data_dir) / 2**20, 1)
@@ -148,9 +153,10 @@ def progress(figures: dict) -> dict:
     return figures
 
 
-def load(ibmmq, conn, start: int, end: int) -> list[bytes]:
+def load(ibmmq, conn, start: int, end: int) -> tuple[list[bytes], float]:
     """Put messages start..end-1 (body: its number, then padding) with asynchronous puts;
-    the MsgIds of a few (set here, not by the queue manager), for the gets by MsgId."""
+    the MsgIds of a few (set here, not by the queue manager), for the gets by MsgId, and
+    the longest MQCMIT."""
     CMQC = ibmmq.CMQC
     queue = ibmmq.Queue(conn, "BACKLOG", CMQC.MQOO_OUTPUT)
     marker = ibmmq.MessageHandle(conn)
@@ -160,7 +166,7 @@ def load(ibmmq, conn, start: int, end: int) -> list[bytes]:
     marked = ibmmq.PMO(Options=put | CMQC.MQPMO_NEW_MSG_ID, OriginalMsgHandle=marker.msg_handle)
     probe = ibmmq.PMO(Options=put)
     sampled = set(random.Random(start).sample(range(start, end), min(PROBES, end - start)))
-    msgids = []
+    msgids, longest = [], 0.0
     for index in range(start, end):
         md = ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT)
         body = b"%010d" % index + BODY[10:]
@@ -171,12 +177,14 @@ def load(ibmmq, conn, start: int, end: int) -> list[bytes]:
         else:
             queue.put(body, md, marked if index % MARKER_EVERY == MARKER_EVERY - 1 else pmo)
         if index % COMMIT_EVERY == COMMIT_EVERY - 1:
+            committing = time.perf_counter()
             conn.commit()
+            longest = max(longest, time.perf_counter() - committing)
     conn.commit()
     status = conn.stat(CMQC.MQSTAT_TYPE_ASYNC_ERROR)
     assert status.CompCode == CMQC.MQCC_OK, f"asynchronous puts failed: reason {status.Reason}"
     queue.close()
-    return msgids
+    return msgids, longest
 
 
 def measure(ibmmq, conn, qm, data_dir: str, depth: int, msgids: list[bytes]) -> dict:
