@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import signal
 import sys
 
 import pytest
@@ -12,6 +13,13 @@ import spark_mq.embedded as embedded
 embedded.install()  # before anything imports ibmmq: this test process uses the embedded transport
 
 _queue_numbers = itertools.count(1)
+
+
+def pytest_configure(config):
+    """A pytest-xdist worker starts with Ctrl-C (SIGINT) ignored, and every process it starts
+    would inherit that; the Ctrl-C tests need what a terminal's shell gives a command."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
