@@ -91,6 +91,28 @@ def test_a_bindings_connection_runs_as_the_peers_os_user(qm, make_queue):
     assert md.UserIdentifier.decode().strip() == ME[:12]
 
 
+def test_a_second_queue_manager_of_the_same_name_gives_the_name_back_when_it_stops(
+        qm, make_queue, tmp_path):
+    """A connect without a channel reaches the queue manager of that name this process
+    started last, and the one before it again once that one stops."""
+    mine = make_queue()
+    with embedded.EmbeddedQueueManager(str(tmp_path / "second"), name=qm.name) as second:
+        second.run_mqsc("DEFINE QLOCAL(ONLY.ON.THE.SECOND)")
+        connection = ibmmq.connect(qm.name)
+        try:
+            ibmmq.Queue(connection, "ONLY.ON.THE.SECOND", CMQC.MQOO_OUTPUT).close()
+        finally:
+            connection.disconnect()
+    connection = ibmmq.connect(qm.name)
+    try:
+        ibmmq.Queue(connection, mine, CMQC.MQOO_OUTPUT).close()
+        with pytest.raises(ibmmq.MQMIError) as refused:
+            ibmmq.Queue(connection, "ONLY.ON.THE.SECOND", CMQC.MQOO_OUTPUT)
+        assert refused.value.reason == CMQC.MQRC_UNKNOWN_OBJECT_NAME
+    finally:
+        connection.disconnect()
+
+
 def test_the_bindings_socket_takes_no_channel(qm):
     sock = raw_bindings(qm)
     try:

@@ -85,6 +85,8 @@ class EmbeddedQueueManager:
         self.outlive_owner = outlive_owner
         self._process: subprocess.Popen | None = None
         self._owner_end: int | None = None   # the write end of the owner's pipe
+        # the entries of another queue manager of the same name that start() replaced
+        self._shadowed: tuple[str | None, str | None] = (None, None)
 
     # --- lifecycle -------------------------------------------------------------------------
     def start(self, timeout: float = 30.0) -> EmbeddedQueueManager:
@@ -159,9 +161,25 @@ class EmbeddedQueueManager:
         self.port, self.metrics_port = found["port"], found.get("metrics_port")
         self._metrics_tls = bool(found.get("metrics_tls"))
         from spark_mq.embedded.client.connection import local_bindings, local_queue_managers
+        if local_bindings.get(self.name) != self.bindings_socket:
+            # another of this process's queue managers has the name (tests start several):
+            # it is found again once this one stops
+            self._shadowed = (local_queue_managers.get(self.name), local_bindings.get(self.name))
         local_queue_managers[self.name] = self.conn_name  # found by an MQCD without CONNAME
         local_bindings[self.name] = self.bindings_socket  # found by a connect without a channel
         return self
+
+    def _unregister(self) -> None:
+        """A stopped queue manager is no longer found by name; the one it shadowed is."""
+        from spark_mq.embedded.client.connection import local_bindings, local_queue_managers
+        if local_bindings.get(self.name) != self.bindings_socket:
+            return
+        for registry, previous in zip((local_queue_managers, local_bindings), self._shadowed):
+            if previous is None:
+                registry.pop(self.name, None)
+            else:
+                registry[self.name] = previous
+        self._shadowed = (None, None)
 
     def _user_entries(self) -> list[str]:
         """USER:PASSWORD[:GROUPS] lines for the child's --users-stdin."""
@@ -189,6 +207,7 @@ class EmbeddedQueueManager:
                 process.kill()
                 process.wait()
         self._release_owner_end()
+        self._unregister()
 
     def kill(self) -> None:
         """Crash the queue manager (SIGKILL), as a power cut would."""
