@@ -170,15 +170,16 @@ class EmbeddedQueueManager:
         return self
 
     def _unregister(self) -> None:
-        """A stopped queue manager is no longer found by name; the one it shadowed is."""
+        """The queue manager of the same name that this one shadowed is found by name again
+        once this one stops. With none, the name stays this one's: a connect to it answers
+        MQRC_Q_MGR_NOT_AVAILABLE, as IBM MQ answers for a queue manager that is not running."""
         from spark_mq.embedded.client.connection import local_bindings, local_queue_managers
-        if local_bindings.get(self.name) != self.bindings_socket:
+        conn_name, socket_path = self._shadowed
+        if local_bindings.get(self.name) != self.bindings_socket or socket_path is None:
             return
-        for registry, previous in zip((local_queue_managers, local_bindings), self._shadowed):
-            if previous is None:
-                registry.pop(self.name, None)
-            else:
-                registry[self.name] = previous
+        local_bindings[self.name] = socket_path
+        if conn_name is not None:
+            local_queue_managers[self.name] = conn_name
         self._shadowed = (None, None)
 
     def _user_entries(self) -> list[str]:
