@@ -96,7 +96,7 @@ def submitted_quickstart(*args: str) -> list[str]:
 
 
 #: enough orders that the queries still run after their first micro-batch
-ORDERS = ("--messages", "20000", "--max-messages-per-trigger", "4000")
+ORDERS = ("--messages", "8000", "--max-messages-per-trigger", "2000")
 
 
 def resume(job: Job) -> subprocess.CompletedProcess:
@@ -108,9 +108,9 @@ def resume(job: Job) -> subprocess.CompletedProcess:
 
 def assert_exactly_once(done: subprocess.CompletedProcess) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "going on with the run that put 20,000 orders" in done.stdout, done.stdout
+    assert "going on with the run that put 8,000 orders" in done.stdout, done.stdout
     assert "duplicates         0" in done.stdout and "missing            0" in done.stdout, done.stdout
-    assert "rows out           20,000" in done.stdout, done.stdout
+    assert "rows out           8,000" in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize("launch", [python_quickstart, submitted_quickstart],
