@@ -23,6 +23,8 @@ import sys
 import tempfile
 import time
 
+import psutil
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 BODY = b"x" * 1024
@@ -40,10 +42,10 @@ LOOPS = [
 
 
 # === one side: the loops, run inside a subprocess ==========================================
-def _cpu_seconds(pid: int) -> float:
-    """User and system CPU of a process so far (Linux /proc)."""
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def _cpu_seconds(process: psutil.Process) -> float:
+    """User and system CPU of a process so far."""
+    times = process.cpu_times()
+    return times.user + times.system
 
 
 def run_side(side: str, conn_name: str, count: int, qm_pid: int = 0) -> dict[str, float]:
@@ -63,14 +65,16 @@ def run_side(side: str, conn_name: str, count: int, qm_pid: int = 0) -> dict[str
     def open_queue(name, options):
         return ibmmq.Queue(conn, name, options)
 
-    def cpu_from(key, started):
-        """CPU per call of this process and of the queue manager since `started`."""
-        if qm_pid:
-            results[key + "_app_cpu_us"] = (_cpu_seconds(os.getpid()) - started[0]) / count * 1e6
-            results[key + "_qm_cpu_us"] = (_cpu_seconds(qm_pid) - started[1]) / count * 1e6
+    # this process (the application) and the queue manager's, whose CPU per call is measured
+    watched = {"app": psutil.Process(), "qm": psutil.Process(qm_pid)} if qm_pid else {}
 
     def cpu_now():
-        return (_cpu_seconds(os.getpid()), _cpu_seconds(qm_pid)) if qm_pid else None
+        return {side: _cpu_seconds(process) for side, process in watched.items()}
+
+    def cpu_from(key, started):
+        """CPU per call of each watched process since `started` (cpu_now())."""
+        for side, process in watched.items():
+            results[f"{key}_{side}_cpu_us"] = (_cpu_seconds(process) - started[side]) / count * 1e6
 
     def put_loop(name, persistence, options, commit, key=""):
         queue = open_queue(name, CMQC.MQOO_OUTPUT)
@@ -209,7 +213,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as data_dir, \
                 embedded.EmbeddedQueueManager(
                     data_dir, mqsc="DEFINE QLOCAL(BENCH.Q) MAXDEPTH(999999999)\n") as qm:
-            _keep_best(measured, side_process("embedded", qm.conn_name, args.messages, qm.pid))
+            _keep_best(measured, side_process("embedded", qm.conn_name, args.messages, qm.pid or 0))
         _keep_best(ceiling, side_process("null", "127.0.0.1(1)", args.messages))
         _keep_best(measured, {"floor": round_trip_floor(args.messages)})
 
