@@ -3,7 +3,9 @@ Create and Delete Subscription (runs in the queue-manager process, under the loc
 
 They change topics and subscriptions through pubsub/administered.py, as MQSC does. An
 inquiry that finds no subscription fails with MQRC_NO_SUBSCRIPTION, which IBM's own tests
-expect from a clean queue manager.
+expect from a clean queue manager. A subscription created without SubUserId belongs to the
+user who sent the command. Who may do what is security/subscription_checks.py's, checked
+before a command runs; a generic inquiry's answer leaves out what the user may not display.
 """
 from __future__ import annotations
 
@@ -202,7 +204,7 @@ def create_subscription(request: Request) -> list[Reply]:
     _run(administered.define_subscription, request.qm, name,
          request.string(CMQC.MQCA_TOPIC_STRING), request.string(CMQC.MQCA_TOPIC_NAME),
          destination, destclass == CMQC.MQDC_MANAGED, replace,
-         request.string(CMQCFC.MQCACF_SUB_USER_ID, "mqm"),
+         request.string(CMQCFC.MQCACF_SUB_USER_ID) or request.user or "mqm",
          user_data=request.string(CMQCFC.MQCACF_SUB_USER_DATA),
          selector=request.string(CMQCFC.MQCACF_SUB_SELECTOR),
          priority=request.integer(CMQCFC.MQIACF_PUB_PRIORITY, CMQC.MQPRI_PRIORITY_AS_PUBLISHED),

@@ -136,6 +136,8 @@ def _display(kind: str, name_key: str, name: str, values: dict[str, Any],
              flags: frozenset[str]) -> str:
     """runmqsc's two-column DISPLAY layout, as server/admin.py prints queues."""
     wanted = {flag for flag in flags if flag != "ALL"}
+    if wanted and kind in ("SUB", "SBSTATUS"):
+        wanted.add("SUBID")   # runmqsc always shows it; the command server knows a block by it
     if wanted and "ALL" not in flags:
         values = {key: value for key, value in values.items() if key in wanted}
     values = {key: ("ASPARENT" if key == "DEFPRTY" and value == -2 else value)
