@@ -185,6 +185,14 @@ def test_a_display_only_user_cannot_delete_or_redirect_the_administrators_subscr
             CMQCFC.MQCACF_SUB_NAME: b"ADMIN.SUB", CMQC.MQCA_TOPIC_STRING: b"secret/news",
             CMQCFC.MQCACF_DESTINATION: b"MON.OWN",
             CMQCFC.MQIACF_REPLACE: CMQCFC.MQRP_YES}) == CMQC.MQRC_NOT_AUTHORIZED
+        redirect = {CMQCFC.MQCACF_SUB_NAME: b"ADMIN.SUB", CMQCFC.MQCACF_DESTINATION: b"MON.OWN"}
+        assert refused(pcf.MQCMD_CHANGE_SUBSCRIPTION, redirect) == CMQC.MQRC_NOT_AUTHORIZED
+        assert refused(escape, pcf, "ALTER SUB(ADMIN.SUB) DEST(MON.OWN)") \
+            == CMQC.MQRC_NOT_AUTHORIZED
+        # CTRL on its topic lets it administer it, but not send another user's publications
+        # to its own queue (that acts for the subscription's user: ALTUSR)
+        with granted(sqm, "TOPIC", "CTRL", "SECRET.TOPIC"):
+            assert refused(pcf.MQCMD_CHANGE_SUBSCRIPTION, redirect) == CMQC.MQRC_NOT_AUTHORIZED
     ok, output = mqsc_as(sqm, "mon", "DELETE SUB(ADMIN.SUB)")
     assert not ok and "AMQ8135E" in output
     assert "SUB(ADMIN.SUB)" in subscriptions(sqm) and "DEST(ADMIN.DEST)" in subscriptions(sqm)
@@ -230,6 +238,14 @@ def test_with_ctrl_and_sub_on_its_topic_the_user_subscribes_its_own_queue(sqm):
         assert "SUBUSER(mon)" in sqm.run_mqsc("DISPLAY SUB(MON.OK) SUBUSER")
         publish(sqm, "mon/news", b"for mon")
         assert take(sqm, "mon", "MON.OWN") == b"for mon"
+        with pcf_as(sqm, "mon") as pcf:
+            change = {CMQCFC.MQCACF_SUB_NAME: b"MON.OK", CMQCFC.MQCACF_SUB_USER_DATA: b"mine"}
+            assert refused(pcf.MQCMD_CHANGE_SUBSCRIPTION, change) == CMQC.MQRC_NOT_AUTHORIZED
+            with granted(sqm, "TOPIC", "CTRL", "MON.TOPIC"):
+                pcf.MQCMD_CHANGE_SUBSCRIPTION(change)
+                assert refused(escape, pcf, "ALTER SUB(MON.OK) DEST(ADMIN.PRIVATE)") \
+                    == CMQC.MQRC_NOT_AUTHORIZED   # no PUT there for mon
+        assert "USERDATA(mine)" in sqm.run_mqsc("DISPLAY SUB(MON.OK) USERDATA")
     finally:
         sqm.run_mqsc("DELETE SUB(MON.OK)")
 
@@ -288,3 +304,31 @@ def test_a_reply_to_another_queue_manager_goes_to_its_transmission_queue(sqm):
         send_then_sync(sqm, "mon", "FAR.REPLIES", "QMFAR")
     assert depth(sqm, "QMFAR") == before + 2
     assert depth(sqm, "ADMIN.PRIVATE") == 0
+
+
+def test_alter_sub_changes_what_ibm_mq_lets_change_and_nothing_else(sqm):
+    sqm.run_mqsc("DEFINE SUB(ALTER.ME) TOPICSTR('secret/alter') DEST(ADMIN.DEST)")
+    try:
+        sqm.run_mqsc("ALTER SUB(ALTER.ME) DEST(ADMIN.PRIVATE) USERDATA('moved') PUBPRTY(4)")
+        shown = sqm.run_mqsc("DISPLAY SUB(ALTER.ME) ALL")
+        assert "DEST(ADMIN.PRIVATE)" in shown and "USERDATA(moved)" in shown
+        assert "PUBPRTY(4)" in shown
+        with pytest.raises(embedded.EmbeddedQueueManagerError, match="TOPICSTR cannot be altered"):
+            sqm.run_mqsc("ALTER SUB(ALTER.ME) TOPICSTR('secret/other')")
+        with pytest.raises(embedded.EmbeddedQueueManagerError, match="is not a queue"):
+            sqm.run_mqsc("ALTER SUB(ALTER.ME) DEST(NO.SUCH.QUEUE)")
+        with pcf_as(sqm, "admin") as pcf:
+            pcf.MQCMD_CHANGE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: b"ALTER.ME",
+                                           CMQCFC.MQCACF_DESTINATION: b"ADMIN.DEST",
+                                           CMQCFC.MQIACF_VARIABLE_USER_ID: CMQC.MQVU_FIXED_USER})
+            assert refused(pcf.MQCMD_CHANGE_SUBSCRIPTION,
+                           {CMQCFC.MQCACF_SUB_NAME: b"ALTER.ME",
+                            CMQCFC.MQIACF_PUB_PRIORITY: 12}) == CMQCFC.MQRCCF_PARM_VALUE_ERROR
+            assert refused(pcf.MQCMD_CHANGE_SUBSCRIPTION,
+                           {CMQCFC.MQCACF_SUB_NAME: b"NO.SUCH.SUB"}) == CMQC.MQRC_NO_SUBSCRIPTION
+        shown = sqm.run_mqsc("DISPLAY SUB(ALTER.ME) DEST VARUSER")
+        assert "DEST(ADMIN.DEST)" in shown and "VARUSER(FIXED)" in shown
+        publish(sqm, "secret/alter", b"after alter")
+        assert take(sqm, "admin", "ADMIN.DEST") == b"after alter"
+    finally:
+        sqm.run_mqsc("DELETE SUB(ALTER.ME)")

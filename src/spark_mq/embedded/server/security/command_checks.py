@@ -14,7 +14,7 @@ the user in its request's MQMD UserIdentifier:
   when they replace one that exists; also DSP on the object copied, or on the type's
   SYSTEM.DEFAULT object that a Create starts from;
 * the subscription commands need what security/subscription_checks.py says: CTRL on the
-  topic to define or delete a subscription, and for the subscription's user SUB on the
+  topic to define, alter or delete a subscription, and for the subscription's user SUB on the
   topic and PUT on the destination; DSP on the topic (or owning it) to display one;
 * the Inquire ... Names commands and Ping Queue Manager need nothing more.
 
@@ -147,6 +147,7 @@ NEEDS: dict[int, Need | None] = {
     CMQCFC.MQCMD_INQUIRE_SUBSCRIPTION: None,
     CMQCFC.MQCMD_INQUIRE_SUB_STATUS: None,
     CMQCFC.MQCMD_CREATE_SUBSCRIPTION: None,
+    CMQCFC.MQCMD_CHANGE_SUBSCRIPTION: None,
     CMQCFC.MQCMD_DELETE_SUBSCRIPTION: None,
     # MQSC in PCF: checked as the PCF command its text is (command_server/escape_commands.py)
     CMQCFC.MQCMD_ESCAPE: None,

@@ -11,10 +11,14 @@ MQSUB's SUB authority is found (pubsub/authority.py); authority on any of them i
   topic authority for administering subscriptions); the subscription's user (SUBUSER,
   default the issuing user) needs what MQSUB would need of it: SUB on the topic and PUT on
   the destination queue (DEST, at DESTQMGR when that names another queue manager; none for
-  a managed destination, which the queue manager creates). A SUBUSER other than the issuing
-  user also needs ALTUSR on the queue manager for the issuing user, as MQSUB's
-  AlternateUserId does: else CTRL alone would let a user subscribe in mqm's name. Replacing
-  an existing subscription needs CTRL on the topic of that subscription as well.
+  a managed destination, which the queue manager creates).
+* Change Subscription (ALTER SUB), and a Create that replaces a subscription: CTRL on the
+  topic of that subscription; a new SUBUSER needs SUB on the topic and PUT on the
+  destination; a new DEST needs PUT for the subscription's user.
+* Acting for another user: a SUBUSER other than the issuing user, or a new DEST for another
+  user's subscription, also needs ALTUSR on the queue manager for the issuing user, as
+  MQSUB's AlternateUserId does: else CTRL alone would let a user subscribe in mqm's name,
+  or send another user's publications to its own queue.
 * Delete Subscription (DELETE SUB): CTRL on the topic of every subscription it names, so a
   display-only user cannot remove another user's subscription.
 * Inquire Subscription and Subscription Status (DISPLAY SUB, DISPLAY SBSTATUS): a user may
@@ -49,7 +53,8 @@ if TYPE_CHECKING:
 _CTRL, _DSP = CMQCFC.MQAUTH_CONTROL, CMQCFC.MQAUTH_DISPLAY
 #: the inquiries whose answers are subscriptions, keyed by SubId (see may_display)
 INQUIRIES = frozenset({CMQCFC.MQCMD_INQUIRE_SUBSCRIPTION, CMQCFC.MQCMD_INQUIRE_SUB_STATUS})
-COMMANDS = INQUIRIES | {CMQCFC.MQCMD_CREATE_SUBSCRIPTION, CMQCFC.MQCMD_DELETE_SUBSCRIPTION}
+COMMANDS = INQUIRIES | {CMQCFC.MQCMD_CREATE_SUBSCRIPTION, CMQCFC.MQCMD_CHANGE_SUBSCRIPTION,
+                        CMQCFC.MQCMD_DELETE_SUBSCRIPTION}
 
 
 def check(request: Request) -> None:
@@ -57,6 +62,9 @@ def check(request: Request) -> None:
     subscription command (see the module docstring)."""
     if request.command == CMQCFC.MQCMD_CREATE_SUBSCRIPTION:
         _check_create(request)
+    elif request.command == CMQCFC.MQCMD_CHANGE_SUBSCRIPTION:
+        for sub in _named(request):
+            _check_change(request, sub)
     elif request.command == CMQCFC.MQCMD_DELETE_SUBSCRIPTION:
         for sub in _named(request):
             authorize_administration(request.qm, request.user, sub.topic_string, {_CTRL})
@@ -100,15 +108,40 @@ def _check_create(request: Request) -> None:
             return  # no topic it could subscribe to: the command refuses it
         topic = existing.topic_string
     if existing is not None:
-        authorize_administration(qm, user, existing.topic_string, {_CTRL})
+        _check_change(request, existing)
     authorize_administration(qm, user, topic, {_CTRL})
     sub_user = request.string(CMQCFC.MQCACF_SUB_USER_ID) \
         or (existing.user if existing is not None else user)
-    if sub_user != user:
-        checks.check(qm, user, CMQC.MQOT_Q_MGR, qm.name, {CMQCFC.MQAUTH_ALT_USER_AUTHORITY})
+    _check_acting_for(request, sub_user)
     authorize(qm, sub_user, topic, SUBSCRIBE)
     if request.integer(CMQCFC.MQIACF_DESTINATION_CLASS, CMQC.MQDC_PROVIDED) == CMQC.MQDC_PROVIDED:
-        _check_destination(request, sub_user)
+        _check_destination(request, sub_user, request.string(CMQCFC.MQCACF_DESTINATION))
+
+
+def _check_change(request: Request, sub: Subscription) -> None:
+    """Change Subscription (ALTER SUB), or a Create that replaces `sub`: CTRL on its topic;
+    a new owner, or a new destination of another user's subscription, acts for that user
+    (ALTUSR); a new owner needs SUB on the topic and PUT on the destination it will have."""
+    qm, user = request.qm, request.user
+    authorize_administration(qm, user, sub.topic_string, {_CTRL})
+    new_user = request.string(CMQCFC.MQCACF_SUB_USER_ID)
+    sub_user = new_user or sub.user
+    if new_user or request.string(CMQCFC.MQCACF_DESTINATION):
+        _check_acting_for(request, sub_user)
+    if new_user:
+        authorize(qm, sub_user, sub.topic_string, SUBSCRIBE)
+    if not sub.managed and request.command == CMQCFC.MQCMD_CHANGE_SUBSCRIPTION:
+        destination = request.string(CMQCFC.MQCACF_DESTINATION)
+        if destination or new_user:
+            _check_destination(request, sub_user, destination or sub.destination)
+
+
+def _check_acting_for(request: Request, sub_user: str) -> None:
+    """A subscription made or redirected in another user's name: ALTUSR, as MQSUB's
+    AlternateUserId needs (else CTRL alone would let a user subscribe as mqm)."""
+    if sub_user != request.user:
+        checks.check(request.qm, request.user, CMQC.MQOT_Q_MGR, request.qm.name,
+                     {CMQCFC.MQAUTH_ALT_USER_AUTHORITY})
 
 
 def _topic_string(request: Request) -> str | None:
@@ -123,11 +156,10 @@ def _topic_string(request: Request) -> str | None:
         return None
 
 
-def _check_destination(request: Request, sub_user: str) -> None:
+def _check_destination(request: Request, sub_user: str, destination: str) -> None:
     """PUT on the destination for the subscription's user, resolved as an MQOPEN of DEST at
     DESTQMGR would be: another queue manager's name is checked as its rqmname profile."""
     qm = request.qm
-    destination = request.string(CMQCFC.MQCACF_DESTINATION)
     dest_qmgr = request.string(CMQCFC.MQCACF_DESTINATION_Q_MGR)
     if not destination:
         return
