@@ -14,6 +14,7 @@ import pytest
 from ibmmq import CMQC, CMQCFC
 
 import spark_mq.embedded as embedded
+from channel_topology import connect, link, put_remote, receive, start
 from spark_mq.embedded.client import admin
 
 ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
@@ -332,3 +333,28 @@ def test_alter_sub_changes_what_ibm_mq_lets_change_and_nothing_else(sqm):
         assert take(sqm, "admin", "ADMIN.DEST") == b"after alter"
     finally:
         sqm.run_mqsc("DELETE SUB(ALTER.ME)")
+
+
+def test_a_request_from_another_queue_manager_is_answered_across_the_channel_back(tmp_path):
+    """QMA's application asks QMB's command server (through QMA's channel to QMB) to answer at
+    QMA: the reply takes QMB's transmission queue and channel back, as IBM MQ's does."""
+    qma, qmb = start(tmp_path, "QMA"), start(tmp_path, "QMB")
+    try:
+        qma.run_mqsc("DEFINE QLOCAL(FAR.REPLIES) REPLACE")
+        link(qma, qmb)
+        link(qmb, qma)
+        body, md = ping_request("FAR.REPLIES", "QMA")
+        conn = connect(qma)
+        try:
+            put_remote(conn, COMMAND_QUEUE, "QMB", [body], persistent=False, Format=md.Format,
+                       MsgType=md.MsgType, ReplyToQ=md.ReplyToQ, ReplyToQMgr=md.ReplyToQMgr)
+            (reply_md, reply), = receive(conn, "FAR.REPLIES", 1)
+        finally:
+            conn.disconnect()
+        assert reply_md.MsgType == CMQC.MQMT_REPLY and reply_md.Format == CMQC.MQFMT_ADMIN
+        assert reply_md.ReplyToQMgr.decode().strip() == "QMB"
+        fields = struct.unpack_from("=9i", reply)
+        assert fields[3] == CMQCFC.MQCMD_PING_Q_MGR and fields[6:8] == (CMQC.MQCC_OK, 0)
+    finally:
+        qmb.stop()
+        qma.stop()
