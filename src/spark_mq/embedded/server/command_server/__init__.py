@@ -180,7 +180,7 @@ class CommandServer:
                               seq == len(replies), reply.comp_code, reply.reason,
                               len(reply.parameters), version) + b"".join(reply.parameters)
             if not self._put(conn, reply_to, reply_md, body):
-                return   # the others would meet the same refusal
+                return   # the later replies would fail the same way
 
     def _put(self, conn: Connection, reply_to: _ReplyTo, md: list, body: bytes) -> bool:
         """One reply, with the requester's authority; False (logged) when it is not put."""

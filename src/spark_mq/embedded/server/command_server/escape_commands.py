@@ -73,7 +73,7 @@ _OTHERS = {
     ("DISPLAY", "SUB"): CMQCFC.MQCMD_INQUIRE_SUBSCRIPTION,
     ("DISPLAY", "SBSTATUS"): CMQCFC.MQCMD_INQUIRE_SUB_STATUS,
 }
-#: DEFINE/DELETE/DISPLAY SUB's attributes as the PCF parameters the authority checks read
+#: the SUB commands' attributes as the PCF parameters the authority checks read
 _SUB_STRINGS = {"TOPICSTR": CMQC.MQCA_TOPIC_STRING, "TOPICOBJ": CMQC.MQCA_TOPIC_NAME,
                 "DEST": CMQCFC.MQCACF_DESTINATION, "DESTQMGR": CMQCFC.MQCACF_DESTINATION_Q_MGR,
                 "SUBUSER": CMQCFC.MQCACF_SUB_USER_ID}
