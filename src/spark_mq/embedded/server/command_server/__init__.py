@@ -5,7 +5,7 @@ administer the embedded queue manager (runs in the queue-manager process).
 A thread with its own connection to the queue manager gets each request through the
 queue manager's verbs (qmgr.QueueManager.get, which waits without holding the lock), runs
 the command under the lock (commands.py) and puts the replies with MQPUT1 to the request's
-ReplyToQ:
+ReplyToQ (with the requester's authority, see below):
 
 * MQMD: MsgType MQMT_REPLY, Format MQFMT_ADMIN, the request's persistence and priority;
   CorrelId is the request's MsgId, or its CorrelId with MQRO_PASS_CORREL_ID; MsgId is new,
@@ -23,6 +23,17 @@ is logged with that user, where its requester connected from and what it asked
 (admin.log_command). This is the only administrative door from outside the process: MQSC
 clients send their commands here in Escape messages (client/admin.py).
 
+The replies go to ReplyToQ at ReplyToQMgr (blank: this queue manager), resolved as an
+MQOPEN of that pair would be: another queue manager's name reaches its transmission queue
+(resolution/), so a request that came over a channel is answered over the channel back. Each
+reply is put with MQPMO_ALTERNATE_USER_AUTHORITY for the request's UserIdentifier, so the
+requester needs PUT on the reply queue (or on the remote queue manager's rqmname profile), as
+if it put the reply itself: a temporary dynamic queue it made holds it, another user's queue,
+an initiation queue or SYSTEM.AUTH.DATA.QUEUE does not. A reply the requester may not put is
+discarded, not dead-lettered (the dead-letter queue would hand a display's output to whoever
+reads it), with a warning in the log next to the AMQ8077W line naming the missing authority;
+the command itself has run or been refused as it would be anyway.
+
 A request that is not a PCF command (Format not MQFMT_ADMIN) is answered with
 MQRCCF_MD_FORMAT_ERROR; one without a ReplyToQ is run and its replies dropped, as MQ
 cannot send them either. Requests are taken outside syncpoint.
@@ -31,6 +42,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass
 
 from spark_mq.embedded.server import admin
 from spark_mq.embedded.server.command_server import commands, pcf
@@ -54,6 +66,10 @@ _GET_OPTIONS = CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT | CMQC.MQGMO_FAIL_IF_QU
 _STOPPING = frozenset({CMQC.MQRC_Q_MGR_QUIESCING, CMQC.MQRC_Q_MGR_STOPPING,
                        CMQC.MQRC_CONNECTION_BROKEN})
 _ANY_MD = MD.pack(default_md())
+# a reply is put with the requester's authority: the command server's own (mqm) would let
+# anyone who may send a command put a message on any queue
+_PUT_OPTIONS = (CMQC.MQPMO_NO_SYNCPOINT | CMQC.MQPMO_FAIL_IF_QUIESCING
+                | CMQC.MQPMO_ALTERNATE_USER_AUTHORITY)
 _GMO = GMO.pack([
     b"GMO ", CMQC.MQGMO_VERSION_4, _GET_OPTIONS, _WAIT_MS, 0, 0, b"", CMQC.MQMO_NONE,
     ord(" "), ord(" "), ord(" "), b" ", b"", CMQC.MQRL_UNDEFINED, 0, 0])
@@ -152,8 +168,9 @@ class CommandServer:
                                   text(md[_MDI["ReplyToQ"]]), request.command,
                                   _escape_text(request_parameters), failed.comp_code,
                                   failed.reason)
-        reply_to = text(md[_MDI["ReplyToQ"]])
-        if not reply_to:
+        reply_to = _ReplyTo(text(md[_MDI["ReplyToQ"]]), text(md[_MDI["ReplyToQMgr"]]),
+                            text(md[_MDI["UserIdentifier"]]))
+        if not reply_to.queue:
             log.warning("command server: command %d has no ReplyToQ; its replies are dropped",
                         command)
             return
@@ -162,24 +179,45 @@ class CommandServer:
             body = pcf.header(command if reply.command is None else reply.command, seq,
                               seq == len(replies), reply.comp_code, reply.reason,
                               len(reply.parameters), version) + b"".join(reply.parameters)
-            self._put(conn, reply_to, reply_md, body)
+            if not self._put(conn, reply_to, reply_md, body):
+                return   # the later replies would fail the same way
 
-    def _put(self, conn: Connection, queue: str, md: list, body: bytes) -> None:
-        options = CMQC.MQPMO_NO_SYNCPOINT | CMQC.MQPMO_FAIL_IF_QUIESCING
+    def _put(self, conn: Connection, reply_to: _ReplyTo, md: list, body: bytes) -> bool:
+        """One reply, with the requester's authority; False (logged) when it is not put."""
         try:
-            self.qm.put1(conn, queue, MD.pack(md), options, 0, None, body)
+            self._put1(conn, reply_to, md, body)
         except MQError as exc:
             if exc.comp_code == CMQC.MQCC_WARNING:
-                return
+                return True
             if exc.reason == CMQC.MQRC_PERSISTENT_NOT_ALLOWED:
                 # a persistent request answered on a temporary reply queue: the reply still
                 # reaches its requester, non-persistent
                 retry = list(md)
                 retry[_MDI["Persistence"]] = CMQC.MQPER_NOT_PERSISTENT
-                self.qm.put1(conn, queue, MD.pack(retry), options, 0, None, body)
-                return
-            log.warning("command server: cannot put a reply to %s (reason %d); dropped",
-                        queue, exc.reason)
+                return self._put(conn, reply_to, retry, body)
+            if exc.reason == CMQC.MQRC_NOT_AUTHORIZED:
+                log.warning("command server: user '%s' may not put to the ReplyToQ %s at %s "
+                            "(reason %d, MQRC_NOT_AUTHORIZED); the replies are discarded",
+                            reply_to.user, reply_to.queue, reply_to.qmgr or self.qm.name,
+                            exc.reason)
+            else:
+                log.warning("command server: cannot put a reply to %s at %s (reason %d); "
+                            "dropped", reply_to.queue, reply_to.qmgr or self.qm.name, exc.reason)
+            return False
+        return True
+
+    def _put1(self, conn: Connection, reply_to: _ReplyTo, md: list, body: bytes) -> None:
+        self.qm.put1(conn, reply_to.queue, MD.pack(md), _PUT_OPTIONS, 0, None, body,
+                     alternate_user=reply_to.user, qmgr_name=reply_to.qmgr)
+
+
+@dataclass(frozen=True)
+class _ReplyTo:
+    """Where a request's replies go (ReplyToQ at ReplyToQMgr, blank: this queue manager) and
+    whose authority puts them (the request's UserIdentifier)."""
+    queue: str
+    qmgr: str
+    user: str
 
 
 def _escape_text(parameters: list) -> str | None:

@@ -215,7 +215,7 @@ COMMANDS.update({
         process_commands.change_process, _PROCESS, process_commands.CHANGE_PARAMETERS),
     CMQCFC.MQCMD_DELETE_PROCESS: Command(process_commands.delete_process, _PROCESS, {}),
 })
-# the publish/subscribe commands (pubsub_commands.py); Inquire and Delete Subscription
+# the publish/subscribe commands (pubsub_commands.py); Inquire, Change and Delete Subscription
 # take a SubName or a SubId, so neither is required here (the functions check)
 COMMANDS.update({
     CMQCFC.MQCMD_INQUIRE_TOPIC: Command(
@@ -238,6 +238,8 @@ COMMANDS.update({
         pubsub_commands.SUBSCRIPTION_PARAMETERS),
     CMQCFC.MQCMD_DELETE_SUBSCRIPTION: Command(
         pubsub_commands.delete_subscription, {}, pubsub_commands.SUBSCRIPTION_SELECTORS),
+    CMQCFC.MQCMD_CHANGE_SUBSCRIPTION: Command(
+        pubsub_commands.change_subscription, {}, pubsub_commands.CHANGE_SUBSCRIPTION_PARAMETERS),
 })
 
 

@@ -10,12 +10,15 @@ succeeded (MQCC_FAILED with MQRCCF_COMMAND_FAILED and runmqsc's message when not
 
 The requesting user's authority is checked as for that PCF command (security/
 command_checks.py): the MQSC command is seen as its PCF equivalent naming the same object,
-and a generic DISPLAY leaves out the objects the user may not display. An MQSC command
-without a PCF equivalent needs what an unlisted command needs: CHG on the queue manager.
+and a generic DISPLAY leaves out the objects the user may not display (a subscription is
+known by the SUBID its block shows). An MQSC command without a PCF equivalent needs what an
+unlisted command needs: CHG on the queue manager. DEFINE SUB without SUBUSER makes the
+subscription the issuing user's, as IBM MQ does.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from spark_mq.embedded.server.admin import apply_command
 from spark_mq.embedded.server.command_server import pcf
@@ -66,11 +69,20 @@ _OTHERS = {
     ("REFRESH", "SECURITY"): CMQCFC.MQCMD_REFRESH_SECURITY,
     ("DEFINE", "SUB"): CMQCFC.MQCMD_CREATE_SUBSCRIPTION,
     ("DELETE", "SUB"): CMQCFC.MQCMD_DELETE_SUBSCRIPTION,
+    ("ALTER", "SUB"): CMQCFC.MQCMD_CHANGE_SUBSCRIPTION,
     ("DISPLAY", "SUB"): CMQCFC.MQCMD_INQUIRE_SUBSCRIPTION,
+    ("DISPLAY", "SBSTATUS"): CMQCFC.MQCMD_INQUIRE_SUB_STATUS,
 }
+#: the SUB commands' attributes as the PCF parameters the authority checks read
+_SUB_STRINGS = {"TOPICSTR": CMQC.MQCA_TOPIC_STRING, "TOPICOBJ": CMQC.MQCA_TOPIC_NAME,
+                "DEST": CMQCFC.MQCACF_DESTINATION, "DESTQMGR": CMQCFC.MQCACF_DESTINATION_Q_MGR,
+                "SUBUSER": CMQCFC.MQCACF_SUB_USER_ID}
 # a DISPLAY's output: one block per object, each opened by runmqsc's AMQ message line
-_BLOCK_START = re.compile(r"^AMQ\d{4}I: Display .*$", re.MULTILINE)
+_BLOCK_START = re.compile(r"^AMQ\d{4}I: (?:Display .*|IBM MQ subscription (?:status )?inquired\.)$",
+                          re.MULTILINE)
 _FIRST_VALUE = re.compile(r"\(([^)]*)\)")
+# a subscription's block is named by its SUBID: subscription names need not be unique
+_SUB_ID = re.compile(r"\bSUBID\(([0-9A-Fa-f]*)\)")
 
 
 #: the channel initiator's commands (message_channels/initiator.py), named by their channel
@@ -101,6 +113,7 @@ def escape(request: Request) -> list[Reply]:
     except MQError as exc:
         raise PCFError(exc.reason) from None
     answered = equivalent.command or CMQCFC.MQCMD_ESCAPE
+    command = _owned(request, command)
     try:
         output = apply_command(request.qm, command)
     except (ValueError, MQSCError) as exc:
@@ -135,8 +148,43 @@ def _equivalent(request: Request, command: MQSCCommand) -> Request:
         if "REPLACE" in command.flags:
             parameters[CMQCFC.MQIACF_REPLACE] = Parameter(_IN, CMQCFC.MQIACF_REPLACE,
                                                           CMQCFC.MQRP_YES)
+    if command.object_type in ("SUB", "SBSTATUS"):
+        parameters.update(_subscription_parameters(command))
     return Request(request.qm, request.authority, number, parameters,
                    server_conn_id=request.server_conn_id, user=request.user)
+
+
+def _subscription_parameters(command: MQSCCommand) -> dict[int, Parameter]:
+    """SUB(name) or SUBID, and what DEFINE SUB's checks read (subscription_checks.py)."""
+    found: dict[int, Parameter] = {}
+    if command.name:
+        found[CMQCFC.MQCACF_SUB_NAME] = Parameter(_ST, CMQCFC.MQCACF_SUB_NAME,
+                                                  command.name.encode())
+    attrs = command.attributes
+    if attrs.get("SUBID"):
+        try:
+            sub_id = bytes.fromhex(str(attrs["SUBID"]))
+        except ValueError:
+            sub_id = b""   # names no subscription: the command says so
+        found[CMQCFC.MQBACF_SUB_ID] = Parameter(CMQCFC.MQCFT_BYTE_STRING, CMQCFC.MQBACF_SUB_ID,
+                                                sub_id)
+    for keyword, selector in _SUB_STRINGS.items():
+        if attrs.get(keyword):
+            found[selector] = Parameter(_ST, selector, str(attrs[keyword]).encode())
+    if str(attrs.get("DESTCLAS", "PROVIDED")).upper() == "MANAGED":
+        found[CMQCFC.MQIACF_DESTINATION_CLASS] = Parameter(
+            _IN, CMQCFC.MQIACF_DESTINATION_CLASS, CMQC.MQDC_MANAGED)
+    if "REPLACE" in command.flags:
+        found[CMQCFC.MQIACF_REPLACE] = Parameter(_IN, CMQCFC.MQIACF_REPLACE, CMQCFC.MQRP_YES)
+    return found
+
+
+def _owned(request: Request, command: MQSCCommand) -> MQSCCommand:
+    """DEFINE SUB without SUBUSER: the subscription belongs to the user who issued it."""
+    if (command.verb, command.object_type) != ("DEFINE", "SUB") or not request.user \
+            or command.attributes.get("SUBUSER"):
+        return command
+    return replace(command, attributes={**command.attributes, "SUBUSER": request.user})
 
 
 def _type_of(attribute: str, command: MQSCCommand) -> int | None:
@@ -151,13 +199,14 @@ def _shown(request: Request, output: str) -> list[str]:
     shown = command_checks.display_filter(request)
     if shown is None:
         return blocks
-    _, may_display = shown
-    return [block for block in blocks if may_display(_object_name(block))]
+    parameter, may_display = shown
+    return [block for block in blocks if may_display(_object_name(block, parameter))]
 
 
-def _object_name(block: str) -> str:
-    """The object a DISPLAY block shows: its first value, e.g. QUEUE(name)."""
-    found = _FIRST_VALUE.search(block)
+def _object_name(block: str, parameter: int) -> str:
+    """The object a DISPLAY block shows: its first value, e.g. QUEUE(name); a
+    subscription's SUBID."""
+    found = (_SUB_ID if parameter == CMQCFC.MQBACF_SUB_ID else _FIRST_VALUE).search(block)
     return found.group(1).strip() if found else ""
 
 

@@ -322,11 +322,13 @@ def text(value: bytes) -> str:
 
 def string_in(structures: Sequence[bytes], parameter: int) -> str | None:
     """The text of the MQCFST `parameter` among a response's encoded structures (one per
-    item), or None."""
+    item), an MQCFBS's bytes in hexadecimal (as runmqsc shows them), or None."""
     for structure in structures:
         kind, _, found = _THREE.unpack_from(structure)
         if kind == CMQCFC.MQCFT_STRING and found == parameter:
             return text(_read_cfst(structure).value)
+        if kind == CMQCFC.MQCFT_BYTE_STRING and found == parameter:  # e.g. a SubId
+            return bytes(_read_cfbs(structure).value).hex().upper()
     return None
 
 

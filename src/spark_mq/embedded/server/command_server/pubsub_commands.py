@@ -1,9 +1,11 @@
 """The publish/subscribe commands: Inquire, Create, Change and Delete Topic, and Inquire,
-Create and Delete Subscription (runs in the queue-manager process, under the lock).
+Create, Change and Delete Subscription (runs in the queue-manager process, under the lock).
 
 They change topics and subscriptions through pubsub/administered.py, as MQSC does. An
 inquiry that finds no subscription fails with MQRC_NO_SUBSCRIPTION, which IBM's own tests
-expect from a clean queue manager.
+expect from a clean queue manager. A subscription created without SubUserId belongs to the
+user who sent the command. Who may do what is security/subscription_checks.py's, checked
+before a command runs; a generic inquiry's answer leaves out what the user may not display.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from spark_mq.embedded.server.pubsub import administered
 from spark_mq.embedded.server.pubsub.state import Subscription, TopicObject
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
+_UNSET = -99  # an integer parameter the request does not give
 _IN, _ST, _IL, _BS = (CMQCFC.MQCFT_INTEGER, CMQCFC.MQCFT_STRING, CMQCFC.MQCFT_INTEGER_LIST,
                       CMQCFC.MQCFT_BYTE_STRING)
 
@@ -202,7 +205,7 @@ def create_subscription(request: Request) -> list[Reply]:
     _run(administered.define_subscription, request.qm, name,
          request.string(CMQC.MQCA_TOPIC_STRING), request.string(CMQC.MQCA_TOPIC_NAME),
          destination, destclass == CMQC.MQDC_MANAGED, replace,
-         request.string(CMQCFC.MQCACF_SUB_USER_ID, "mqm"),
+         request.string(CMQCFC.MQCACF_SUB_USER_ID) or request.user or "mqm",
          user_data=request.string(CMQCFC.MQCACF_SUB_USER_DATA),
          selector=request.string(CMQCFC.MQCACF_SUB_SELECTOR),
          priority=request.integer(CMQCFC.MQIACF_PUB_PRIORITY, CMQC.MQPRI_PRIORITY_AS_PUBLISHED),
@@ -210,6 +213,32 @@ def create_subscription(request: Request) -> list[Reply]:
          == CMQC.MQVU_ANY_USER,
          wildcard_char=request.integer(CMQCFC.MQIACF_WILDCARD_SCHEMA, CMQC.MQWS_TOPIC) == CMQC.MQWS_CHAR)
     return [Reply()]
+
+
+def change_subscription(request: Request) -> list[Reply]:
+    """What Change Subscription may change (administered.alter_subscription): the
+    destination, user data, publication priority, owner and whether others may resume it."""
+    _need_name_or_id(request)
+    priority = request.integer(CMQCFC.MQIACF_PUB_PRIORITY, _UNSET)
+    if priority != _UNSET and not (priority in (CMQC.MQPRI_PRIORITY_AS_PUBLISHED,
+                                                CMQC.MQPRI_PRIORITY_AS_Q_DEF)
+                                   or 0 <= priority <= 9):
+        raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, CMQCFC.MQIACF_PUB_PRIORITY)
+    variable = request.integer(CMQCFC.MQIACF_VARIABLE_USER_ID, _UNSET)
+    if variable not in (_UNSET, CMQC.MQVU_ANY_USER, CMQC.MQVU_FIXED_USER):
+        raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, CMQCFC.MQIACF_VARIABLE_USER_ID)
+    for sub in _selected(request):
+        _run(administered.alter_subscription, request.qm, sub,
+             destination=_given(request, CMQCFC.MQCACF_DESTINATION),
+             user_data=_given(request, CMQCFC.MQCACF_SUB_USER_DATA),
+             priority=None if priority == _UNSET else priority,
+             user=_given(request, CMQCFC.MQCACF_SUB_USER_ID),
+             any_user=None if variable == _UNSET else variable == CMQC.MQVU_ANY_USER)
+    return [Reply()]
+
+
+def _given(request: Request, parameter: int) -> str | None:
+    return request.string(parameter) if request.has(parameter) else None
 
 
 def delete_subscription(request: Request) -> list[Reply]:
@@ -234,6 +263,11 @@ def _run(function: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 SUBSCRIPTION_SELECTORS = {CMQCFC.MQCACF_SUB_NAME: _ST, CMQCFC.MQBACF_SUB_ID: _BS}
+CHANGE_SUBSCRIPTION_PARAMETERS = {
+    **SUBSCRIPTION_SELECTORS, CMQCFC.MQCACF_DESTINATION: _ST,
+    CMQCFC.MQCACF_DESTINATION_Q_MGR: _ST, CMQCFC.MQCACF_SUB_USER_DATA: _ST,
+    CMQCFC.MQIACF_PUB_PRIORITY: _IN, CMQCFC.MQCACF_SUB_USER_ID: _ST,
+    CMQCFC.MQIACF_VARIABLE_USER_ID: _IN}
 INQUIRE_SUBSCRIPTION_OPTIONAL = {**SUBSCRIPTION_SELECTORS, CMQCFC.MQIACF_SUB_ATTRS: _IL,
                                  CMQCFC.MQIACF_DURABLE_SUBSCRIPTION: _IN,
                                  CMQCFC.MQIACF_SUB_TYPE: _IN}

@@ -2,7 +2,7 @@
 these commands here, holding the queue manager's lock):
 
     DEFINE/ALTER/DELETE/DISPLAY TOPIC    topic objects (the parser types their attributes)
-    DEFINE/DELETE/DISPLAY SUB            administrative and API subscriptions
+    DEFINE/ALTER/DELETE/DISPLAY SUB      administrative and API subscriptions
     DISPLAY TPSTATUS('string')           the topic tree's strings in use, '#' and '+' allowed
     DISPLAY SBSTATUS(name)               whether a subscription is held open
 """
@@ -25,6 +25,9 @@ _HEADERS = {"TOPIC": "AMQ8633I: Display topic details.",
             "TPSTATUS": "AMQ8754I: Display topic status details.",
             "SBSTATUS": "AMQ8099I: IBM MQ subscription status inquired."}
 _PRIORITIES = {"ASPUB": -3, "ASQDEF": -1}  # PUBPRTY keywords: MQPRI_PRIORITY_AS_PUBLISHED, _AS_Q_DEF
+#: what DEFINE SUB fixes for good (ALTER SUB refuses them)
+_FIXED_SUB_ATTRIBUTES = frozenset({"TOPICOBJ", "TOPICSTR", "WSCHEMA", "SELECTOR", "SUBSCOPE",
+                                   "DESTCLAS", "SUBLEVEL"})
 
 
 def exists(qmgr: QueueManager, command: MQSCCommand) -> bool:
@@ -81,11 +84,7 @@ def _sub(qmgr: QueueManager, command: MQSCCommand) -> str:
             raise ValueError(f"DESTCLAS({destclass}) is not valid (valid: PROVIDED, MANAGED)")
         if destclass == "PROVIDED" and not attrs.get("DEST"):
             raise ValueError("DEST is required for DESTCLAS(PROVIDED)")
-        priority_text = str(attrs.get("PUBPRTY", "ASPUB"))
-        if priority_text not in _PRIORITIES and not (priority_text.isdigit() and int(priority_text) <= 9):
-            raise ValueError(f"PUBPRTY({priority_text}) is not valid (valid: ASPUB, ASQDEF, 0 to 9)")
-        priority = _PRIORITIES.get(priority_text, -3) if priority_text in _PRIORITIES \
-            else int(priority_text)
+        priority = _priority(str(attrs.get("PUBPRTY", "ASPUB")))
         administered.define_subscription(
             qmgr, name, str(attrs.get("TOPICSTR", "")), str(attrs.get("TOPICOBJ", "")),
             str(attrs.get("DEST", "")), destclass == "MANAGED", "REPLACE" in command.flags,
@@ -95,6 +94,8 @@ def _sub(qmgr: QueueManager, command: MQSCCommand) -> str:
             any_user=str(attrs.get("VARUSER", "ANY")) == "ANY",
             wildcard_char=str(attrs.get("WSCHEMA", "TOPIC")) == "CHAR")
         return f"AMQ8094I: IBM MQ subscription created: {name}."
+    if verb == "ALTER":
+        return _alter_sub(qmgr, command)
     if verb == "DELETE":
         subs = _subscriptions(qmgr, command)
         for sub in subs:
@@ -103,7 +104,39 @@ def _sub(qmgr: QueueManager, command: MQSCCommand) -> str:
     if verb == "DISPLAY":
         return "\n".join(_display("SUB", "SUB", sub.name, administered.subscription_values(sub),
                                   command.flags) for sub in _subscriptions(qmgr, command))
-    raise ValueError(f"{verb} is not supported for SUB (valid: DEFINE, DELETE, DISPLAY)")
+    raise ValueError(f"{verb} is not supported for SUB (valid: DEFINE, ALTER, DELETE, DISPLAY)")
+
+
+def _priority(text: str) -> int:
+    if text not in _PRIORITIES and not (text.isdigit() and int(text) <= 9):
+        raise ValueError(f"PUBPRTY({text}) is not valid (valid: ASPUB, ASQDEF, 0 to 9)")
+    return _PRIORITIES[text] if text in _PRIORITIES else int(text)
+
+
+def _alter_sub(qmgr: QueueManager, command: MQSCCommand) -> str:
+    """ALTER SUB(name) or SUBID: DEST, USERDATA, PUBPRTY, SUBUSER and VARUSER; the others
+    are fixed when the subscription is defined (IBM MQ's ALTER SUB usage notes)."""
+    attrs = command.attributes
+    fixed = sorted(set(attrs) & _FIXED_SUB_ATTRIBUTES)
+    if fixed:
+        raise ValueError(f"{', '.join(fixed)} cannot be altered (valid: "
+                         "DEST, USERDATA, PUBPRTY, SUBUSER, VARUSER)")
+    if "*" in command.name:
+        raise ValueError(f"SUB({command.name}) must name one subscription (no '*')")
+    variable = str(attrs["VARUSER"]) if "VARUSER" in attrs else None
+    if variable not in (None, "ANY", "FIXED"):
+        raise ValueError(f"VARUSER({variable}) is not valid (valid: ANY, FIXED)")
+    subs = _subscriptions(qmgr, command)
+    for sub in subs:
+        administered.alter_subscription(
+            qmgr, sub, destination=_text(attrs, "DEST"), user_data=_text(attrs, "USERDATA"),
+            priority=_priority(str(attrs["PUBPRTY"])) if "PUBPRTY" in attrs else None,
+            user=_text(attrs, "SUBUSER"), any_user=None if variable is None else variable == "ANY")
+    return f"AMQ8097I: IBM MQ subscription changed: {subs[0].name}."
+
+
+def _text(attrs: dict[str, Any], key: str) -> str | None:
+    return str(attrs[key]) if key in attrs else None
 
 
 def _subscriptions(qmgr: QueueManager, command: MQSCCommand) -> list[Subscription]:
@@ -136,6 +169,8 @@ def _display(kind: str, name_key: str, name: str, values: dict[str, Any],
              flags: frozenset[str]) -> str:
     """runmqsc's two-column DISPLAY layout, as server/admin.py prints queues."""
     wanted = {flag for flag in flags if flag != "ALL"}
+    if wanted and kind in ("SUB", "SBSTATUS"):
+        wanted.add("SUBID")   # runmqsc always shows it; the command server knows a block by it
     if wanted and "ALL" not in flags:
         values = {key: value for key, value in values.items() if key in wanted}
     values = {key: ("ASPARENT" if key == "DEFPRTY" and value == -2 else value)

@@ -162,6 +162,32 @@ def _name_matches(pattern: str, name: str) -> bool:
     return name == pattern
 
 
+def alter_subscription(qm: QueueManagerState, sub: Subscription, destination: str | None = None,
+                       user_data: str | None = None, priority: int | None = None,
+                       user: str | None = None, any_user: bool | None = None) -> None:
+    """ALTER SUB / Change Subscription: what IBM MQ lets change (None: unchanged); the topic,
+    selector, wildcard schema and destination class stay what DEFINE made them."""
+    if sub.holder is not None:
+        raise InUse(f"SUB({sub.name}) is in use by an application")
+    if destination is not None:
+        if sub.managed:
+            raise ValueError(f"DEST of SUB({sub.name}) is managed by the queue manager "
+                             "(DESTCLAS(MANAGED)); it cannot be changed")
+        if destination not in qm.queues:
+            raise ValueError(f"DEST({destination}) is not a queue")
+        sub.destination = destination
+    if user_data is not None:
+        sub.user_data = user_data
+    if priority is not None:
+        sub.priority = priority
+    if user is not None:
+        sub.user = user
+    if any_user is not None:
+        sub.any_user = any_user
+    sub.altered = time.time()
+    storage.save_subscription(qm, sub)
+
+
 def delete_subscription(qm: QueueManagerState, sub: Subscription) -> None:
     if sub.holder is not None:
         raise InUse(f"SUB({sub.name}) is in use by an application")

@@ -9,6 +9,7 @@ the queue manager creates it, so the subscriber needs no authority on the model 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.errors import MQError
@@ -24,6 +25,20 @@ SUBSCRIBE = CMQC.MQOO_INPUT_AS_Q_DEF  # what security/checks.py reads as "needs 
 
 def authorize(qm: QueueManagerState, user: str, topic: str, options: int) -> None:
     """Raise MQRC_NOT_AUTHORIZED unless a topic object at or above `topic` allows it."""
+    _walk(qm, topic, lambda name: checks.check_topic(qm, user, name, options))
+
+
+def authorize_administration(qm: QueueManagerState, user: str, topic: str,
+                             authorities: set[int]) -> None:
+    """Raise MQRC_NOT_AUTHORIZED unless `user` holds `authorities` (MQAUTH_*, e.g. CTRL to
+    administer a subscription, DSP to display one) on a topic object at or above `topic`,
+    found as a subscription's SUB authority is."""
+    _walk(qm, topic, lambda name: checks.check(qm, user, CMQC.MQOT_TOPIC, name, authorities))
+
+
+def _walk(qm: QueueManagerState, topic: str, check: Callable[[str], None]) -> None:
+    """`check` each topic object from the nearest at or above `topic` up to the root, until
+    one passes; the last refusal when none does."""
     nodes = {node.topic_string: node.name for node in qm.pubsub.topics.values()}
     levels = topic.split("/") if topic else []
     refused: MQError | None = None
@@ -31,7 +46,7 @@ def authorize(qm: QueueManagerState, user: str, topic: str, options: int) -> Non
         name = nodes.get("/".join(levels))
         if name is not None:
             try:
-                checks.check_topic(qm, user, name, options)
+                check(name)
                 return
             except MQError as exc:
                 refused = exc

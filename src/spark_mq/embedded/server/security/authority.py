@@ -67,6 +67,9 @@ _GROUPS: dict[int, tuple[frozenset[int], frozenset[int]]] = {
                   frozenset(_A[k] for k in "CHG CLR DLT DSP".split())),
     CMQC.MQOT_TOPIC: (frozenset(_A[k] for k in "PUB SUB RESUME PASSALL PASSID SETALL SETID".split()),
                       frozenset(_A[k] for k in "CHG CLR DLT DSP CTRL".split())),
+    # a remote queue manager's name (setmqaut -t rqmname) is only put to, through name
+    # resolution (security/checks.check_remote_qmgr)
+    CMQC.MQOT_REMOTE_Q_MGR_NAME: (frozenset({_A["PUT"]}), frozenset()),
 }
 _OTHER_GROUPS = (frozenset({_A["INQ"]}), frozenset(_A[k] for k in "CHG DLT DSP CTRL CTRLX".split()))
 _WILDCARDS = frozenset({CMQCFC.MQAUTH_ALL, CMQCFC.MQAUTH_ALL_ADMIN, CMQCFC.MQAUTH_ALL_MQI})

@@ -13,8 +13,10 @@ the user in its request's MQMD UserIdentifier:
   here a record of the type that holds CRT, whatever its profile), or CHG on the object
   when they replace one that exists; also DSP on the object copied, or on the type's
   SYSTEM.DEFAULT object that a Create starts from;
-* the Inquire ... Names commands, Ping Queue Manager and the subscription commands need
-  nothing more.
+* the subscription commands need what security/subscription_checks.py says: CTRL on the
+  topic to define, alter or delete a subscription, and for the subscription's user SUB on the
+  topic and PUT on the destination; DSP on the topic (or owning it) to display one;
+* the Inquire ... Names commands and Ping Queue Manager need nothing more.
 
 A name that is not an object is left to the command, which answers MQRC_UNKNOWN_OBJECT_NAME
 as MQOPEN does. A generic inquiry answers only the objects the user may display: the others
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server import channels, namelist, processes
 from spark_mq.embedded.server.errors import MQError
-from spark_mq.embedded.server.security import checks
+from spark_mq.embedded.server.security import checks, subscription_checks
 from spark_mq.embedded.server.security.authority import ENTITY_GROUP, ENTITY_PRINCIPAL
 from spark_mq.embedded.server.security.state import enforced, groups_of, privileged, security_of
 from spark_mq.embedded.server.state import QueueManagerState
@@ -141,8 +143,11 @@ NEEDS: dict[int, Need | None] = {
                                     defaults={0: "SYSTEM.DEFAULT.TOPIC"}),
     CMQCFC.MQCMD_CHANGE_TOPIC: Need(_TOPIC, _CHG, CMQC.MQCA_TOPIC_NAME),
     CMQCFC.MQCMD_DELETE_TOPIC: Need(_TOPIC, _DLT, CMQC.MQCA_TOPIC_NAME),
+    # subscriptions: subscription_checks.py's rule (their topic, their user, their destination)
     CMQCFC.MQCMD_INQUIRE_SUBSCRIPTION: None,
+    CMQCFC.MQCMD_INQUIRE_SUB_STATUS: None,
     CMQCFC.MQCMD_CREATE_SUBSCRIPTION: None,
+    CMQCFC.MQCMD_CHANGE_SUBSCRIPTION: None,
     CMQCFC.MQCMD_DELETE_SUBSCRIPTION: None,
     # MQSC in PCF: checked as the PCF command its text is (command_server/escape_commands.py)
     CMQCFC.MQCMD_ESCAPE: None,
@@ -180,6 +185,9 @@ def check(request: Request) -> None:
         return
     qm, user = request.qm, request.user
     checks.check(qm, user, _QMGR, qm.name, {_CONNECT, _DSP})
+    if request.command in subscription_checks.COMMANDS:
+        subscription_checks.check(request)
+        return
     need = NEEDS.get(request.command, _UNLISTED)
     if need is None:
         return
@@ -223,7 +231,11 @@ def _may_create(qm: QueueManagerState, user: str, object_type: int) -> bool:
 
 def display_filter(request: Request) -> tuple[int, Callable[[str], bool]] | None:
     """For an inquiry whose answer lists objects the user may not all display: the reply
-    parameter naming each object and whether the user may display it; None: show all."""
+    parameter naming each object and whether the user may display it; None: show all.
+    Subscriptions are named by their SubId (MQBACF_SUB_ID, in hexadecimal as DISPLAY SUB
+    shows SUBID): their names need not be unique."""
+    if request.command in subscription_checks.INQUIRIES and _checked(request):
+        return CMQCFC.MQBACF_SUB_ID, lambda sub_id: _may_display_subscription(request, sub_id)
     need = NEEDS.get(request.command, _UNLISTED)
     if need is None or need.authority != _DSP or need.name is None or not _checked(request):
         return None
@@ -237,3 +249,11 @@ def display_filter(request: Request) -> tuple[int, Callable[[str], bool]] | None
         return True
 
     return need.name, may_display
+
+
+def _may_display_subscription(request: Request, sub_id: str) -> bool:
+    try:
+        sub = request.qm.pubsub.subscriptions.get(bytes.fromhex(sub_id))
+    except ValueError:
+        return False
+    return sub is not None and subscription_checks.may_display(request.qm, request.user, sub)
