@@ -32,7 +32,9 @@ from spark_mq.embedded.server.state import QueueManagerState
 #: the attributes DISPLAY CHLAUTH shows for each type of rule
 _SHOWN = {"BLOCKUSER": {"USERLIST", "DESCR", "WARN"}, "BLOCKADDR": {"ADDRLIST", "DESCR", "WARN"},
           "USERMAP": {"USERSRC", "MCAUSER", "CHCKCLNT", "DESCR", "WARN"},
-          "ADDRESSMAP": {"USERSRC", "MCAUSER", "CHCKCLNT", "DESCR", "WARN"}}
+          "ADDRESSMAP": {"USERSRC", "MCAUSER", "CHCKCLNT", "DESCR", "WARN"},
+          "QMGRMAP": {"USERSRC", "MCAUSER", "DESCR", "WARN"},
+          "SSLPEERMAP": {"USERSRC", "MCAUSER", "SSLCERTI", "DESCR", "WARN"}}
 
 
 def apply(qm: QueueManagerState, command: MQSCCommand) -> str:
@@ -152,7 +154,7 @@ def _display_chlauth(qm: QueueManagerState, command: MQSCCommand) -> str:
         if address:
             items.append(f"ADDRESS({address})")
         if user:
-            items.append(f"CLNTUSER({user})")
+            items.append(f"{chlauth.WHO.get(rule_type, 'CLNTUSER')}({user})")
         keys = _SHOWN.get(rule_type, _SHOWN["USERMAP"])
         shown_values = {k: v for k, v in values.items() if k in keys}
         items.extend(_items(shown_values, command.flags - {"ALL"}))
