@@ -174,6 +174,9 @@ def test_the_partner_name_is_a_rule_input_not_a_credential(qmb):
     assert "USERSRC(NOACCESS)" in _log(qmb)
     shown = qmb.run_mqsc(f"DISPLAY CHLAUTH('{CHANNEL}') TYPE(QMGRMAP) ALL")
     assert "QMNAME(QMA)" in shown and "MCAUSER(app)" in shown
+    check = f"DISPLAY CHLAUTH('{CHANNEL}') MATCH(RUNCHECK) ADDRESS('127.0.0.1') QMNAME('%s')"
+    assert "TYPE(QMGRMAP)" in qmb.run_mqsc(check % "QMA")
+    assert "USERSRC(NOACCESS)" in qmb.run_mqsc(check % "QMX")
     qma = FakePeer(qmb, "QMA")
     assert qma.answer[0] == CMQC.MQCC_OK
     try:
@@ -186,6 +189,16 @@ def test_the_partner_name_is_a_rule_input_not_a_credential(qmb):
         qma.close()
     got = receive(admin(qmb), "DEV.QUEUE.1", 1)
     assert got[0][1] == b"from QMA"
+
+
+def test_a_partner_name_that_is_no_queue_manager_name_is_refused_before_any_rule(qmb):
+    """The name is a rule input and goes into the log: a newline in it would forge a line."""
+    qmb.run_mqsc(f"DEFINE CHANNEL({CHANNEL}) CHLTYPE(RCVR) MCAUSER('app')\n"
+                 f"SET CHLAUTH('{CHANNEL}') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL)")
+    peer = FakePeer(qmb, "QMA\nAMQ9002I: Channel 'FORGED' is starting.")
+    assert peer.answer[:2] == [CMQC.MQCC_FAILED, CMQC.MQRC_Q_MGR_NAME_ERROR]
+    peer.close()
+    assert not any(line.startswith("AMQ9002I") for line in _log(qmb).splitlines())
 
 
 # --- the MCA user's authority -----------------------------------------------------------------

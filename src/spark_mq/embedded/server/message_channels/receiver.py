@@ -35,6 +35,7 @@ channel ended on a message it could not deliver.
 from __future__ import annotations
 
 import logging
+import re
 import socket
 import time
 from typing import TYPE_CHECKING
@@ -71,6 +72,7 @@ _RETRYABLE = frozenset({CMQC.MQRC_Q_FULL, CMQC.MQRC_PUT_INHIBITED})
 _SYNC_OPEN = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT
 _STALE_HANDLE = frozenset({CMQC.MQRC_Q_DELETED, CMQC.MQRC_HOBJ_ERROR})
 _MAX_HANDLES = 64
+_QMGR_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
 #: PUTAUT values that put as the message's UserIdentifier (an alternate user the MCA user
 #: vouches for with ALTUSR); DEF and ONLYMCA put as the MCA user itself
 _CONTEXT_PUTAUT = frozenset({"CTX", "ALTMCA"})
@@ -88,6 +90,13 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
     if attrs is None:
         link.send(FAILED, CMQC.MQRC_UNKNOWN_CHANNEL_NAME,
                   f"no receiver channel {channel} is defined on queue manager {qmgr.name}")
+        return
+    if not _QMGR_NAME.fullmatch(partner):   # a rule input and a log insert: a name, nothing else
+        log.warning("receiver channel %s refused the sender from %s: its queue-manager name "
+                    "%r is not one (1 to 48 of A-Z a-z 0-9 . _ / %%)", channel, peer, partner)
+        link.send(FAILED, CMQC.MQRC_Q_MGR_NAME_ERROR,
+                  f"receiver channel {channel} on {qmgr.name}: the sender's queue-manager "
+                  "name is not valid (1 to 48 of A-Z a-z 0-9 . _ / %)")
         return
     refused = tls.check_channel(qmgr, channel, tls_session, peer)   # SSLCIPH, SSLCAUTH, SSLPEER
     if refused is not None:
