@@ -258,7 +258,8 @@ def test_a_secured_receiver_admits_a_sender_only_through_its_chlauth_rules(tmp_p
     """IBM's developer configuration blocks every channel its rules do not name (the
     back-stop ADDRESSMAP NOACCESS): a sender is refused (2035) and retries, its messages
     kept; a rule mapping the channel to a user lets it in, and messages are put as that
-    user (MCAUSER), with that user's authority."""
+    user (MCAUSER), with that user's authority: +put, and +setall on the queue and the queue
+    manager for the sender's context (IBM docs: PUTAUT(DEF))."""
     qmb = embedded.EmbeddedQueueManager(str(tmp_path / "QMB"), name="QMB",
                                         users={"app": "passw0rd", "admin": "adminpw"}).start()
     qma = start(tmp_path, "QMA")
@@ -269,7 +270,10 @@ def test_a_secured_receiver_admits_a_sender_only_through_its_chlauth_rules(tmp_p
         log = (tmp_path / "QMA" / "qmgr.log").read_text()
         assert f"MQ reason {CMQC.MQRC_NOT_AUTHORIZED}" in log
         assert depth(connect(qma), "QMB") == 1
-        qmb.run_mqsc(f"SET CHLAUTH('{name}') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(MAP) "
+        qmb.run_mqsc("SET AUTHREC PROFILE('DEV.QUEUE.1') OBJTYPE(QUEUE) PRINCIPAL('app') "
+                     "AUTHADD(SETALL)\n"
+                     "SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('app') AUTHADD(SETALL)\n"
+                     f"SET CHLAUTH('{name}') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(MAP) "
                      "MCAUSER('app')")
         b = ibmmq.connect("QMB", "DEV.APP.SVRCONN", qmb.conn_name, user="app", password="passw0rd")
         got = receive(b, "DEV.QUEUE.1", 1)

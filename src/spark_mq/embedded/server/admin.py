@@ -242,10 +242,12 @@ _COMMAND_NAMES = {value: name for name, value in vars(CMQCFC).items()
 
 
 def log_command(qmgr: QueueManager, user: str, appl_name: str, reply_to: str, command: int,
-                escape_text: str | None, comp_code: int, reason: int) -> None:
+                escape_text: str | None, comp_code: int, reason: int, origin: str = "") -> None:
     """One line in the queue manager's log for each command that may change something: who
-    (the request's user), from where (the connection that waits for the answer on
-    `reply_to`: its channel and address, or the local process), what, and the outcome."""
+    (the request's user), from where (`origin`, the receiving channel, address and MCA user
+    of a request that came over a message channel; else the connection that waits for the
+    answer on `reply_to`: its channel and address, or the local process), what, and the
+    outcome."""
     name = _COMMAND_NAMES.get(command, str(command))
     if escape_text is not None:
         if escape_text.split(None, 1)[:1] in (["DISPLAY"], ["DIS"], ["PING"]):
@@ -257,7 +259,7 @@ def log_command(qmgr: QueueManager, user: str, appl_name: str, reply_to: str, co
         what = f"PCF {name}"
     outcome = "done" if comp_code == CMQC.MQCC_OK else f"refused or failed (reason {reason})"
     log.info("administrative command by user %r (application %r, %s): %s: %s", user,
-             appl_name.strip(), _requester(qmgr, reply_to), what, outcome)
+             appl_name.strip(), origin or _requester(qmgr, reply_to), what, outcome)
 
 
 def _requester(qmgr: QueueManager, reply_to: str) -> str:

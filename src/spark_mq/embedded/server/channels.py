@@ -89,7 +89,9 @@ SENDER_ATTRIBUTES: dict[str, AttributeSpec] = {
 #: a receiver: who its messages are put as, and what to do when a put fails
 RECEIVER_ATTRIBUTES: dict[str, AttributeSpec] = {
     **_MESSAGE_CHANNEL,
-    "PUTAUT": _enum("DEF", "CTX"),          # DEF: as MCAUSER; CTX: as each message's user
+    # DEF (ONLYMCA): as the MCA user; CTX (ALTMCA): as each message's user, vouched for by
+    # the MCA user (message_channels/receiver.py); ONLYMCA and ALTMCA are z/OS's names
+    "PUTAUT": _enum("DEF", "CTX", "ONLYMCA", "ALTMCA"),
     "MRRTY": _int(10, 0, _FOREVER), "MRTMR": _int(1000, 0, _FOREVER),
     "USEDLQ": _enum("YES", "NO"),
     "SSLCAUTH": SVRCONN_ATTRIBUTES["SSLCAUTH"],

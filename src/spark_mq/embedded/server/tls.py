@@ -51,13 +51,15 @@ _default_repositories: weakref.WeakKeyDictionary[QueueManagerState, str] = weakr
 
 @dataclass
 class TlsSession:
-    """What the handshake settled: the protocol, the suite, the client's certificate DN
-    (empty without one) and the channel the client named in its server name, if any."""
+    """What the handshake settled: the protocol, the suite, the client's certificate DN and
+    its issuer's (empty without one) and the channel the client named in its server name, if
+    any."""
     version: str | None
     suite: str | None
     peer_dn: list[tuple[str, str]] = field(default_factory=list)
     has_certificate: bool = False
     channel: str | None = None
+    issuer_dn: list[tuple[str, str]] = field(default_factory=list)
 
 
 def set_default_repository(qmgr: QueueManagerState, stem: str) -> None:
@@ -105,7 +107,8 @@ def accept(qmgr: QueueManagerState, sock: socket.socket,
     session = TlsSession(
         version=tls_sock.version(), suite=suite[0] if suite else None,
         peer_dn=distinguished_names.from_certificate(certificate),
-        has_certificate=bool(certificate), channel=chosen.get("channel"))
+        has_certificate=bool(certificate), channel=chosen.get("channel"),
+        issuer_dn=distinguished_names.from_certificate(certificate, "issuer"))
     # what shows, before any channel rule is applied, that a client got through TLS itself
     log.info("TLS handshake with %s completed for channel '%s': %s, %s, client certificate %s",
              peer, session.channel or "(not named)", session.version,

@@ -36,13 +36,13 @@ class PeerNameError(ValueError):
     """A pattern that breaks IBM's rules."""
 
 
-def from_certificate(peer_certificate: dict | None) -> list[tuple[str, str]]:
-    """The subject of a certificate as `ssl.getpeercert()` gives it, as (type, value) pairs
-    in IBM's order."""
+def from_certificate(peer_certificate: dict | None, part: str = "subject") -> list[tuple[str, str]]:
+    """The subject (or, with part="issuer", the issuer) of a certificate as
+    `ssl.getpeercert()` gives it, as (type, value) pairs in IBM's order."""
     if not peer_certificate:
         return []
     pairs = []
-    for rdn in peer_certificate.get("subject", ()):
+    for rdn in peer_certificate.get(part, ()):
         for name, value in rdn:
             pairs.append((_SUBJECT_TYPES.get(name, name), str(value)))
     return list(reversed(pairs))

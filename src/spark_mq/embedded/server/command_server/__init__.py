@@ -20,7 +20,10 @@ Each command runs with the authority of the user its request's MQMD UserIdentifi
 (security/command_checks.py, on a queue manager started with users); one it may not run is
 answered with MQRC_NOT_AUTHORIZED. Every command that may change something, done or refused,
 is logged with that user, where its requester connected from and what it asked
-(admin.log_command). This is the only administrative door from outside the process: MQSC
+(admin.log_command); a request that a receiving channel delivered is logged with that
+channel, its partner's address and the MCA user that put it (message_channels/receiver.py),
+as its UserIdentifier is only what the partner sent (vouched for by that MCA user's +setall
+on the command queue). This is the only administrative door from outside the process: MQSC
 clients send their commands here in Escape messages (client/admin.py).
 
 The replies go to ReplyToQ at ReplyToQMgr (blank: this queue manager), resolved as an
@@ -51,6 +54,7 @@ from spark_mq.embedded.server.command_server.request import Reply, Request
 from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.qmgr import QueueManager
 from spark_mq.embedded.server.qmgr_attributes import COMMAND_QUEUE
+from spark_mq.embedded.server.security import admission
 from spark_mq.embedded.server.security.state import security_of
 from spark_mq.embedded.server.state import QMGR_CCSID, Connection
 from spark_mq.mqi.constants import CMQC, CMQCFC
@@ -167,7 +171,9 @@ class CommandServer:
                 admin.log_command(self.qm, request.user, text(md[_MDI["PutApplName"]]),
                                   text(md[_MDI["ReplyToQ"]]), request.command,
                                   _escape_text(request_parameters), failed.comp_code,
-                                  failed.reason)
+                                  failed.reason,
+                                  admission.message_origin(self.qm, md[_MDI["MsgId"]],
+                                                           md[_MDI["UserIdentifier"]]))
         reply_to = _ReplyTo(text(md[_MDI["ReplyToQ"]]), text(md[_MDI["ReplyToQMgr"]]),
                             text(md[_MDI["UserIdentifier"]]))
         if not reply_to.queue:

@@ -1,6 +1,13 @@
 """A message channel agent's own connection to this queue manager: the MQI calls it makes,
 in-process, through QueueManager (which takes the queue manager's lock for each call and
-lets it go while a get waits), so that no network wait ever holds the lock."""
+lets it go while a get waits), so that no network wait ever holds the lock.
+
+The connection is the queue manager's own (mqm, as IBM MQ's agent process runs), for the
+agent's bookkeeping: its sync records, the dead-letter queue. The queues a receiver puts
+messages to are opened with `open_as`, checked for the user the agent acts for (its
+MCAUSER), as MQ checks authority when a queue is opened; the handle's puts then share the
+connection's unit of work with the sync record, so a batch and its record still commit as
+one."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
@@ -41,8 +48,27 @@ class LocalConnection:
         return self.qmgr.open(self.conn, CMQC.MQOT_Q, name, options, None, "", alternate_user,
                               qmgr_name).hobj
 
-    def put(self, hobj: int, md: list, options: int, props: list | None, data: bytes) -> None:
-        self.qmgr.put(self.conn, hobj, MD.pack(md), options, 0, props, data)
+    def open_as(self, user: str, name: str, options: int, qmgr_name: str = "",
+                alternate_user: str = "") -> int:
+        """MQOPEN checked for `user` instead of the connection's own (its authority, and
+        ALTUSR and the context authorities for it with an alternate user)."""
+        with self.qmgr.lock:
+            own, self.conn.user = self.conn.user, user
+            try:
+                return self.open(name, options, qmgr_name, alternate_user)
+            finally:
+                self.conn.user = own
+
+    def queue_of(self, hobj: int) -> str:
+        """The local queue a handle resolved to ("" for none, e.g. a transmission queue's
+        remote destination is still a local queue)."""
+        handle = self.conn.handles.get(hobj)
+        queue = None if handle is None else handle.queue
+        return "" if queue is None else str(queue.name)
+
+    def put(self, hobj: int, md: list, options: int, props: list | None, data: bytes) -> list:
+        """MQPUT; returns the MQMD as put."""
+        return MD.unpack(self.qmgr.put(self.conn, hobj, MD.pack(md), options, 0, props, data))
 
     def close_handle(self, hobj: int) -> None:
         self.qmgr.close(self.conn, hobj, CMQC.MQCO_NONE)

@@ -4,9 +4,20 @@ says, as IBM MQ's receiver does (IBM docs: "The receiving MCA"):
 
 * with MQPMO_SET_ALL_CONTEXT, so the message arrives with its sender's context (MsgId,
   CorrelId, UserIdentifier, PutApplName, PutDate/Time) and properties;
-* with the authority of the channel's MCAUSER (or a CHLAUTH rule's), or with PUTAUT(CTX)
-  of the message's own UserIdentifier, as the alternate user of the agent's own connection
-  (the queue manager's, as IBM MQ's MCA runs as mqm: its sync records are its own);
+* as the MCA user admission.admit_channel settles at the hello (a CHLAUTH rule's MCAUSER,
+  the channel's, else mqm, which the default BLOCKUSER('*MQADMIN') refuses on a queue
+  manager with users), whose authority each queue's MQOPEN is checked for, as PUTAUT says
+  (IBM docs: "PUT authority (PUTAUT)"): DEF (and ONLYMCA, z/OS's name for it) the MCA user
+  needs +put and +setall on the queue and +setall on the queue manager; CTX (and ALTMCA) the
+  message's UserIdentifier is the alternate user, which needs +put, while the MCA user needs
+  +altusr and the +setall ones. A queue manager without users checks nothing;
+* the agent's connection is the queue manager's own (as IBM MQ's MCA process runs as mqm):
+  its sync records and the dead-letter queue are its bookkeeping, not the partner's puts;
+* a put refused for authority (MQRC_NOT_AUTHORIZED) is not retried: it goes to the
+  dead-letter queue at once with that reason, so a forged command for the command server or
+  a forged trigger message for an initiation queue from a user without authority there
+  lands on the dead-letter queue and nothing runs. A command that is delivered is noted
+  with its channel, address and MCA user for the command server's log (admin.log_command);
 * to a queue of this queue manager, or onwards to a third one through this one's name
   resolution (a middle hop: resolution/names.py picks the next transmission queue);
 * a put that fails on a full or put-inhibited queue is retried MRRTY times MRTMR ms apart;
@@ -24,6 +35,7 @@ channel ended on a message it could not deliver.
 from __future__ import annotations
 
 import logging
+import re
 import socket
 import time
 from typing import TYPE_CHECKING
@@ -42,6 +54,7 @@ from spark_mq.embedded.server.message_channels import status as statuses
 from spark_mq.embedded.server.message_channels import sync
 from spark_mq.embedded.server.message_channels.dead_letters import put_dead_letter
 from spark_mq.embedded.server.message_channels.local import LocalConnection
+from spark_mq.embedded.server.qmgr_attributes import COMMAND_QUEUE
 from spark_mq.embedded.server.resolution.transmission import unwrap
 from spark_mq.embedded.server.security import admission
 from spark_mq.embedded.wire import FrameReader, ProtocolError
@@ -59,6 +72,10 @@ _RETRYABLE = frozenset({CMQC.MQRC_Q_FULL, CMQC.MQRC_PUT_INHIBITED})
 _SYNC_OPEN = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT
 _STALE_HANDLE = frozenset({CMQC.MQRC_Q_DELETED, CMQC.MQRC_HOBJ_ERROR})
 _MAX_HANDLES = 64
+_QMGR_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
+#: PUTAUT values that put as the message's UserIdentifier (an alternate user the MCA user
+#: vouches for with ALTUSR); DEF and ONLYMCA put as the MCA user itself
+_CONTEXT_PUTAUT = frozenset({"CTX", "ALTMCA"})
 
 
 def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: list,
@@ -73,6 +90,13 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
     if attrs is None:
         link.send(FAILED, CMQC.MQRC_UNKNOWN_CHANNEL_NAME,
                   f"no receiver channel {channel} is defined on queue manager {qmgr.name}")
+        return
+    if not _QMGR_NAME.fullmatch(partner):   # a rule input and a log insert: a name, nothing else
+        log.warning("receiver channel %s refused the sender from %s: its queue-manager name "
+                    "%r is not one (1 to 48 of A-Z a-z 0-9 . _ / %%)", channel, peer, partner)
+        link.send(FAILED, CMQC.MQRC_Q_MGR_NAME_ERROR,
+                  f"receiver channel {channel} on {qmgr.name}: the sender's queue-manager "
+                  "name is not valid (1 to 48 of A-Z a-z 0-9 . _ / %)")
         return
     refused = tls.check_channel(qmgr, channel, tls_session, peer)   # SSLCIPH, SSLCAUTH, SSLPEER
     if refused is not None:
@@ -91,7 +115,10 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
     address = peer.rpartition("(")[0]
     try:
         with qmgr.lock:
-            runs_as = admission.admit_channel(qmgr, channel, address, attrs)
+            runs_as = admission.admit_channel(
+                qmgr, channel, address, attrs, partner,
+                tls_session.peer_dn if tls_session else None,
+                tls_session.issuer_dn if tls_session else None)
     except MQError as exc:
         log.warning("receiver channel %s refused the sender from %s (queue manager %s): "
                     "reason %d", channel, peer, partner, exc.reason)
@@ -119,7 +146,7 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
         channel_started(qmgr, channel, "", peer)
         started = True
         failure = _Receiving(qmgr, local, link, attrs, status, channel, partner, sync_hobj,
-                             "" if runs_as == "mqm" else runs_as).run()
+                             runs_as, address).run()
     except (ConnectionError, OSError, TimeoutError, ProtocolError, MQError) as exc:
         failure = exc
         if status.stop_requested is None:
@@ -153,9 +180,10 @@ def _report_stop(qmgr: QueueManager, channel: str, peer: str, status: statuses.C
 class _Receiving:
     def __init__(self, qmgr: QueueManager, local: LocalConnection, link: frames.Link,
                  attrs: dict, status: statuses.ChannelStatus, channel: str, partner: str,
-                 sync_hobj: int, put_as: str = "") -> None:
+                 sync_hobj: int, runs_as: str = "mqm", address: str = "") -> None:
         self.qmgr, self.local, self.link, self.attrs = qmgr, local, link, attrs
-        self.put_as = put_as     # MCAUSER (or a CHLAUTH rule's): whose authority puts use
+        self.runs_as = runs_as   # the MCA user (admission.admit_channel): whose authority puts use
+        self.address = address
         self.status, self.channel, self.partner, self.sync_hobj = status, channel, partner, sync_hobj
         self.batch_ids: list[bytes] = []
         # messages received since the last batch ended, NPMSPEED(FAST) ones outside the batch
@@ -227,13 +255,16 @@ class _Receiving:
                  in_batch: bool) -> None:
         options = CMQC.MQPMO_SET_ALL_CONTEXT | (
             CMQC.MQPMO_SYNCPOINT if in_batch else CMQC.MQPMO_NO_SYNCPOINT)
-        alternate = self.put_as
-        if self.attrs.get("PUTAUT") == "CTX":
+        alternate = ""
+        if self.attrs.get("PUTAUT") in _CONTEXT_PUTAUT:
             alternate = md[_I["UserIdentifier"]].decode(errors="replace").strip()
         tries = int(self.attrs["MRRTY"])
         while True:
             try:
-                self.local.put(self._handle(queue, qmgr_name, alternate), md, options, props, body)
+                hobj = self._handle(queue, qmgr_name, alternate)
+                put = self.local.put(hobj, md, options, props, body)
+                if self.local.queue_of(hobj) == COMMAND_QUEUE:
+                    self._note_command(put)
                 return
             except MQError as exc:
                 if exc.reason in _STALE_HANDLE:    # deleted or redefined since it was opened
@@ -257,9 +288,19 @@ class _Receiving:
             if len(self.handles) >= _MAX_HANDLES:
                 self.local.close_handle(self.handles.pop(next(iter(self.handles))))
             options = CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_ALL_CONTEXT | (
-                CMQC.MQOO_ALTERNATE_USER_AUTHORITY if alternate else 0)
-            hobj = self.handles[key] = self.local.open(queue, options, qmgr_name, alternate)
+                CMQC.MQOO_ALTERNATE_USER_AUTHORITY
+                if self.attrs.get("PUTAUT") in _CONTEXT_PUTAUT else 0)
+            hobj = self.handles[key] = self.local.open_as(self.runs_as, queue, options,
+                                                          qmgr_name, alternate)
         return hobj
+
+    def _note_command(self, put: list) -> None:
+        """A command put for the command server: remember where it came from, for the log of
+        administrative commands (admin.log_command)."""
+        admission.note_message_origin(
+            self.qmgr, put[_I["MsgId"]], put[_I["UserIdentifier"]],
+            f"receiver channel {self.channel} from {self.address or 'an unknown address'}, "
+            f"partner queue manager {self.partner!r}, put by MCA user {self.runs_as!r}")
 
     def _undeliverable(self, md: list, body: bytes, props: list | None, reason: int,
                        queue: str, qmgr_name: str, in_batch: bool) -> None:

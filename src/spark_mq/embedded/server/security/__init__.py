@@ -15,7 +15,8 @@ Modules:
     authinfo.py      AUTHINFO objects and the CONNAUTH the queue manager runs with
     chlauth.py       CHLAUTH rules: SET/DISPLAY CHLAUTH and which rule a connection meets
     authority.py     authority records: SET/DELETE/DISPLAY AUTHREC (MQSC and PCF share them)
-    admission.py     MQCONN: who a connection runs as, or MQRC_NOT_AUTHORIZED
+    admission.py     MQCONN and a receiving channel's hello: who the connection (the
+                     message channel agent) runs as, or MQRC_NOT_AUTHORIZED
     checks.py        MQOPEN/MQPUT1: the authorities the open options need
     command_checks.py PCF commands: the authorities the command server checks
     mqsc_commands.py the MQSC syntax of the security commands, checked when a script is parsed
@@ -25,5 +26,7 @@ Users and groups: each user entry may name its groups after a second colon; with
 `admin` (and `mqm`) are in the group `mqm`, any other user in `mqclient`, as in IBM's
 developer container. Members of `mqm` are the queue manager's administrators: they hold
 every authority, and the default CHLAUTH rule `BLOCKUSER('*MQADMIN')` keeps them off every
-channel but DEV.ADMIN.SVRCONN.
+channel but DEV.ADMIN.SVRCONN, receiving message channels included: a receiver needs an
+MCAUSER (its own or a rule's) that is not an administrator, and that user's authority
+(+put, +setall) on the queues its partner sends to.
 """

@@ -38,7 +38,7 @@ from spark_mq.embedded.server import channels
 from spark_mq.embedded.server.errors import MQError
 from spark_mq.embedded.server.security import chlauth, refusals
 from spark_mq.embedded.server.security.checks import check
-from spark_mq.embedded.server.security.state import privileged, security_of
+from spark_mq.embedded.server.security.state import RuleKey, privileged, security_of
 from spark_mq.embedded.server.state import Connection, QueueManagerState, os_user
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
@@ -96,22 +96,55 @@ def admit(qm: QueueManagerState, user: str, password: str, channel: str | None,
     return runs_as
 
 
-def admit_channel(qm: QueueManagerState, channel: str, address: str,
-                  attrs: dict[str, Any]) -> str:
-    """The user a receiver channel's agent puts messages as, or MQRC_NOT_AUTHORIZED: the
-    address's BLOCKADDR rule and the channel's ADDRESSMAP rules apply as to a client (a
-    NOACCESS back-stop refuses a receiver that no rule lets in, as on IBM MQ); then the
-    rule's MCAUSER, the channel's, or the queue manager's own user (mqm)."""
+def admit_channel(qm: QueueManagerState, channel: str, address: str, attrs: dict[str, Any],
+                  partner: str = "", peer_dn: list[tuple[str, str]] | None = None,
+                  issuer_dn: list[tuple[str, str]] | None = None) -> str:
+    """The user a receiving message channel agent runs as, or MQRC_NOT_AUTHORIZED, as IBM MQ
+    decides it for an inbound message channel (AMQ9777 when refused):
+
+    1. a BLOCKADDR rule listing the partner's address refuses it (AMQ9782E);
+    2. the partner's mapping rule (chlauth.partner_rule: SSLPEERMAP on its certificate,
+       QMGRMAP on the queue-manager name of its hello, ADDRESSMAP on its address, each with
+       its ADDRESS filter): NOACCESS refuses, MAP names the user, CHANNEL keeps the channel's;
+    3. the user: the rule's MCAUSER, else the channel's MCAUSER, else the user the agent's
+       process runs as, the queue manager's own `mqm`;
+    4. the BLOCKUSER rule of the channel's most specific profile, the default
+       BLOCKUSER('*MQADMIN') of profile `*` included, refuses a channel that would run as a
+       user it lists: a receiver with a blank MCAUSER would run as mqm, so it does not start
+       until it is given a user (or a rule gives it one).
+
+    The partner's queue-manager name is what it says it is, an input to QMGRMAP and never a
+    credential: where the name must be proved, SSLPEER or SSLPEERMAP does it. A queue manager
+    without users (security off) checks none of this and the agent runs as mqm, as before
+    there were rules; so do queue managers with CHLAUTH(DISABLED) for the rules (the user is
+    still the MCAUSER, else mqm)."""
     mcauser = str(attrs.get("MCAUSER", "") or "")
-    if qm.users is not None and chlauth.enabled(qm):
+    if qm.users is None:
+        return mcauser or "mqm"
+    if chlauth.enabled(qm):
         if chlauth.blocked_address(qm, address):
+            refusals.blocked_address(address)
             raise _refused()
-        rule = chlauth.mapping_rule(qm, channel, address, "")
-        if rule is not None and rule["USERSRC"] == "NOACCESS":
-            raise _refused()
-        if rule is not None and rule["USERSRC"] == "MAP":
-            mcauser = str(rule["MCAUSER"])
-    return mcauser or "mqm"
+        found = chlauth.partner_rule(qm, channel, address, partner, peer_dn or [], issuer_dn or [])
+        if found is not None:
+            key, rule = found
+            if rule["USERSRC"] == "NOACCESS":
+                refusals.partner_no_access(channel, address, _describe_rule(key))
+                raise _refused()
+            if rule["USERSRC"] == "MAP":
+                mcauser = str(rule["MCAUSER"])
+    runs_as = mcauser or "mqm"
+    if chlauth.enabled(qm) and chlauth.blocked_user(qm, channel, runs_as):
+        refusals.blocked_mca_user(channel, address, runs_as)
+        raise _refused()
+    return runs_as
+
+
+def _describe_rule(key: RuleKey) -> str:
+    profile, rule_type, address, who = key
+    named = f" {chlauth.WHO[rule_type]}('{who}')" if rule_type in chlauth.WHO else ""
+    return (f"CHLAUTH('{profile}') TYPE({rule_type}){named}"
+            + (f" ADDRESS('{address}')" if address else ""))
 
 
 def _refused() -> MQError:
@@ -150,3 +183,29 @@ def note_origin(qm: QueueManagerState, conn: Connection, channel: str | None, pe
 
 def origin_of(qm: QueueManagerState, conn_id: int) -> str:
     return _origins.get(qm, {}).get(conn_id, "")
+
+
+# --- where a command that came over a message channel comes from --------------------------
+#: how many delivered, not yet served commands are remembered per queue manager
+_MESSAGE_ORIGINS = 1024
+_message_origins: weakref.WeakKeyDictionary[QueueManagerState, dict[tuple[bytes, bytes], str]] = (
+    weakref.WeakKeyDictionary())
+
+
+def note_message_origin(qm: QueueManagerState, msg_id: bytes, user: bytes, origin: str) -> None:
+    """A receiving channel put a message for the command server: its channel, address and
+    MCA user, found again by `message_origin` when the command is run. Kept in memory only,
+    the oldest forgotten first: a command served after a restart is logged without it."""
+    with qm.lock:
+        known = _message_origins.setdefault(qm, {})
+        while len(known) >= _MESSAGE_ORIGINS:
+            del known[next(iter(known))]
+        known[(bytes(msg_id), bytes(user))] = origin
+
+
+def message_origin(qm: QueueManagerState, msg_id: bytes, user: bytes) -> str:
+    """Where a command message came from ("" when no channel delivered it), forgotten once
+    asked: MsgId and UserIdentifier together, so a local request does not take the origin of
+    a channel's even with the same MsgId unless it also names the same user."""
+    with qm.lock:
+        return _message_origins.get(qm, {}).pop((bytes(msg_id), bytes(user)), "")

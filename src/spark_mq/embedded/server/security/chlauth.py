@@ -15,8 +15,21 @@ characters) and has a TYPE:
   most specific channel profile applies; between equally specific profiles a USERMAP before
   an ADDRESSMAP, then the most specific address. A rule's CHCKCLNT(REQUIRED|REQDADM) makes
   connection authentication stricter for the connections it applies to.
+* for a message channel (a receiver, security/admission.py), QMGRMAP (QMNAME: the partner
+  queue manager's name from its hello, a generic `*` pattern allowed, optionally ADDRESS)
+  and SSLPEERMAP (SSLPEER: a pattern of the partner certificate's DN as IBM writes SSLPEER,
+  optionally SSLCERTI, the issuer's DN, and ADDRESS) take the place of USERMAP: USERMAP is
+  for client connections only, as in IBM MQ. Of the rules a partner meets, again the most
+  specific channel profile first; between equally specific profiles the one naming the
+  partner by its certificate (SSLPEERMAP), then by its queue-manager name (QMGRMAP), then by
+  its address (ADDRESSMAP), then the most specific address. IBM documents "the most
+  specific record" without a table of the types; this order is the client's (a rule naming
+  who the partner is before one naming only where it comes from) and what IBM's usual
+  configuration needs: a back-stop ADDRESSMAP('*') NOACCESS with a QMGRMAP or SSLPEERMAP
+  that lets one partner in on the same profile.
 
-Rules are kept by (profile, TYPE, ADDRESS, CLNTUSER), as MQ identifies them, and stored
+Rules are kept by (profile, TYPE, ADDRESS, who), as MQ identifies them, `who` being the
+CLNTUSER of a USERMAP, the QMNAME of a QMGRMAP or the SSLPEER of an SSLPEERMAP, and stored
 with the other definitions. ALTER QMGR CHLAUTH(DISABLED) turns all of them off.
 """
 from __future__ import annotations
@@ -27,10 +40,16 @@ from typing import Any
 
 from spark_mq.embedded.server.security.state import RuleKey, privileged, rule_name, security_of
 from spark_mq.embedded.server.state import QueueManagerState
+from spark_mq.embedded.tls import distinguished_names
 
-MAPPING_TYPES = ("USERMAP", "ADDRESSMAP")
+MAPPING_TYPES = ("USERMAP", "ADDRESSMAP", "QMGRMAP", "SSLPEERMAP")
 BLOCKING_TYPES = ("BLOCKUSER", "BLOCKADDR")
-TYPES = (*BLOCKING_TYPES, *MAPPING_TYPES, "SSLPEERMAP", "QMGRMAP")
+TYPES = (*BLOCKING_TYPES, *MAPPING_TYPES)
+#: the attribute that names who a mapping rule is about (the 4th part of its key)
+WHO = {"USERMAP": "CLNTUSER", "QMGRMAP": "QMNAME", "SSLPEERMAP": "SSLPEER"}
+#: what a client connection meets, and what a message channel's partner meets
+_CLIENT_TYPES = ("USERMAP", "ADDRESSMAP")
+_PARTNER_RANK = {"SSLPEERMAP": 3, "QMGRMAP": 2, "ADDRESSMAP": 1}
 #: rule attributes and what a new rule has when SET CHLAUTH does not say
 DEFAULTS: dict[str, Any] = {"USERSRC": "MAP", "MCAUSER": "", "USERLIST": [], "ADDRLIST": [],
                             "CHCKCLNT": "ASQMGR", "DESCR": "", "WARN": "NO"}
@@ -47,7 +66,7 @@ def set_rule(qm: QueueManagerState, profile: str, rule_type: str, action: str,
     action take); returns runmqsc's message, failures are ValueErrors."""
     rules = security_of(qm).chlauth
     address = str(attrs.get("ADDRESS", "")) if rule_type in MAPPING_TYPES else ""
-    user = str(attrs.get("CLNTUSER", "")) if rule_type == "USERMAP" else ""
+    user = str(attrs.get(WHO[rule_type], "")) if rule_type in WHO else ""
     key: RuleKey = (profile, rule_type, address, user)
     listed = "USERLIST" if rule_type == "BLOCKUSER" else "ADDRLIST"
     if action == "REMOVEALL":
@@ -67,7 +86,7 @@ def set_rule(qm: QueueManagerState, profile: str, rule_type: str, action: str,
                 return "AMQ8877I: IBM MQ channel authentication record set."
         _delete(qm, key)
         return "AMQ8877I: IBM MQ channel authentication record set."
-    fields = {k: v for k, v in attrs.items() if k not in ("ADDRESS", "CLNTUSER")}
+    fields = {k: v for k, v in attrs.items() if k not in ("ADDRESS", *WHO.values())}
     if action == "ADD" and existing is not None:
         if rule_type not in BLOCKING_TYPES:
             raise ValueError("AMQ8883E: Channel authentication record already exists.")
@@ -135,7 +154,7 @@ def mapping_rule(qm: QueueManagerState, channel: str, address: str,
     """The USERMAP or ADDRESSMAP rule that applies to a connection (see the module docstring)."""
     best: tuple[tuple, dict[str, Any]] | None = None
     for (profile, rule_type, pattern, user), values in security_of(qm).chlauth.items():
-        if rule_type not in MAPPING_TYPES or not profile_covers(profile, channel):
+        if rule_type not in _CLIENT_TYPES or not profile_covers(profile, channel):
             continue
         if rule_type == "USERMAP" and user != client_user:
             continue
@@ -145,6 +164,45 @@ def mapping_rule(qm: QueueManagerState, channel: str, address: str,
         if best is None or rank > best[0]:
             best = (rank, values)
     return None if best is None else best[1]
+
+
+def partner_rule(qm: QueueManagerState, channel: str, address: str, partner: str,
+                 peer_dn: list[tuple[str, str]], issuer_dn: list[tuple[str, str]]
+                 ) -> tuple[RuleKey, dict[str, Any]] | None:
+    """The QMGRMAP, SSLPEERMAP or ADDRESSMAP rule (and its key) that applies to a message
+    channel's partner: `partner` the queue-manager name its hello gave, `peer_dn` and
+    `issuer_dn` its certificate's subject and issuer (empty without TLS), see the module
+    docstring for which rule wins."""
+    best: tuple[tuple, RuleKey, dict[str, Any]] | None = None
+    for key, values in security_of(qm).chlauth.items():
+        profile, rule_type, pattern, who = key
+        if rule_type not in _PARTNER_RANK or not profile_covers(profile, channel):
+            continue
+        if pattern and not address_matches(pattern, address):
+            continue
+        if rule_type == "QMGRMAP" and not fnmatch.fnmatchcase(partner, who):
+            continue
+        if rule_type == "SSLPEERMAP" and not _certificate_matches(
+                who, str(values.get("SSLCERTI", "") or ""), peer_dn, issuer_dn):
+            continue
+        rank = (_profile_rank(profile), _PARTNER_RANK[rule_type],
+                _address_rank(pattern) if pattern else 0)
+        if best is None or rank > best[0]:
+            best = (rank, key, values)
+    return None if best is None else (best[1], best[2])
+
+
+def _certificate_matches(peer: str, issuer: str, peer_dn: list[tuple[str, str]],
+                         issuer_dn: list[tuple[str, str]]) -> bool:
+    """SSLPEER (and SSLCERTI, when the rule has one) against a certificate; no certificate,
+    or a pattern that is not valid, matches nothing."""
+    if not peer_dn:
+        return False
+    try:
+        return distinguished_names.matches(peer, peer_dn) and (
+            not issuer.strip() or distinguished_names.matches(issuer, issuer_dn))
+    except distinguished_names.PeerNameError:
+        return False
 
 
 def blocked_user(qm: QueueManagerState, channel: str, user: str) -> bool:

@@ -4,8 +4,9 @@ for them (runs in the queue-manager process; admin.run_mqsc holds the lock).
 DISPLAY AUTHREC takes PROFILE (a name, or a generic profile shown as itself), OBJTYPE,
 PRINCIPAL or GROUP and MATCH(PROFILE|MEMBERSHIP|EXACT); MATCH(MEMBERSHIP) with PRINCIPAL also
 shows the records of the principal's groups. DISPLAY CHLAUTH(name) shows the rules of that
-profile (`*`: every rule; MATCH(RUNCHECK) with ADDRESS and CLNTUSER: the rule a connection
-would meet).
+profile (`*`: every rule; MATCH(RUNCHECK) with ADDRESS and CLNTUSER: the rule a client
+connection would meet; with ADDRESS and QMNAME or SSLPEER (and SSLCERTI): the rule a message
+channel's partner would meet).
 """
 from __future__ import annotations
 
@@ -28,11 +29,14 @@ from spark_mq.embedded.server.security.authority import (
 )
 from spark_mq.embedded.server.security.state import groups_of, refresh_connauth, security_of
 from spark_mq.embedded.server.state import QueueManagerState
+from spark_mq.embedded.tls import distinguished_names
 
 #: the attributes DISPLAY CHLAUTH shows for each type of rule
 _SHOWN = {"BLOCKUSER": {"USERLIST", "DESCR", "WARN"}, "BLOCKADDR": {"ADDRLIST", "DESCR", "WARN"},
           "USERMAP": {"USERSRC", "MCAUSER", "CHCKCLNT", "DESCR", "WARN"},
-          "ADDRESSMAP": {"USERSRC", "MCAUSER", "CHCKCLNT", "DESCR", "WARN"}}
+          "ADDRESSMAP": {"USERSRC", "MCAUSER", "CHCKCLNT", "DESCR", "WARN"},
+          "QMGRMAP": {"USERSRC", "MCAUSER", "DESCR", "WARN"},
+          "SSLPEERMAP": {"USERSRC", "MCAUSER", "SSLCERTI", "DESCR", "WARN"}}
 
 
 def apply(qm: QueueManagerState, command: MQSCCommand) -> str:
@@ -137,8 +141,7 @@ def _display_chlauth(qm: QueueManagerState, command: MQSCCommand) -> str:
     attrs = command.attributes
     wanted = str(attrs.get("TYPE", "ALL"))
     if str(attrs.get("MATCH", "")).upper() == "RUNCHECK":
-        rule = chlauth.mapping_rule(qm, command.name, str(attrs.get("ADDRESS", "")),
-                                    str(attrs.get("CLNTUSER", "")))
+        rule = _runcheck(qm, command.name, attrs)
         found = [(key, values) for key, values in chlauth.rules(qm) if values is rule]
     else:
         found = [(key, values) for key, values in chlauth.rules(qm)
@@ -152,7 +155,7 @@ def _display_chlauth(qm: QueueManagerState, command: MQSCCommand) -> str:
         if address:
             items.append(f"ADDRESS({address})")
         if user:
-            items.append(f"CLNTUSER({user})")
+            items.append(f"{chlauth.WHO.get(rule_type, 'CLNTUSER')}({user})")
         keys = _SHOWN.get(rule_type, _SHOWN["USERMAP"])
         shown_values = {k: v for k, v in values.items() if k in keys}
         items.extend(_items(shown_values, command.flags - {"ALL"}))
@@ -160,6 +163,21 @@ def _display_chlauth(qm: QueueManagerState, command: MQSCCommand) -> str:
     if not shown:
         raise ValueError("AMQ8884E: Channel authentication record not found.")
     return "\n".join(shown)
+
+
+def _runcheck(qm: QueueManagerState, channel: str, attrs: dict[str, Any]) -> dict[str, Any] | None:
+    """The mapping rule a connection would meet: a client's (ADDRESS, CLNTUSER), or with
+    QMNAME or SSLPEER (and SSLCERTI) a message channel partner's."""
+    address = str(attrs.get("ADDRESS", ""))
+    if "QMNAME" not in attrs and "SSLPEER" not in attrs:
+        return chlauth.mapping_rule(qm, channel, address, str(attrs.get("CLNTUSER", "")))
+    try:
+        peer = distinguished_names.parse(str(attrs["SSLPEER"])) if attrs.get("SSLPEER") else []
+        issuer = distinguished_names.parse(str(attrs["SSLCERTI"])) if attrs.get("SSLCERTI") else []
+    except distinguished_names.PeerNameError as err:
+        raise ValueError(f"SSLPEER or SSLCERTI is not a valid distinguished name: {err}") from None
+    found = chlauth.partner_rule(qm, channel, address, str(attrs.get("QMNAME", "")), peer, issuer)
+    return None if found is None else found[1]
 
 
 def _items(values: dict[str, Any], flags: Iterable[str], skip: Iterable[str] = ()) -> list[str]:

@@ -16,6 +16,7 @@ from dataclasses import replace
 from spark_mq.embedded.server.mqsc_command import MQSCCommand, MQSCError
 from spark_mq.embedded.server.security import authinfo, chlauth
 from spark_mq.embedded.server.security.authority import AUTH_NAMES, OBJECT_TYPES
+from spark_mq.embedded.tls import distinguished_names
 
 #: the object types of the commands this module checks
 OBJECT_TYPES_CHECKED = frozenset({"AUTHINFO", "CHLAUTH", "AUTHREC", "SECURITY"})
@@ -128,21 +129,30 @@ def _check_rule(command: MQSCCommand, attrs: dict[str, object]) -> None:
     if rule_type is None or rule_type == "ALL":
         raise MQSCError(line, f"is required on SET CHLAUTH (valid: {', '.join(chlauth.TYPES)})",
                         "TYPE")
-    if rule_type in ("SSLPEERMAP", "QMGRMAP"):
-        return   # kept and shown; not used by client connections here
     action = attrs.setdefault("ACTION", "ADD")
     needs = {"BLOCKUSER": "USERLIST", "BLOCKADDR": "ADDRLIST", "ADDRESSMAP": "ADDRESS",
-             "USERMAP": "CLNTUSER"}[str(rule_type)]
+             "USERMAP": "CLNTUSER", "QMGRMAP": "QMNAME", "SSLPEERMAP": "SSLPEER"}[str(rule_type)]
     if action != "REMOVEALL" and needs not in attrs and not (
             action == "REMOVE" and rule_type in chlauth.BLOCKING_TYPES):
         raise MQSCError(line, f"is required on SET CHLAUTH TYPE({rule_type})", needs)
-    foreign = {"BLOCKUSER": ("ADDRLIST", "ADDRESS", "CLNTUSER", "USERSRC", "MCAUSER"),
-               "BLOCKADDR": ("USERLIST", "ADDRESS", "CLNTUSER", "USERSRC", "MCAUSER"),
-               "ADDRESSMAP": ("USERLIST", "ADDRLIST", "CLNTUSER"),
-               "USERMAP": ("USERLIST", "ADDRLIST")}[str(rule_type)]
+    mapping_only = ("CLNTUSER", "QMNAME", "SSLPEER", "SSLCERTI")
+    foreign = {"BLOCKUSER": ("ADDRLIST", "ADDRESS", *mapping_only, "USERSRC", "MCAUSER"),
+               "BLOCKADDR": ("USERLIST", "ADDRESS", *mapping_only, "USERSRC", "MCAUSER"),
+               "ADDRESSMAP": ("USERLIST", "ADDRLIST", *mapping_only),
+               "USERMAP": ("USERLIST", "ADDRLIST", "QMNAME", "SSLPEER", "SSLCERTI"),
+               "QMGRMAP": ("USERLIST", "ADDRLIST", "CLNTUSER", "SSLPEER", "SSLCERTI", "CHCKCLNT"),
+               "SSLPEERMAP": ("USERLIST", "ADDRLIST", "CLNTUSER", "QMNAME", "CHCKCLNT"),
+               }[str(rule_type)]
     for key in foreign:
         if key in attrs:
             raise MQSCError(line, f"is not valid with TYPE({rule_type})", key)
+    for key in ("SSLPEER", "SSLCERTI"):
+        if attrs.get(key):
+            try:
+                distinguished_names.parse(str(attrs[key]))
+            except distinguished_names.PeerNameError as err:
+                raise MQSCError(line, f"is not a valid distinguished-name pattern ({err}), "
+                                      "e.g. 'CN=QM1,O=Example'", key) from None
     if rule_type == "BLOCKADDR" and command.name != "*":
         raise MQSCError(line, "TYPE(BLOCKADDR) needs the profile '*' (it applies to every "
                               "channel)")

@@ -8,7 +8,8 @@ diagnosed here as on IBM MQ (the connector's hint points at them, spark_mq/mq/re
     AMQ5534E  a user ID and password that do not match
     AMQ5540E  no user ID and password where CONNAUTH's CHCKCLNT (CHCKLOCL) requires them
     AMQ9782E  the address is in a BLOCKADDR rule
-    AMQ9777E  a CHLAUTH mapping rule with USERSRC(NOACCESS) matched
+    AMQ9777E  a CHLAUTH mapping rule with USERSRC(NOACCESS) matched; or, for a message
+              channel, the user its agent would run as is in the BLOCKUSER rule
     AMQ9776E  the user is in a BLOCKUSER rule of the channel
     AMQ8077W  an entity lacks an authority on an object (with the setmqaut that grants it)
 
@@ -46,6 +47,19 @@ def blocked_address(address: str) -> None:
 def no_access(channel: str, address: str, user: str) -> None:
     log.warning("AMQ9777E: Channel '%s' was blocked: a CHLAUTH USERMAP or ADDRESSMAP rule with "
                 "USERSRC(NOACCESS) matches address %s and client user '%s'", channel, address, user)
+
+
+def partner_no_access(channel: str, address: str, rule: str) -> None:
+    log.warning("AMQ9777E: Channel was blocked: the inbound channel '%s' was blocked from "
+                "address %s because the active values of the channel matched a record "
+                "configured with USERSRC(NOACCESS): %s", channel, address, rule)
+
+
+def blocked_mca_user(channel: str, address: str, user: str) -> None:
+    log.warning("AMQ9777E: Channel was blocked: the inbound channel '%s' was blocked from "
+                "address %s because the active values of the channel were mapped to a user "
+                "ID which should be blocked; the active values of the channel were "
+                "'MCAUSER(%s)'", channel, address, user)
 
 
 def blocked_user(channel: str, address: str, user: str) -> None:
