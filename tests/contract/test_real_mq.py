@@ -187,7 +187,10 @@ def test_connector_round_trip(target, tmp_path):
             "--channel", target["channel"], "--transport", target["transport"],
             "--messages", "600", "--max-messages-per-trigger", "250", "--output", str(tmp_path / "out")]
     if "user" in target:
-        args += ["--user", target["user"], "--password", target["password"]]
+        secret = tmp_path / "password"      # never on spark-submit's command line
+        secret.write_text(target["password"])
+        secret.chmod(0o600)
+        args += ["--user", target["user"], "--password-file", str(secret)]
     process = spark_submit("quickstart.py", *args, timeout=480)
     assert process.returncode == 0, explain(process)
     for line in ("rows out           600", "duplicates         0", "missing            0"):

@@ -5,6 +5,7 @@ a bad or slow client does."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import pathlib
 import re
@@ -21,8 +22,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 import spark_mq.embedded as embedded
 from spark_mq.embedded.server.metrics import families
-from spark_mq.embedded.server.metrics.endpoint import MAX_CLIENTS, MAX_REQUEST
-from support import wait_for
+from spark_mq.embedded.server.metrics.endpoint import MAX_CLIENTS, MAX_PENDING, MAX_REQUEST
 from tls_keys import one_way_repositories
 
 QUEUE_LABELS = {"qmgr", "platform", "queue", "usage", "description", "cluster"}
@@ -150,26 +150,41 @@ def test_the_door_answers_only_metrics(manager):
 
 
 def test_bad_and_slow_clients_stop_nobody(manager):
-    """Silent sockets, oversized headers, garbage: each is answered or dropped, and a scrape
-    beside them is served; more silent clients than MAX_CLIENTS are turned away (503) at
-    once, and their places come back when they go."""
+    """Oversized headers and garbage are answered; silent and trickling sockets, more of them
+    than MAX_PENDING, neither hold a slot nor stop a scrape beside them: the oldest are
+    pushed out by newer connections."""
     host, port = manager.metrics_host, manager.metrics_port
     assert _raw(host, port, b"GET /metrics HTTP/1.1\r\nX: " + b"a" * MAX_REQUEST + b"\r\n\r\n") \
         .startswith(b"HTTP/1.1 431")
     assert _raw(host, port, b"\x16\x03\x01garbage\r\n\r\n").startswith(b"HTTP/1.1 400")
-    silent = [socket.create_connection((host, port)) for _ in range(MAX_CLIENTS)]
-    try:
-        wait_for(lambda: status_code(manager.metrics_url) == 503, 30)
-    finally:
-        for sock in silent:
-            sock.close()
-    wait_for(lambda: status_code(manager.metrics_url) == 200, 30)
-    trickle = socket.create_connection((host, port))
-    try:
-        trickle.sendall(b"GET /met")           # half a request, never finished
+    with _strangers(host, port) as (silent, _trickling):
         assert "ibmmq_queue_depth" in str(scrape(manager.metrics_url))
+        assert status_code(manager.metrics_url, method="HEAD") == 200
+        assert _closed_by_the_server(silent[0])      # the oldest: evicted (or at its deadline)
+
+
+STRANGERS = MAX_PENDING + 50
+
+
+@contextlib.contextmanager
+def _strangers(host: str, port: int):
+    """STRANGERS silent connections, then ten that send half a request and stop."""
+    silent = [socket.create_connection((host, port), timeout=30) for _ in range(STRANGERS)]
+    trickling = [socket.create_connection((host, port), timeout=30) for _ in range(10)]
+    try:
+        for sock in trickling:
+            sock.sendall(b"GET /met")
+        yield silent, trickling
     finally:
-        trickle.close()
+        for sock in silent + trickling:
+            sock.close()
+
+
+def _closed_by_the_server(sock: socket.socket) -> bool:
+    try:
+        return sock.recv(1) == b""
+    except ConnectionResetError:
+        return True
 
 
 def _raw(host: str, port: int, request: bytes) -> bytes:
@@ -236,6 +251,30 @@ def test_with_users_over_tls_a_user_with_display_authority_is_needed(secured):
     every = {dict(labels)["queue"] for name, labels in scrape(url, ("admin", "adminpw"), context)
              if name == "ibmmq_queue_depth"}
     assert {"SEEN.Q", "UNSEEN.Q", "DEV.QUEUE.1"} <= every
+
+
+def test_over_tls_silent_sockets_and_wrong_passwords_do_not_blind_a_scraper(secured):
+    """More silent TCP connections than MAX_PENDING (no ClientHello: a handshake nobody
+    finishes), half requests, and more wrong passwords than MAX_CLIENTS waiting out their
+    FAILDLAY: a scrape with good credentials is answered 200 beside them all."""
+    manager, context = secured
+    host, port = manager.metrics_host, manager.metrics_port
+    guesses = []
+    with _strangers(host, port) as (silent, _trickling):
+        token = base64.b64encode(b"admin:guess").decode()
+        for _ in range(2 * MAX_CLIENTS):
+            sock = context.wrap_socket(socket.create_connection((host, port), timeout=30))
+            sock.sendall(f"GET /metrics HTTP/1.1\r\nAuthorization: Basic {token}\r\n\r\n".encode())
+            guesses.append(sock)
+        try:
+            samples = scrape(manager.metrics_url, ("watcher", "watchpw"), context)
+            assert of_queue(samples, "ibmmq_queue_depth", "SEEN.Q") == 0
+            assert _closed_by_the_server(silent[0])
+            for sock in guesses:            # each guess is still answered, after FAILDLAY
+                assert sock.recv(12) == b"HTTP/1.1 401"
+        finally:
+            for sock in guesses:
+                sock.close()
 
 
 def test_the_grafana_dashboard_reads_metrics_the_endpoint_has(manager, client):

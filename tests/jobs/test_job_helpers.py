@@ -13,7 +13,8 @@ import pytest
 from spark_mq.jobs import cli
 from spark_mq.jobs.errors import JobError, explain
 from spark_mq.jobs.queue_manager import require_connection
-from support import JOBS
+from support import JOBS, python_job
+from support import explain as explain_process
 
 JOB_FILES = sorted(name for name in os.listdir(JOBS) if name.endswith(".py"))
 
@@ -57,6 +58,63 @@ def test_connection_arguments_come_from_the_command_line_or_the_environment(monk
     assert cli.connection_options(args) == {"connName": "mq1(1414)", "channel": "APP.SVRCONN",
                                             "password": "secret", "reconnect": "true"}
     assert require_connection(args)["connName"] == "mq1(1414)"
+
+
+PASSWORD_WAYS = ("SPARK_MQ_PASSWORD", "--password-file PATH", "type it when asked")
+
+
+def test_a_password_on_a_jobs_command_line_is_refused_with_the_three_ways(monkeypatch, capsys):
+    for argv in (["--password", "secret"], ["--password=secret"], ["--read-option", "password=secret"],
+                 ["--read-option", " Password =secret"]):
+        with pytest.raises(SystemExit) as exited:
+            parse(["--conn-name", "mq1(1414)", *argv], monkeypatch)
+        said = capsys.readouterr().err
+        assert exited.value.code == 2, said
+        assert "a password on the command line is readable by every local user" in said
+        assert all(way in said for way in PASSWORD_WAYS), said
+    with pytest.raises(JobError, match="--write-option password=...: a password on the command line"):
+        cli.key_values(["password=secret"], "--write-option")
+
+
+def test_a_jobs_password_comes_from_an_owner_only_file_or_the_environment(monkeypatch, tmp_path):
+    monkeypatch.delenv("SPARK_MQ_PASSWORD", raising=False)
+    monkeypatch.delenv("SPARK_MQ_PASSWORD_FILE", raising=False)
+    private = tmp_path / "pw"
+    private.write_text("from-file\nignored second line\n")
+    private.chmod(0o600)
+    assert cli.connection_options(parse(["--user", "app", "--password-file", str(private)]))["password"] \
+        == "from-file"
+    monkeypatch.setenv("SPARK_MQ_PASSWORD_FILE", str(private))
+    assert cli.connection_options(parse(["--user", "app"]))["password"] == "from-file"
+    monkeypatch.delenv("SPARK_MQ_PASSWORD_FILE")
+    monkeypatch.setenv("SPARK_MQ_PASSWORD", "from-env")
+    assert cli.connection_options(parse(["--user", "app"]))["password"] == "from-env"
+    monkeypatch.delenv("SPARK_MQ_PASSWORD")
+    # no terminal (pytest's standard input): no prompt, no password
+    assert "password" not in cli.connection_options(parse(["--user", "app"]))
+    private.chmod(0o640)
+    with pytest.raises(JobError, match=rf"--password-file {private}: permissions 0640 are too open: "
+                                       rf"group or others may read or change it; make it the owner's "
+                                       rf"only: chmod 600 {private}"):
+        cli.connection_options(parse(["--user", "app", "--password-file", str(private)]))
+    private.chmod(0o600)
+    private.write_text("")
+    with pytest.raises(JobError, match="the file is empty"):
+        cli.connection_options(parse(["--password-file", str(private)]))
+
+
+def test_a_job_run_as_a_user_runs_it_refuses_a_password_before_spark_starts(tmp_path):
+    refused = python_job("queue_to_files.py", "--path", str(tmp_path / "out"), "--password", "secret",
+                         timeout=120)
+    assert refused.returncode == 2, explain_process(refused)
+    assert "--password: a password on the command line is readable by every local user" in refused.stderr
+    shared = tmp_path / "pw"
+    shared.write_text("secret\n")
+    shared.chmod(0o644)
+    refused = python_job("queue_to_files.py", "--path", str(tmp_path / "out"), "--conn-name", "localhost(1)",
+                         "--user", "app", "--password-file", str(shared), timeout=120)
+    assert refused.returncode == 1, explain_process(refused)
+    assert f"error: --password-file {shared}: permissions 0644 are too open" in refused.stderr
 
 
 def test_a_job_without_a_queue_manager_says_how_to_give_one(monkeypatch):

@@ -267,8 +267,8 @@ def test_mqsc_on_a_queue_manager_with_users_needs_the_password(shell):
     try:
         done = run("mqsc", "DISPLAY QMGR", cwd=cwd, env=env, check=False)
         assert done.returncode == 1 and "2035 MQRC_NOT_AUTHORIZED" in one_line_error(done)
-        done = run("put", "DEV.QUEUE.1", "x", "--user", "admin", "--password", "wrong", cwd=cwd, env=env,
-                   check=False)
+        done = run("put", "DEV.QUEUE.1", "x", "--user", "admin", cwd=cwd,
+                   env={**env, "SPARK_MQ_PASSWORD": "wrong"}, check=False)
         assert done.returncode == 1 and "2035 MQRC_NOT_AUTHORIZED" in one_line_error(done)
         env = {**env, "SPARK_MQ_USER": "admin", "SPARK_MQ_PASSWORD": "passw0rd"}
         assert "QMNAME(QM1)" in text(run("mqsc", "DISPLAY QMGR", cwd=cwd, env=env))[0]

@@ -2,13 +2,21 @@
 which turns a job's outcome into its exit status and a one-line error.
 
 Every connection argument can also come from an environment variable (SPARK_MQ_CONN_NAME,
-SPARK_MQ_PASSWORD, ...) so that passwords need not appear on a command line and a
-container can be configured by its environment.
+...) so that a container can be configured by its environment.
+
+A password never comes on a command line, where every local user reads it (ps,
+/proc/PID/cmdline): it comes from SPARK_MQ_PASSWORD, from a file only its owner can read
+(--password-file, or SPARK_MQ_PASSWORD_FILE; refused, as ssh refuses a key, when group or
+others may read or write it), or, when --user is given without one and standard input is a
+terminal, from a prompt (as runmqsc -u USER asks). --password VALUE is refused, naming
+these three ways; so is a password among --read-option/--write-option.
 """
 from __future__ import annotations
 
 import argparse
+import getpass
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterable
 
@@ -21,9 +29,9 @@ CONNECTION_ARGUMENTS = (
     ("--conn-name", "connName", "SPARK_MQ_CONN_NAME",
      "listener address in MQ syntax host(port), comma-separated for multi-instance"),
     ("--channel", "channel", "SPARK_MQ_CHANNEL", "server-connection channel (default: DEV.APP.SVRCONN)"),
-    ("--user", "user", "SPARK_MQ_USER", "user id sent in the MQCSP"),
-    ("--password", "password", "SPARK_MQ_PASSWORD",
-     "password sent in the MQCSP (prefer the environment variable SPARK_MQ_PASSWORD)"),
+    ("--user", "user", "SPARK_MQ_USER",
+     "user id sent in the MQCSP; its password comes from SPARK_MQ_PASSWORD, --password-file, or "
+     "a prompt at a terminal"),
     ("--transport", "transport", "SPARK_MQ_TRANSPORT",
      "auto | ibmmq | embedded (default: auto = IBM's client when libmqm_r loads, else embedded)"),
     ("--cipher-spec", "cipherSpec", "SPARK_MQ_CIPHER_SPEC", "TLS CipherSpec of the channel, e.g. ANY_TLS13"),
@@ -31,6 +39,22 @@ CONNECTION_ARGUMENTS = (
      "TLS key repository stem (without .kdb) on every node"),
     ("--ccdt-url", "ccdtUrl", "SPARK_MQ_CCDT_URL", "client channel definition table (file:// or http(s)://)"),
 )
+
+#: the password's environment variable (never an argument: see the module's docstring)
+PASSWORD_ENVIRONMENT = "SPARK_MQ_PASSWORD"
+PASSWORD_FILE_ENVIRONMENT = "SPARK_MQ_PASSWORD_FILE"
+PASSWORD_WAYS = (f"give it in the environment variable {PASSWORD_ENVIRONMENT}, in a file only you "
+                 "can read (--password-file PATH, chmod 600), or type it when asked (--user USER "
+                 "at a terminal, without a password)")
+PASSWORD_REFUSED = ("a password on the command line is readable by every local user (ps, "
+                    f"/proc/PID/cmdline): {PASSWORD_WAYS}")
+
+
+class _RefusePassword(argparse.Action):
+    """--password VALUE: refused with the ways that keep the password private."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        parser.error(f"{option_string}: {PASSWORD_REFUSED}")
 
 
 # --- parser and argument groups ---------------------------------------------------------------
@@ -50,6 +74,13 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
         "IBM MQ connection (each also read from the environment variable in brackets)")
     for flag, _option, env, text in CONNECTION_ARGUMENTS:
         group.add_argument(flag, default=os.environ.get(env), help=f"{text} [{env}]")
+    group.add_argument("--password-file", metavar="PATH", default=os.environ.get(PASSWORD_FILE_ENVIRONMENT),
+                       help="file holding the password sent in the MQCSP (its first line), readable "
+                            f"by its owner only [{PASSWORD_FILE_ENVIRONMENT}]; else the environment "
+                            f"variable {PASSWORD_ENVIRONMENT}, else a prompt when --user is given at "
+                            "a terminal. Never --password VALUE, which every local user could read")
+    group.add_argument("--password", nargs="?", action=_RefusePassword, dest="refused_password",
+                       help=argparse.SUPPRESS)
     group.add_argument("--reconnect", action="store_true",
                        default=os.environ.get("SPARK_MQ_RECONNECT", "").lower() in ("1", "true", "yes"),
                        help="reconnect automatically to a multi-instance queue manager [SPARK_MQ_RECONNECT]")
@@ -60,6 +91,8 @@ def environment_options(environ: dict[str, str] | None = None) -> dict[str, str]
     reconnect), for code that has no command line: a declarative pipeline's definitions."""
     environ = dict(os.environ if environ is None else environ)
     options = {option: environ[env] for _flag, option, env, _text in CONNECTION_ARGUMENTS if environ.get(env)}
+    if environ.get(PASSWORD_ENVIRONMENT):
+        options["password"] = environ[PASSWORD_ENVIRONMENT]
     if environ.get("SPARK_MQ_RECONNECT", "").lower() in ("1", "true", "yes"):
         options["reconnect"] = "true"
     return options
@@ -89,8 +122,16 @@ def add_extra_option_arguments(parser: argparse.ArgumentParser, *kinds: str) -> 
     for kind in kinds:
         side, example = _EXTRA_OPTION_KINDS[kind]
         group.add_argument(f"--{kind}-option", action="append", default=[], metavar="KEY=VALUE",
+                           type=_no_password,
                            dest=f"{kind}_options",
                            help=f"pass an option to the {side} as is (repeatable), e.g. {example}")
+
+
+def _no_password(item: str) -> str:
+    """argparse type of --read-option/--write-option: refuses a password before Spark starts."""
+    if item.partition("=")[0].strip().lower() == "password":
+        raise argparse.ArgumentTypeError(f"password=...: {PASSWORD_REFUSED}")
+    return item
 
 
 def add_trigger_arguments(parser: argparse.ArgumentParser, default: str = "available-now") -> None:
@@ -126,9 +167,45 @@ def connection_options(args: argparse.Namespace) -> dict[str, str]:
         value = getattr(args, flag[2:].replace("-", "_"))
         if value not in (None, ""):
             options[option] = value
+    password = _password(args, options.get("user"))
+    if password:
+        options["password"] = password
     if getattr(args, "reconnect", False):
         options["reconnect"] = "true"
     return options
+
+
+def _password(args: argparse.Namespace, user: str | None) -> str | None:
+    """The password, once per run (a prompt is not repeated): --password-file, else the
+    environment, else a prompt when a user is named and standard input is a terminal."""
+    if not hasattr(args, "resolved_password"):
+        path = getattr(args, "password_file", None)
+        if path:
+            args.resolved_password = read_password_file(path)
+        elif os.environ.get(PASSWORD_ENVIRONMENT):
+            args.resolved_password = os.environ[PASSWORD_ENVIRONMENT]
+        elif user and sys.stdin is not None and sys.stdin.isatty():
+            args.resolved_password = getpass.getpass(f"password for {user}: ")
+        else:
+            args.resolved_password = None
+    return args.resolved_password
+
+
+def read_password_file(path: str) -> str:
+    """The first line of `path`, which only its owner may read or write (as ssh wants of a key)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        raise JobError(f"--password-file {path}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, encoding="utf-8") as file:
+        mode = stat.S_IMODE(os.fstat(fd).st_mode)
+        if mode & 0o077:
+            raise JobError(f"--password-file {path}: permissions {mode:04o} are too open: group or "
+                           f"others may read or change it; make it the owner's only: chmod 600 {path}")
+        lines = file.read().splitlines()
+    if not lines or not lines[0]:
+        raise JobError(f"--password-file {path}: the file is empty; its first line is the password")
+    return lines[0]
 
 
 def key_values(items: Iterable[str], flag: str) -> dict[str, str]:
@@ -138,6 +215,8 @@ def key_values(items: Iterable[str], flag: str) -> dict[str, str]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise JobError(f"{flag}: expected KEY=VALUE, got {item!r}")
+        if key.strip().lower() == "password":
+            raise JobError(f"{flag} password=...: {PASSWORD_REFUSED}")
         result[key.strip()] = value
     return result
 

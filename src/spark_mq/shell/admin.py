@@ -171,7 +171,8 @@ def mqsc_sender(args: argparse.Namespace) -> Iterator[Callable[[str], tuple[bool
                 raise _not_available(host, port) from None
             raise MQConnectorError(f"the queue manager at {host}({port}) refused MQSC: MQ reason "
                                    f"{exc.reason} {reason_name(exc.reason)}: check --user, "
-                                   "--password and --channel", exc.reason,
+                                   "its password (SPARK_MQ_PASSWORD, --password-file or the "
+                                   "prompt) and --channel", exc.reason,
                                    reason_name(exc.reason)) from None
         except (OSError, ValueError, EOFError, struct.error) as exc:   # no PCF answer
             raise MQConnectorError(f"no MQSC answer from {host}({port}) ({exc}); MQSC reaches embedded "
