@@ -204,7 +204,10 @@ class ChannelInitiator:
         try:
             sync_hobj = local.open(sync.SYNC_QUEUE, SYNC_OPEN)
             if chltype == channels.SENDER:
-                record = sync.read_sender(local, sync_hobj, name)
+                try:
+                    record = sync.read_sender(local, sync_hobj, name)
+                except ValueError:   # damaged: a reset is the way out, not a refusal
+                    record = sync.SenderRecord()
                 if record.indoubt is not None:
                     raise ChannelInDoubt(f"RESET CHANNEL({name}): the channel is in doubt "
                                          f"(batch {record.indoubt.batch}): RESOLVE CHANNEL "

@@ -11,7 +11,10 @@ __init__.py), as IBM MQ's sender does:
 * a partner that cannot be reached, or a link that breaks: the batch in flight is backed out
   and the channel is RETRYING, SHORTRTY times SHORTTMR seconds apart, then LONGRTY times
   LONGTMR apart, then STOPPED; it resumes by itself when the partner is back;
-* STOP CHANNEL ends it after the batch in flight (MODE QUIESCE), STOPPED or INACTIVE as asked.
+* STOP CHANNEL ends it after the batch in flight (MODE QUIESCE), STOPPED or INACTIVE as asked;
+* its own books (sync.py): at each start it reconciles them with the partner's record
+  (`SenderAgent._resync`); books that do not reconcile stop it (AMQ9526, STOPPED, no retry)
+  until RESET CHANNEL (initiator.py).
 
 Channel events (events/channel.py): Channel Started once a session is RUNNING, and Channel
 Stopped when that session ends, qualified by what the channel does next: OK (INACTIVE),
@@ -201,7 +204,11 @@ class SenderAgent:
             hobj = local.open(xmitq, _XMITQ_OPEN | (
                 CMQC.MQOO_ALTERNATE_USER_AUTHORITY if mcauser else 0), "", mcauser)
             sync_hobj = local.open(sync.SYNC_QUEUE, SYNC_OPEN)
-            mine = sync.read_sender(local, sync_hobj, self.name)
+            try:
+                mine = sync.read_sender(local, sync_hobj, self.name)
+            except ValueError as exc:
+                raise ChannelEnded(f"its sync record on {sync.SYNC_QUEUE} is damaged ({exc}): "
+                                   f"RESET CHANNEL({self.name})") from None
             link, (partner, batch_size, record) = open_link(
                 str(attrs["CONNAME"]), self.name, self.qmgr.name, int(attrs["BATCHSZ"]), False,
                 channel_tls(self.qmgr, attrs), mine.reset)
@@ -212,7 +219,7 @@ class SenderAgent:
                 record = SyncRecord.from_wire(record)
             except ValueError as exc:
                 raise ProtocolError(str(exc)) from None
-            status.rqmname, status.error = partner, ""
+            status.rqmname, status.error, status.batch_size = partner, "", batch_size
             self._resync(local, hobj, sync_hobj, mine, record, partner)
             status.status = statuses.RUNNING
             self.ran = True
