@@ -12,9 +12,16 @@ Shared by tests/fuzz (a small fixed budget in the suite) and bench/fuzz_long.py 
 | PCF parser (server/command_server/pcf.py) | a command message | PCFError |
 | MQRFH2 decoder (mqi/properties/_rfh2.py) | message data | PropertyError |
 | MQGMO_CONVERT (server/convert.py) | MQDLH/MQXQH/MQMDE/MQRFH/MQRFH2 chains | none: a reason in the result |
+| channel hello (message_channels/link.py check_hello, hello_reset) | a hello's arguments | ProtocolError |
+| channel message (link.py check_message) | a MSG frame | ProtocolError |
+| channel batch end (link.py check_end) | an END frame | ProtocolError |
+| sync record in a hello's answer (sync.py SyncRecord.from_wire) | a decoded value | ValueError |
+| sync record on SYSTEM.CHANNEL.SYNCQ (sync.py parse_record) | a message's data | ValueError |
+| transmission header (resolution/transmission.py unwrap) | MQXQH[+MQMDE] data | None (else a packable MQMD) |
 """
 from __future__ import annotations
 
+import json
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,11 +33,13 @@ from spark_mq.embedded.server import mqsc
 from spark_mq.embedded.server.channels import SVRCONN_ATTRIBUTES
 from spark_mq.embedded.server.command_server import pcf
 from spark_mq.embedded.server.convert import Converted, convert_message
+from spark_mq.embedded.server.message_channels import link, sync
 from spark_mq.embedded.server.mqsc_attributes import QMGR_ATTRIBUTES, QUEUE_ATTRIBUTES
+from spark_mq.embedded.server.resolution.transmission import unwrap
 from spark_mq.mqi.constants import CMQC, CMQCFC
 from spark_mq.mqi.properties import PropertyError
 from spark_mq.mqi.properties._rfh2 import decode_rfh2
-from spark_mq.mqi.structs import DLH, MD1, MDE, RFH1, RFH2, XQH
+from spark_mq.mqi.structs import DLH, MD, MD1, MDE, RFH1, RFH2, XQH
 
 #: the decode bounds the queue manager applies to a connected client's requests
 REQUEST_MAX_ELEMENTS = 1 << 18
@@ -351,6 +360,105 @@ def check_convert(chain: Chain) -> Converted:
     return converted
 
 
+# --- the channel frames and books (message_channels/link.py, sync.py) --------------------
+_seqs = st.one_of(st.integers(-2, 5), st.sampled_from((999_999_999, 10**9, 2**62, -2**63)),
+                  st.integers(-2**63, 2**63 - 1), st.booleans(), st.none(), st.text(max_size=4))
+_luwids = st.one_of(st.text("0123456789ABCDEFabcdef", min_size=16, max_size=16),
+                    st.just("0" * 16), st.just(""), st.text(max_size=20), st.integers(), st.none())
+_msg_ids = st.one_of(st.binary(min_size=24, max_size=24), st.binary(max_size=30), st.text(max_size=24))
+hellos = st.one_of(
+    st.lists(values, max_size=7),
+    st.tuples(st.text(max_size=20), st.text(max_size=48), _seqs, st.booleans(), _seqs).map(list))
+message_frames = st.one_of(
+    st.lists(values, max_size=8).map(lambda rest: ["MSG", *rest]),
+    st.tuples(_seqs, _msg_ids, st.binary(max_size=40), st.one_of(st.none(), st.lists(values, max_size=3)),
+              st.one_of(st.booleans(), st.none())).map(lambda args: ["MSG", *args]))
+end_frames = st.one_of(st.lists(values, max_size=4).map(lambda rest: ["END", *rest]),
+                       st.tuples(_luwids, _seqs).map(lambda args: ["END", *args]),
+                       st.lists(st.one_of(_luwids, _seqs), max_size=4).map(lambda rest: ["END", *rest]))
+wire_records = st.one_of(values, st.tuples(_luwids, _seqs).map(list),
+                         st.tuples(_luwids, _seqs, st.lists(_msg_ids, max_size=3)).map(list))
+
+
+def _record_json(draw: st.DrawFn) -> bytes:
+    doubt = draw(st.one_of(st.none(), st.fixed_dictionaries({
+        "batch": _luwids, "first": _seqs, "last": _seqs,
+        "messages": st.one_of(st.lists(st.tuples(st.binary(max_size=24).map(bytes.hex),
+                                                 st.binary(max_size=16).map(bytes.hex)).map(list),
+                                       max_size=3), st.integers(), st.text(max_size=8))})))
+    body = draw(st.fixed_dictionaries(
+        {"batch": _luwids, "seq": _seqs},
+        optional={"role": st.sampled_from(("SDR", "RCVR", "", "XMIT")), "channel": st.text(max_size=8),
+                  "reset": _seqs, "indoubt": st.just(doubt), "msgids": st.lists(st.text(max_size=8))}))
+    return json.dumps(body).encode()
+
+
+stored_records = inputs(st.composite(_record_json)(), max_random=512)
+
+
+def check_hello(args: list) -> object:
+    try:
+        return link.check_hello(args), link.hello_reset(args, 999_999_999)
+    except link.ProtocolError:
+        return None
+
+
+def check_message_frame(value: list) -> object:
+    try:
+        return link.check_message(value)
+    except link.ProtocolError:
+        return None
+
+
+def check_end_frame(value: list) -> object:
+    try:
+        return link.check_end(value)
+    except link.ProtocolError:
+        return None
+
+
+def check_wire_record(value: object) -> object:
+    try:
+        record = sync.SyncRecord.from_wire(value)
+    except ValueError:
+        return None
+    assert 0 <= record.seq <= 999_999_999 and isinstance(record.batch, str)
+    return record
+
+
+def check_stored_record(data: bytes) -> object:
+    try:
+        return sync.parse_record(data)
+    except ValueError:
+        return None
+
+
+# --- the transmission header (server/resolution/transmission.py) ---------------------------
+@st.composite
+def _transmission(draw: st.DrawFn) -> bytes:
+    with_mde = draw(st.booleans())
+    body_format = draw(st.sampled_from(_FORMATS[5:]))
+    data = draw(_header(CMQC.MQFMT_XMIT_Q_HEADER,
+                        CMQC.MQFMT_MD_EXTENSION if with_mde else body_format, "<"))
+    if with_mde:
+        data += draw(_header(CMQC.MQFMT_MD_EXTENSION, body_format, "<"))
+    return data + draw(st.binary(max_size=40))
+
+
+transmission_data = inputs(_transmission(), max_random=600)
+
+
+def check_unwrap(data: bytes) -> object:
+    """unwrap answers None for what is not a transmission message; what it does answer, the
+    receiver puts: its MQMD must pack."""
+    unwrapped = unwrap(data)
+    if unwrapped is not None:
+        queue, qmgr_name, md, body = unwrapped
+        assert isinstance(queue, str) and isinstance(qmgr_name, str) and isinstance(body, bytes)
+        MD.pack(md)
+    return unwrapped
+
+
 #: name -> (strategy, check): what bench/fuzz_long.py runs
 TARGETS: dict[str, tuple[st.SearchStrategy, Callable[[object], object]]] = {
     "wire": (frame_bodies, check_frame),            # type: ignore[dict-item]
@@ -358,4 +466,10 @@ TARGETS: dict[str, tuple[st.SearchStrategy, Callable[[object], object]]] = {
     "pcf": (pcf_messages, check_pcf),               # type: ignore[dict-item]
     "rfh2": (rfh2_data, check_rfh2),                # type: ignore[dict-item]
     "convert": (header_chains(), check_convert),    # type: ignore[dict-item]
+    "channel-hello": (hellos, check_hello),                  # type: ignore[dict-item]
+    "channel-message": (message_frames, check_message_frame),  # type: ignore[dict-item]
+    "channel-end": (end_frames, check_end_frame),          # type: ignore[dict-item]
+    "sync-record-wire": (wire_records, check_wire_record),  # type: ignore[dict-item]
+    "sync-record-stored": (stored_records, check_stored_record),  # type: ignore[dict-item]
+    "transmission": (transmission_data, check_unwrap),     # type: ignore[dict-item]
 }

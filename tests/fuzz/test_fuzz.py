@@ -9,16 +9,28 @@ from hypothesis import given
 from fuzz.targets import (
     Chain,
     check_convert,
+    check_end_frame,
     check_frame,
+    check_hello,
+    check_message_frame,
     check_mqsc,
     check_pcf,
     check_rfh2,
+    check_stored_record,
+    check_unwrap,
+    check_wire_record,
+    end_frames,
     frame_bodies,
     header_chains,
+    hellos,
+    message_frames,
     mqsc_texts,
     pcf_messages,
     requests,
     rfh2_data,
+    stored_records,
+    transmission_data,
+    wire_records,
 )
 from spark_mq.embedded import wire
 
@@ -51,6 +63,36 @@ def test_rfh2_decoder_answers_or_raises_property_error(data: bytes) -> None:
 @given(header_chains())
 def test_convert_answers_an_mq_reason_for_any_header_chain(chain: Chain) -> None:
     check_convert(chain)
+
+
+@given(hellos)
+def test_channel_hello_check_answers_or_raises_protocol_error(args: list) -> None:
+    check_hello(args)
+
+
+@given(message_frames)
+def test_channel_message_check_answers_or_raises_protocol_error(value: list) -> None:
+    check_message_frame(value)
+
+
+@given(end_frames)
+def test_channel_batch_end_check_answers_or_raises_protocol_error(value: list) -> None:
+    check_end_frame(value)
+
+
+@given(wire_records)
+def test_a_hello_answers_sync_record_parses_or_raises_value_error(value: object) -> None:
+    check_wire_record(value)
+
+
+@given(stored_records)
+def test_a_stored_sync_record_parses_or_raises_value_error(data: bytes) -> None:
+    check_stored_record(data)
+
+
+@given(transmission_data)
+def test_unwrap_answers_none_or_a_packable_mqmd(data: bytes) -> None:
+    check_unwrap(data)
 
 
 def _as_lists(value: object) -> object:

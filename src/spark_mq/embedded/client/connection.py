@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from spark_mq.embedded.client import ccdt, tls
 from spark_mq.embedded.wire import FrameReader, ProtocolError, frame
 from spark_mq.mqi.constants import CMQC, CMQXC
+from spark_mq.mqi.message_ids import MessageIds
 from spark_mq.mqi.structs import CD, CNO, CSP, Layout, text
 
 # completion codes under short names, and the reason that goes with MQCC_OK
@@ -95,14 +96,14 @@ class Connection:
         self.broken = False
         self.reader = FrameReader(sock)
         self.inflight: collections.deque = collections.deque()  # handles awaiting a refill
-        self.msgid_counter = itertools.count(1)
         self.set_qm_name(qm_name)
 
     def set_qm_name(self, qm_name: str) -> None:
         """The queue manager's name, once known (a group name such as *QM1 is not one): it
         starts the message ids this connection makes, as MQ's start with AMQ and its name."""
         self.qm_name = qm_name
-        self.msgid_prefix = b"AMQ " + qm_name.encode()[:8].ljust(8, b" ") + os.urandom(4)
+        self.new_msgid = MessageIds(b"AMQ " + qm_name.encode()[:8].ljust(8, b" ")
+                                    + os.urandom(4))
 
     def call(self, *request: object) -> list:
         """Send one verb (after any pipelined puts) and wait for its answer."""
@@ -210,9 +211,6 @@ class Connection:
             self.broken = True
         finally:
             self.lock.release()
-
-    def new_msgid(self) -> bytes:
-        return self.msgid_prefix + next(self.msgid_counter).to_bytes(8, "big")
 
 
 class _Flusher:

@@ -103,7 +103,8 @@ _RESOLVE_ACTIONS = ("COMMIT", "BACKOUT")
 
 
 def _channel_control(qmgr: QueueManager, command: MQSCCommand) -> str:
-    """START, STOP, PING, RESOLVE CHANNEL and DISPLAY CHSTATUS: the channel initiator's."""
+    """START, STOP, PING, RESET, RESOLVE CHANNEL and DISPLAY CHSTATUS: the channel
+    initiator's."""
     initiator = initiator_of(qmgr)
     if command.object_type == "CHSTATUS":
         found = initiator.display_status(command.name)
@@ -120,6 +121,11 @@ def _channel_control(qmgr: QueueManager, command: MQSCCommand) -> str:
         return initiator.stop_channel(command.name, after)
     if command.verb == "PING":
         return initiator.ping_channel(command.name)
+    if command.verb == "RESET":
+        seq = str(command.attributes.get("SEQNUM", "1"))
+        if not seq.isdigit():
+            raise ValueError(f"SEQNUM({seq}) is not valid (valid: 1..SEQWRAP)")
+        return initiator.reset_channel(command.name, int(seq))
     action = str(command.attributes.get("ACTION", "")).upper()
     if action not in _RESOLVE_ACTIONS:
         raise ValueError(f"ACTION({action}) is required and must be COMMIT or BACKOUT")
@@ -171,7 +177,7 @@ def _dispatch(qmgr: QueueManager, command: MQSCCommand) -> str:
         return qstatus_mqsc.display(qmgr, command)
     if kind == "CHANNEL" and verb in ("DEFINE", "ALTER", "DELETE", "DISPLAY"):
         return _channel(qmgr, command)
-    if (kind == "CHANNEL" and verb in ("START", "STOP", "PING", "RESOLVE")) or (
+    if (kind == "CHANNEL" and verb in ("START", "STOP", "PING", "RESET", "RESOLVE")) or (
             kind == "CHSTATUS" and verb == "DISPLAY"):
         return _channel_control(qmgr, command)
     if kind in SECURITY_TYPES:

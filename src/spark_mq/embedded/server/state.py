@@ -28,6 +28,7 @@ from spark_mq.embedded.server.queues import (
 )
 from spark_mq.embedded.server.store import Store
 from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.message_ids import MessageIds
 
 if TYPE_CHECKING:  # the selector grammar is loaded only when a handle uses one
     from spark_mq.mqi.selector import Selector
@@ -109,8 +110,10 @@ class QueueManagerState:
         # the messages held in memory, a queue's and all queues' (queues.py)
         self.hot = HotBudget(queue_memory, 20 * queue_memory)
         self.conn_ids = itertools.count(1)
-        self.msgid_prefix = b"AMQ " + name.encode()[:12].ljust(12, b" ")
-        self.msgid_counter = itertools.count(time.time_ns() // 1000)
+        # "AMQ " + name, then 8 bytes unguessable from other ids (mqi/message_ids.py); the
+        # counter starts at the clock so that a restart does not count the same values again
+        self.new_msgid = MessageIds(b"AMQ " + name.encode()[:12].ljust(12, b" "),
+                                    time.time_ns() // 1000)
         self.seq = itertools.count(1)  # arrival order of messages; restarts after recovery
         self.dynamic_names = itertools.count(1)  # the unique part of generated queue names
         self.pubsub = PubSubState()  # topics, subscriptions, retained publications
@@ -119,9 +122,6 @@ class QueueManagerState:
         """Give a local queue its rows in the store (`stored` of them there already) and its
         share of the memory for messages (queues.LocalQueue)."""
         queue.attach(self.store.rows(queue.name), self.hot, stored)
-
-    def new_msgid(self) -> bytes:
-        return self.msgid_prefix + next(self.msgid_counter).to_bytes(8, "big")
 
 
 def blank(value: str, length: int) -> bytes:

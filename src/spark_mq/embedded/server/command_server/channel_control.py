@@ -1,6 +1,6 @@
-"""Start, Stop, Ping and Resolve Channel and Inquire Channel Status (runs in the
+"""Start, Stop, Ping, Reset and Resolve Channel and Inquire Channel Status (runs in the
 queue-manager process, under its lock): the channel initiator's commands
-(message_channels/initiator.py), as MQSC's START/STOP/PING/RESOLVE CHANNEL and DISPLAY
+(message_channels/initiator.py), as MQSC's START/STOP/PING/RESET/RESOLVE CHANNEL and DISPLAY
 CHSTATUS run them, with IBM's PCF parameters and reasons."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from spark_mq.embedded.server.command_server.channel_commands import CHANNEL_TYP
 from spark_mq.embedded.server.command_server.pcf import PCFError
 from spark_mq.embedded.server.command_server.request import Reply, Request, encode, matches
 from spark_mq.embedded.server.message_channels import status as statuses
-from spark_mq.embedded.server.message_channels.initiator import initiator_of
+from spark_mq.embedded.server.message_channels.initiator import ChannelInDoubt, initiator_of
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 #: the initiator's refusals (runmqsc's message numbers) -> IBM's PCF reasons
@@ -26,6 +26,8 @@ _STATES = {statuses.INACTIVE: CMQCFC.MQCHS_INACTIVE, statuses.BINDING: CMQCFC.MQ
 def _run(request: Request, command: Callable[[str], str]) -> list[Reply]:
     try:
         command(request.string(CMQCFC.MQCACH_CHANNEL_NAME))
+    except ChannelInDoubt:
+        raise PCFError(CMQCFC.MQRCCF_CHANNEL_INDOUBT) from None
     except ValueError as exc:
         code = str(exc).split(":", 1)[0]
         raise PCFError(_REASONS.get(code, CMQCFC.MQRCCF_COMMAND_FAILED)) from None
@@ -49,6 +51,14 @@ def stop_channel(request: Request) -> list[Reply]:
 def ping_channel(request: Request) -> list[Reply]:
     """MQCMD_PING_CHANNEL."""
     return _run(request, initiator_of(request.qm).ping_channel)
+
+
+def reset_channel(request: Request) -> list[Reply]:
+    """MQCMD_RESET_CHANNEL: MsgSeqNumber (MQIACH_MSG_SEQUENCE_NUMBER, default 1)."""
+    seq = request.integer(CMQCFC.MQIACH_MSG_SEQUENCE_NUMBER, 1)
+    if not 1 <= seq <= 999_999_999:
+        raise PCFError(CMQCFC.MQRCCF_MSG_SEQ_NUMBER_ERROR, CMQCFC.MQIACH_MSG_SEQUENCE_NUMBER)
+    return _run(request, lambda name: initiator_of(request.qm).reset_channel(name, seq))
 
 
 def resolve_channel(request: Request) -> list[Reply]:

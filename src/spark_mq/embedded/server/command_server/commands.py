@@ -127,6 +127,9 @@ COMMANDS: dict[int, Command] = {
     CMQCFC.MQCMD_PING_CHANNEL: Command(
         channel_control.ping_channel, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
         {CMQCFC.MQIACH_DATA_COUNT: _IN}),
+    CMQCFC.MQCMD_RESET_CHANNEL: Command(
+        channel_control.reset_channel, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
+        {CMQCFC.MQIACH_MSG_SEQUENCE_NUMBER: _IN}),
     CMQCFC.MQCMD_RESOLVE_CHANNEL: Command(
         channel_control.resolve_channel,
         {CMQCFC.MQCACH_CHANNEL_NAME: _ST, CMQCFC.MQIACH_IN_DOUBT: _IN}, {}),

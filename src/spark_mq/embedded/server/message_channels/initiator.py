@@ -1,4 +1,5 @@
-"""The channel initiator: what START, STOP, PING and RESOLVE CHANNEL and DISPLAY CHSTATUS do
+"""The channel initiator: what START, STOP, PING, RESET and RESOLVE CHANNEL and DISPLAY
+CHSTATUS do
 (from MQSC and PCF alike), and the watcher that starts the sender of a triggered
 transmission queue when messages arrive on it (IBM MQ's channel triggering: the
 transmission queue has TRIGGER, its TRIGDATA names the channel, or the sender whose XMITQ
@@ -17,8 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from spark_mq.embedded.server import channels
 from spark_mq.embedded.server.message_channels import status as statuses
+from spark_mq.embedded.server.message_channels import sync
 from spark_mq.embedded.server.message_channels.local import LocalConnection
-from spark_mq.embedded.server.message_channels.sender import SenderAgent, channel_tls, open_link
+from spark_mq.embedded.server.message_channels.sender import (
+    SYNC_OPEN,
+    SenderAgent,
+    channel_tls,
+    open_link,
+)
 from spark_mq.embedded.server.queues import LocalQueue
 from spark_mq.mqi.constants import CMQC
 
@@ -136,29 +143,88 @@ class ChannelInitiator:
                              f"{outcome[0]}")
         return f"AMQ8020I: Ping IBM MQ channel complete (partner {outcome[0]})."
 
-    # --- RESOLVE -------------------------------------------------------------------------
+    # --- RESOLVE ------------------------------------------------------------------------
     def resolve_channel(self, name: str, action: str) -> str:
-        """COMMIT: the in-doubt batch arrived, remove it from the transmission queue;
-        BACKOUT: it did not, leave it to be sent again."""
+        """COMMIT: the in-doubt batch arrived, remove it from the transmission queue (exactly
+        the messages the sender's own record names) and count it committed; BACKOUT: it did
+        not, leave it to be sent again. Either way the sender's record is no longer in doubt.
+        A wrong choice loses or doubles the batch, and the partner's record then tells the
+        next start (AMQ9526: RESET CHANNEL), as on IBM MQ."""
         attrs = channels.of_type(self.qmgr, name, channels.SENDER)
         if attrs is None:
             raise ValueError(f"RESOLVE CHANNEL({name}): no sender channel of that name")
         status = statuses.table(self.qmgr).get(name, channels.SENDER)
         if status is not None and status.status in _ACTIVE:
             raise ValueError(f"AMQ9514E: Channel {name} is in use (RESOLVE needs it stopped).")
-        if status is None or not status.indoubt:
-            return f"AMQ9528I: channel {name} is not in doubt: nothing to resolve."
-        if action == "COMMIT":
-            local = LocalConnection(self.qmgr, "mqm", "runmqchl")
-            try:
-                hobj = local.open(str(attrs["XMITQ"]), CMQC.MQOO_INPUT_SHARED)
-                for msg_id in status.indoubt_msgids:
-                    local.get(hobj, CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_WAIT, msg_id=msg_id)
-                local.commit()
-            finally:
-                local.close(clean=False)
-        status.indoubt, status.indoubt_msgids = False, []
+        local = LocalConnection(self.qmgr, "mqm", "runmqchl")
+        try:
+            sync_hobj = local.open(sync.SYNC_QUEUE, SYNC_OPEN)
+            record = sync.read_sender(local, sync_hobj, name)
+            doubt = record.indoubt
+            if doubt is None:
+                return f"AMQ9528I: channel {name} is not in doubt: nothing to resolve."
+            removed = 0
+            if action == "COMMIT":
+                hobj = local.open(str(attrs["XMITQ"]), CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_BROWSE)
+                removed = sync.remove_indoubt(local, hobj, doubt.messages)
+                record.seq, record.batch = doubt.last, doubt.batch
+            record.indoubt = None
+            sync.replace_sender(local, sync_hobj, name, record)
+            local.commit()
+        finally:
+            local.close(clean=False)
+        if status is not None:
+            status.indoubt = False
+        log.info("sender channel %s: RESOLVE CHANNEL ACTION(%s) of batch %s (sequence numbers "
+                 "%d..%d): %d messages removed from the transmission queue", name, action,
+                 doubt.batch, doubt.first, doubt.last, removed)
         return "AMQ8096I: IBM MQ channel resolved."
+
+    # --- RESET ---------------------------------------------------------------------------
+    def reset_channel(self, name: str, seq: int = 1) -> str:
+        """RESET CHANNEL SEQNUM(seq): the next message is number `seq`. On a sender its own
+        record, and the partner's at the next start (the hello carries it); on a receiver
+        only its own records. Refused while the channel runs, and on a sender in doubt
+        (RESOLVE CHANNEL first: a reset would forget which messages the batch took)."""
+        attrs = channels.table(self.qmgr).channels.get(name)
+        if attrs is None:
+            raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
+        chltype = str(attrs.get("CHLTYPE"))
+        if chltype not in (channels.SENDER, channels.RECEIVER):
+            raise ValueError(f"RESET CHANNEL({name}): a {chltype} channel has no sequence "
+                             "numbers here (valid: a SDR or RCVR channel)")
+        wrap = int(attrs["SEQWRAP"])
+        if type(seq) is not int or not 1 <= seq <= wrap:
+            raise ValueError(f"RESET CHANNEL({name}) SEQNUM({seq}) is not valid (valid: "
+                             f"1..{wrap}, the channel's SEQWRAP)")
+        status = statuses.table(self.qmgr).get(name, chltype)
+        if status is not None and status.status in _ACTIVE:
+            raise ValueError(f"AMQ9514E: Channel {name} is in use (RESET needs it stopped).")
+        local = LocalConnection(self.qmgr, "mqm", "runmqchl")
+        try:
+            sync_hobj = local.open(sync.SYNC_QUEUE, SYNC_OPEN)
+            if chltype == channels.SENDER:
+                try:
+                    record = sync.read_sender(local, sync_hobj, name)
+                except ValueError:   # damaged: a reset is the way out, not a refusal
+                    record = sync.SenderRecord()
+                if record.indoubt is not None:
+                    raise ChannelInDoubt(f"RESET CHANNEL({name}): the channel is in doubt "
+                                         f"(batch {record.indoubt.batch}): RESOLVE CHANNEL "
+                                         "first")
+                sync.replace_sender(local, sync_hobj, name,
+                                    sync.SenderRecord(seq - 1, "", seq))
+            else:
+                sync.reset_receiver(local, sync_hobj, name, seq - 1)
+            local.commit()
+        finally:
+            local.close(clean=False)
+        if status is not None:
+            status.current_seq = status.last_seq = seq - 1
+        log.info("%s channel %s: RESET CHANNEL SEQNUM(%d)%s", chltype, name, seq,
+                 ": the partner is reset at the next start" if chltype == channels.SENDER
+                 else "")
+        return "AMQ8023I: IBM MQ channel reset."
 
     # --- DISPLAY CHSTATUS ----------------------------------------------------------------
     def display_status(self, pattern: str) -> list[tuple[str, dict[str, object]]]:
@@ -201,6 +267,10 @@ class ChannelInitiator:
             if status is None or status.status not in _ACTIVE and status.status != statuses.STOPPED:
                 due.append(name)
         return due
+
+
+class ChannelInDoubt(ValueError):
+    """A command a channel in doubt cannot take (PCF: MQRCCF_CHANNEL_INDOUBT)."""
 
 
 def _request_stop(status: statuses.ChannelStatus, after: str) -> None:

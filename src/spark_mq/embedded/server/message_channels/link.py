@@ -2,27 +2,34 @@
 (wire.py's encoding; the sender's first frame takes the place of a client's CONN).
 
     sender                                           receiver
-    ["CHL", channel, sender qmgr, BATCHSZ, PING?] -> [OK, 0, receiver qmgr, BATCHSZ agreed,
-                                                      its sync record]  | [FAILED, reason, why]
+    ["CHL", channel, sender qmgr, BATCHSZ, PING?,
+            reset seq (0: none)]                 -> [OK, 0, receiver qmgr, BATCHSZ agreed,
+                                                      [LUWID, seq]: its sync record]
+                                                    | [FAILED, reason, why]
     ["MSG", seq, xmit MsgId, data (MQXQH...),
             properties, in batch?]               -> (nothing)
-    ["END", batch id, last seq]                  -> ["DONE", batch id] | [FAILED, reason, why]
+    ["END", batch id (LUWID), last seq]          -> ["DONE", batch id] | [FAILED, reason, why]
     ["HB"]                                       -> ["HB"]              (idle channel alive?)
     ["BYE"]                                      -> (closes)            (DISCINT, STOP)
 
-A frame that does not have this shape ends the channel (ProtocolError): nothing of an
-unfinished batch is committed.
+A hello's reset seq is a RESET CHANNEL SEQNUM(n) on the sender, not yet told: the receiver
+resets its record to n - 1 (the next message is number n) before it answers. Sequence
+numbers run 1..SEQWRAP and wrap to 1; the receiver checks each against its record
+(receiver.py). A frame that does not have its shape ends the channel (ProtocolError):
+nothing of an unfinished batch is committed.
 """
 from __future__ import annotations
 
 import socket
 import time
 
+from spark_mq.embedded.server.message_channels.sync import valid_luwid
 from spark_mq.embedded.wire import FrameReader, ProtocolError, frame
 
 HELLO, MESSAGE, END, DONE, HEARTBEAT, BYE = "CHL", "MSG", "END", "DONE", "HB", "BYE"
+MAX_BATCH_SIZE = 9999          # BATCHSZ's largest value
 #: a hello, like a client's first frame, is small and bounded before it is trusted
-HELLO_SIGNATURE = (str, str, int, bool)
+HELLO_SIGNATURE = (str, str, int, bool, int)
 
 
 class ChannelRefused(Exception):
@@ -59,11 +66,35 @@ class Link:
 
 
 def check_hello(args: list) -> tuple[str, str, int, bool]:
+    """(channel, sender queue manager, BATCHSZ, ping?) of a hello's arguments; its reset
+    sequence number is `hello_reset`'s."""
     if len(args) != len(HELLO_SIGNATURE) or not all(
             isinstance(value, kind) and not (kind is int and isinstance(value, bool))
             for value, kind in zip(args, HELLO_SIGNATURE)):
-        raise ProtocolError("a channel hello is [CHL, channel, queue manager, BATCHSZ, ping]")
+        raise ProtocolError("a channel hello is [CHL, channel, queue manager, BATCHSZ, ping, "
+                            "reset sequence number]")
+    if not 1 <= args[2] <= MAX_BATCH_SIZE:
+        raise ProtocolError(f"a channel hello's BATCHSZ is 1..{MAX_BATCH_SIZE}, not {args[2]}")
     return args[0], args[1], args[2], args[3]
+
+
+def hello_reset(args: list, seq_wrap: int) -> int:
+    """The sequence number a checked hello asks the receiver to reset to (0: none)."""
+    check_hello(args)
+    reset = int(args[4])
+    if reset and not 1 <= reset <= seq_wrap:
+        raise ProtocolError(f"a channel hello's reset sequence number is 1..{seq_wrap} "
+                            f"(SEQWRAP) or 0, not {reset}")
+    return reset
+
+
+def check_end(value: list) -> tuple[str, int]:
+    """["END", batch id (LUWID: 16 hex digits, not all zero), last seq (>= 1)]."""
+    if not (len(value) == 3 and valid_luwid(value[1]) and type(value[2]) is int
+            and value[2] >= 1):
+        raise ProtocolError("a batch end is [END, batch id (16 hex digits), last sequence "
+                            "number]")
+    return value[1], value[2]
 
 
 def check_message(value: list) -> tuple[int, bytes, bytes, list | None, bool]:

@@ -25,7 +25,12 @@ says, as IBM MQ's receiver does (IBM docs: "The receiving MCA"):
   Without a usable dead-letter queue the batch is backed out and the channel ends: the
   messages stay on the sender's transmission queue, nothing is lost.
 
-The batch and the channel's sync record commit in one unit of work (see __init__.py).
+The batch and the channel's sync record (its LUWID and last sequence number) commit in one
+unit of work (see __init__.py). The receiver keeps the sender to its books: each message's
+sequence number must follow on from the last (1..SEQWRAP, wrapping to 1: the record's, then
+the batch's previous message's), a batch must hold 1..BATCHSZ (agreed) messages, and its
+END must name a well-formed LUWID and the last message's number. Anything else ends the
+channel with the unfinished batch backed out (AMQ9526 in the log for a sequence number).
 
 Channel events (events/channel.py): Channel Started once the hello is answered, Channel
 Stopped when the sender has gone: qualifier OK after its BYE (or STOP CHANNEL
@@ -138,9 +143,17 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
         reader.max_frame, reader.max_elements = max_frame, max_elements
         sync_hobj = local.open(sync.SYNC_QUEUE, _SYNC_OPEN)
         record = sync.read(local, sync_hobj, channel, partner)
+        reset = frames.hello_reset(hello, int(attrs["SEQWRAP"]))
+        if reset:   # RESET CHANNEL on the sender: the next message is number `reset`
+            record = sync.SyncRecord("", reset - 1)
+            sync.replace(local, sync_hobj, channel, partner, record)
+            local.commit()
+            log.info("receiver channel %s: sequence number reset to %d by sender queue "
+                     "manager %s", channel, reset, partner)
         status.last_seq = status.current_seq = record.seq
         status.last_batch = record.batch
-        link.send(OK, NONE, qmgr.name, min(batch_size, int(attrs["BATCHSZ"])), record.to_wire())
+        status.batch_size = min(batch_size, int(attrs["BATCHSZ"]))
+        link.send(OK, NONE, qmgr.name, status.batch_size, record.to_wire())
         log.info("receiver channel %s started: sender queue manager %s at %s", channel,
                  partner, peer)
         channel_started(qmgr, channel, "", peer)
@@ -185,7 +198,11 @@ class _Receiving:
         self.runs_as = runs_as   # the MCA user (admission.admit_channel): whose authority puts use
         self.address = address
         self.status, self.channel, self.partner, self.sync_hobj = status, channel, partner, sync_hobj
-        self.batch_ids: list[bytes] = []
+        # the sender's books as this end keeps them: the last sequence number received
+        # (committed, or of the batch so far), SEQWRAP, the BATCHSZ agreed in the hello
+        self.last_seq = status.last_seq
+        self.seq_wrap = int(attrs["SEQWRAP"])
+        self.batch_limit = status.batch_size or int(attrs["BATCHSZ"])
         # messages received since the last batch ended, NPMSPEED(FAST) ones outside the batch
         # included: what MSGS counts, as IBM's does
         self.received = 0
@@ -238,10 +255,17 @@ class _Receiving:
 
     def _message(self, seq: int, msg_id: bytes, data: bytes, props: list | None,
                  in_batch: bool) -> None:
-        self.status.current_seq = seq
+        if self.received >= self.batch_limit:
+            raise self._violation(f"a batch of more than {self.batch_limit} messages (the "
+                                  "BATCHSZ agreed)")
+        expected = self.last_seq % self.seq_wrap + 1
+        if seq != expected:
+            raise self._sequence_error(f"message sequence number {seq} (expected {expected}: "
+                                       f"1..SEQWRAP {self.seq_wrap}, following "
+                                       f"{self.last_seq})")
+        self.last_seq = self.status.current_seq = seq
         self.received += 1
         if in_batch:
-            self.batch_ids.append(msg_id)
             self.status.current_msgs += 1
         unwrapped = unwrap(data)
         if unwrapped is None:   # not a transmission message: nowhere to put it but the DLQ
@@ -316,11 +340,32 @@ class _Receiving:
                     "queue %s (reason %d)", self.channel, queue, qmgr_name or self.qmgr.name,
                     dead_letter_queue, reason)
 
+    def _violation(self, what: str) -> ProtocolError:
+        """The sender broke the channel's rules: the channel ends, the batch backed out."""
+        text = (f"receiver channel {self.channel} (sender queue manager {self.partner}): "
+                f"{what}; the channel ends, its unfinished batch backed out")
+        log.warning("%s", text)
+        return ProtocolError(text)
+
+    def _sequence_error(self, what: str) -> ProtocolError:
+        text = (f"AMQ9526E: Message sequence number error for channel {self.channel} (sender "
+                f"queue manager {self.partner}): {what}; the channel ends, its unfinished "
+                "batch backed out")
+        log.error("%s", text)
+        return ProtocolError(text)
+
     def _end(self, batch: str, seq: int) -> bool:
         """Commit the batch with the sync record; False when it cannot be (channel ends)."""
+        frames.check_end([frames.END, batch, seq])
+        if not self.received:
+            raise self._violation(f"batch {batch} is empty (valid: 1..{self.batch_limit} "
+                                  "messages)")
+        if seq != self.last_seq:
+            raise self._sequence_error(f"batch {batch} ends at sequence number {seq}, its "
+                                       f"last message was {self.last_seq}")
         try:
             sync.replace(self.local, self.sync_hobj, self.channel, self.partner,
-                         sync.SyncRecord(batch, seq, self.batch_ids))
+                         sync.SyncRecord(batch, seq))
             self.local.commit()
             fail_point("receiver-committed")      # the sender is in doubt from here on
         except MQError as exc:
@@ -330,7 +375,7 @@ class _Receiving:
             self.failure = exc
             return False
         self.status.committed(self.received, seq, batch)
-        self.batch_ids, self.received = [], 0
+        self.received = 0
         self.link.send(frames.DONE, batch)
         return True
 

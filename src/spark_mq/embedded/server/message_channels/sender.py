@@ -11,7 +11,10 @@ __init__.py), as IBM MQ's sender does:
 * a partner that cannot be reached, or a link that breaks: the batch in flight is backed out
   and the channel is RETRYING, SHORTRTY times SHORTTMR seconds apart, then LONGRTY times
   LONGTMR apart, then STOPPED; it resumes by itself when the partner is back;
-* STOP CHANNEL ends it after the batch in flight (MODE QUIESCE), STOPPED or INACTIVE as asked.
+* STOP CHANNEL ends it after the batch in flight (MODE QUIESCE), STOPPED or INACTIVE as asked;
+* its own books (sync.py): at each start it reconciles them with the partner's record
+  (`SenderAgent._resync`); books that do not reconcile stop it (AMQ9526, STOPPED, no retry)
+  until RESET CHANNEL (initiator.py).
 
 Channel events (events/channel.py): Channel Started once a session is RUNNING, and Channel
 Stopped when that session ends, qualified by what the channel does next: OK (INACTIVE),
@@ -23,7 +26,6 @@ import logging
 import socket
 import threading
 import time
-import uuid
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server import channels
@@ -38,8 +40,9 @@ from spark_mq.embedded.server.events.channel import (
 from spark_mq.embedded.server.faults import fail_point
 from spark_mq.embedded.server.message_channels import link as frames
 from spark_mq.embedded.server.message_channels import status as statuses
+from spark_mq.embedded.server.message_channels import sync
 from spark_mq.embedded.server.message_channels.local import Got, LocalConnection
-from spark_mq.embedded.server.message_channels.sync import SyncRecord
+from spark_mq.embedded.server.message_channels.sync import InDoubt, SenderRecord, SyncRecord
 from spark_mq.embedded.tls.outbound import ClientTls, TlsRefused, context, handshake
 from spark_mq.embedded.wire import ProtocolError
 from spark_mq.mqi.constants import CMQC
@@ -55,6 +58,8 @@ _POLL_MS = 500                 # a waiting get: how soon a STOP CHANNEL is notic
 _ANSWER_SECONDS = 60           # how long a batch's confirmation may take
 _CONNECT_SECONDS = 30
 _GET = CMQC.MQGMO_FAIL_IF_QUIESCING | CMQC.MQGMO_WAIT
+_XMITQ_OPEN = CMQC.MQOO_INPUT_EXCLUSIVE | CMQC.MQOO_BROWSE | CMQC.MQOO_FAIL_IF_QUIESCING
+SYNC_OPEN = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT
 #: failures of the channel itself (not of the partner or the network): no retry, STOPPED
 _LOCAL_FAULTS = frozenset({CMQC.MQRC_UNKNOWN_OBJECT_NAME, CMQC.MQRC_OBJECT_IN_USE,
                            CMQC.MQRC_NOT_AUTHORIZED})
@@ -90,9 +95,11 @@ def channel_tls(qmgr: QueueManager, attrs: dict) -> tuple[ClientTls, str] | None
 
 
 def open_link(conname: str, channel: str, qm_name: str, batch_size: int, ping: bool,
-              tls: tuple[ClientTls, str] | None = None) -> tuple[frames.Link, list]:
-    """Connect to the partner (over TLS when `tls` says so) and say hello; (the link, its
-    OK answer's outputs)."""
+              tls: tuple[ClientTls, str] | None = None,
+              reset: int = 0) -> tuple[frames.Link, list]:
+    """Connect to the partner (over TLS when `tls` says so) and say hello (with the
+    sequence number a RESET CHANNEL set, if one is still to be told); (the link, its OK
+    answer's outputs)."""
     host, port = parse_conname(conname)
     sock = socket.create_connection((host, port), timeout=_CONNECT_SECONDS)
     if tls is not None:
@@ -100,7 +107,7 @@ def open_link(conname: str, channel: str, qm_name: str, batch_size: int, ping: b
         sock = handshake(sock, context(options, cipher), cipher, channel, options.peer_name)
     link = frames.Link(sock)
     try:
-        link.send(frames.HELLO, channel, qm_name, batch_size, ping)
+        link.send(frames.HELLO, channel, qm_name, batch_size, ping, reset)
         answer = link.receive(_CONNECT_SECONDS)
         if answer[0] != OK:
             why = answer[2] if len(answer) > 2 and isinstance(answer[2], str) else ""
@@ -183,28 +190,49 @@ class SenderAgent:
         """One connection to the partner, until DISCINT (INACTIVE) or STOP CHANNEL."""
         status = self.status
         status.status = statuses.BINDING
-        local = LocalConnection(self.qmgr, str(attrs.get("MCAUSER") or "mqm"), "runmqchl")
+        # the agent runs as the queue manager (as IBM MQ's MCA runs as mqm): the channel's
+        # books are its own; the transmission queue is opened with MCAUSER's authority. The
+        # in-doubt record commits on a connection of its own, before the batch's gets do.
+        local = LocalConnection(self.qmgr, "mqm", "runmqchl")
+        books = LocalConnection(self.qmgr, "mqm", "runmqchl")
+        mcauser = str(attrs.get("MCAUSER") or "").strip()
         link: frames.Link | None = None
         try:
             xmitq = str(attrs["XMITQ"]).strip()
             if not xmitq:
                 raise ChannelEnded("XMITQ is blank (valid: the transmission queue it serves)")
-            hobj = local.open(xmitq, CMQC.MQOO_INPUT_EXCLUSIVE | CMQC.MQOO_FAIL_IF_QUIESCING)
+            hobj = local.open(xmitq, _XMITQ_OPEN | (
+                CMQC.MQOO_ALTERNATE_USER_AUTHORITY if mcauser else 0), "", mcauser)
+            sync_hobj = local.open(sync.SYNC_QUEUE, SYNC_OPEN)
+            try:
+                mine = sync.read_sender(local, sync_hobj, self.name)
+            except ValueError as exc:
+                raise ChannelEnded(f"its sync record on {sync.SYNC_QUEUE} is damaged ({exc}): "
+                                   f"RESET CHANNEL({self.name})") from None
             link, (partner, batch_size, record) = open_link(
                 str(attrs["CONNAME"]), self.name, self.qmgr.name, int(attrs["BATCHSZ"]), False,
-                channel_tls(self.qmgr, attrs))
-            record = SyncRecord.from_wire(record)
-            status.rqmname, status.error = partner, ""
-            self._resync(local, hobj, record)
+                channel_tls(self.qmgr, attrs), mine.reset)
+            if type(batch_size) is not int or not 1 <= batch_size <= int(attrs["BATCHSZ"]):
+                raise ProtocolError(f"the partner agreed BATCHSZ {batch_size!r:.20} (valid: "
+                                    f"1..{attrs['BATCHSZ']})")
+            try:
+                record = SyncRecord.from_wire(record)
+            except ValueError as exc:
+                raise ProtocolError(str(exc)) from None
+            status.rqmname, status.error, status.batch_size = partner, "", batch_size
+            self._resync(local, hobj, sync_hobj, mine, record, partner)
             status.status = statuses.RUNNING
             self.ran = True
             log.info("sender channel %s RUNNING: partner %s at %s", self.name, partner,
                      attrs["CONNAME"])
             self.reported = (xmitq, str(attrs["CONNAME"]))
             channel_started(self.qmgr, self.name, *self.reported)
-            return _Sending(self, local, link, hobj, attrs, batch_size, record.seq).run()
+            return _Sending(self, local, link, hobj, attrs, batch_size,
+                            _Books(books, books.open(sync.SYNC_QUEUE, SYNC_OPEN), sync_hobj,
+                                   mine)).run()
         finally:
             local.close(clean=False)   # a batch not confirmed is backed out: sent again
+            books.close(clean=False)
             if link is not None:
                 link.close()
 
@@ -217,27 +245,65 @@ class SenderAgent:
         channel_stopped(self.qmgr, self.name, xmitq, conname, qualifier, _reason(failure),
                         "" if failure is None else _describe(failure))
 
-    def _resync(self, local: LocalConnection, hobj: int, record: SyncRecord) -> None:
-        """Remove what the partner's last committed batch holds and this side still has (its
-        confirmation never arrived): the in-doubt batch resolved by the partner's record."""
+    def _resync(self, local: LocalConnection, hobj: int, sync_hobj: int, mine: SenderRecord,
+                theirs: SyncRecord, partner: str) -> None:
+        """Reconcile this end's books with the partner's record, IBM MQ's way: an in-doubt
+        batch the partner committed (its record names that batch's LUWID and last sequence
+        number) is removed from the transmission queue, exactly the messages this end's own
+        record names; one the partner did not commit (its record is this end's last
+        committed state) is backed out: its messages are there to be sent again. Without a
+        batch in doubt nothing is removed, whatever the partner says. Anything else is
+        AMQ9526: the channel stops until RESET CHANNEL."""
+        doubt, status = mine.indoubt, self.status
+        status.indoubt = doubt is not None
+        said = (theirs.batch, theirs.seq)
         removed = 0
-        for msg_id in record.msg_ids:
-            if local.get(hobj, CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_WAIT, msg_id=msg_id):
-                removed += 1
-        local.commit()
-        self.status.current_seq = self.status.last_seq = record.seq
-        self.status.last_batch = record.batch
-        self.status.indoubt, self.status.indoubt_msgids = False, []
-        if removed:
-            log.info("sender channel %s: resynchronised, %d messages of batch %s had arrived "
-                     "(removed from the transmission queue)", self.name, removed, record.batch)
+        if doubt is not None and said == (doubt.batch, doubt.last):
+            removed = sync.remove_indoubt(local, hobj, doubt.messages)
+            mine.seq, mine.batch = doubt.last, doubt.batch
+        elif said != (mine.batch, mine.seq):
+            raise ChannelEnded(_sequence_error(self.name, partner, mine, theirs))
+        if doubt is not None or mine.reset:
+            mine.indoubt, mine.reset = None, 0
+            sync.replace_sender(local, sync_hobj, self.name, mine)
+            local.commit()
+        status.current_seq = status.last_seq = mine.seq
+        status.last_batch = mine.batch
+        status.indoubt = False
+        if doubt is not None:
+            log.info("sender channel %s: resynchronised; batch %s (%d messages, sequence "
+                     "numbers %d..%d) %s", self.name, doubt.batch, len(doubt.messages),
+                     doubt.first, doubt.last,
+                     f"had arrived: {removed} removed from the transmission queue"
+                     if said == (doubt.batch, doubt.last) else
+                     "had not arrived: backed out, to be sent again")
+
+
+class _Books:
+    """A sender's record (see sync.py): `local`/`hobj` the connection and SYNCQ handle that
+    commit an in-doubt record alone; `batch_hobj` the SYNCQ handle of the connection whose
+    unit of work holds the batch's gets (the record commits with them at the batch's end)."""
+
+    def __init__(self, local: LocalConnection, hobj: int, batch_hobj: int,
+                 record: SenderRecord) -> None:
+        self.local, self.hobj, self.batch_hobj, self.record = local, hobj, batch_hobj, record
+
+
+def _sequence_error(channel: str, partner: str, mine: SenderRecord, theirs: SyncRecord) -> str:
+    doubt = mine.indoubt
+    ours = f"last committed sequence number {mine.seq} (batch {mine.batch or 'none'})" + (
+        f", in doubt: batch {doubt.batch} ending at {doubt.last}" if doubt else "")
+    return (f"AMQ9526E: Message sequence number error for channel {channel}: queue manager "
+            f"{partner} last committed sequence number {theirs.seq} (batch "
+            f"{theirs.batch or 'none'}), this end has {ours}. Resolve any batch in doubt, "
+            f"then RESET CHANNEL({channel}) to start again.")
 
 
 class _Sending:
     """The RUNNING loop of one session."""
 
     def __init__(self, agent: SenderAgent, local: LocalConnection, link: frames.Link,
-                 hobj: int, attrs: dict, batch_size: int, seq: int) -> None:
+                 hobj: int, attrs: dict, batch_size: int, books: _Books) -> None:
         self.agent, self.local, self.link, self.hobj = agent, local, link, hobj
         self.status = agent.status
         self.batch_size = batch_size
@@ -246,7 +312,8 @@ class _Sending:
         self.heartbeat = max(1, int(attrs["HBINT"]))
         self.seq_wrap = int(attrs["SEQWRAP"])
         self.fast = attrs["NPMSPEED"] == "FAST"
-        self.seq = seq
+        self.books = books
+        self.seq = books.record.seq
 
     def run(self) -> str:
         status = self.status
@@ -282,9 +349,9 @@ class _Sending:
         got = self._get(_POLL_MS)
         if got is None:
             return 0
-        batch_id = uuid.uuid4().hex[:16]
-        in_batch: list[bytes] = []
-        count = 0
+        batch_id = sync.new_luwid()
+        in_batch: list[tuple[bytes, bytes]] = []
+        first, count = self.seq % self.seq_wrap + 1, 0
         status = self.status
         status.current_batch = batch_id
         while got is not None:
@@ -296,23 +363,37 @@ class _Sending:
             status.current_seq = self.seq
             count += 1
             if batched:
-                in_batch.append(msg_id)
+                in_batch.append((msg_id, sync.digest(msg_id, got.data)))
                 status.current_msgs = len(in_batch)
             if count >= self.batch_size or status.stop_requested is not None:
                 break
             got = self._get(self.batch_interval)
+        self._in_doubt(InDoubt(batch_id, first, self.seq, in_batch))
         self.link.send(frames.END, batch_id, self.seq)
-        status.indoubt, status.indoubt_msgids = True, in_batch
         answer = self.link.receive(_ANSWER_SECONDS)
         if answer[:2] != [frames.DONE, batch_id]:
             reason = answer[1] if len(answer) > 1 and type(answer[1]) is int else 0
             why = answer[2] if len(answer) > 2 and isinstance(answer[2], str) else str(answer)
             raise ChannelEnded(f"the partner did not take batch {batch_id}: reason {reason}: {why}",
                                reason)
+        record = self.books.record
+        record.seq, record.batch, record.indoubt = self.seq, batch_id, None
+        # the gets and the books commit together: never a batch gone and still in doubt
+        sync.replace_sender(self.local, self.books.batch_hobj, self.agent.name, record)
         fail_point("sender-confirmed")   # the partner has committed; this side has not
         self.local.commit()
         status.committed(count, self.seq, batch_id)
         return count
+
+    def _in_doubt(self, doubt: InDoubt) -> None:
+        """Make the batch's record durable before its END: whatever dies from here on, the
+        next start knows exactly which messages the batch took."""
+        record = self.books.record
+        record.indoubt = doubt
+        sync.replace_sender(self.books.local, self.books.hobj, self.agent.name, record)
+        self.books.local.commit()
+        self.status.indoubt = True
+        fail_point("sender-indoubt")     # recorded, END not sent: the partner has nothing
 
 
 def _reason(failure: BaseException | None) -> int:

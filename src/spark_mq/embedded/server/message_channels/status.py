@@ -31,7 +31,7 @@ class ChannelStatus:
     last_batch: str = ""              # LSTLUWID
     current_batch: str = ""           # CURLUWID
     indoubt: bool = False
-    indoubt_msgids: list[bytes] = field(default_factory=list)
+    batch_size: int = 0               # BATCHSZ agreed with the partner
     last_msg_time: float | None = None
     started: float = field(default_factory=time.time)
     stop_requested: str | None = None   # STOPPED or INACTIVE: what STOP CHANNEL asked for
@@ -45,7 +45,7 @@ class ChannelStatus:
         self.current_msgs = 0
         self.current_seq = self.last_seq = seq
         self.last_batch, self.current_batch = batch, ""
-        self.indoubt, self.indoubt_msgids = False, []
+        self.indoubt = False
         if count:
             self.last_msg_time = time.time()
 

@@ -65,13 +65,17 @@ def _queue_manager_fields(md: list, qm_name: str, msg_id: bytes, put_date: bytes
 
 def unwrap(data: bytes) -> tuple[str, str, list, bytes] | None:
     """(RemoteQName, RemoteQMgrName, the message's MQMD fields (version 2), its data) of a
-    transmission message, or None when `data` does not start with a valid MQXQH."""
+    transmission message, or None when `data` does not start with a valid MQXQH (version 1,
+    holding a version-1 MQMD), and, where that MQMD's Format says MQHMDE, a valid MQMDE
+    (version 2, StrucLength MQMDE_LENGTH_2) behind it."""
     if len(data) < XQH.size or data[:4] != b"XQH ":
         return None
     fields = XQH.unpack(data[:XQH.size])
     if fields[XQH.index["Version"]] != CMQC.MQXQH_VERSION_1:
         return None
     inner = fields[XQH.index["MsgDesc.StrucId"]:]
+    if inner[MD1.index["StrucId"]] != b"MD  " or inner[MD1.index["Version"]] != CMQC.MQMD_VERSION_1:
+        return None
     md = list(inner) + [_V2_DEFAULTS[name] for name in _V2_DEFAULTS]
     md[_I["Version"]] = CMQC.MQMD_VERSION_2
     rest = data[XQH.size:]
@@ -79,6 +83,9 @@ def unwrap(data: bytes) -> tuple[str, str, list, bytes] | None:
         if len(rest) < MDE.size or rest[:4] != b"MDE ":
             return None
         mde = MDE.unpack(rest[:MDE.size])
+        if (mde[MDE.index["Version"]] != CMQC.MQMDE_VERSION_2
+                or mde[MDE.index["StrucLength"]] != CMQC.MQMDE_LENGTH_2):
+            return None
         for name in ("Encoding", "CodedCharSetId", "Format", "GroupId", "MsgSeqNumber",
                      "Offset", "MsgFlags", "OriginalLength"):
             md[_I[name]] = mde[MDE.index[name]]
