@@ -57,7 +57,7 @@ class FakePeer:
                  channel: str = CHANNEL) -> None:
         self.sock = socket.create_connection(("127.0.0.1", int(manager.port or 0)), timeout=20)
         self.reader = wire.FrameReader(self.sock)
-        self.sock.sendall(wire.frame(["CHL", channel, partner, 50, False]))
+        self.sock.sendall(wire.frame(["CHL", channel, partner, 50, False, 0]))
         self.answer = self.reader.read_reply()
         self.partner = partner
         self.seq = int(self.answer[4][1]) if self.answer[0] == CMQC.MQCC_OK else 0
@@ -70,7 +70,7 @@ class FakePeer:
             xmit_md, xmit = wrap(self.partner, queue, "QMB", md, data, msg_id,
                                  time.strftime("%Y%m%d").encode(), b"12000000")
             self.sock.sendall(wire.frame(["MSG", self.seq, msg_id, xmit, None, True]))
-        self.sock.sendall(wire.frame(["END", uuid.uuid4().hex, self.seq]))
+        self.sock.sendall(wire.frame(["END", uuid.uuid4().hex[:16], self.seq]))
         return self.reader.read(time.monotonic() + 30)
 
     def close(self) -> None:
