@@ -121,7 +121,7 @@ def test_nothing_listening_is_said_in_the_shells_words(pair, command):
     line = one_line_error(done)
     assert done.returncode == 1
     assert "2538 MQRC_HOST_NOT_AVAILABLE" in line and f"localhost({port})" in line, line
-    assert f"spark-mq-qmgr start --background" in line and f"--port {port}" in line, line
+    assert "spark-mq-qmgr start --background" in line and f"--port {port}" in line, line
     assert "--conn-name" in line and "'connName'" not in line, line
 
 
