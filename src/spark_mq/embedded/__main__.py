@@ -64,7 +64,7 @@ if TYPE_CHECKING:   # imported when --metrics-port asks for it: prometheus_clien
     from spark_mq.embedded.server.metrics import MetricsEndpoint
 
 LOCK_FILE = "qmgr.lock"     # held (flock) by the queue manager that owns the data directory
-READY_FILE = "ready.json"   # {"port": N, "pid": N}, written once it accepts connections
+READY_FILE = "ready.json"   # {"port", "pid", "name", "host"}, written once it accepts connections
 #: users as USER:PASSWORD[:GROUP,GROUP] lines, when no file or standard input gives them
 USERS_ENVIRONMENT = "SPARK_MQ_QMGR_USERS"
 _USERS_FORMAT = "USER:PASSWORD[:GROUP,GROUP]"
@@ -423,7 +423,10 @@ def serve(server: Server, name: str, host: str, ready_file: str, requested: Stop
         signal.signal(signum, lambda number, _frame: stop.request(signal.Signals(number).name))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    ready: dict[str, int | bool] = {"port": server.port, "pid": os.getpid()}
+    # name and host too: the shell tools find a queue manager by its name from its data
+    # directory (spark_mq/shell/registry.py)
+    ready: dict[str, int | bool | str] = {"port": server.port, "pid": os.getpid(), "name": name,
+                                          "host": host}
     if metrics is not None:
         metrics.start()
         ready.update(metrics_port=metrics.port, metrics_tls=metrics.tls)

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -102,8 +102,10 @@ def load_ibmmq(transport: str = "auto") -> Any:
                 "(libmqm_r.so) or use transport 'embedded'") from exc
 
 
-def connect(options: ConnectionOptions, action: str | None = None) -> Any:
-    """A connected `ibmmq.QueueManager` for these options."""
+def connect(options: ConnectionOptions, action: str | None = None,
+            words: Mapping[str, str] | None = None) -> Any:
+    """A connected `ibmmq.QueueManager` for these options; a failure's hint names the
+    options as `words` says (spark_mq.mq.errors.in_words: a shell tool's flags)."""
     ibmmq = load_ibmmq(options.transport)
     cd = ibmmq.CD()
     cd.ChannelName = options.channel.encode()
@@ -143,7 +145,7 @@ def connect(options: ConnectionOptions, action: str | None = None) -> Any:
             from spark_mq.mq.refusals import connect_refused_hint  # it imports this module
             hint = connect_refused_hint(options)
         raise describe(exc, action or f"connecting to queue manager {options.queue_manager} "
-                                      f"at {where}", hint) from exc
+                                      f"at {where}", hint, words) from exc
     _connections[qmgr] = options
     return qmgr
 

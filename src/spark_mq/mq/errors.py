@@ -4,6 +4,10 @@
 `MQConnectorError` is an MQ call that failed, carrying the reason code, its name and a hint
 (`describe` makes one from ibmmq's MQMIError; spark_mq.mq.refusals the hints of 2035).
 
+A hint names the connector's options ('connName', 'queueManager'); a tool with flags of its
+own passes `words` (option -> how the tool names it, e.g. the shell's --conn-name) to
+`describe`, so the same hints speak the vocabulary of the tool in hand.
+
 `summary_first` is for errors on their way out to Spark: Spark shows a Python worker's
 failure as Python formats it, after its own prefix, on the same first line; and Python
 formats a chain of exceptions from its root cause, each behind "Traceback (most recent call
@@ -14,6 +18,8 @@ sees, and the tracebacks, the MQMIError among them, follow.
 from __future__ import annotations
 
 import copy
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from spark_mq.mqi.constants import CMQC, reason_name
@@ -118,15 +124,28 @@ def connection_lost(exc: BaseException) -> bool:
     return getattr(exc, "reason", None) in CONNECTION_LOST
 
 
-def describe(exc: Exception, action: str, hint: str | None = None) -> MQConnectorError:
+_OPTION_NAME = re.compile(r"'(\w+)'")
+
+
+def in_words(hint: str, words: Mapping[str, str] | None) -> str:
+    """`hint` with each quoted option name that `words` knows ('connName') as `words` says
+    it (--conn-name); the connector's own names without `words`."""
+    if not words:
+        return hint
+    return _OPTION_NAME.sub(lambda match: words.get(match.group(1), match.group(0)), hint)
+
+
+def describe(exc: Exception, action: str, hint: str | None = None,
+             words: Mapping[str, str] | None = None) -> MQConnectorError:
     """An MQ failure as a connector error: reason code number, name and a hint (`hint`, else
-    the reason's usual one)."""
+    the reason's usual one), its option names in `words` (see the module docstring)."""
     reason = getattr(exc, "reason", None)
     comp = getattr(exc, "comp", None)
     if reason is None:
         return MQConnectorError(f"{action} failed: {exc}")
     name = reason_name(reason)
     hint = hint or HINTS.get(reason)
+    hint = in_words(hint, words) if hint else hint
     message = f"{action} failed: MQ reason {reason} {name} (completion code {comp})"
     if hint:
         message += f": {hint}"

@@ -2,7 +2,9 @@
 (put, get, browse, depth) for any queue manager the connector reaches.
 
     main       the command line: subcommands, connection arguments, one-line errors
-    lifecycle  start (foreground or --background) and stop an embedded queue manager
+    lifecycle  start (foreground or --background) and stop an embedded queue manager; status
+    registry   the local queue managers `start` ran: found by name or data directory
+    connection which queue manager a client tool talks to, and the errors of reaching it
     messages   put, get and browse, as IBM's amqsput, amqsget and amqsbcg do
     show       how a message is printed: MQMD fields, properties, payload (text, hex, JSON)
     admin      mqsc (the embedded runmqsc) and depth

@@ -19,9 +19,12 @@ from contextlib import contextmanager
 from typing import Any
 
 from spark_mq.jobs.errors import JobError
-from spark_mq.shell.connection import client_options, connect
+from spark_mq.shell.connection import client_options, connect, refused
 
 SOME_FAILED = 10
+#: the model queue name of the reply queues `mqsc` opens (embedded/client/admin.py): `depth`
+#: leaves the tool's own temporary queues out
+OWN_REPLY_QUEUES = "AMQ.MQSC."
 _DISPLAYED = re.compile(r"\b(QUEUE|CURDEPTH|MAXDEPTH)\(([^)]*)\)")
 
 
@@ -45,8 +48,9 @@ def add_depth(commands: Any) -> argparse.ArgumentParser:
                                             "queue of an embedded queue manager.")
     depth.add_argument("queues", nargs="*", metavar="QUEUE", help="queue names (default: all local queues)")
     depth.add_argument("--system", action="store_true",
-                       help="with no names, list the SYSTEM.* queues too (left out by default, as "
-                            "MQ Explorer hides system objects)")
+                       help="with no names, list the SYSTEM.* queues and the tool's own temporary "
+                            f"reply queues ({OWN_REPLY_QUEUES}*) too (left out by default, as MQ "
+                            "Explorer hides system objects)")
     depth.set_defaults(run=run_depth)
     return depth
 
@@ -146,7 +150,7 @@ def mqsc_sender(args: argparse.Namespace) -> Iterator[Callable[[str], tuple[bool
         session_on_channel,
     )
     from spark_mq.mq.errors import MQConnectorError
-    from spark_mq.mqi.constants import CMQC, reason_name
+    from spark_mq.mqi.constants import reason_name
     options = client_options(args)
     if "connName" not in options:
         raise JobError("mqsc needs --conn-name host(port) of an embedded queue manager")
@@ -167,8 +171,9 @@ def mqsc_sender(args: argparse.Namespace) -> Iterator[Callable[[str], tuple[bool
             return run_script(session(), command)
         except MQSCRefused as exc:
             opened.clear()
-            if exc.reason == CMQC.MQRC_HOST_NOT_AVAILABLE:
-                raise _not_available(host, port) from None
+            failure = refused(options.get("queueManager"), f"{host}({port})", exc.reason)
+            if failure is not None:
+                raise failure from None
             raise MQConnectorError(f"the queue manager at {host}({port}) refused MQSC: MQ reason "
                                    f"{exc.reason} {reason_name(exc.reason)}: check --user, "
                                    "its password (SPARK_MQ_PASSWORD, --password-file or the "
@@ -182,15 +187,6 @@ def mqsc_sender(args: argparse.Namespace) -> Iterator[Callable[[str], tuple[bool
     finally:
         if len(opened) == 2:
             opened[0].__exit__(None, None, None)
-
-
-def _not_available(host: str, port: int) -> Exception:
-    from spark_mq.mq.errors import MQConnectorError
-    from spark_mq.mqi.constants import CMQC, reason_name
-    reason = CMQC.MQRC_HOST_NOT_AVAILABLE      # as IBM's client answers a refused connection
-    return MQConnectorError(f"no queue manager is listening at {host}({port}): MQ reason {reason} "
-                            f"{reason_name(reason)}; `spark-mq-qmgr start` runs one, or give "
-                            "--conn-name host(port)", reason, reason_name(reason))
 
 
 # --- depth -------------------------------------------------------------------------------------
@@ -235,6 +231,6 @@ def _all_depths(args: argparse.Namespace) -> list[tuple[str, int, int]]:
     rows: list[tuple[str, int, int]] = []
     for block in output.split("AMQ8409I")[1:]:
         fields = dict(_DISPLAYED.findall(block))
-        if args.system or not fields["QUEUE"].startswith("SYSTEM."):
+        if args.system or not fields["QUEUE"].startswith(("SYSTEM.", OWN_REPLY_QUEUES)):
             rows.append((fields["QUEUE"], int(fields["CURDEPTH"]), int(fields["MAXDEPTH"])))
     return rows

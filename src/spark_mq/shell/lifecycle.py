@@ -1,14 +1,14 @@
 """`start` and `stop`: an embedded queue manager in the foreground (until Ctrl-C) or in the
-background, and stopping a background one by its data directory.
+background, and stopping a background one by its data directory; `status`: the local ones.
 
 The queue-manager process holds a lock on its data directory (see spark_mq.embedded.__main__),
-so `stop` knows whether one is running there without trusting a pid file alone.
+so `stop` knows whether one is running there without trusting a pid file alone. `start`
+records its data directory in the local registry (registry.py), where the client tools
+find it by name and `status` lists it.
 """
 from __future__ import annotations
 
 import argparse
-import fcntl
-import json
 import os
 import signal
 import time
@@ -17,6 +17,8 @@ from typing import Any
 from spark_mq.embedded import __main__ as server_process
 from spark_mq.embedded.client.process import EmbeddedQueueManager, EmbeddedQueueManagerError
 from spark_mq.jobs.errors import JobError
+from spark_mq.shell import registry
+from spark_mq.shell.registry import connectable, running_pid
 
 DEFAULT_DATA_DIR = os.path.join("~", ".spark-mq", "{name}")
 
@@ -38,9 +40,18 @@ def add_commands(commands: Any) -> None:
                                            "directory (SIGTERM: open units of work are backed out).")
     stop.add_argument("--data-dir", default=DEFAULT_DATA_DIR,
                       help=f"its data directory (default: {DEFAULT_DATA_DIR})")
-    stop.add_argument("--name", default="QM1", help="queue manager name, for the default --data-dir")
+    stop.add_argument("--name", default="QM1",
+                      help="queue manager name: without --data-dir, its default data directory, "
+                           "else the one it runs on (`spark-mq-qmgr status`)")
     stop.add_argument("--timeout", type=float, default=15.0, help="seconds to wait (default: 15)")
     stop.set_defaults(run=run_stop)
+
+    status = commands.add_parser(
+        "status", help="list the local queue managers: name, state, address, pid, data directory",
+        description="List the embedded queue managers `start` ran on this machine (and those "
+                    f"in the default data directories, {DEFAULT_DATA_DIR}), running or stopped; "
+                    "the client tools find them by --queue-manager NAME or --data-dir.")
+    status.set_defaults(run=run_status)
 
 
 def data_dir(args: argparse.Namespace) -> str:
@@ -50,6 +61,7 @@ def data_dir(args: argparse.Namespace) -> str:
 
 def run_start(args: argparse.Namespace) -> int:
     args.data_dir = data_dir(args)
+    registry.record(args.data_dir, args.name, args.host)
     if not args.background:
         return server_process.run(args)
     if running_pid(args.data_dir) is not None:
@@ -79,7 +91,7 @@ def run_start(args: argparse.Namespace) -> int:
         manager.start()
     except EmbeddedQueueManagerError as exc:
         raise JobError(str(exc)) from None
-    print(f"queue manager {manager.name} running at {_connectable(manager.host)}({manager.port}), "
+    print(f"queue manager {manager.name} running at {connectable(manager.host)}({manager.port}), "
           f"pid {manager.pid}, data in {args.data_dir}")
     if manager.metrics_url:
         print(f"metrics (Prometheus) at {manager.metrics_url}")
@@ -97,7 +109,7 @@ def _users(entries: list[str]) -> dict[str, str | tuple[str, tuple[str, ...]]]:
 
 
 def run_stop(args: argparse.Namespace) -> int:
-    directory = data_dir(args)
+    directory = _stop_directory(args)
     pid = running_pid(directory)
     if pid is None:
         raise JobError(f"no queue manager is running on {directory}")
@@ -112,28 +124,25 @@ def run_stop(args: argparse.Namespace) -> int:
     return 0
 
 
-def running_pid(directory: str) -> int | None:
-    """The pid of the queue manager holding `directory`, or None when none holds it."""
-    lock = os.path.join(directory, server_process.LOCK_FILE)
-    if not os.path.exists(lock):
-        return None
-    with open(lock) as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return _ready_pid(directory)
-        fcntl.flock(handle, fcntl.LOCK_UN)
-    return None
+def _stop_directory(args: argparse.Namespace) -> str:
+    """--data-dir; without it, NAME's default directory, else the one data directory where a
+    queue manager of that name runs (the local registry)."""
+    directory = data_dir(args)
+    if args.data_dir != DEFAULT_DATA_DIR or running_pid(directory) is not None:
+        return directory
+    named = [qm.data_dir for qm in registry.queue_managers() if qm.name == args.name and qm.running]
+    return named[0] if len(named) == 1 else directory
 
 
-def _ready_pid(directory: str) -> int:
-    try:
-        with open(os.path.join(directory, server_process.READY_FILE)) as handle:
-            return int(json.load(handle)["pid"])
-    except (OSError, ValueError, KeyError):
-        raise JobError(f"a queue manager holds {directory} but has not said its pid yet "
-                       "(still starting?); try again") from None
-
-
-def _connectable(host: str) -> str:
-    return "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
+def run_status(args: argparse.Namespace) -> int:
+    found = registry.queue_managers()
+    if not found:
+        print("no local queue managers; `spark-mq-qmgr start --background` starts one")
+        return 0
+    rows = [(qm.name, qm.state, qm.conn_name if qm.port else "-",
+             str(qm.pid) if qm.running else "-", qm.data_dir) for qm in found]
+    header = ("NAME", "STATE", "ADDRESS", "PID", "DATA DIRECTORY")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1])
+    return 0

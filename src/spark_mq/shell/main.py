@@ -1,8 +1,10 @@
 """The `spark-mq-qmgr` command line: one subcommand per tool, the connection arguments the
 jobs use (each also read from its SPARK_MQ_* environment variable), and errors as one line.
 
-Without --conn-name (or --ccdt-url) the client tools talk to the embedded queue manager that
-`spark-mq-qmgr start` runs by default: localhost(1414), transport embedded.
+Without --conn-name (or --ccdt-url) the client tools talk to a local embedded queue manager:
+the one of --data-dir, else the one named --queue-manager that `spark-mq-qmgr start` runs
+(the local registry, shell/registry.py; `status` lists them), else the one it runs by
+default, localhost(1414), transport embedded (shell/connection.py).
 
 Exit status: 0 done, 1 an MQ or connection failure (its reason code and name in the line
 printed), 2 a usage error or a queue manager that cannot start, 10 an MQSC script in which
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from spark_mq.jobs.cli import add_connection_arguments
 from spark_mq.jobs.errors import JobError, explain
 from spark_mq.shell import admin, channels, lifecycle, messages, trigger_monitor
+from spark_mq.shell.connection import add_local_arguments
 
 PROG = "spark-mq-qmgr"
 
@@ -36,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
                channels.add_move_xmitq(commands), trigger_monitor.add_trigger_monitor(commands)]
     for sub in clients:
         add_connection_arguments(sub)
+        add_local_arguments(sub)
     return parser
 
 

@@ -1,6 +1,10 @@
 """`put`, `get` and `browse`: IBM's amqsput, amqsget and amqsbcg for the shell, through the
 connector's MQ layer (so segments come out whole and reference/data pairs as one message).
 
+`put` writes text in the code page --ccsid names (UTF-8, 1208, by default), through the
+connector's table of code pages (spark_mq.mqi.codepages), and sets the MQMD's CodedCharSetId,
+Encoding and Format to match, so that the shell can play a mainframe sender
+(`put --ccsid 500 Q text`); --file bytes go as they are, labelled with --ccsid when given.
 `put` commits every COMMIT_EVERY messages (each line at once when typing at a terminal) and
 says how many were committed if it fails; `get` prints each batch before committing it, so a
 message printed nowhere (a closed pipe, Ctrl-C) stays on the queue.
@@ -19,6 +23,9 @@ from spark_mq.mq.properties import SPARK_TO_MQTYPE, set_property
 from spark_mq.shell import show
 from spark_mq.shell.connection import connect
 
+_UTF8 = 1208
+#: MQMD Encoding values by the name a person knows them by
+_ENCODINGS = {"native": 546, "s390": 785}
 COMMIT_EVERY = 1000
 GET_BATCH = 100
 #: the longest one MQGET of `get --wait` waits, in seconds (_next_batch)
@@ -34,7 +41,8 @@ def add_put(commands: Any) -> argparse.ArgumentParser:
         description="Put messages on a queue: the MESSAGE arguments, or --file, or else each line "
                     "of standard input (an empty line is an empty message).")
     put.add_argument("queue", help="queue name")
-    put.add_argument("messages", nargs="*", metavar="MESSAGE", help="message text (UTF-8)")
+    put.add_argument("messages", nargs="*", metavar="MESSAGE",
+                     help="message text (encoded in --ccsid)")
     put.add_argument("--file", help="put this file's bytes as one message ('-': standard input)")
     put.add_argument("--property", action="append", default=[], metavar="NAME[:TYPE]=VALUE",
                      help=f"a message property (repeatable); TYPE: {', '.join(SPARK_TO_MQTYPE)} "
@@ -46,7 +54,14 @@ def add_put(commands: Any) -> argparse.ArgumentParser:
     put.add_argument("--priority", type=int, help="0-9 (default: the queue's DEFPRTY)")
     put.add_argument("--correl-id", help="CorrelId: text (up to 24 bytes) or 0x followed by hex")
     put.add_argument("--reply-to", help="ReplyToQ")
-    put.add_argument("--format", help="MQMD Format (default: MQSTR for text, blank for --file)")
+    put.add_argument("--format", help="MQMD Format, e.g. MQSTR or NONE (default: MQSTR for text, "
+                                      "blank for --file)")
+    put.add_argument("--ccsid", type=int, metavar="CCSID",
+                     help="code page of the text and MQMD CodedCharSetId, e.g. 500 or 37 (EBCDIC), "
+                          "819, 1208 (default: 1208, UTF-8); with --file, only the MQMD field")
+    put.add_argument("--encoding", type=_encoding, metavar="ENCODING",
+                     help="MQMD Encoding: a number, or native (546, the default) or s390 (785, a "
+                          "mainframe's); it orders the bytes of UTF-16 text")
     put.set_defaults(run=run_put)
     return put
 
@@ -83,6 +98,7 @@ def add_browse(commands: Any) -> argparse.ArgumentParser:
 # --- put ---------------------------------------------------------------------------------------
 
 def run_put(args: argparse.Namespace) -> int:
+    _check_ccsid(args)
     payloads, typing = _payloads(args)
     properties = [parse_property(text) for text in args.property]
     ibmmq, qmgr = connect(args)
@@ -110,6 +126,9 @@ def run_put(args: argparse.Namespace) -> int:
         from spark_mq.mq.errors import describe
         done = f" ({committed} message(s) before it were committed)" if committed else ""
         raise describe(exc, f"putting message {count + 1} on {args.queue}{done}") from exc
+    except BaseException:
+        _backout(ibmmq, qmgr)    # a line it cannot encode, Ctrl-C: MQDISC would commit the rest
+        raise
     finally:
         _disconnect(ibmmq, qmgr)
     print(f"put {count} message(s) on {args.queue}", file=sys.stderr)
@@ -121,7 +140,7 @@ def _payloads(args: argparse.Namespace) -> tuple[Iterator[bytes], bool]:
     if args.messages and args.file:
         raise JobError("give MESSAGE arguments or --file, not both")
     if args.messages:
-        return (text.encode("utf-8") for text in args.messages), False
+        return iter([_encoded(text, args) for text in args.messages]), False
     if args.file:
         if args.file == "-":
             return iter([sys.stdin.buffer.read()]), False
@@ -133,7 +152,51 @@ def _payloads(args: argparse.Namespace) -> tuple[Iterator[bytes], bool]:
     typing = sys.stdin.isatty()
     if typing:
         print(f"type messages for {args.queue}, one a line; Ctrl-D ends", file=sys.stderr)
-    return (line.rstrip(b"\r\n") for line in sys.stdin.buffer), typing
+    lines = (line.rstrip(b"\r\n") for line in sys.stdin.buffer)
+    if args.ccsid in (None, _UTF8):
+        return lines, typing
+    return (_encoded(line.decode("utf-8"), args) for line in lines), typing
+
+
+def _encoding(text: str) -> int:
+    value = _ENCODINGS.get(text.strip().lower())
+    if value is None:
+        try:
+            value = int(text, 0)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not an MQ encoding: give a number, or one of "
+                f"{', '.join(f'{name} ({number})' for name, number in _ENCODINGS.items())}") from None
+    return value
+
+
+def _check_ccsid(args: argparse.Namespace) -> None:
+    """An unknown CCSID is refused before anything is put."""
+    from spark_mq.mqi import codepages
+    if args.ccsid is None or args.file:
+        return
+    if codepages.code_page(args.ccsid, _md_encoding(args)) is None:
+        known = codepages.known_ccsids()
+        ebcdic = [str(ccsid) for ccsid in known if codepages.is_ebcdic(ccsid)]
+        raise JobError(f"--ccsid {args.ccsid}: no code page of that CCSID here; valid: "
+                       f"{', '.join(str(ccsid) for ccsid in known)} (EBCDIC: {', '.join(ebcdic)})")
+
+
+def _encoded(text: str, args: argparse.Namespace) -> bytes:
+    """`text` in --ccsid: a character the code page lacks is an error, never a '?'."""
+    from spark_mq.mqi import codepages
+    ccsid = _UTF8 if args.ccsid is None else args.ccsid
+    if ccsid == _UTF8:
+        return text.encode("utf-8")
+    try:
+        return codepages.encode_text(text, ccsid, _md_encoding(args))
+    except codepages.ConversionError as exc:
+        raise JobError(f"--ccsid {ccsid}: {exc}; choose a code page that has it (1208, UTF-8, "
+                       "has every character)") from None
+
+
+def _md_encoding(args: argparse.Namespace) -> int:
+    return _ENCODINGS["native"] if args.encoding is None else int(args.encoding)
 
 
 def parse_property(text: str) -> tuple[str, Any, str]:
@@ -171,14 +234,26 @@ def _md(ibmmq: Any, args: argparse.Namespace, text: bool) -> Any:
     md = ibmmq.MD()
     md.Persistence = CMQC.MQPER_PERSISTENCE_AS_Q_DEF if args.persistence is None else args.persistence
     md.Priority = CMQC.MQPRI_PRIORITY_AS_Q_DEF if args.priority is None else args.priority
-    md.Format = (args.format or (CMQC.MQFMT_STRING.decode() if text else "")).encode().ljust(8)
-    if text:
-        md.CodedCharSetId = 1208
+    md.Format = _format(args.format, text, CMQC)
+    if text or args.ccsid is not None:
+        md.CodedCharSetId = _UTF8 if args.ccsid is None else args.ccsid
+    if args.encoding is not None:
+        md.Encoding = args.encoding
     if args.correl_id:
         md.CorrelId = _correl_id(args.correl_id)
     if args.reply_to:
         md.ReplyToQ = args.reply_to.encode()
     return md
+
+
+def _format(given: str | None, text: bool, CMQC: Any) -> bytes:
+    """The MQMD Format: as given (NONE: blank, as MQFMT_NONE is), else MQSTR for text."""
+    if given is None:
+        return CMQC.MQFMT_STRING if text else CMQC.MQFMT_NONE
+    name = "" if given.strip().upper() in ("NONE", "MQFMT_NONE") else given.strip()
+    if len(name) > 8:
+        raise JobError(f"--format: {given!r} is longer than the 8 characters of an MQMD Format")
+    return name.encode("ascii").ljust(8)
 
 
 def _correl_id(text: str) -> bytes:

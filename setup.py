@@ -1,0 +1,40 @@
+"""The one thing pyproject.toml cannot say: the start-up hook spark-mq-ibmmqc-hint.pth, which
+goes to site-packages itself (next to the packages, not inside one), for wheels and for
+editable installs alike. What it does: spark_mq/ibmmqc_hint.py."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+from setuptools.command.editable_wheel import editable_wheel
+
+PTH_NAME = "spark-mq-ibmmqc-hint.pth"
+# a .pth line that starts with `import` is run at start-up; a failure to import is ignored
+PTH_TEXT = ("import sys; exec('try:\\n import spark_mq.ibmmqc_hint as h; h.activate()\\n"
+            "except Exception:\\n pass')\n")
+
+
+class BuildPy(build_py):
+    """Also writes the .pth at the top of the wheel's tree."""
+
+    def run(self) -> None:
+        super().run()
+        if not self.editable_mode:
+            Path(self.build_lib, PTH_NAME).write_text(PTH_TEXT)
+
+    def get_outputs(self, include_bytecode: bool = True) -> list[str]:
+        return [*super().get_outputs(include_bytecode), os.path.join(self.build_lib, PTH_NAME)]
+
+
+class EditableWheel(editable_wheel):
+    """Also puts the .pth in the editable wheel (which holds no build_py output)."""
+
+    def _run_build_commands(self, dist_name, unpacked_wheel, build_lib, tmp_dir):  # type: ignore[no-untyped-def]
+        result = super()._run_build_commands(dist_name, unpacked_wheel, build_lib, tmp_dir)
+        Path(unpacked_wheel, PTH_NAME).write_text(PTH_TEXT)
+        return result
+
+
+setup(cmdclass={"build_py": BuildPy, "editable_wheel": EditableWheel})
