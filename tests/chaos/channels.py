@@ -7,10 +7,18 @@ once, its properties and context intact, nothing left on QMA's transmission queu
 A run is (seed, messages, kills): the seed decides the order and moments of the faults, so
 a failing run is replayed from the line it prints. The short form is
 tests/chaos/test_channel_chaos.py (in the README's test command), the long form
-bench/channel_chaos.py (20,000 messages, at least 20 kills)."""
+bench/channel_chaos.py (20,000 messages, at least 20 kills).
+
+`secured=True` runs the same with the doors shut as a secured pair shuts them: QMB has users,
+its receiver admits only a partner that presents QMA's certificate (SSLCIPH, SSLCAUTH
+REQUIRED, SSLPEER) and names itself QMA (a QMGRMAP rule), and puts as `app`, which holds
++put and +setall on the target and +setall on QMB (so the context arrives intact); the
+sender checks QMB's certificate in turn. Sequence numbers and the sender's own books are
+always on."""
 from __future__ import annotations
 
 import random
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,10 +29,13 @@ from ibmmq import CMQC
 from channel_topology import channel_name, define_receiver, define_sender, free_port
 from channel_topology import depth as _depth
 from spark_mq.embedded import EmbeddedQueueManager
+from tls_keys import make_ca, make_certificate
 
 FAULTS = ("kill_sender_qm", "kill_receiver_qm", "cut_channel")
 TARGET = "CHAOS.IN"
 APPL = "channel-chaos"
+CIPHER = "ANY_TLS12_OR_HIGHER"
+USERS = {"app": "apppw", "admin": "adminpw"}
 
 
 @dataclass
@@ -36,19 +47,29 @@ class ChannelChaos:
     batch_size: int = 50
     faults: list[str] = field(default_factory=list)
     context: tuple[bytes, bytes] = (b"", b"")   # UserIdentifier, PutApplName the puts got
+    secured: bool = False
 
     def line(self, verdict: str) -> str:
         return (f"channel chaos seed={self.seed} messages={self.messages} kills={self.kills} "
-                f"batch={self.batch_size} faults={','.join(self.faults)}: {verdict}")
+                f"batch={self.batch_size} secured={self.secured} "
+                f"faults={','.join(self.faults)}: {verdict}")
 
     def run(self) -> tuple[bool, str]:
         rng = random.Random(self.seed)
+        keys = self._key_repositories() if self.secured else {"QMA": None, "QMB": None}
         qmb = EmbeddedQueueManager(str(self.tmp / "QMB"), name="QMB", port=free_port(),
-                                   mqsc=f"DEFINE QLOCAL({TARGET}) MAXDEPTH(999999999)\n").start()
-        qma = EmbeddedQueueManager(str(self.tmp / "QMA"), name="QMA", port=free_port()).start()
+                                   mqsc=f"DEFINE QLOCAL({TARGET}) MAXDEPTH(999999999)\n",
+                                   users=USERS if self.secured else None,
+                                   tls_key_repository=keys["QMB"]).start()
+        qma = EmbeddedQueueManager(str(self.tmp / "QMA"), name="QMA", port=free_port(),
+                                   tls_key_repository=keys["QMA"]).start()
         try:
             define_receiver(qmb, "QMA")
-            name = define_sender(qma, "QMB", int(qmb.port or 0), f"BATCHSZ({self.batch_size})")
+            tls = f" SSLCIPH({CIPHER}) SSLPEER('CN=QMB,O=Spark')" if self.secured else ""
+            name = define_sender(qma, "QMB", int(qmb.port or 0),
+                                 f"BATCHSZ({self.batch_size}){tls}")
+            if self.secured:
+                self._secure_receiver(qmb, name)
             qma.run_mqsc(f"ALTER QLOCAL(QMB) MAXDEPTH(999999999)\nSTOP CHANNEL({name})")
             self._put_all(qma)
             qma.run_mqsc(f"START CHANNEL({name})")
@@ -61,6 +82,35 @@ class ChannelChaos:
         finally:
             qma.stop()
             qmb.stop()
+
+    def _key_repositories(self) -> dict[str, str | None]:
+        """A certificate for each queue manager (CN=its name), by one CA both trust."""
+        (self.tmp / "ca").mkdir()
+        ca = make_ca(str(self.tmp / "ca"), "ChaosCA")
+        stems: dict[str, str | None] = {}
+        for qm in ("QMA", "QMB"):
+            (self.tmp / "keys" / qm).mkdir(parents=True)
+            stem = str(self.tmp / "keys" / qm / "key")
+            make_certificate(stem, f"/O=Spark/CN={qm}", ca)
+            shutil.copy(ca[0], stem + ".ca.pem")
+            stems[qm] = stem
+        return stems
+
+    @staticmethod
+    def _secure_receiver(qmb: EmbeddedQueueManager, name: str) -> None:
+        qmb.run_mqsc(
+            f"ALTER CHANNEL({name}) CHLTYPE(RCVR) SSLCIPH({CIPHER}) SSLCAUTH(REQUIRED) "
+            "SSLPEER('CN=QMA,O=Spark')\n"
+            f"SET CHLAUTH('{name}') TYPE(QMGRMAP) QMNAME('QMA') USERSRC(MAP) MCAUSER('app')\n"
+            f"SET AUTHREC PROFILE('{TARGET}') OBJTYPE(QUEUE) PRINCIPAL('app') "
+            "AUTHADD(PUT,GET,BROWSE,INQ,SETALL)\n"
+            "SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('app') AUTHADD(SETALL)")
+
+    def _connect_b(self, qmb: EmbeddedQueueManager) -> ibmmq.QueueManager:
+        if not self.secured:
+            return ibmmq.connect("QMB", "DEV.APP.SVRCONN", qmb.conn_name)
+        return ibmmq.connect("QMB", "DEV.APP.SVRCONN", qmb.conn_name, user="app",
+                             password=USERS["app"])
 
     def _put_all(self, qma: EmbeddedQueueManager) -> None:
         conn = ibmmq.connect("QMA", "DEV.APP.SVRCONN", qma.conn_name)
@@ -96,7 +146,7 @@ class ChannelChaos:
 
     def _count(self, qma: EmbeddedQueueManager, qmb: EmbeddedQueueManager) -> tuple[bool, str]:
         a = ibmmq.connect("QMA", "DEV.APP.SVRCONN", qma.conn_name)
-        b = ibmmq.connect("QMB", "DEV.APP.SVRCONN", qmb.conn_name)
+        b = self._connect_b(qmb)
         deadline = time.monotonic() + 120 + self.messages / 100
         while _depth(b, TARGET) < self.messages and time.monotonic() < deadline:
             time.sleep(0.2)

@@ -20,3 +20,12 @@ def test_kills_of_either_queue_manager_and_the_channel_lose_and_double_nothing(t
     ok, line = ChannelChaos(tmp_path, BASE_SEED, messages=2000, kills=6).run()
     print(line)
     assert ok, line
+
+
+@pytest.mark.timeout(600)
+def test_the_same_through_a_secured_pair_users_chlauth_tls_and_a_named_mca_user(tmp_path):
+    """The doors shut (issue 31): every message once, its context intact, though the receiver
+    runs as `app` behind CHLAUTH and mutual TLS."""
+    ok, line = ChannelChaos(tmp_path, BASE_SEED + 1, messages=1000, kills=4, secured=True).run()
+    print(line)
+    assert ok, line
