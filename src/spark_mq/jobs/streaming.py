@@ -126,7 +126,8 @@ def await_batch_boundary(queries: list[StreamingQuery], timeout: float = 60.0) -
 
     Ctrl-C has created the readers' stopFile (ctrl_c.py), so a trigger that starts after it
     plans no batch; once a query shows no trigger running, the batch it had in flight is
-    done and stopping it kills no task. Past the timeout the queries are stopped anyway:
+    done and stopping it kills no task (the readers then commit it in MQ, and the callers
+    wait for that with `await_settled`). Past the timeout the queries are stopped anyway:
     what was in flight is backed out and replayed on restart."""
     deadline = time.monotonic() + timeout
     waiting = list(queries)

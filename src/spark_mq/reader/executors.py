@@ -27,7 +27,9 @@ rows it emits, and only the attempt that got the partition's CLAIM may do so:
    A crash before MQCMIT backs out messages, claim and record together; after it, the record
    replays the same rows. A lost connection does the attempt again (reconnectTimeoutMs).
 3. `commit(end)` (driver) removes the claims and records of batches up to `end`, unless
-   planning the next batch already did (Spark commits a batch after planning the next).
+   planning the next batch already did (Spark commits a batch after planning the next);
+   the listener's note that Spark committed it (spark_mq/reader/commit_notes.py) does the
+   same at once, so a stopped query leaves no claim or record of a batch Spark committed.
 
 Costs per batch on the queue manager: the gets, plus per partition one claim put and get, a
 record of about the rows' size (one put per MiB) and its removal. In round trips, which are

@@ -21,9 +21,16 @@ So the DRIVER gets the messages:
    (executors only turn them into Arrow record batches). When this process does not hold
    the batch (Spark replays an unfinished batch after a restart), its messages are gotten
    again by id, under syncpoint, and held like any other batch.
-3. The next `latestOffset(end)` (or `commit(end)`, whichever comes first) commits it.
-   With Trigger.AvailableNow Spark calls `latestOffset` once more after the last batch,
-   so the run ends with every delivered message committed off the queue.
+3. The listener's note that Spark's commit log has it (spark_mq/reader/commit_notes.py:
+   the query's progress event, relayed by the listener `spark_mq.register` adds), or else
+   the next `latestOffset(end)` or `commit(end)`, whichever comes first, commits it. With
+   Trigger.AvailableNow Spark calls `latestOffset` once more after the last batch, so the
+   run ends with every delivered message committed off the queue.
+4. `query.stop()` calls nothing here: Spark sends the process SIGTERM. With the listener,
+   the reader first waits for its word on the batches that finished before the stop and
+   commits them; then it dies and MQ backs out the rest (the batch in flight and any
+   prefetched one). Without it, the batch Spark committed last is backed out too and
+   removed by id at the next start (as after a crash).
 
 With `prefetch` (default) batch N+1 is gotten on a second connection, in its own unit of
 work, while Spark runs batch N; it is handed over (its ids written to the offset log) only
@@ -37,7 +44,7 @@ id, and never deliver again a message the previous batch delivered. Limits: the 
 be the queue's only consumer (another consumer could take backed-out messages), and
 Spark's asynchronous progress tracking must stay off (it calls latestOffset before the
 previous batch is in the commit log). `stop()` and interpreter exit back out explicitly,
-because MQDISC would commit open work.
+because MQDISC would commit open work; a SIGTERM ends the process without MQDISC.
 
 atLeastOnce: the same without ids (a replayed batch is simply the next messages).
 atMostOnce: gets outside syncpoint, with read-ahead unless readAhead=false: messages are
