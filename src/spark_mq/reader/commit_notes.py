@@ -229,7 +229,8 @@ class _Hub:
     reader gets its verdict once the listener bus is empty (module docstring)."""
 
     def __init__(self, path: str, drain: Callable[[], None]) -> None:
-        self._drain = drain
+        self.path = path
+        self.drain = drain      # waits until the listener bus has delivered what was posted
         self._lock = threading.Lock()
         self.gone = threading.Condition(self._lock)
         self._readers: dict[str, tuple[socket.socket, threading.Lock]] = {}
@@ -259,7 +260,7 @@ class _Hub:
                     with self._lock:
                         self._readers[reader] = (peer, lock)
                 if note.get("stopping"):
-                    self._drain()
+                    self.drain()
                     _send(peer, lock, {"verdict": True})
         except Exception as exc:  # noqa: BLE001 - one reader's trouble is not the application's
             log.debug("commit notes hub: %s", exc)
@@ -323,16 +324,19 @@ def make_listener() -> Any:
 
 
 def add_listener(spark: Any) -> None:
-    """The hub and the listener for this classic session, once per process (module
-    docstring); nothing on Spark Connect."""
+    """The hub (one per driver JVM) and the listener (one per session), for classic sessions
+    only: a Spark Connect client is not the driver's process (module docstring)."""
     global _hub
-    if _hub is not None or not hasattr(spark, "_jsparkSession"):
+    try:
+        if getattr(spark, "_spark_mq_listener", None) is not None:
+            return
+        jvm_pid = int(spark._jvm.java.lang.ProcessHandle.current().pid())
+        bus = spark._jsc.sc().listenerBus()
+    except Exception:  # noqa: BLE001 - Spark Connect, or Spark's internals changed
         return
-    jvm_pid = int(spark._jvm.java.lang.ProcessHandle.current().pid())
     path = hub_path(jvm_pid)
     if path is None:
         return
-    bus = spark._jsc.sc().listenerBus()
     timeout_ms = int(VERDICT_TIMEOUT * 1000 * 0.8)
 
     def drain() -> None:
@@ -341,8 +345,12 @@ def add_listener(spark: Any) -> None:
         except Exception as exc:  # noqa: BLE001 - Spark stopping: what was delivered is all
             log.debug("waiting for the listener bus: %s", exc)
 
-    _hub = _Hub(path, drain)
-    spark.streams.addListener(make_listener())
+    if _hub is None or _hub.path != path:
+        _hub = _Hub(path, drain)
+    _hub.drain = drain
+    listener = make_listener()
+    spark.streams.addListener(listener)
+    spark._spark_mq_listener = listener
 
 
 def await_settled(query: Any, timeout: float = SETTLE_TIMEOUT) -> bool:
