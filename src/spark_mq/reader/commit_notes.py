@@ -39,6 +39,7 @@ trigger, or removed by id at the next start.
 """
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import logging
@@ -175,7 +176,7 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
 
 
 class TakesCommitNotes:
-    """What a stream reader adds to take the listener's notes: `notify_path()` for its offsets,
+    """What a stream reader adds to take the listener's notes: `notify_id()` for its offsets,
     and `settle_committed(end)`, which the channel's thread calls one at a time with Spark's
     own calls (`one_at_a_time`)."""
 
@@ -239,6 +240,7 @@ class _Hub:
         self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._server.bind(path)
         self._server.listen(16)
+        atexit.register(self.close)
         threading.Thread(target=self._accept, name="spark-mq-hub", daemon=True).start()
 
     def _accept(self) -> None:
@@ -270,6 +272,13 @@ class _Hub:
                     self._readers.pop(reader, None)
                 self.gone.notify_all()
             peer.close()
+
+    def close(self) -> None:
+        self._server.close()
+        try:
+            os.remove(self.path)
+        except OSError:
+            pass
 
     def tell(self, reader: str, note: dict) -> None:
         with self._lock:
@@ -346,6 +355,8 @@ def add_listener(spark: Any) -> None:
             log.debug("waiting for the listener bus: %s", exc)
 
     if _hub is None or _hub.path != path:
+        if _hub is not None:
+            _hub.close()
         _hub = _Hub(path, drain)
     _hub.drain = drain
     listener = make_listener()
