@@ -1,7 +1,8 @@
 """Ctrl-C in a job, as a terminal sends it: SIGINT to the job's whole process group (the
 driver, and under spark-submit the JVM and pyspark's workers in it too). One Ctrl-C stops
 the queries between micro-batches and prints the exact command that goes on; that command
-finishes the run exactly once. A second Ctrl-C ends everything at once. Either way, no
+finishes the run exactly once; the queue then holds exactly what is not in the sink (the
+micro-batch Spark committed last is committed in MQ too). A second Ctrl-C ends everything at once. Either way, no
 process of the job is left: the JVM, pyspark's daemons and workers, the streaming sources'
 runners, the embedded queue manager."""
 from __future__ import annotations
