@@ -2,9 +2,9 @@
 driver, and under spark-submit the JVM and pyspark's workers in it too). One Ctrl-C stops
 the queries between micro-batches and prints the exact command that goes on; that command
 finishes the run exactly once; the queue then holds exactly what is not in the sink (the
-micro-batch Spark committed last is committed in MQ too). A second Ctrl-C ends everything at once. Either way, no
-process of the job is left: the JVM, pyspark's daemons and workers, the streaming sources'
-runners, the embedded queue manager."""
+micro-batch Spark committed last is committed in MQ too). A second Ctrl-C ends everything
+at once. Either way, no process of the job is left: the JVM, pyspark's daemons and
+workers, the streaming sources' runners, the embedded queue manager."""
 from __future__ import annotations
 
 import os
