@@ -69,3 +69,39 @@ def test_query_stop_commits_in_mq_every_batch_spark_committed(qm, conn, make_que
         if read_mode == "executors":
             # the claims and records of the batches Spark committed are gone with them
             assert depth(conn, state) == 0
+
+
+def test_query_stop_of_a_topic_read_commits_every_batch_spark_committed(qm, conn, spark, tmp_path):
+    """A topic read is the queue reader on its durable subscription's managed queue."""
+    import ibmmq
+
+    from spark_mq.mq.connection import ConnectionOptions
+    from spark_mq.mq.subscriptions import ensure_durable_subscription, remove_subscription
+    from spark_mq.options import subscription_name
+
+    topic = f"spark/stop/{tmp_path.name}"
+    subscription = subscription_name(topic, None)
+    managed = ensure_durable_subscription(
+        ConnectionOptions(queue_manager=qm.name, conn_name=qm.conn_name, channel=qm.channel,
+                          transport="embedded"), subscription, topic, None)
+    od = ibmmq.OD(ObjectType=CMQC.MQOT_TOPIC, Version=CMQC.MQOD_VERSION_4)
+    od.set_vs("ObjectString", topic)
+    handle = ibmmq.Topic(conn, topic_desc=od)
+    handle.open(topic_desc=od, open_opts=CMQC.MQOO_OUTPUT)
+    try:
+        for i in range(TOTAL):
+            handle.pub(b"m%03d" % i, ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT))
+    finally:
+        handle.close()
+    options = reader_options(qm, "", maxMessagesPerTrigger=PER_BATCH)
+    del options["queue"]
+    options["topic"] = topic
+    try:
+        _one_batch_then_stop(spark, options, tmp_path)
+        _wait_until(lambda: _open_input_count(conn, managed) == 0,
+                    "the stopped reader's connections are closed")
+        in_sink = len(committed_parquet_rows(tmp_path / "out"))
+        assert in_sink == PER_BATCH
+        assert depth(conn, managed) == TOTAL - in_sink
+    finally:
+        remove_subscription(ibmmq, conn, subscription)
