@@ -3,7 +3,9 @@
     spark.readStream.format("mq").option("queue", "DEV.QUEUE.1")...
 
 Spark finds format("mq") by itself (pyspark_mq.DefaultSource); `spark_mq.register(spark)` is
-the explicit alternative, for sessions where discovery is off.
+the explicit alternative, for sessions where discovery is off, and it adds the listener that
+commits each micro-batch in MQ as soon as Spark's commit log has it, so a stopped query
+leaves MQ matching its sink (spark_mq.reader.commit_notes).
 
 Imports stay light: Spark is imported only when `register` is called.
 """
@@ -15,8 +17,11 @@ __version__ = "0.1.0"
 def register(spark) -> None:
     """Register the "mq" data source with this Spark session, unless Spark has it already
     (found by itself, or registered before): registering over it only makes Spark warn that
-    it "replaced a statically registered data source"."""
+    it "replaced a statically registered data source". Adds, once per session, the listener
+    that tells the readers which micro-batches Spark committed (not on Spark Connect)."""
+    from spark_mq.reader.commit_notes import add_listener
     from spark_mq.source import MQDataSource
+    add_listener(spark)
     try:
         known = spark._jsparkSession.sessionState().dataSourceManager().dataSourceExists("mq")
     except Exception:  # noqa: BLE001 - Spark Connect, or Spark's internals changed: register

@@ -1,9 +1,10 @@
 """Ctrl-C in a job, as a terminal sends it: SIGINT to the job's whole process group (the
 driver, and under spark-submit the JVM and pyspark's workers in it too). One Ctrl-C stops
 the queries between micro-batches and prints the exact command that goes on; that command
-finishes the run exactly once. A second Ctrl-C ends everything at once. Either way, no
-process of the job is left: the JVM, pyspark's daemons and workers, the streaming sources'
-runners, the embedded queue manager."""
+finishes the run exactly once; the queue then holds exactly what is not in the sink (the
+micro-batch Spark committed last is committed in MQ too). A second Ctrl-C ends everything
+at once. Either way, no process of the job is left: the JVM, pyspark's daemons and
+workers, the streaming sources' runners, the embedded queue manager."""
 from __future__ import annotations
 
 import os
@@ -17,7 +18,16 @@ from collections.abc import Iterator
 import psutil
 import pytest
 
-from support import JOBS, PROJECT_ROOT, job_env, spark_submit_command
+from support import (
+    JOBS,
+    PROJECT_ROOT,
+    committed_parquet_rows,
+    connection_args,
+    depth,
+    job_env,
+    put_messages,
+    spark_submit_command,
+)
 
 pytestmark = pytest.mark.spark
 
@@ -153,3 +163,31 @@ def test_a_second_ctrl_c_ends_everything_at_once_and_the_run_still_goes_on_exact
     assert "quit at once" in output and "Traceback" not in output, output
     assert left == [], left
     assert_exactly_once(resume(job))
+
+
+def test_ctrl_c_between_micro_batches_leaves_the_queue_holding_only_what_is_not_in_the_files(
+        qm, conn, make_queue, tmp_path):
+    """The issue's case: a processing-time job stopped while it waits for its next trigger.
+    Spark has the last micro-batch in its commit log (and the files); MQ must have it
+    committed too, not backed out when the reader's process ends."""
+    total, per_batch = 40, 10
+    queue = make_queue()
+    put_messages(conn, queue, [b"m%03d" % n for n in range(total)])
+    out = tmp_path / "out"
+    command, env = spark_submit_command(
+        "queue_to_files.py", *connection_args(qm), "--queue", queue, "--format", "parquet",
+        "--path", str(out), "--trigger", "processing-time", "--interval", "1 hour",
+        "--max-messages-per-trigger", str(per_batch))
+    job = Job(command, env)
+    try:
+        job.read_until(r"^\[queue -> files\]")   # the first micro-batch is in the commit log
+        job.note_processes()
+        job.ctrl_c()
+        assert job.finish() == 130, job.output
+        left = job.left_behind()                 # the readers' connections are gone with them
+    finally:
+        job.kill()
+    assert left == [], left
+    in_files = len(committed_parquet_rows(out))
+    assert in_files == per_batch, job.output
+    assert depth(conn, queue) == total - in_files, job.output

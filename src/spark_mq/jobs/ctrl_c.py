@@ -4,8 +4,9 @@ command that goes on from there, and ends with status 130; a second ends everyth
 pyspark's own SIGINT handler cancels all jobs through Py4J and raises KeyboardInterrupt,
 which lands in the middle of whatever Py4J call the job is waiting in: tracebacks, and then
 "Cannot call methods on a stopped SparkContext". So the jobs replace it with a handler that
-only records the request; their wait loops see it, stop the queries (a stopped query's
-unit of work is backed out, nothing is lost) and raise `Interrupted`.
+only records the request; their wait loops see it, stop the queries (what Spark committed
+is committed in MQ: spark_mq/reader/commit_notes.py; the rest is backed out, nothing is
+lost) and raise `Interrupted`.
 
 Stopping a query in the middle of a micro-batch kills its tasks, and Spark's Python workers
 print tracebacks for that. So the jobs' MQ readers get the option stopFile=`STOP_FILE`

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from spark_mq.jobs.ctrl_c import Interrupted, stop_requested
 from spark_mq.jobs.errors import JobError
 from spark_mq.jobs.progress import ProgressMonitor
+from spark_mq.reader.commit_notes import await_settled
 
 if TYPE_CHECKING:
     from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
@@ -38,6 +39,7 @@ def await_query(query: StreamingQuery, args: argparse.Namespace, monitor: Progre
                 if stop_requested():
                     await_batch_boundary([query])
                 query.stop()   # a batch in flight is backed out in MQ and replayed on restart
+                await_settled(query)    # the batch Spark committed last is committed in MQ
                 break
         monitor.poll()
     finally:
@@ -102,6 +104,7 @@ def wait_for_pipeline(queries: list[StreamingQuery], monitor: ProgressMonitor, l
         for query in queries:
             if query.isActive:
                 query.stop()
+                await_settled(query)    # the batch Spark committed last is committed in MQ
         monitor.poll()
         monitor.close()
     for query in queries:
@@ -123,7 +126,8 @@ def await_batch_boundary(queries: list[StreamingQuery], timeout: float = 60.0) -
 
     Ctrl-C has created the readers' stopFile (ctrl_c.py), so a trigger that starts after it
     plans no batch; once a query shows no trigger running, the batch it had in flight is
-    done and stopping it kills no task. Past the timeout the queries are stopped anyway:
+    done and stopping it kills no task (the readers then commit it in MQ, and the callers
+    wait for that with `await_settled`). Past the timeout the queries are stopped anyway:
     what was in flight is backed out and replayed on restart."""
     deadline = time.monotonic() + timeout
     waiting = list(queries)

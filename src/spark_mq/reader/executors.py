@@ -27,7 +27,9 @@ rows it emits, and only the attempt that got the partition's CLAIM may do so:
    A crash before MQCMIT backs out messages, claim and record together; after it, the record
    replays the same rows. A lost connection does the attempt again (reconnectTimeoutMs).
 3. `commit(end)` (driver) removes the claims and records of batches up to `end`, unless
-   planning the next batch already did (Spark commits a batch after planning the next).
+   planning the next batch already did (Spark commits a batch after planning the next);
+   the listener's note that Spark committed it (spark_mq/reader/commit_notes.py) does the
+   same at once, so a stopped query leaves no claim or record of a batch Spark committed.
 
 Costs per batch on the queue manager: the gets, plus per partition one claim put and get, a
 record of about the rows' size (one put per MiB) and its removal. In round trips, which are
@@ -62,6 +64,7 @@ from spark_mq.mq.connection import connect, load_ibmmq, retry_while_lost
 from spark_mq.mq.errors import connection_lost
 from spark_mq.options import ReadOptions
 from spark_mq.reader import task_connections
+from spark_mq.reader.commit_notes import TakesCommitNotes, one_at_a_time
 from spark_mq.reader.limits import batch_limits
 from spark_mq.reader.rows import arrow_schema, record_batches
 from spark_mq.reader.start import StartsOnFirstCall
@@ -84,7 +87,10 @@ class ClaimPartition(InputPartition):
 
 @reports_to_spark("initialOffset", "getDefaultReadLimit", "prepareForTriggerAvailableNow",
                   "latestOffset", "partitions", "commit", "read")
-class MQExecutorStreamReader(StartsOnFirstCall, DataSourceStreamReader, SupportsTriggerAvailableNow):
+@one_at_a_time("initialOffset", "prepareForTriggerAvailableNow", "latestOffset", "partitions",
+               "commit", "reportLatestOffset")
+class MQExecutorStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader,
+                             SupportsTriggerAvailableNow):
     """See the module docstring for the protocol. Made from the options as given (parsed
     ReadOptions, or the data source's own), it checks them at Spark's first call
     (spark_mq.reader.start)."""
@@ -102,7 +108,7 @@ class MQExecutorStreamReader(StartsOnFirstCall, DataSourceStreamReader, Supports
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state.update(_driver=None, _planned=None, _available_now=None, _delivered=0,
-                     _first_planned=None, _removed_through=0)
+                     _first_planned=None, _removed_through=0, _notes_lock_obj=None)
         return state
 
     def _connection(self) -> _DriverConnection:
@@ -146,6 +152,9 @@ class MQExecutorStreamReader(StartsOnFirstCall, DataSourceStreamReader, Supports
         share_bytes = -(-max_bytes // parts)
         end: dict[str, Any] = {"reader": reader, "batch": batch + 1, "partitions": parts,
                                "bytes": share_bytes}
+        notify = self.notify_id()
+        if notify is not None:
+            end["notify"] = notify      # where the listener says Spark committed it (commit_notes)
 
         def plan(driver: _DriverConnection) -> bool:
             # forgetting first also removes the claims of a plan whose commit was lost
@@ -182,6 +191,9 @@ class MQExecutorStreamReader(StartsOnFirstCall, DataSourceStreamReader, Supports
                 for p in range(int(end["partitions"]))]
 
     def commit(self, end: dict) -> None:
+        self._remove_finished(end)
+
+    def _remove_finished(self, end: dict) -> None:
         batch = int(end.get("batch", 0))
         if batch <= self._removed_through:
             return      # planning the next batch removed them (Spark commits after it plans)
@@ -189,6 +201,15 @@ class MQExecutorStreamReader(StartsOnFirstCall, DataSourceStreamReader, Supports
             lambda d: self._remove_counting(d, str(end["reader"]), f"<= {batch}"),
             f"removing the claims and records of batch {batch}")
         self._removed_through = batch
+
+    def settle_committed(self, end: dict) -> None:
+        """The listener's word: Spark's commit log has every batch up to `end` (commit_notes):
+        their claims and records go now, not at the next trigger."""
+        if "reader" in end and int(end.get("batch", 0)) <= int(self._last_planned_batch()):
+            self._remove_finished(end)
+
+    def _last_planned_batch(self) -> int:
+        return int(self._planned[1]["batch"]) if self._planned is not None else 0
 
     def _remove_counting(self, driver: _DriverConnection, reader: str, condition: str) -> int:
         """Remove the reader's claims and records that meet `condition`; returns the rows of

@@ -21,9 +21,16 @@ So the DRIVER gets the messages:
    (executors only turn them into Arrow record batches). When this process does not hold
    the batch (Spark replays an unfinished batch after a restart), its messages are gotten
    again by id, under syncpoint, and held like any other batch.
-3. The next `latestOffset(end)` (or `commit(end)`, whichever comes first) commits it.
-   With Trigger.AvailableNow Spark calls `latestOffset` once more after the last batch,
-   so the run ends with every delivered message committed off the queue.
+3. The listener's note that Spark's commit log has it (spark_mq/reader/commit_notes.py:
+   the query's progress event, relayed by the listener `spark_mq.register` adds), or else
+   the next `latestOffset(end)` or `commit(end)`, whichever comes first, commits it. With
+   Trigger.AvailableNow Spark calls `latestOffset` once more after the last batch, so the
+   run ends with every delivered message committed off the queue.
+4. `query.stop()` calls nothing here: Spark sends the process SIGTERM. With the listener,
+   the reader first waits for its word on the batches that finished before the stop and
+   commits them; then it dies and MQ backs out the rest (the batch in flight and any
+   prefetched one). Without it, the batch Spark committed last is backed out too and
+   removed by id at the next start (as after a crash).
 
 With `prefetch` (default) batch N+1 is gotten on a second connection, in its own unit of
 work, while Spark runs batch N; it is handed over (its ids written to the offset log) only
@@ -37,7 +44,7 @@ id, and never deliver again a message the previous batch delivered. Limits: the 
 be the queue's only consumer (another consumer could take backed-out messages), and
 Spark's asynchronous progress tracking must stay off (it calls latestOffset before the
 previous batch is in the commit log). `stop()` and interpreter exit back out explicitly,
-because MQDISC would commit open work.
+because MQDISC would commit open work; a SIGTERM ends the process without MQDISC.
 
 atLeastOnce: the same without ids (a replayed batch is simply the next messages).
 atMostOnce: gets outside syncpoint, with read-ahead unless readAhead=false: messages are
@@ -67,6 +74,7 @@ from spark_mq.mq.errors import connection_lost
 from spark_mq.mq.message import Message
 from spark_mq.mq.orphans import wait_for_sole_consumer
 from spark_mq.options import ReadOptions
+from spark_mq.reader.commit_notes import TakesCommitNotes, one_at_a_time
 from spark_mq.reader.limits import batch_limits
 from spark_mq.reader.progress import ReaderProgress
 from spark_mq.reader.rows import MessagesPartition, arrow_schema, record_batches
@@ -93,7 +101,10 @@ class _Prefetch:
 
 @reports_to_spark("initialOffset", "getDefaultReadLimit", "prepareForTriggerAvailableNow",
                   "latestOffset", "partitions", "commit", "read")
-class MQStreamReader(StartsOnFirstCall, DataSourceStreamReader, SupportsTriggerAvailableNow):
+@one_at_a_time("initialOffset", "prepareForTriggerAvailableNow", "latestOffset", "partitions",
+               "commit", "reportLatestOffset")
+class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader,
+                     SupportsTriggerAvailableNow):
     """See the module docstring for the protocol. Made from the options as given (parsed
     ReadOptions, or the data source's own), it checks them at Spark's first call
     (spark_mq.reader.start)."""
@@ -113,7 +124,8 @@ class MQStreamReader(StartsOnFirstCall, DataSourceStreamReader, SupportsTriggerA
     # executors get a copy without the driver's connections
     def __getstate__(self):
         state = dict(self.__dict__)
-        state.update(_slots=[], _held={}, _prefetch=None, _remaining=None, _just_settled=set())
+        state.update(_slots=[], _held={}, _prefetch=None, _remaining=None, _just_settled=set(),
+                     _notes_lock_obj=None)
         return state
 
     # --- connections --------------------------------------------------------------------
@@ -144,9 +156,13 @@ class MQStreamReader(StartsOnFirstCall, DataSourceStreamReader, SupportsTriggerA
         return next(s for s in self._all_slots() if s is not prefetching)
 
     def _offset(self, seq: int, batch: list[Message]) -> dict:
+        offset: dict = {"seq": seq}
         if self.options.exactly_once:
-            return {"seq": seq, "ids": records.encode([m.record for m in batch])}
-        return {"seq": seq}
+            offset["ids"] = records.encode([m.record for m in batch])
+        notify = self.notify_id() if self.options.syncpoint else None
+        if notify is not None:
+            offset["notify"] = notify   # where the listener says Spark committed it (commit_notes)
+        return offset
 
     # --- Spark's driver-side calls ------------------------------------------------------
     def initialOffset(self) -> dict:
@@ -354,23 +370,33 @@ class MQStreamReader(StartsOnFirstCall, DataSourceStreamReader, SupportsTriggerA
         self.start()
         self._settle(end)
 
+    def settle_committed(self, end: dict) -> None:
+        """The listener's word: Spark's commit log has every batch up to `end` (commit_notes).
+        Only batches this process holds are committed; anything else waits for Spark's own
+        calls, as without a listener."""
+        self._settle_held(int(end.get("seq", 0)))
+
+    def _settle_held(self, seq: int) -> bool:
+        """MQCMIT the held batches up to `seq`; whether there were any."""
+        done = sorted(s for s in self._held if s <= seq)
+        if not done:
+            return False
+        self._just_settled = set()
+        for s in done:
+            held = self._held[s]
+            if self.options.exactly_once:
+                self._just_settled.update(m.record for m in held.messages)
+            if held.slot is not None:
+                self._commit_held(held)
+            self._progress.committed(held.messages)
+            del self._held[s]
+        self._settled_seq = max(self._settled_seq, seq)
+        return True
+
     def _settle(self, durable: dict) -> None:
         """Everything up to `durable` is in Spark's commit log: make MQ agree."""
         seq = int(durable["seq"])
-        if seq <= 0:
-            return
-        done = sorted(s for s in self._held if s <= seq)
-        if done:
-            self._just_settled = set()
-            for s in done:
-                held = self._held[s]
-                if self.options.exactly_once:
-                    self._just_settled.update(m.record for m in held.messages)
-                if held.slot is not None:
-                    self._commit_held(held)
-                self._progress.committed(held.messages)
-                del self._held[s]
-            self._settled_seq = max(self._settled_seq, seq)
+        if seq <= 0 or self._settle_held(seq):
             return
         if seq > self._settled_seq:
             if self.options.exactly_once and durable.get("ids"):
