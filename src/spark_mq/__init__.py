@@ -5,9 +5,13 @@
 Spark finds format("mq") by itself (pyspark_mq.DefaultSource); `spark_mq.register(spark)` is
 the explicit alternative, for sessions where discovery is off.
 
-Imports stay light: Spark is imported only when `register` is called.
+Imports stay light: Spark is imported only when `register` is called, or when the process
+imported pyspark.sql first (a Spark script): then pyspark's JSON log line of an error that is
+raised anyway is turned off (spark_mq.jobs.log4j.quiet_python_logs).
 """
 from __future__ import annotations
+
+import sys
 
 __version__ = "0.1.0"
 
@@ -16,7 +20,9 @@ def register(spark) -> None:
     """Register the "mq" data source with this Spark session, unless Spark has it already
     (found by itself, or registered before): registering over it only makes Spark warn that
     it "replaced a statically registered data source"."""
+    from spark_mq.jobs.log4j import quiet_python_logs
     from spark_mq.source import MQDataSource
+    quiet_python_logs()
     try:
         known = spark._jsparkSession.sessionState().dataSourceManager().dataSourceExists("mq")
     except Exception:  # noqa: BLE001 - Spark Connect, or Spark's internals changed: register
@@ -24,5 +30,9 @@ def register(spark) -> None:
     if not known:
         spark.dataSource.register(MQDataSource)
 
+
+if "pyspark.sql" in sys.modules:
+    from spark_mq.jobs.log4j import quiet_python_logs
+    quiet_python_logs()
 
 __all__ = ["register", "__version__"]
