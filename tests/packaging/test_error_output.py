@@ -38,7 +38,12 @@ def _readme_test():   # the README section's script and commands, as test_readme
 
 run_commands, the_script = _readme_test().run_commands, _readme_test().the_script
 
-pytestmark = [pytest.mark.spark, pytest.mark.timeout(900)]
+
+
+def real_spark(test):
+    """A test that runs spark-submit (the set-up test below runs without)."""
+    return pytest.mark.spark(pytest.mark.timeout(900)(test))
+
 
 README = Path(PROJECT_ROOT, "README.md")
 SUBMIT = 'spark-submit --driver-java-options "$(python -m spark_mq.jobs.log4j)" script.py'
@@ -97,6 +102,7 @@ def script_stopped_before(line: str) -> str:
 
 
 @pytest.mark.parametrize("step", ["write", "stream"])
+@real_spark
 def test_the_readme_script_against_a_stopped_queue_manager(step, tmp_path):
     first = "    # batch: put two messages" if step == "write" else STREAM_LINE
     status, lines = submit(tmp_path, script_stopped_before(first))
@@ -128,6 +134,7 @@ with EmbeddedQueueManager(tempfile.mkdtemp()) as qm:
 '''
 
 
+@real_spark
 def test_a_euro_written_in_ccsid_37_says_why_and_the_ccsid_that_holds_it(tmp_path):
     status, lines = submit(tmp_path, EURO)
     assert status == 1, "\n".join(lines)
@@ -163,6 +170,7 @@ with EmbeddedQueueManager(tempfile.mkdtemp(), name="QMX") as qm:
 '''
 
 
+@real_spark
 def test_a_read_names_its_queue_manager_and_an_unknown_column_is_one_exception(tmp_path):
     """The default schema's `queue_manager`; the read written on with a `queue` option goes to
     that queue on the connected queue manager; pyspark logs no JSON line for the select."""
@@ -176,3 +184,16 @@ def test_a_read_names_its_queue_manager_and_an_unknown_column_is_one_exception(t
     assert not [line for line in lines if line.startswith("{")], shown
     assert the_error(lines) == [line for line in lines if line.startswith(
         ("read from: ", "written on: ", "refused: "))], shown
+
+
+def test_the_set_up_says_how_long_each_command_takes_and_shows_the_fast_loop():
+    text = README.read_text(encoding="utf-8")
+    set_up = text.split("## Set-up: two commands\n", 1)[1].split("\n## ", 1)[0]
+    block = set_up.split("```bash", 1)[1].split("```", 1)[0].split("\n", 1)[1]   # no info string
+    commands = [line for line in block.splitlines() if line and not line.startswith("#")]
+    assert len(commands) == 2, block                              # still two commands
+    assert "about a minute" in block and "about 33 minutes on 2 cores" in block, block
+    fast = '.venv/bin/python -m pytest -m "not spark"'
+    assert f"about 5 minutes:\n#    {fast}" in block, block
+    tests = text.split("## Tests\n", 1)[1].split("\n## ", 1)[0]
+    assert f"about five minutes on 2 cores):\n`{fast}`" in tests and "about 33 minutes" in tests
