@@ -53,7 +53,10 @@ def quiet_python_logs() -> None:
     """Drop pyspark's JSON log line of an error that is raised anyway (module docstring).
     pyspark makes these loggers as its own class (PySparkLogger) and logs with arguments
     only that class takes, so they are made that way here too."""
-    from pyspark.logger import PySparkLogger
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:   # a pyspark without them (before 4.0): nothing to quiet
+        return
     for name in QUERY_CONTEXT_LOGGERS:
         PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
 
