@@ -9,7 +9,8 @@ failure as Python formats it, after its own prefix, on the same first line; and 
 formats a chain of exceptions from its root cause, each behind "Traceback (most recent call
 last):". So an error leaves with a copy of itself, without traceback, as the root of its
 chain: its one line (reason, object, queue manager, hint) is then the first line the user
-sees, and the tracebacks, the MQMIError among them, follow.
+sees, and the tracebacks, the MQMIError among them, follow. (In Spark's Python workers the
+error leaves as that line alone, without the chain: spark_mq.errors.)
 """
 from __future__ import annotations
 
