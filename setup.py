@@ -11,8 +11,14 @@ from setuptools.command.build_py import build_py
 from setuptools.command.editable_wheel import editable_wheel
 
 PTH_NAME = "spark-mq-ibmmqc-hint.pth"
-# a .pth line that starts with `import` is run at start-up; a failure to import is ignored
-PTH_TEXT = ("import sys; exec('try:\\n import spark_mq.ibmmqc_hint as h; h.activate()\\n"
+# A .pth line that starts with `import` is run at start-up. It loads the hint's file by
+# itself, without importing the spark_mq package: its __init__ looks at what the program has
+# imported when the program first imports it, which must not happen before the program runs.
+PTH_TEXT = ("import sys; exec('try:\\n import importlib.util as u, os\\n"
+            " d = list(u.find_spec(\"spark_mq\").submodule_search_locations)[0]\\n"
+            " s = u.spec_from_file_location(\"spark_mq_ibmmqc_hint\", "
+            "os.path.join(d, \"ibmmqc_hint.py\"))\\n"
+            " h = u.module_from_spec(s); s.loader.exec_module(h); h.activate()\\n"
             "except Exception:\\n pass')\n")
 
 

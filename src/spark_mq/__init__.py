@@ -7,9 +7,13 @@ the explicit alternative, for sessions where discovery is off, and it adds the l
 commits each micro-batch in MQ as soon as Spark's commit log has it, so a stopped query
 leaves MQ matching its sink (spark_mq.reader.commit_notes).
 
-Imports stay light: Spark is imported only when `register` is called.
+Imports stay light: Spark is imported only when `register` is called, or when the process
+imported pyspark.sql first (a Spark script): then pyspark's JSON log line of an error that is
+raised anyway is turned off (spark_mq.jobs.log4j.quiet_python_logs).
 """
 from __future__ import annotations
+
+import sys
 
 __version__ = "0.1.0"
 
@@ -19,8 +23,10 @@ def register(spark) -> None:
     (found by itself, or registered before): registering over it only makes Spark warn that
     it "replaced a statically registered data source". Adds, once per session, the listener
     that tells the readers which micro-batches Spark committed (not on Spark Connect)."""
+    from spark_mq.jobs.log4j import quiet_python_logs
     from spark_mq.reader.commit_notes import add_listener
     from spark_mq.source import MQDataSource
+    quiet_python_logs()
     add_listener(spark)
     try:
         known = spark._jsparkSession.sessionState().dataSourceManager().dataSourceExists("mq")
@@ -29,5 +35,9 @@ def register(spark) -> None:
     if not known:
         spark.dataSource.register(MQDataSource)
 
+
+if "pyspark.sql" in sys.modules:
+    from spark_mq.jobs.log4j import quiet_python_logs
+    quiet_python_logs()
 
 __all__ = ["register", "__version__"]

@@ -5,12 +5,16 @@ Which columns exist, their types and MQMD fields: the column table, spark_mq.mq.
 
 Default columns (`DEFAULT_SCHEMA`), in this order:
 
-    payload binary, queue string, message_id binary, correlation_id binary, group_id binary,
-    msg_seq_number int, msg_flags int, put_timestamp timestamp, persistent boolean,
-    priority int, format string, ccsid int, encoding int, backout_count int,
-    reply_to_queue string, reply_to_qmgr string, user_id string, appl_identity_data string,
-    put_appl_name string, msg_type int, expiry int, feedback int,
-    properties map<string,string>, text string
+    payload binary, queue string, queue_manager string, message_id binary,
+    correlation_id binary, group_id binary, msg_seq_number int, msg_flags int,
+    put_timestamp timestamp, persistent boolean, priority int, format string, ccsid int,
+    encoding int, backout_count int, reply_to_queue string, reply_to_qmgr string,
+    user_id string, appl_identity_data string, put_appl_name string, msg_type int,
+    expiry int, feedback int, properties map<string,string>, text string
+
+`queue` and `queue_manager` say where each message was read: the queue and the queue
+manager (the `queueManager` option). The writer takes the pair as where a row goes when no
+`queue` or `topic` option routes it (spark_mq.mq.column_table).
 
 `text` is the payload decoded by the message's own CCSID (spark_mq.mqi.codepages) when its
 Format is MQSTR, null otherwise. A topic read (option topic or topicObject) adds `topic

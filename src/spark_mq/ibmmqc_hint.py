@@ -7,7 +7,8 @@ installed, the embedded queue manager is the likely partner, and `spark_mq.embed
 before `import ibmmq` is what the program forgot.
 
 The package ships `spark-mq-ibmmqc-hint.pth` (setup.py), which Python runs at start-up:
-it calls `activate`, which appends a finder to the end of sys.meta_path. The finder answers
+it loads this file by itself (not the spark_mq package, whose import must wait for the
+program) and calls `activate`, which appends a finder to the end of sys.meta_path. The finder answers
 only for the top-level module `ibmmqc`, and only after every other finder found nothing: it
 raises ModuleNotFoundError with the hint. So it is inert where IBM's client is installed
 (`from . import ibmmqc` succeeds and `ibmmqc` is never looked for) and after

@@ -12,6 +12,7 @@ from spark_mq.mq.outgoing import Column, MessageDefaults, MessagePlan, RowValueE
 from spark_mq.mq.producer import ProducerSettings
 from spark_mq.mq.sink import write_rows
 from spark_mq.mqi import codepages
+from spark_mq.mqi.codepages import EURO_VARIANTS, encode_text
 from spark_mq.options import WriteOptions, parse_connection
 from support import drain, mq_options
 
@@ -86,6 +87,23 @@ def test_unencodable_text_fails_the_row_naming_column_ccsid_character_and_positi
     message = str(failure.value)
     for part in ("column 'payload'", "CCSID 37", "'\u20ac'", "position 8", "column 'ccsid'"):
         assert part in message, message
+
+
+@pytest.mark.parametrize("ccsid, variant", sorted(EURO_VARIANTS.items()))
+def test_a_euro_the_row_s_ccsid_lacks_is_pointed_at_that_page_with_the_euro(ccsid, variant):
+    with pytest.raises(RowValueError) as failure:
+        plan(Column("ccsid", "integer")).message(("5 \u20ac", ccsid))
+    message = str(failure.value)
+    assert "(MQ reason 2119 MQRC_NOT_CONVERTED)" in message, message
+    assert f"valid: CCSID {variant} ({ccsid} with the euro sign) or 1208 (UTF-8), which hold it" \
+        in message, message
+    assert encode_text("5 \u20ac", variant, 273)     # the suggestion holds the text
+
+
+def test_text_no_euro_page_holds_gets_utf_8_only():
+    with pytest.raises(RowValueError) as failure:
+        plan(Column("ccsid", "integer")).message(("\u4e2d", 37))    # no 37 page has CJK
+    assert "valid: a CCSID that holds it (e.g. 1208, UTF-8)" in str(failure.value)
 
 
 def test_an_unknown_ccsid_in_a_column_names_the_column_and_valid_values():

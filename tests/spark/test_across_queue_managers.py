@@ -80,3 +80,25 @@ def test_the_bridge_answers_at_the_requesters_queue_manager(spark, network):
     assert sorted(md.CorrelId for md, _ in got) == sorted(sent)
     assert sorted(body for _, body in got) == [f"QUESTION {n}".encode() for n in range(5)]
     assert all(md.MsgType == CMQC.MQMT_REPLY for md, _ in got)
+
+
+def test_a_read_names_its_queue_manager_and_written_on_keeps_that_meaning(spark, network):
+    """A read's `queue` and `queue_manager` say where each message was. Written on with a
+    `queue` option, the rows go to that queue on the connected queue manager, not back where
+    they were read; without one, the pair routes each row back to its queue on its queue
+    manager, through the channel."""
+    qma, qmb = network["QMA"], network["QMB"]
+    for manager in (qma, qmb):
+        manager.run_mqsc("DEFINE QLOCAL(COPIES) REPLACE")
+    out = ibmmq.Queue(connect(qma), "COPIES", CMQC.MQOO_OUTPUT)
+    for body in (b"one", b"two"):
+        out.put(body, ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT))
+    out.close()
+    read = spark.read.format("mq").options(**options(qma, queue="COPIES")).load()   # browses
+    assert sorted((r.payload, r.queue, r.queue_manager) for r in read.collect()) == [
+        (b"one", "COPIES", "QMA"), (b"two", "COPIES", "QMA")]
+    read.write.format("mq").options(**options(qmb, queue="COPIES")).mode("append").save()
+    assert sorted(body for _, body in receive(connect(qmb), "COPIES", 2)) == [b"one", b"two"]
+    read.write.format("mq").options(**options(qmb)).mode("append").save()
+    got = receive(connect(qma), "COPIES", 4)
+    assert sorted(body for _, body in got) == [b"one", b"one", b"two", b"two"]

@@ -69,10 +69,11 @@ def test_bad_options_name_option_value_and_valid_values(key, value, option, vali
 
 def test_default_schema_has_the_documented_columns():
     names = [name for name, _ in DEFAULT_COLUMNS]
-    assert names[:3] == ["payload", "queue", "message_id"] and names[-2:] == ["properties", "text"]
-    assert len(names) == 24
+    assert names[:4] == ["payload", "queue", "queue_manager", "message_id"]
+    assert names[-2:] == ["properties", "text"] and len(names) == 25
     assert COLUMN_TYPES["put_timestamp"] == "timestamp"
-    assert DEFAULT_SCHEMA.startswith("payload binary, queue string, message_id binary")
+    assert DEFAULT_SCHEMA.startswith("payload binary, queue string, queue_manager string, "
+                                     "message_id binary")
 
 
 def test_user_schema_columns_are_checked():

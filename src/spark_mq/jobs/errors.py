@@ -10,7 +10,7 @@ class JobError(Exception):
 
 
 _OWN_ERRORS = ("MQOptionError", "UnknownOptionError", "MQSchemaError", "MQConnectorError",
-               "AsyncPutError",
+               "AsyncPutError", "RowValueError", "ColumnError",
                "MarkerAheadError", "JobError")
 _CONNECTOR_ERROR = re.compile(rf"({'|'.join(_OWN_ERRORS)})[:]\s*(.+)")
 

@@ -12,9 +12,18 @@ Where the configuration can be given depends on who starts the JVM:
 
 `python -m spark_mq.jobs.log4j` prints the Java option, for spark-submit's
 --driver-java-options (or spark.driver.extraJavaOptions in spark-defaults.conf).
+
+pyspark has Python loggers of its own too: `DataFrameQueryContextLogger` and
+`SQLQueryContextLogger` log an analysis error (a select of a column that does not exist) as a
+JSON line of several kilobytes, the JVM's whole stack inside, just before the script gets the
+same error raised. `quiet_python_logs` leaves the raising to speak: the jobs call it, and so
+does `import spark_mq` (any `from spark_mq... import`) in a process that imported pyspark.sql
+first, as a script does; `logging.getLogger("DataFrameQueryContextLogger").setLevel("ERROR")`
+brings the line back.
 """
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +32,8 @@ if TYPE_CHECKING:
 
 #: warnings and errors a person can act on; the comments in the file say what is left out
 LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
+#: pyspark's loggers of an error the script gets raised anyway (see the module docstring)
+QUERY_CONTEXT_LOGGERS = ("DataFrameQueryContextLogger", "SQLQueryContextLogger")
 #: Spark's own configuration, which a job replaces (its path inside Spark's jar ends so)
 _SPARK_DEFAULTS = "org/apache/spark/log4j2"
 
@@ -34,7 +45,20 @@ def java_option() -> str:
 
 def quiet_builder(builder: SparkSession.Builder) -> SparkSession.Builder:
     """The builder of a session whose JVM this process starts, with LOG_CONFIG."""
+    quiet_python_logs()
     return builder.config("spark.driver.extraJavaOptions", java_option())
+
+
+def quiet_python_logs() -> None:
+    """Drop pyspark's JSON log line of an error that is raised anyway (module docstring).
+    pyspark makes these loggers as its own class (PySparkLogger) and logs with arguments
+    only that class takes, so they are made that way here too."""
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:   # a pyspark without them (before 4.0): nothing to quiet
+        return
+    for name in QUERY_CONTEXT_LOGGERS:
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def quiet_running_jvm(jvm: Any) -> None:
@@ -44,6 +68,7 @@ def quiet_running_jvm(jvm: Any) -> None:
     Spark sets up its logging when it first logs, and (Spark 4.3) sets its own defaults
     again then if it had them before, over any configuration put in place earlier. So
     Spark's logging is set up first, silently, and then replaced."""
+    quiet_python_logs()
     context = jvm.org.apache.logging.log4j.LogManager.getContext(False)
     location = str(context.getConfigLocation() or "")
     if jvm.java.lang.System.getProperty("log4j2.configurationFile") is not None:

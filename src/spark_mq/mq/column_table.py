@@ -53,8 +53,10 @@ COLUMNS: tuple[MQColumn, ...] = (
     _c("payload", "binary", None, True, "payload", ("binary", "string")),
     _c("queue", "string", None, True, "route", ("string",)),
     # reading: the queue manager the message was read from; writing: MQOD.ObjectQMgrName, the
-    # queue manager (or queue-manager alias) the row's queue is on, reached through channels
-    _c("queue_manager", "string", None, False, "route", ("string",)),
+    # queue manager (or queue-manager alias) the row's `queue` is on, reached through channels.
+    # Like `queue`, it routes only rows that no `queue` option routes: a read written on with
+    # a `queue` option goes there, not back where it was read
+    _c("queue_manager", "string", None, True, "route", ("string",)),
     _c("message_id", "binary", "MsgId", True, "delivered"),
     _c("correlation_id", "binary", "CorrelId", True, "md", ("binary", "string"), 24),
     _c("group_id", "binary", "GroupId", True, "md", ("binary", "string"), 24),

@@ -13,7 +13,8 @@ failure as Python formats it, after its own prefix, on the same first line; and 
 formats a chain of exceptions from its root cause, each behind "Traceback (most recent call
 last):". So an error leaves with a copy of itself, without traceback, as the root of its
 chain: its one line (reason, object, queue manager, hint) is then the first line the user
-sees, and the tracebacks, the MQMIError among them, follow.
+sees, and the tracebacks, the MQMIError among them, follow. (In Spark's Python workers the
+error leaves as that line alone, without the chain: spark_mq.errors.)
 """
 from __future__ import annotations
 
@@ -83,6 +84,10 @@ class MQConnectorError(RuntimeError):
         return self
 
 
+#: how a queue manager that is not running gets started (the embedded one; IBM MQ's strmqm)
+_START = ("start it (the embedded one: spark-mq-qmgr start --data-dir DIR --port PORT; IBM MQ: "
+          "strmqm QMNAME)")
+
 #: what a person can do about the reasons users meet first
 HINTS: dict[int, str] = {
     # what a 2035 means depends on the call: spark_mq.mq.refusals makes those hints
@@ -91,15 +96,18 @@ HINTS: dict[int, str] = {
                               "rules and the user's authority records",
     CMQC.MQRC_UNKNOWN_OBJECT_NAME: "no such queue on this queue manager: check the queue name "
                                    "(MQ names are case-sensitive)",
-    CMQC.MQRC_Q_MGR_NOT_AVAILABLE: "the queue manager is not reachable: check 'connName' "
-                                   "(host(port)) and that it is running",
+    CMQC.MQRC_Q_MGR_NOT_AVAILABLE: "no queue manager answers at 'connName' (host(port)): it "
+                                   "is not running or is stopping, or what listens there is "
+                                   f"not one; {_START}, or correct 'connName'",
     CMQC.MQRC_Q_MGR_NAME_ERROR: "the queue manager name does not match the one listening at "
                                 "'connName': check 'queueManager'",
     CMQC.MQRC_UNKNOWN_REMOTE_Q_MGR: "no route to that queue manager (option "
                                     "'targetQueueManager' or column 'queue_manager'): the "
                                     "connected queue manager needs a transmission queue of "
                                     "that name, a queue-manager alias or DEFXMITQ",
-    CMQC.MQRC_HOST_NOT_AVAILABLE: "the host could not be reached: check 'connName'",
+    CMQC.MQRC_HOST_NOT_AVAILABLE: "nothing listens at 'connName' (host(port)): the queue "
+                                  "manager is not running, or listens on another port or "
+                                  f"host; {_START}, or correct 'connName'",
     CMQC.MQRC_UNKNOWN_CHANNEL_NAME: "the channel is not known to the queue manager: check 'channel'",
     CMQC.MQRC_SSL_INITIALIZATION_ERROR: "TLS could not be set up: check 'cipherSpec' and "
                                         "'keyRepository'",

@@ -57,8 +57,8 @@ from typing import Any
 from spark_mq.mq import jms
 from spark_mq.mq.column_table import BY_NAME, with_role
 from spark_mq.mq.properties import SPARK_TO_MQTYPE, PropertyValueError, from_text, to_mq
-from spark_mq.mqi.codepages import ConversionError, encode_text
-from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.codepages import EURO_VARIANTS, ConversionError, encode_text
+from spark_mq.mqi.constants import CMQC, reason_name
 from spark_mq.mqi.properties import Property, PropertyError, location, validate_name
 
 PAYLOAD = "payload"
@@ -87,6 +87,20 @@ _MQSTR = b"MQSTR   "
 _NONE_FORMAT = b"        "
 _MAX_EXPIRY = 999_999_999      # tenths of a second: MQ's largest Expiry short of unlimited
 _CCSID_EXAMPLES = "e.g. 1208 (UTF-8), 37, 273, 500, 1047 (EBCDIC), 819, 1252; see the README"
+
+
+def _holding(text: str, ccsid: int) -> str:
+    """The CCSIDs to suggest for text that `ccsid` cannot hold: first the same code page with
+    the euro sign (37 -> 1140), where that holds the text, then UTF-8."""
+    variant = EURO_VARIANTS.get(ccsid)
+    if variant is not None:
+        try:
+            encode_text(text, variant, CMQC.MQENC_NATIVE)
+        except ConversionError:
+            pass
+        else:
+            return f"CCSID {variant} ({ccsid} with the euro sign) or 1208 (UTF-8), which hold it"
+    return "a CCSID that holds it (e.g. 1208, UTF-8)"
 
 
 class ColumnError(ValueError):
@@ -339,9 +353,9 @@ class MessagePlan:
                                     f"encode the string payload in; valid: {_CCSID_EXAMPLES}") \
                     from None
             raise RowValueError(f"column 'payload' cannot be encoded in the row's CCSID {ccsid} "
-                                f"({ccsid_from}): {exc}; valid: text that code page holds, or a "
-                                f"CCSID that holds it (e.g. 1208, UTF-8), or a binary payload") \
-                from None
+                                f"({ccsid_from}): {exc} (MQ reason {exc.reason} "
+                                f"{reason_name(exc.reason)}); valid: {_holding(payload, ccsid)}, or "
+                                "text that code page holds, or a binary payload") from None
 
     def _jms_kind(self, row: Sequence[Any]) -> str | None:
         """text | bytes for a JMS message, None for a plain one."""

@@ -226,15 +226,14 @@ def _at_row(exc: RowValueError, taken: int, ledger: ChunkLedger | None,
 def _prepare(row: Row, plan: MessagePlan, producer: Producer,
              default_queue: Default) -> tuple[Outgoing, Target, int]:
     out = plan.message(row)
-    if out.queue_manager and (isinstance(default_queue, Topic) or (
-            not default_queue and out.topic)):
-        raise RowValueError(f"a row names queue manager {out.queue_manager!r} and publishes on "
-                            "a topic; valid: a queue_manager only with a queue (publications "
-                            "go to the connected queue manager's topic tree)")
+    # The `queue_manager` column goes with the `queue` column, as a read fills the pair (where
+    # the message was): rows a `queue` or `topic` option routes, and publications (which go
+    # to the connected queue manager's topic tree), ignore both, so a read written on with
+    # options is not sent back where it was read.
     if isinstance(default_queue, Topic):
         target = producer.topic_target(default_queue.string)
     elif default_queue:
-        target = producer.target(default_queue, out.queue_manager or "")
+        target = producer.target(default_queue, plan.defaults.queue_manager or "")
     elif out.topic and out.queue:
         raise RowValueError(f"columns 'queue' ({out.queue!r}) and 'topic' ({out.topic!r}) are "
                             "both set in a row and no 'queue' or 'topic' option is set; valid: "

@@ -101,6 +101,11 @@ _SBCS: dict[int, tuple[str, dict[int, str | None]]] = {
 }
 #: the Windows CCSIDs senders label their data with -> the euro table IBM numbers 4096 higher
 _WINDOWS = {ccsid: ccsid + 4096 for ccsid in range(1250, 1259)}
+#: a country code page -> IBM's same page with the euro sign (EBCDIC 1140-1149, PC 858,
+#: ISO 8859-15): text with a '€' that the first cannot hold, the second can
+EURO_VARIANTS: dict[int, int] = {37: 1140, 273: 1141, 277: 1142, 278: 1143, 280: 1144,
+                                 284: 1145, 285: 1146, 297: 1147, 500: 1148, 871: 1149,
+                                 850: 858, 819: 923}
 #: EBCDIC single-byte CCSIDs (NL_TO_LF applies when they are converted to non-EBCDIC)
 _EBCDIC_SBCS = frozenset({37, 273, 277, 278, 280, 284, 285, 297, 424, 500, 838, 870, 871, 875,
                           1025, 1047, 1097, 1112, 1122, 1123, *range(1140, 1150)})
