@@ -3,6 +3,10 @@
     spark-submit jobs/request_reply_bridge.py --conn-name 'localhost(1414)' \\
         --request-queue SPARK.MQ.REQUEST --transform upper --checkpoint /data/bridge-ckpt
 
+SPARK.MQ.REQUEST (with BOQNAME SPARK.MQ.BACKOUT) and the jobs' other queues are defined by
+mqsc/spark-mq.mqsc: start the queue manager with --mqsc mqsc/spark-mq.mqsc, or load it:
+spark-mq-qmgr mqsc --conn-name 'localhost(1414)' -f mqsc/spark-mq.mqsc.
+
 The classic MQ server pattern, as a streaming query: every request read from
 --request-queue (exactly once) is transformed and answered with a reply message
   - put on the request's ReplyToQ (requests without one go to --no-reply-queue),

@@ -67,3 +67,30 @@ def test_the_archive_job_help_says_how_code_pages_are_handled():
     text = " ".join(process.stdout.split())
     assert "decoded by its own CCSID" in text and "never written as replacement characters" in text
     assert "backout queue" in text and "--queue DEV.QUEUE.1" in text and "mqsc/spark-mq.mqsc" in text
+
+
+def test_the_bridge_answers_ebcdic_requests_in_their_text_and_moves_what_is_not_text(
+        qm, conn, make_queue, tmp_path):
+    backout, replies = make_queue(), make_queue()
+    requests = make_queue(f"BOTHRESH(3) BOQNAME('{backout}')")
+    md_fields = {"MsgType": CMQC.MQMT_REQUEST, "ReplyToQ": replies.encode(), "Format": CMQC.MQFMT_STRING}
+    sent = {}
+    for ccsid, codec, text in ((500, "cp500", "grüße [500] ! ¬"), (37, "cp037", "société [37] ! ¬")):
+        [msg_id] = put_messages(conn, requests, [text.encode(codec)],
+                                md_fields={**md_fields, "CodedCharSetId": ccsid})
+        sent[msg_id] = text
+    [bad] = put_messages(conn, requests, [b"\xff\xfe not UTF-8"],
+                         md_fields={**md_fields, "CodedCharSetId": 1208})
+    process = spark_submit("request_reply_bridge.py", *connection_args(qm), "--request-queue", requests,
+                           "--transform", "upper", "--checkpoint", str(tmp_path / "ckpt"),
+                           "--trigger", "available-now", timeout=300)
+    assert process.returncode == 0, explain(process)
+    assert "done: answered 2 requests" in process.stdout, explain(process)
+    assert f"not text: 1 message of {requests}" in process.stdout, explain(process)
+    answered = drain(conn, replies)
+    # each request's text, upper-cased, in UTF-8 MQSTR: nothing read as the wrong code page
+    assert {md.CorrelId: (payload.decode("utf-8"), md.CodedCharSetId) for md, payload, _ in answered} == {
+        msg_id: (text.upper(), 1208) for msg_id, text in sent.items()}
+    [(md, body, _)] = drain(conn, backout)
+    assert md.MsgId == bad and ibmmq.DLH().get_header(body).Reason == CMQC.MQRC_NOT_CONVERTED
+    assert depth(conn, requests) == 0

@@ -121,10 +121,16 @@ def archive(spark: SparkSession, args: argparse.Namespace, options: dict[str, st
           f"(delivery={args.delivery}, trigger={args.trigger}, checkpoint {checkpoint})", flush=True)
     monitor = ProgressMonitor()
     monitor.track("queue -> files", query)
-    await_query(query, args, monitor)
+    try:
+        await_query(query, args, monitor)
+    except ctrl_c.Interrupted:   # what was moved is said before the command that goes on
+        moved = not_text_line(monitor.report("queue -> files"), args.queue)
+        if moved:
+            print(moved, flush=True)
+        raise
+    moved = not_text_line(monitor.report("queue -> files"), args.queue)
     print(f"done: {monitor.rows('queue -> files'):,} messages from {args.queue} written as {args.format} "
           f"to {args.path} in {monitor.batches('queue -> files')} micro-batches", flush=True)
-    moved = not_text_line(monitor.report("queue -> files"), args.queue)
     if moved:
         print(moved, flush=True)
     spark.stop()
