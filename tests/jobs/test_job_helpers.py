@@ -238,3 +238,19 @@ def test_the_live_display_and_the_log_lines_show_the_depth_the_reader_reports():
     shown.poll()
     shown.close()
     assert "depth APP.IN=0" in live.getvalue()
+
+
+def test_the_archive_job_reads_text_with_require_text_and_refuses_it_without_a_unit_of_work():
+    import argparse
+
+    from spark_mq.jobs.errors import JobError
+    from spark_mq.jobs.queue_to_files import text_options
+
+    def args(**given) -> argparse.Namespace:
+        return argparse.Namespace(**{"format": "json", "payload_encoding": "utf8",
+                                     "delivery": "exactlyOnce", **given})
+    assert text_options(args(), ["message_id", "payload"]) == {"requireText": "true"}
+    assert text_options(args(payload_encoding="base64"), ["payload"]) == {}   # bytes: every message
+    assert text_options(args(), ["message_id"]) == {}                         # no data written
+    with pytest.raises(JobError, match="--delivery atMostOnce.*--payload-encoding base64"):
+        text_options(args(delivery="atMostOnce"), ["payload"])

@@ -375,7 +375,7 @@ class Consumer:
                 data_md = self.ibmmq.MD()
                 data = self._get_data_md(bytes(group_id), data_md)
                 if data is not None:
-                    poison.move(data, data_md, None)
+                    poison.move(data, data_md, None, reason, why)
         if reason:
             # the progress counts them (notTextMessagesMoved): one line each would flood a log
             log.info("message %s on %s %s (MQ reason %d): moved to %s with an MQDLH naming it",
