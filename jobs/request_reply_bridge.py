@@ -3,6 +3,10 @@
     spark-submit jobs/request_reply_bridge.py --conn-name 'localhost(1414)' \\
         --request-queue SPARK.MQ.REQUEST --transform upper --checkpoint /data/bridge-ckpt
 
+SPARK.MQ.REQUEST (with BOQNAME SPARK.MQ.BACKOUT) and the jobs' other queues are defined by
+mqsc/spark-mq.mqsc: start the queue manager with --mqsc mqsc/spark-mq.mqsc, or load it:
+spark-mq-qmgr mqsc --conn-name 'localhost(1414)' -f mqsc/spark-mq.mqsc.
+
 The classic MQ server pattern, as a streaming query: every request read from
 --request-queue (exactly once) is transformed and answered with a reply message
   - put on the request's ReplyToQ (requests without one go to --no-reply-queue),
@@ -20,18 +24,19 @@ from __future__ import annotations
 
 import argparse
 
-from spark_mq.jobs import cli, request_reply_bridge
+from spark_mq.jobs import cli, codepages, request_reply_bridge
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = cli.new_parser("request_reply_bridge.py", __doc__)
+    parser = cli.new_parser("request_reply_bridge.py", __doc__, codepages.HELP)
     parser.add_argument("--request-queue", default="SPARK.MQ.REQUEST", help="(default: SPARK.MQ.REQUEST)")
     parser.add_argument("--no-reply-queue", default="SPARK.MQ.BRIDGE.NOREPLY",
                         help="where replies to requests without ReplyToQ go "
                              "(default: SPARK.MQ.BRIDGE.NOREPLY)")
     parser.add_argument("--transform", choices=request_reply_bridge.TRANSFORMS, default="upper",
-                        help="what the reply's payload is: the request's text upper-cased (default), "
-                             "lower-cased, reversed, or the request unchanged (echo)")
+                        help="what the reply's payload is: the request's text (by its CCSID) "
+                             "upper-cased (default), lower-cased, reversed, or the request's bytes "
+                             "unchanged, in its CCSID and Format (echo)")
     parser.add_argument("--context", default="appl_identity_data",
                         help="comma-separated context fields copied from request to reply, from "
                              f"{', '.join(request_reply_bridge.CONTEXT_COLUMNS)}; 'none' for none "

@@ -70,3 +70,12 @@ def test_errors_survive_pickling(error):
     copy = pickle.loads(pickle.dumps(error))
     assert type(copy) is type(error) and str(copy) == str(error)
     assert copy.__dict__ == error.__dict__
+
+
+def test_require_text_is_a_boolean_and_needs_a_unit_of_work_to_move_in():
+    assert ReadOptions.parse({**BASE, "requireText": "true"}).require_text
+    assert not ReadOptions.parse(BASE).require_text
+    with pytest.raises(MQOptionError, match="requireText.*atMostOnce"):
+        ReadOptions.parse({**BASE, "requireText": "true", "delivery": "atMostOnce"})
+    with pytest.raises(MQOptionError, match="requireText"):
+        ReadOptions.parse({**BASE, "requireText": "always"})

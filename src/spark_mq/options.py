@@ -64,6 +64,12 @@ Reader (`ReadOptions`):
     includeContext         add the context columns (accounting_token, appl_origin_data,
                            put_appl_type) and `property_types` to the default schema: all
                            that a faithful copy (writer option context=all) needs
+    requireText            every row is text (default false): a message whose `text` would
+                           be null (Format not MQSTR: 2110; a CCSID without a table: 2111;
+                           bytes not valid in its CCSID: 2119) is moved, in the batch's unit
+                           of work, to the backout queue (or the dead-letter queue) behind an
+                           MQDLH whose Reason says why, instead of becoming a row; not with
+                           atMostOnce, which has no unit of work to move it in
 
 exactlyOnce in readMode driver needs no state queue: the message ids of each microbatch travel inside Spark's
 own offset log (see spark_mq/reader/stream.py for the protocol).
@@ -134,7 +140,8 @@ READ_OPTIONS = ("queue", "topic", "topicObject", "subscription", "selector", "de
                 "maxMessagesPerTrigger", "maxBytesPerTrigger",
                 "waitIntervalMs", "readAhead", "backoutThreshold", "backoutQueue",
                 "numPartitions", "prefetch", "orphanedWorkTimeoutMs", "readMode", "stateQueue",
-                "claimTimeoutMs", "stopFile", "convert", "ccsid", "encoding", "includeContext")
+                "claimTimeoutMs", "stopFile", "convert", "ccsid", "encoding", "includeContext",
+                "requireText")
 WRITE_OPTIONS = ("queue", "topic", "retain", "persistence", "asyncPut", "commitEvery", "delivery",
                  "segmentation", "largeMessageThreshold", "stateQueue", "writerId",
                  "claimTimeoutMs", "modelQueue", "targetQueueManager", "context",
@@ -361,6 +368,7 @@ class ReadOptions:
     ccsid: int = DEFAULT_CCSID
     encoding: int = MQENC_NATIVE
     include_context: bool = False
+    require_text: bool = False
     typed_properties: bool = False   # set by the data source when the schema has property_types
 
     @classmethod
@@ -401,6 +409,12 @@ class ReadOptions:
                 raise MQOptionError(given, opts[given], "no value without convert=true: it is the "
                                     "code page MQGMO_CONVERT converts to (the `text` column decodes "
                                     "each message by its own CCSID without it)")
+        require_text = parse_bool(opts, "requiretext", False, "requireText")
+        if require_text and delivery == "atMostOnce":
+            raise MQOptionError("requireText", opts["requiretext"],
+                                "false with delivery atMostOnce (a message that is not text is "
+                                "moved to the backout queue in the batch's unit of work, which "
+                                "atMostOnce does not have), or delivery exactlyOnce/atLeastOnce")
         if "readahead" in opts and read_ahead and delivery != "atMostOnce":
             raise MQOptionError("readAhead", opts["readahead"],
                                 "false, or true only with delivery atMostOnce (read-ahead works "
@@ -437,6 +451,7 @@ class ReadOptions:
             ccsid=parse_int(opts, "ccsid", DEFAULT_CCSID, 1, 65535),
             encoding=parse_int(opts, "encoding", MQENC_NATIVE, 0, 0xFFFF),
             include_context=parse_bool(opts, "includecontext", False, "includeContext"),
+            require_text=require_text,
         )
 
     @property

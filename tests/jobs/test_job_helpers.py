@@ -201,3 +201,56 @@ def test_environment_options_are_the_connection_arguments_variables():
     assert cli.environment_options(environ) == {
         "connName": "mq1(1414),mq2(1414)", "queueManager": "QM9", "password": "secret", "reconnect": "true"}
     assert cli.environment_options({}) == {}
+
+
+def test_the_live_display_and_the_log_lines_show_the_depth_the_reader_reports():
+    import io
+    import json
+    from types import SimpleNamespace
+
+    from spark_mq.jobs.progress import ProgressMonitor
+
+    def progress(batch: int, rows: int, report: dict) -> SimpleNamespace:
+        # the shape of pyspark's StreamingQueryProgress that the monitor reads
+        return SimpleNamespace(batchId=batch, timestamp=f"t{batch}", numInputRows=rows,
+                               processedRowsPerSecond=10.0,
+                               sources=[SimpleNamespace(latestOffset=json.dumps(report))])
+    query = SimpleNamespace(recentProgress=[
+        progress(0, 4, {"queue": "APP.IN", "queueDepth": 41000, "lag": 41004, "seq": 1}),
+        progress(1, 2, {"queue": "APP.IN", "queueDepth": 0, "lag": 0, "seq": 2,
+                        "notTextMessagesMoved": 3, "notTextMovedTo": "APP.BACKOUT"})])
+    out = io.StringIO()
+    monitor = ProgressMonitor(out=out, live=False)
+    monitor.track("queue -> files", query)
+    monitor.poll()
+    lines = out.getvalue().splitlines()
+    assert lines[0].endswith("depth APP.IN=41,000 (lag 41,004)") and lines[1].endswith("depth APP.IN=0")
+    assert monitor.report("queue -> files")["notTextMessagesMoved"] == 3
+
+    from spark_mq.jobs.codepages import not_text_line
+    line = not_text_line(monitor.report("queue -> files"), "APP.IN")
+    assert line is not None and "3 messages of APP.IN" in line and "moved to APP.BACKOUT" in line
+    assert not_text_line({"queueDepth": 0}, "APP.IN") is None
+
+    live = io.StringIO()
+    shown = ProgressMonitor(out=live, live=True)
+    shown.track("queue -> files", query)
+    shown.poll()
+    shown.close()
+    assert "depth APP.IN=0" in live.getvalue()
+
+
+def test_the_archive_job_reads_text_with_require_text_and_refuses_it_without_a_unit_of_work():
+    import argparse
+
+    from spark_mq.jobs.errors import JobError
+    from spark_mq.jobs.queue_to_files import text_options
+
+    def args(**given) -> argparse.Namespace:
+        return argparse.Namespace(**{"format": "json", "payload_encoding": "utf8",
+                                     "delivery": "exactlyOnce", **given})
+    assert text_options(args(), ["message_id", "payload"]) == {"requireText": "true"}
+    assert text_options(args(payload_encoding="base64"), ["payload"]) == {}   # bytes: every message
+    assert text_options(args(), ["message_id"]) == {}                         # no data written
+    with pytest.raises(JobError, match="--delivery atMostOnce.*--payload-encoding base64"):
+        text_options(args(delivery="atMostOnce"), ["payload"])

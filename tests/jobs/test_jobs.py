@@ -288,7 +288,11 @@ def test_job_reports_an_unknown_queue_with_its_reason_code(qm, tmp_path):
     process = spark_submit("queue_to_files.py", *connection_args(qm), "--queue", "NO.SUCH.QUEUE",
                            "--path", str(tmp_path / "x"), timeout=300)
     assert process.returncode == 1
-    assert "2085" in error_line(process)
+    error = error_line(process)
+    assert "2085" in error and "MQRC_UNKNOWN_OBJECT_NAME" in error, error
+    # what exists and how to define it, in the shell tool's words
+    assert f"spark-mq-qmgr depth --conn-name '{qm.conn_name}'" in error, error
+    assert "spark-mq-qmgr mqsc" in error and "DEFINE QLOCAL('NO.SUCH.QUEUE')" in error, error
 
 
 def test_jobs_without_a_queue_manager_say_how_to_give_one(tmp_path):

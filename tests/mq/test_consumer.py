@@ -121,6 +121,59 @@ def test_poison_message_goes_to_the_dead_letter_queue_with_an_mqdlh(qm, conn, ma
         consumer.close()
 
 
+def _put_text(conn, queue: str, data: bytes, ccsid: int, fmt: bytes = CMQC.MQFMT_STRING) -> bytes:
+    [msg_id] = put_messages(conn, queue, [data], md_fields={"CodedCharSetId": ccsid, "Format": fmt})
+    return msg_id
+
+
+def test_require_text_moves_what_is_not_text_with_its_reason_and_counts_committed_moves(
+        qm, conn, make_queue):
+    boq = make_queue()
+    queue = make_queue(f"BOQNAME('{boq}')")      # BOTHRESH 0: no poison handling, yet moves
+    _put_text(conn, queue, "Grüße [x] | ¬".encode("cp500"), 500)
+    bad = {_put_text(conn, queue, b"caf\xe9 \xff", 1208): (2119, b"caf\xe9 \xff", 1208),   # not UTF-8
+           _put_text(conn, queue, b"\xc1\xc2", 4242): (2111, b"\xc1\xc2", 4242),        # no such code page
+           _put_text(conn, queue, b"\x00\x01", 1208, CMQC.MQFMT_NONE): (2110, b"\x00\x01", 1208)}
+    _put_text(conn, queue, "Grüße [x] | ¬".encode("cp037"), 37)
+    consumer = _consumer(qm, queue, require_text=True)
+    try:
+        assert consumer.backout_threshold == 0 and consumer.not_text_destination == boq
+        batch = consumer.get_batch(10, 1 << 20)
+        assert [(m.field("CodedCharSetId"), m.payload) for m in batch] == [
+            (500, "Grüße [x] | ¬".encode("cp500")), (37, "Grüße [x] | ¬".encode("cp037"))]
+        consumer.backout()                        # a backed-out move is no move
+        assert consumer.not_text_moved == 0 and depth(conn, boq) == 0 and depth(conn, queue) == 5
+        assert len(consumer.get_batch(10, 1 << 20)) == 2
+        consumer.commit()
+        assert consumer.not_text_moved == 3
+        moved = drain_payloads(conn, boq)
+    finally:
+        consumer.close()
+    assert depth(conn, queue) == 0
+    assert len(moved) == 3
+    for body, md in moved:
+        reason, data, ccsid = bad[md.MsgId]           # MsgId kept
+        assert md.Format == CMQC.MQFMT_DEAD_LETTER_HEADER
+        dlh = ibmmq.DLH().get_header(body)
+        assert dlh.Reason == reason
+        assert dlh.DestQName.decode().strip("\0 ") == queue
+        assert dlh.CodedCharSetId == ccsid                  # the data's own label, kept
+        assert body[CMQC.MQDLH_LENGTH_1:] == data             # byte for byte
+
+
+def test_require_text_with_nowhere_to_move_fails_and_leaves_the_message(qm, conn, make_queue):
+    queue = make_queue()
+    _put_text(conn, queue, b"\xff", 1208)
+    consumer = _consumer(qm, queue, require_text=True, dead_letter_queue="")
+    try:
+        consumer._not_text._dlq = None   # the shared queue manager has a DEADQ; this test wants none
+        with pytest.raises(Exception, match="not valid in its CCSID 1208.*stays on the queue"):
+            consumer.get_batch(10, 1 << 20)
+    finally:
+        consumer.close()
+    assert depth(conn, queue) == 1
+
+
 def test_groups_come_whole_in_logical_order_and_incomplete_groups_wait(qm, conn, make_queue):
     queue = make_queue()
     put_group(conn, queue, [b"open-1", b"open-2"], complete=False)   # no last message yet

@@ -222,3 +222,22 @@ def test_convert_and_text_on_the_executors(spark, qm, conn, make_queue, tmp_path
                                          numPartitions=2), tmp_path)
     assert sorted(r.text for r in rows) == sorted(texts)
     assert all(bytes(r.payload) == r.text.encode("utf-8") and r.ccsid == 1208 for r in rows)
+
+
+def test_require_text_leaves_no_row_without_text(spark, qm, conn, make_queue, tmp_path):
+    from support import drain
+    backout = make_queue()
+    for read_mode in ("driver", "executors"):
+        queue = make_queue(f"BOQNAME('{backout}')")
+        sent = _fill(conn, queue)
+        texts = {msg_id: text for msg_id, (_ccsid, text) in sent.items() if text is not None}
+        options = reader_options(qm, queue, requireText="true", readMode=read_mode)
+        if read_mode == "driver":    # a browse moves nothing: it leaves them out
+            browsed = spark.read.format("mq").options(**options).load().collect()
+            assert {bytes(r.message_id): r.text for r in browsed} == texts
+        rows = _stream(spark, options, tmp_path / read_mode)
+        assert {bytes(r.message_id): r.text for r in rows} == texts
+        moved = {md.MsgId: ibmmq.DLH().get_header(body).Reason for md, body, _ in drain(conn, backout)}
+        assert moved == {msg_id: reason for msg_id, reason in zip(
+            [m for m, (_c, text) in sent.items() if text is None],
+            (CMQC.MQRC_FORMAT_ERROR, CMQC.MQRC_SOURCE_CCSID_ERROR))}

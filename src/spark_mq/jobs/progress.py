@@ -1,9 +1,16 @@
 """Progress of a job's streaming queries, from Spark's query progress: in a terminal a live
 display (rich) with a bar per query, its rows, rate and the queue depths; otherwise (a log,
 a pipe, CI) a line per micro-batch with data. Also the counts and rates the jobs' summaries
-print."""
+print.
+
+The depth shown is the job's own (`depth`, e.g. the quickstart's plain MQINQ of its queues),
+else what an mq reader reports in each progress (`sources[0].latestOffset`: the queue's
+depth when the trigger planned its batch, and the lag, which adds the batches the query
+holds uncommitted), so a job needs no connection of its own to show it. `report(label)` is
+that reader's last report, for the summary (e.g. messages moved to the backout queue)."""
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -26,6 +33,7 @@ class Tracked:
     first_rows: int = 0                 # rows of the first batch with data
     first_done: float | None = None     # when it was seen done
     last_done: float | None = None
+    report: dict[str, Any] | None = None  # the mq reader's last report (latestOffset)
 
 
 @dataclass
@@ -100,6 +108,21 @@ class ProgressMonitor:
             for progress in progresses:
                 self._show(tracked, progress)
 
+    def report(self, label: str) -> dict[str, Any] | None:
+        """The last figures the query's mq reader reported (see the module docstring)."""
+        return self._get(label).report
+
+    def _depth_text(self, tracked: Tracked) -> str:
+        if self.depth is not None:
+            return self.depth()
+        report = tracked.report
+        if not report or report.get("queueDepth") is None:
+            return ""
+        text = f"depth {report.get('queue', '')}={int(report['queueDepth']):,}"
+        if report.get("lag") is not None and report["lag"] != report["queueDepth"]:
+            text += f" (lag {int(report['lag']):,})"
+        return text
+
     def _get(self, label: str) -> Tracked:
         return next(t for t in self.tracked if t.label == label)
 
@@ -110,8 +133,11 @@ class ProgressMonitor:
         if key in tracked.seen:
             return
         tracked.seen.add(key)
+        tracked.report = reader_report(progress) or tracked.report
         rows = int(progress.numInputRows or 0)
         if rows == 0:
+            if self._display is not None and tracked.task is not None:
+                self._display.update(tracked.task, depth=self._depth_text(tracked))
             return
         tracked.rows += rows
         tracked.batches += 1
@@ -122,11 +148,23 @@ class ProgressMonitor:
         rate = progress.processedRowsPerSecond or 0.0
         if self._display is not None and tracked.task is not None:
             self._display.update(tracked.task, completed=tracked.rows, rate=rate,
-                                 depth=self.depth() if self.depth is not None else "")
+                                 depth=self._depth_text(tracked))
             return
         total = f"{tracked.rows:,}" + (f"/{self.expected:,}" if self.expected else "")
         line = (f"[{tracked.label}] t+{time.monotonic() - self.started:5.1f}s batch {progress.batchId}: "
                 f"{rows:,} rows at {rate:,.0f} rows/s (total {total})")
-        if self.depth is not None:
-            line += f"  {self.depth()}"
+        depth = self._depth_text(tracked)
+        if depth:
+            line += f"  {depth}"
         print(line, file=self.out, flush=True)
+
+
+def reader_report(progress: Any) -> dict[str, Any] | None:
+    """The mq reader's figures in a StreamingQueryProgress (its first source's
+    latestOffset JSON), or None (another source, or none reported)."""
+    try:
+        text = progress.sources[0].latestOffset
+        report = json.loads(text) if isinstance(text, str) else text
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return None
+    return report if isinstance(report, dict) and "queueDepth" in report else None

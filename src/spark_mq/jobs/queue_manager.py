@@ -64,3 +64,35 @@ def require_connection(args: argparse.Namespace) -> dict[str, str]:
                        "SPARK_MQ_CONN_NAME; `python -m spark_mq.embedded --data-dir DIR --mqsc "
                        "mqsc/spark-mq.mqsc` runs a local one")
     return options
+
+
+#: the file that defines every queue the jobs use by default
+JOBS_MQSC = "mqsc/spark-mq.mqsc"
+
+
+def unknown_queue(exc: BaseException, queue: str, flag: str, connection: dict[str, str]) -> JobError | None:
+    """A JobError for MQ's 2085 on `queue` (given with `flag`), saying how to see the queues
+    that exist and how to define it, in spark-mq-qmgr's words; None for any other failure."""
+    from spark_mq.jobs.errors import explain
+    text = explain(exc)
+    if "2085" not in text and "MQRC_UNKNOWN_OBJECT_NAME" not in text:
+        return None
+    if queue not in text:
+        return None
+    where = " ".join(f"{option} {_shell_quote(connection[key])}"
+                     for option, key in (("--conn-name", "connName"), ("--queue-manager", "queueManager"))
+                     if connection.get(key))
+    where = f" {where}" if where else ""
+    defining = (f"; the jobs' queues (SPARK.MQ.EXPORT, SPARK.MQ.REQUEST ...) are defined by "
+                f"{JOBS_MQSC}: spark-mq-qmgr mqsc{where} -f {JOBS_MQSC}"
+                if queue.startswith("SPARK.MQ.") else "")
+    return JobError(f"{flag} {queue}: no such queue on queue manager "
+                    f"{connection.get('queueManager', 'QM1')} (MQ reason 2085 "
+                    f"MQRC_UNKNOWN_OBJECT_NAME; names are case-sensitive). The queues there: "
+                    f"spark-mq-qmgr depth{where}; define it: spark-mq-qmgr mqsc{where} "
+                    f"\"DEFINE QLOCAL('{queue}')\"{defining}")
+
+
+def _shell_quote(value: str) -> str:
+    import shlex
+    return shlex.quote(value)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from spark_mq.jobs import ctrl_c
 from spark_mq.jobs.cli import key_values
+from spark_mq.jobs.codepages import text_read_options
 from spark_mq.jobs.errors import JobError
 from spark_mq.jobs.plain_mq import PlainMQ
 from spark_mq.jobs.progress import ProgressMonitor
@@ -45,7 +46,8 @@ def order_messages(count: int, size: int) -> Iterator[bytes]:
 def enriched_orders(stream: DataFrame) -> DataFrame:
     """The transformation: parse the JSON payload, convert the amount, flag large orders."""
     from pyspark.sql import functions as F
-    orders = stream.select(F.from_json(F.col("payload").cast("string"), ORDER_SCHEMA).alias("o"),
+    # `text`: the payload decoded by its own CCSID (see text_read_options)
+    orders = stream.select(F.from_json(F.col("text"), ORDER_SCHEMA).alias("o"),
                            F.col("message_id"), F.col("put_timestamp"))
     return (orders.select("o.order_id", "o.customer", "o.amount", "message_id", "put_timestamp")
             .withColumn("amount_eur", F.round(F.col("amount") * EUR_PER_USD, 2))
@@ -63,7 +65,7 @@ def as_messages(orders: DataFrame) -> DataFrame:
 def from_messages(stream: DataFrame) -> DataFrame:
     """Second stage: the transformed messages back into rows, with the originating MsgId."""
     from pyspark.sql import functions as F
-    parsed = F.from_json(F.col("payload").cast("string"),
+    parsed = F.from_json(F.col("text"),
                          "order_id LONG, customer STRING, amount_eur DOUBLE, large BOOLEAN")
     return stream.select(parsed.alias("o"), F.hex("correlation_id").alias("source_message_id"),
                          "put_timestamp").select("o.*", "source_message_id", "put_timestamp")
@@ -138,7 +140,8 @@ def run_pipeline(args: argparse.Namespace, connection: dict[str, str], mq: Plain
     spark = spark_session("spark-mq-quickstart", verbose=args.verbose)
     read_options = {**connection, "delivery": args.delivery,
                     "maxMessagesPerTrigger": str(args.max_messages_per_trigger),
-                    **ctrl_c.read_options(), **key_values(args.read_options, "--read-option")}
+                    **ctrl_c.read_options(), **text_read_options(args.delivery),
+                    **key_values(args.read_options, "--read-option")}
     write_options = {**connection, "queue": args.output_queue,
                      **key_values(args.write_options, "--write-option")}
 

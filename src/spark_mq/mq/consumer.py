@@ -20,6 +20,12 @@ With `conversion` (CCSID, Encoding) every get, the gets by id of a replay includ
 the queue manager for MQGMO_CONVERT to that code page; a message it cannot convert arrives
 unconverted, its reason in Message.reason (the MD then describes the data as stored). A
 poison message is moved to the backout queue as it was gotten, converted or not.
+
+With `require_text` a message that is not text (what the `text` column decodes: Format
+MQSTR, a CCSID this process has a table for, bytes valid in it; `text_refusal`) is moved to
+the backout queue in the same unit of work, behind an MQDLH naming the reason, and not
+returned: a reader that writes text never writes replacement characters. `not_text_moved`
+counts the moves of committed units of work only (a backed-out move is back on the queue).
 """
 from __future__ import annotations
 
@@ -43,11 +49,14 @@ from spark_mq.mq.poison import PoisonMover
 from spark_mq.mq.properties import TypedReader, read_all
 from spark_mq.mq.queues import open_queue
 from spark_mq.mq.refusals import open_refused
+from spark_mq.mqi.codepages import code_page, decode_text
 from spark_mq.mqi.constants import CMQC
 
 log = logging.getLogger(__name__)
 
 _BACKOUT, _FORMAT = MD_INDEX["BackoutCount"], MD_INDEX["Format"]
+_CCSID, _ENCODING = MD_INDEX["CodedCharSetId"], MD_INDEX["Encoding"]
+_QMGR_CCSID = 1208   # what MQCCSI_Q_MGR (0) in a delivered MD is taken to mean, as columns.py does
 _GROUP, _SEQ, _MSGID = MD_INDEX["GroupId"], MD_INDEX["MsgSeqNumber"], MD_INDEX["MsgId"]
 _UOW_MARGIN = 8            # room kept below MAXUMSGS for the last message's extra operations
 _FIRST_BUFFER = 64 << 10   # MQGET buffer; grows to the largest message seen
@@ -56,6 +65,22 @@ _FIRST_BUFFER = 64 << 10   # MQGET buffer; grows to the largest message seen
 def messages_per_unit_of_work(max_uncommitted: int) -> int:
     """The most messages one syncpoint batch takes, given the queue manager's MAXUMSGS."""
     return max(1, max_uncommitted - _UOW_MARGIN)
+
+
+def text_refusal(payload: bytes, fmt: bytes, ccsid: int, encoding: int) -> tuple[int, str] | None:
+    """(MQ reason, what is wrong) when this data is not text the `text` column can decode
+    faithfully; None when it is."""
+    if isinstance(fmt, str):
+        fmt = fmt.encode("ascii", "replace")
+    if fmt != CMQC.MQFMT_STRING:
+        name = fmt.decode("ascii", "replace").strip("\0 ") or "MQFMT_NONE (blank)"
+        return CMQC.MQRC_FORMAT_ERROR, f"is not text: its Format is {name}, not MQSTR"
+    ccsid = ccsid or _QMGR_CCSID
+    if code_page(ccsid, encoding) is None:
+        return CMQC.MQRC_SOURCE_CCSID_ERROR, f"is in CCSID {ccsid}, which has no code page here"
+    if decode_text(payload, ccsid, encoding) is None:
+        return CMQC.MQRC_NOT_CONVERTED, f"has bytes that are not valid in its CCSID {ccsid}"
+    return None
 
 
 def _text(value: str | bytes) -> str:
@@ -71,7 +96,7 @@ class Consumer:
                  syncpoint: bool = True, read_ahead: bool = False,
                  backout_threshold: int | None = None, backout_queue: str | None = None,
                  dead_letter_queue: str | None = None, conversion: tuple[int, int] | None = None,
-                 typed_properties: bool = False) -> None:
+                 typed_properties: bool = False, require_text: bool = False) -> None:
         self.ibmmq, self.qmgr, self.queue_name = ibmmq, qmgr, queue
         self.conversion = conversion
         self.syncpoint = syncpoint
@@ -92,6 +117,12 @@ class Consumer:
             self._poison = PoisonMover(ibmmq, qmgr, queue, backout_queue or boq or None,
                                        dead_letter_queue)
         self.poison_moved = 0
+        self._not_text: PoisonMover | None = None
+        if require_text and self.syncpoint:
+            self._not_text = self._poison or PoisonMover(ibmmq, qmgr, queue, backout_queue or boq or None,
+                                                         dead_letter_queue)
+        self.not_text_moved = 0          # committed
+        self._not_text_open = 0          # moved in the open unit of work
         self.open_operations = 0   # MQ operations in the open unit of work
         options = CMQC.MQGMO_FAIL_IF_QUIESCING | CMQC.MQGMO_PROPERTIES_IN_HANDLE | self._convert
         options |= CMQC.MQGMO_SYNCPOINT if syncpoint else CMQC.MQGMO_NO_SYNCPOINT
@@ -195,6 +226,9 @@ class Consumer:
         if self._poison is not None and md.BackoutCount >= self.backout_threshold:
             self._move_poison(self._poison, payload, md)
             return None, group_status
+        if self._not_text is not None and self._refused(payload, md.Format, md.CodedCharSetId,
+                                                        md.Encoding, md):
+            return None, group_status
         properties, types = self._read_properties()
         if md.Format == REFERENCE_FORMAT:
             return self._with_data(md, properties, types), group_status
@@ -219,6 +253,9 @@ class Consumer:
         group_status = extra
         if self._poison is not None and md[_BACKOUT] >= self.backout_threshold:
             self._move_poison(self._poison, payload, self.ibmmq.MD().unpack(md_bytes))
+            return None, group_status
+        if self._not_text is not None and self._refused(payload, md[_FORMAT], md[_CCSID], md[_ENCODING],
+                                                        md_bytes):
             return None, group_status
         self._reason = reason
         properties, types = self._properties()
@@ -301,10 +338,35 @@ class Consumer:
             f"{bytes(group_id).hex()}, but no complete data message with that GroupId is on the "
             "queue (the writer puts both in one unit of work)")
 
-    def _move_poison(self, poison: PoisonMover, payload: bytes, md: Any) -> None:
+    def _refused(self, payload: bytes, fmt: bytes, ccsid: int, encoding: int, md: Any) -> bool:
+        """requireText: move the message just gotten when it is not text; True when moved.
+        `md`: its MD, or the packed MD bytes of the raw path (unpacked only for a move)."""
+        refusal = text_refusal(payload, fmt, ccsid, encoding)
+        if refusal is None:
+            return False
+        assert self._not_text is not None
+        if isinstance(md, bytes):
+            md = self.ibmmq.MD().unpack(md)
+        reason, why = refusal
+        self._move_poison(self._not_text, payload, md, reason, why)
+        self._not_text_open += 1
+        return True
+
+    @property
+    def not_text_open(self) -> int:
+        """requireText: moves in the open unit of work (committed with it, or backed out)."""
+        return self._not_text_open
+
+    @property
+    def not_text_destination(self) -> str | None:
+        """Where requireText moves a message that is not text (None: nowhere, or not asked)."""
+        return self._not_text.destination if self._not_text is not None else None
+
+    def _move_poison(self, poison: PoisonMover, payload: bytes, md: Any, reason: int = 0,
+                     why: str = "") -> None:
         is_reference = md.Format == REFERENCE_FORMAT
         msg_id, backout_count = md.MsgId, md.BackoutCount
-        where = poison.move(payload, md, self._handle)   # may rewrite md.Format (MQDLH)
+        where = poison.move(payload, md, self._handle, reason, why)   # may rewrite md.Format (MQDLH)
         self.open_operations += 1
         if is_reference:
             # its data message goes with it, so that the pair stays together
@@ -313,7 +375,12 @@ class Consumer:
                 data_md = self.ibmmq.MD()
                 data = self._get_data_md(bytes(group_id), data_md)
                 if data is not None:
-                    poison.move(data, data_md, None)
+                    poison.move(data, data_md, None, reason, why)
+        if reason:
+            # the progress counts them (notTextMessagesMoved): one line each would flood a log
+            log.info("message %s on %s %s (MQ reason %d): moved to %s with an MQDLH naming it",
+                        msg_id.hex(), self.queue_name, why, reason, where)
+            return
         self.poison_moved += 1
         log.warning("poison message %s (BackoutCount %d >= %d) moved from %s to %s",
                     msg_id.hex(), backout_count, self.backout_threshold, self.queue_name, where)
@@ -397,6 +464,8 @@ class Consumer:
         except self.ibmmq.MQMIError as exc:
             raise describe(exc, f"committing the gets from {self.queue_name}") from exc
         self.open_operations = 0
+        self.not_text_moved += self._not_text_open
+        self._not_text_open = 0
 
     def backout(self) -> None:
         try:
@@ -404,6 +473,7 @@ class Consumer:
         except self.ibmmq.MQMIError as exc:
             raise describe(exc, f"backing out the gets from {self.queue_name}") from exc
         self.open_operations = 0
+        self._not_text_open = 0
 
     def close(self) -> None:
         """Back out whatever is open, then disconnect (MQDISC alone would commit it)."""
@@ -418,8 +488,10 @@ class Consumer:
                     queue.close()
                 except ibmmq.MQMIError:
                     pass
-        if self._poison is not None:
-            self._poison.close()
+        self._not_text_open = 0
+        for mover in (self._poison, self._not_text):
+            if mover is not None:
+                mover.close()
         try:
             self.qmgr.disconnect()
         except ibmmq.MQMIError:

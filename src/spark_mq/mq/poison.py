@@ -4,6 +4,12 @@ As IBM's JMS client does: it is put to the backout queue (BOQNAME, or the `backo
 option) in the SAME unit of work as the get, so the move is atomic; with no backout queue
 it goes to the queue manager's dead-letter queue behind an MQDLH (reason 2362
 MQRC_BACKOUT_THRESHOLD_REACHED). MsgId, CorrelId and the message properties are kept.
+
+A message the reader refuses for a reason of its own (requireText: not text in its CCSID) is
+moved the same way, but always behind an MQDLH whose Reason is that reason (2110, 2111,
+2119), on the backout queue too: the reason travels with the message, and IBM's dead-letter
+handler (runmqdlq, which reads any queue) can act on it. The MQDLH's Format, CodedCharSetId
+and Encoding describe the message's data; the MD's describe the MQDLH.
 """
 from __future__ import annotations
 
@@ -33,19 +39,25 @@ class PoisonMover:
     def destination(self) -> str | None:
         return self._target or self._dlq
 
-    def move(self, payload: bytes, md: Any, msg_handle: Any | None) -> str:
-        """Put the message to the backout queue (or the DLQ) under syncpoint; returns where."""
+    def move(self, payload: bytes, md: Any, msg_handle: Any | None, reason: int = 0,
+             why: str = "") -> str:
+        """Put the message to the backout queue (or the DLQ) under syncpoint; returns where.
+
+        `reason`, `why`: a refusal other than the backout threshold (see the module docstring)."""
         ibmmq, CMQC = self._ibmmq, self._ibmmq.CMQC
         destination = self.destination
         if destination is None:
+            what = why or (f"reached its backout threshold (BackoutCount {md.BackoutCount})")
             raise MQConnectorError(
-                f"a message on {self._source} reached its backout threshold (BackoutCount "
-                f"{md.BackoutCount}) but there is nowhere to put it: set the queue's BOQNAME, the "
-                "'backoutQueue' option, or a dead-letter queue (DEADQ) on the queue manager")
+                f"message {bytes(md.MsgId).hex()} on {self._source} {what} but there is nowhere "
+                "to put it, so it stays on the queue: set the queue's BOQNAME, the 'backoutQueue' "
+                "option, or a dead-letter queue (DEADQ) on the queue manager")
         body = payload
-        if not self._target:
-            body = self._dead_letter_header(md) + payload
+        if reason or not self._target:
+            body = self._dead_letter_header(md, reason or CMQC.MQRC_BACKOUT_THRESHOLD_REACHED) + payload
             md.Format = CMQC.MQFMT_DEAD_LETTER_HEADER
+            # the MQDLH is packed in this process's encoding, its names in ASCII
+            md.CodedCharSetId, md.Encoding = 1208, CMQC.MQENC_NATIVE
         pmo = ibmmq.PMO()
         pmo.Options = CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_FAIL_IF_QUIESCING
         if msg_handle is not None:
@@ -60,10 +72,10 @@ class PoisonMover:
                                 f"{destination}") from exc
         return destination
 
-    def _dead_letter_header(self, md: Any) -> bytes:
+    def _dead_letter_header(self, md: Any, reason: int) -> bytes:
         ibmmq, CMQC = self._ibmmq, self._ibmmq.CMQC
         dlh = ibmmq.DLH()
-        dlh.Reason = CMQC.MQRC_BACKOUT_THRESHOLD_REACHED
+        dlh.Reason = reason
         dlh.DestQName = self._source.encode()
         dlh.Encoding = md.Encoding
         dlh.CodedCharSetId = md.CodedCharSetId

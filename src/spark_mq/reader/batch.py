@@ -1,4 +1,7 @@
-"""spark.read.format("mq"): a browse of the queue (a snapshot; nothing is consumed)."""
+"""spark.read.format("mq"): a browse of the queue (a snapshot; nothing is consumed).
+
+requireText: a browse moves nothing, so a message that is not text is left out of the rows
+(and stays on the queue, as every browsed message does)."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
@@ -9,7 +12,7 @@ from pyspark.sql.types import StructType
 from spark_mq.columns import Source, to_record_batch
 from spark_mq.errors import reports_to_spark
 from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
-from spark_mq.mq.message import Message
+from spark_mq.mq.message import MD_INDEX, Message
 from spark_mq.options import ReadOptions
 from spark_mq.reader.rows import ARROW_CHUNK, arrow_schema, column_specs
 
@@ -41,6 +44,8 @@ class MQBatchReader(DataSourceReader):
             schema = arrow_schema(self.schema)
             chunk: list[Message] = []
             for message in browser.messages():
+                if opts.require_text and not_text(message):
+                    continue
                 chunk.append(message)
                 if len(chunk) >= ARROW_CHUNK:
                     yield to_record_batch(chunk, Source.of(opts), self.specs, schema)
@@ -49,3 +54,13 @@ class MQBatchReader(DataSourceReader):
                 yield to_record_batch(chunk, Source.of(opts), self.specs, schema)
         finally:
             browser.close()
+
+
+_FORMAT, _CCSID, _ENCODING = MD_INDEX["Format"], MD_INDEX["CodedCharSetId"], MD_INDEX["Encoding"]
+
+
+def not_text(message: Message) -> bool:
+    """Whether requireText leaves this message out (spark_mq.mq.consumer.text_refusal)."""
+    from spark_mq.mq.consumer import text_refusal
+    md = message.md
+    return text_refusal(message.payload, md[_FORMAT], md[_CCSID], md[_ENCODING]) is not None

@@ -25,6 +25,11 @@ per trigger, after planning the batch):
     redeliveredMessages        delivered with a BackoutCount above 0: a unit of work that
                                had them was backed out before (a failed batch, a crash)
     poisonMessagesMoved        moved to the backout queue (BackoutCount >= BOTHRESH)
+    notTextMessagesMoved       requireText only: messages that are not text moved to the
+                               backout queue by the batches committed so far and those the
+                               query holds (committed with them, or back on the queue if a
+                               crash backs them out), and
+    notTextMovedTo             where they go (null: no backout queue and no DEADQ)
 
 Spark's own `numInputRows`, `inputRowsPerSecond` and `processedRowsPerSecond` count the
 rows Spark read, and stay the figures for that.

@@ -27,6 +27,8 @@ class ConnectionSlot:
         self.consumer = None
         self.closed = False
         self._poison_before = 0     # moved by this slot's earlier connections
+        self._not_text_before = 0
+        self.not_text_destination: str | None = None
 
     def _open(self):
         if self.consumer is None:
@@ -39,7 +41,9 @@ class ConnectionSlot:
                     ibmmq, qmgr, opts.queue, selector=opts.selector, syncpoint=opts.syncpoint,
                     read_ahead=opts.read_ahead and not opts.syncpoint,
                     backout_threshold=opts.backout_threshold, backout_queue=opts.backout_queue,
-                    conversion=opts.conversion, typed_properties=opts.typed_properties)
+                    conversion=opts.conversion, typed_properties=opts.typed_properties,
+                    require_text=opts.require_text)
+                self.not_text_destination = self.consumer.not_text_destination
             except Exception:
                 try:
                     qmgr.disconnect()
@@ -74,10 +78,23 @@ class ConnectionSlot:
         consumer = self.consumer
         return self._poison_before + (consumer.poison_moved if consumer is not None else 0)
 
+    @property
+    def not_text_moved(self) -> int:
+        """requireText: messages that are not text this slot's connections moved (committed)."""
+        consumer = self.consumer
+        return self._not_text_before + (consumer.not_text_moved if consumer is not None else 0)
+
+    @property
+    def not_text_open(self) -> int:
+        """requireText: moves in this slot's open unit of work."""
+        consumer = self.consumer
+        return consumer.not_text_open if consumer is not None else 0
+
     def _close_consumer(self) -> None:
         if self.consumer is not None:
             consumer, self.consumer = self.consumer, None
             self._poison_before += consumer.poison_moved
+            self._not_text_before += consumer.not_text_moved
             try:
                 consumer.close()  # backs out first: MQDISC alone would commit
             except Exception:  # noqa: BLE001 - it may be broken already

@@ -206,9 +206,11 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
             batch = self._without_delivered(batch)
             if batch:
                 break
-            slot.call_retrying(self._commit_if_consumed)   # lost: the moves were backed out
-            if not got:
+            moved = slot.call_retrying(self._commit_if_consumed)   # lost: the moves were backed out
+            if not got and not moved:
                 return start
+            # a batch of moves only ends where MAXUMSGS ends the unit of work, not where the
+            # queue ends: get again
             slot = None  # it held only messages delivered before: get a real batch
         end = self._offset(seq + 1, batch)
         self._progress.delivered(batch)
@@ -220,11 +222,13 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
         return end
 
     @staticmethod
-    def _commit_if_consumed(consumer) -> None:
+    def _commit_if_consumed(consumer) -> bool:
         # only poison moves, or messages an earlier (durable) batch delivered: nothing of
         # this unit of work goes to Spark, so it can be committed now
         if consumer.open_operations:
             consumer.commit()
+            return True
+        return False
 
     def _without_delivered(self, batch: list[Message]) -> list[Message]:
         """Drop messages the batch just settled already delivered.
@@ -440,8 +444,17 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
         prefetch = self._prefetch
         if prefetch is not None and prefetch.future.done() and prefetch.future.exception() is None:
             held.append(prefetch.future.result())
-        poison = sum(slot.poison_moved for slot in self._slots)
-        return self._progress.report(self.options.queue, depth, held, poison, self._last_seq)
+        report = self._progress.report(self.options.queue, depth, held,
+                                       sum(slot.poison_moved for slot in self._slots), self._last_seq)
+        if self.options.require_text:
+            # the held batches' moves too: they are committed with the batches Spark runs,
+            # and the report after the last batch may be the last one a query shows
+            report["notTextMessagesMoved"] = (
+                sum(slot.not_text_moved for slot in self._slots)
+                + sum(h.slot.not_text_open for h in self._held.values() if h.slot is not None))
+            report["notTextMovedTo"] = next((slot.not_text_destination for slot in self._slots
+                                             if slot.not_text_destination), None)
+        return report
 
     # --- executors ----------------------------------------------------------------------
     def read(self, partition: InputPartition) -> Iterator:

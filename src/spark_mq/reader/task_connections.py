@@ -61,7 +61,8 @@ def _open(options: ReadOptions) -> TaskConnection:
         consumer = Consumer(ibmmq, qmgr, options.queue, selector=options.selector, syncpoint=True,
                             backout_threshold=options.backout_threshold,
                             backout_queue=options.backout_queue, conversion=options.conversion,
-                            typed_properties=options.typed_properties)
+                            typed_properties=options.typed_properties,
+                            require_text=options.require_text)
     except BaseException:
         if state is not None:
             state.close()
