@@ -11,10 +11,16 @@ from typing import TYPE_CHECKING
 from spark_mq.jobs.ctrl_c import Interrupted, stop_requested
 from spark_mq.jobs.errors import JobError
 from spark_mq.jobs.progress import ProgressMonitor
-from spark_mq.reader.commit_notes import await_settled
 
 if TYPE_CHECKING:
     from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
+
+
+def _await_settled(query: StreamingQuery) -> None:
+    # imported here: spark_mq.reader imports pyspark, which the jobs' argument parsing and
+    # --help must not wait for
+    from spark_mq.reader.commit_notes import await_settled
+    await_settled(query)
 
 
 def apply_trigger(writer: DataStreamWriter, args: argparse.Namespace) -> DataStreamWriter:
@@ -39,7 +45,7 @@ def await_query(query: StreamingQuery, args: argparse.Namespace, monitor: Progre
                 if stop_requested():
                     await_batch_boundary([query])
                 query.stop()   # a batch in flight is backed out in MQ and replayed on restart
-                await_settled(query)    # the batch Spark committed last is committed in MQ
+                _await_settled(query)   # the batch Spark committed last is committed in MQ
                 break
         monitor.poll()
     finally:
@@ -104,7 +110,7 @@ def wait_for_pipeline(queries: list[StreamingQuery], monitor: ProgressMonitor, l
         for query in queries:
             if query.isActive:
                 query.stop()
-                await_settled(query)    # the batch Spark committed last is committed in MQ
+                _await_settled(query)   # the batch Spark committed last is committed in MQ
         monitor.poll()
         monitor.close()
     for query in queries:
