@@ -31,8 +31,8 @@ import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from spark_mq.embedded.server.queues import LocalQueue, Message
-from spark_mq.embedded.server.state import QueueManagerState
+from spark_mq.embedded.server.core.queues import LocalQueue, Message
+from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.mqi.structs import MD
 
 _I_PUTDATE, _I_PUTTIME = MD.index["PutDate"], MD.index["PutTime"]

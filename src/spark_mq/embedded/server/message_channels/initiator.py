@@ -5,7 +5,7 @@ transmission queue when messages arrive on it (IBM MQ's channel triggering: the
 transmission queue has TRIGGER, its TRIGDATA names the channel, or the sender whose XMITQ
 it is). A STOPPED channel is never started by a trigger, as on IBM MQ.
 
-Commands run under the queue manager's lock (admin.py holds it for a script); they only
+Commands run under the queue manager's lock (admin/mqsc_apply.py holds it for a script); they only
 start threads and set flags, except PING, which waits for the partner with the lock let go.
 """
 from __future__ import annotations
@@ -16,21 +16,21 @@ import threading
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from spark_mq.embedded.server import channels
-from spark_mq.embedded.server.message_channels import status as statuses
+from spark_mq.embedded.server.core import channel_status as statuses
+from spark_mq.embedded.server.core import channels
+from spark_mq.embedded.server.core.queues import LocalQueue
 from spark_mq.embedded.server.message_channels import sync
-from spark_mq.embedded.server.message_channels.local import LocalConnection
 from spark_mq.embedded.server.message_channels.sender import (
     SYNC_OPEN,
     SenderAgent,
     channel_tls,
     open_link,
 )
-from spark_mq.embedded.server.queues import LocalQueue
+from spark_mq.embedded.server.verbs.local_connection import LocalConnection
 from spark_mq.mqi.constants import CMQC
 
 if TYPE_CHECKING:
-    from spark_mq.embedded.server.qmgr import QueueManager
+    from spark_mq.embedded.server.verbs.qmgr import QueueManager
 
 log = logging.getLogger("spark_mq.embedded")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass, field
 
-from spark_mq.embedded.server.queues import Message
-from spark_mq.embedded.server.state import QueueManagerState
+from spark_mq.embedded.server.core.queues import Message
+from spark_mq.embedded.server.core.state import QueueManagerState
 
 
 @dataclass
