@@ -51,12 +51,8 @@ from spark_mq.embedded.server.core.queues import DEFAULT_QUEUE_MEMORY
 from spark_mq.embedded.server.core.security import state as security
 from spark_mq.embedded.server.message_channels.initiator import ChannelInitiator
 from spark_mq.embedded.server.network.bindings import BindingsListener
-from spark_mq.embedded.server.network.listener import (
-    DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_HEARTBEAT_INTERVAL,
-    DEFAULT_MAX_CHANNELS,
-    Server,
-)
+from spark_mq.embedded.server.network.listener import DEFAULT_MAX_CHANNELS, Server
+from spark_mq.embedded.server.network.session import DEFAULT_CONNECT_TIMEOUT, DEFAULT_HEARTBEAT_INTERVAL
 from spark_mq.embedded.server.network.tls import set_default_repository
 from spark_mq.embedded.server.verbs.qmgr import QueueManager
 

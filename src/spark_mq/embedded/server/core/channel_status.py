@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from spark_mq.embedded.server.core.state import QueueManagerState
+from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 
 INACTIVE, BINDING, STARTING, RUNNING = "INACTIVE", "BINDING", "STARTING", "RUNNING"
 STOPPING, RETRYING, STOPPED, PAUSED = "STOPPING", "RETRYING", "STOPPED", "PAUSED"
@@ -100,13 +99,8 @@ class StatusTable:
             return sorted(self.statuses.values(), key=lambda s: (s.name, s.chltype))
 
 
-_tables: weakref.WeakKeyDictionary[QueueManagerState, StatusTable] = weakref.WeakKeyDictionary()
-_tables_lock = threading.Lock()
+_STATUSES: FeatureState[StatusTable] = FeatureState("channel status", lambda qm: StatusTable())
 
 
 def table(qm: QueueManagerState) -> StatusTable:
-    with _tables_lock:
-        found = _tables.get(qm)
-        if found is None:
-            found = _tables[qm] = StatusTable()
-        return found
+    return _STATUSES.of(qm)

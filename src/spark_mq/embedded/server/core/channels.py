@@ -10,7 +10,7 @@ MQRC_UNKNOWN_CHANNEL_NAME when not, as IBM MQ does. Definitions are stored with 
 The attributes IBM's developer container sets are typed and validated (`SVRCONN_ATTRIBUTES`).
 They are kept and displayed; the name and the TLS attributes take part in connecting
 (SSLCIPH, SSLCAUTH, SSLPEER, CERTLABL: see server/network/tls.py), MAXINST and MAXINSTC bound its
-instances (server/network/listener.py), its heartbeat interval is the listener's, and messages are
+instances (server/network/session.py), its heartbeat interval is the listener's, and messages are
 limited by the queue and queue-manager MAXMSGL. Other SVRCONN keywords IBM documents are
 kept as text. An SSLCIPH that names no CipherSpec IBM MQ knows is refused as runmqsc
 refuses it (AMQ8242E, `CipherSpecError`; tls/cipher_specs.py).
@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import weakref
 from typing import Any
 
 from spark_mq.embedded.server.core.mqsc_attributes import AttributeSpec
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
-from spark_mq.embedded.server.core.state import QueueManagerState
+from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 from spark_mq.embedded.tls import cipher_specs
 
 SVRCONN, SENDER, RECEIVER = "SVRCONN", "SDR", "RCVR"
@@ -51,7 +50,7 @@ SVRCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
     "SSLCAUTH": AttributeSpec("enum", "REQUIRED", _CHANNEL, choices=("REQUIRED", "OPTIONAL")),
     "SSLPEER": AttributeSpec("str", "", _CHANNEL, max_length=1024),
     "CERTLABL": AttributeSpec("str", "", _CHANNEL, max_length=64),
-    # instances running at once, in all and from one client address (listener.py refuses
+    # instances running at once, in all and from one client address (network/session.py refuses
     # more with MQRC_CHANNEL_NOT_AVAILABLE); lowering them ends no running instance
     "MAXINST": AttributeSpec("int", MAX_INSTANCES, _CHANNEL, bounds=(0, MAX_INSTANCES)),
     "MAXINSTC": AttributeSpec("int", MAX_INSTANCES, _CHANNEL, bounds=(0, MAX_INSTANCES)),
@@ -126,16 +125,13 @@ class ChannelTable:
         self.channels: dict[str, dict[str, Any]] = {}
 
 
-# One table per queue manager, found through the queue manager object, so that the verbs'
+# One table per queue manager, in its feature state (state.FeatureState), so that the verbs'
 # shared state (state.py) does not have to know that channels exist.
-_tables: weakref.WeakKeyDictionary[QueueManagerState, ChannelTable] = weakref.WeakKeyDictionary()
+_CHANNELS: FeatureState[ChannelTable] = FeatureState("channels", lambda qm: ChannelTable())
 
 
 def table(qm: QueueManagerState) -> ChannelTable:
-    found = _tables.get(qm)
-    if found is None:
-        found = _tables[qm] = ChannelTable()
-    return found
+    return _CHANNELS.of(qm)
 
 
 def is_svrconn(qm: QueueManagerState, name: str) -> bool:

@@ -110,7 +110,7 @@ def find(qm: QueueManagerState, handle: Handle, options: int, gmo: list,
         if logical and in_progress is None and flags & (GROUP_FLAGS | SEGMENT_FLAGS) and (
                 md[I_SEQ] != 1 or md[I_OFFSET] != 0):
             continue
-        if handle.selector is not None and not handle.selector.matches(_lookup(message)):
+        if handle.selector is not None and not handle.selector.matches(selector_values(message)):
             if advancing:
                 advanced = message.key
             continue
@@ -158,7 +158,7 @@ def discard(qm: QueueManagerState, message: Message) -> None:
     queue.remove(message, settled=True)
 
 
-def _lookup(message: Message) -> Callable[[str], object]:
+def selector_values(message: Message) -> Callable[[str], object]:
     """Values for a selector: message properties by name, MQMD fields as Root.MQMD.<Field>."""
     props = {p[0]: p[2] for p in message.props or ()}
     md = message.md

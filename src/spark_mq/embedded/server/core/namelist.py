@@ -11,12 +11,11 @@ validate alike.
 from __future__ import annotations
 
 import fnmatch
-import weakref
 from typing import Any
 
 from spark_mq.embedded.server.core.mqsc_attributes import AttributeSpec
 from spark_mq.embedded.server.core.named_objects import change
-from spark_mq.embedded.server.core.state import QueueManagerState
+from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 
 #: the store kind of a namelist definition
 KIND = "NAMELIST"
@@ -37,16 +36,13 @@ NLTYPE_SYNONYMS = {"Q": "QUEUE"}
 
 #: namelist name -> attributes: DESCR, NLTYPE, NAMES (a list of str), ALTDATE, ALTTIME
 Namelists = dict[str, dict[str, Any]]
-_tables: weakref.WeakKeyDictionary[QueueManagerState, Namelists] = weakref.WeakKeyDictionary()
+_NAMELISTS: FeatureState[Namelists] = FeatureState("namelists", lambda qm: {})
 
 
 def namelists_of(qm: QueueManagerState) -> Namelists:
-    """The queue manager's namelists; kept beside its state, as security's are, so that the
-    verbs' shared state need not know about them."""
-    found = _tables.get(qm)
-    if found is None:
-        found = _tables[qm] = {}
-    return found
+    """The queue manager's namelists, in its feature state (state.FeatureState), as
+    security's are: the verbs' shared state need not know about them."""
+    return _NAMELISTS.of(qm)
 
 
 def exists(qm: QueueManagerState, name: str) -> bool:

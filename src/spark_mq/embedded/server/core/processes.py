@@ -14,13 +14,12 @@ through `apply`, so both validate alike.
 from __future__ import annotations
 
 import fnmatch
-import weakref
 from typing import Any
 
 from spark_mq.embedded.server.core.mqsc_attributes import AttributeSpec
 from spark_mq.embedded.server.core.named_objects import change
 from spark_mq.embedded.server.core.runmqsc_layout import render
-from spark_mq.embedded.server.core.state import QueueManagerState
+from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 from spark_mq.mqi.constants import CMQC
 
 #: the store kind of a process definition
@@ -50,15 +49,12 @@ ATTRIBUTES: dict[str, AttributeSpec] = {
 
 #: process name -> attributes: DESCR, APPLICID, APPLTYPE, ENVRDATA, USERDATA, ALTDATE, ALTTIME
 Processes = dict[str, dict[str, Any]]
-_tables: weakref.WeakKeyDictionary[QueueManagerState, Processes] = weakref.WeakKeyDictionary()
+_PROCESSES: FeatureState[Processes] = FeatureState("processes", lambda qm: {})
 
 
 def processes_of(qm: QueueManagerState) -> Processes:
-    """The queue manager's process definitions; kept beside its state, as namelists are."""
-    found = _tables.get(qm)
-    if found is None:
-        found = _tables[qm] = {}
-    return found
+    """The queue manager's process definitions; in its feature state, as namelists are."""
+    return _PROCESSES.of(qm)
 
 
 def exists(qm: QueueManagerState, name: str) -> bool:

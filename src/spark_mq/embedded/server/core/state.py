@@ -3,6 +3,10 @@
 `QueueManagerState` is the queue manager itself: its queues, its attributes, its store, the
 lock every verb runs under and the condition a waiting MQGET sleeps on. `Connection` is one
 client connection (its open handles and its unit of work), `Handle` one open object.
+What each feature keeps per queue manager (channels, namelists, processes, security,
+triggering, statistics, channel status ...) lives here too, in `QueueManagerState.features`,
+each under its `FeatureState` key: the one helper the feature modules use, rather than
+module-level tables beside the queue manager.
 The verb modules (connections, put, get, ...) are functions over these; `qmgr.QueueManager`
 is the façade that takes the lock and calls them.
 """
@@ -14,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from spark_mq.embedded.server.core.errors import MQError
 from spark_mq.embedded.server.core.mqsc_attributes import default_attributes
@@ -33,6 +37,8 @@ from spark_mq.mqi.message_ids import MessageIds
 if TYPE_CHECKING:  # the selector grammar is loaded only when a handle uses one
     from spark_mq.mqi.selector import Selector
 
+
+T = TypeVar("T")
 
 QMGR_CCSID = 1208  # the queue manager's CCSID: what MQCCSI_Q_MGR in an MD stands for
 
@@ -117,11 +123,42 @@ class QueueManagerState:
         self.seq = itertools.count(1)  # arrival order of messages; restarts after recovery
         self.dynamic_names = itertools.count(1)  # the unique part of generated queue names
         self.pubsub = PubSubState()  # topics, subscriptions, retained publications
+        # every other feature's state, by its FeatureState key (not stored: each comes back
+        # from the store, or starts afresh, when the queue manager starts)
+        self.features: dict[FeatureState[Any], Any] = {}
 
     def back(self, queue: LocalQueue, stored: int = 0) -> None:
         """Give a local queue its rows in the store (`stored` of them there already) and its
         share of the memory for messages (queues.LocalQueue)."""
         queue.attach(self.store.rows(queue.name), self.hot, stored)
+
+
+class FeatureState(Generic[T]):
+    """One feature's state on each queue manager, made by `make` when first asked for and
+    kept in the queue manager's `features`, so that it goes with the queue manager (a test's
+    second queue manager in one process starts with its own)."""
+
+    def __init__(self, name: str, make: Callable[[QueueManagerState], T]) -> None:
+        self.name = name
+        self.make = make
+
+    def of(self, qm: QueueManagerState) -> T:
+        found = qm.features.get(self)
+        if found is None:
+            # setdefault is atomic: threads that race here (channel agents run outside the
+            # queue manager's lock) all get the one value that was stored first
+            found = qm.features.setdefault(self, self.make(qm))
+        return cast(T, found)
+
+    def get(self, qm: QueueManagerState) -> T | None:
+        """The state, or None when the feature has made none on this queue manager yet."""
+        return cast("T | None", qm.features.get(self))
+
+    def set(self, qm: QueueManagerState, value: T) -> None:
+        qm.features[self] = value
+
+    def __repr__(self) -> str:
+        return f"FeatureState({self.name!r})"
 
 
 def blank(value: str, length: int) -> bytes:

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from spark_mq.embedded.server.core.queues import LocalQueue, Message
-from spark_mq.embedded.server.core.state import QueueManagerState
+from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 from spark_mq.mqi.structs import MD
 
 _I_PUTDATE, _I_PUTTIME = MD.index["PutDate"], MD.index["PutTime"]
@@ -98,7 +98,8 @@ class QueueManagerTotals:
 
 # weak: the statistics go with their queue (a dynamic queue deleted, a queue redefined)
 _statistics: weakref.WeakKeyDictionary[LocalQueue, QueueStatistics] = weakref.WeakKeyDictionary()
-_totals: weakref.WeakKeyDictionary[QueueManagerState, QueueManagerTotals] = weakref.WeakKeyDictionary()
+_TOTALS: FeatureState[QueueManagerTotals] = FeatureState("queue manager totals",
+                                                       lambda qm: QueueManagerTotals())
 
 
 def of(queue: LocalQueue) -> QueueStatistics:
@@ -110,10 +111,7 @@ def of(queue: LocalQueue) -> QueueStatistics:
 
 
 def totals_of(qm: QueueManagerState) -> QueueManagerTotals:
-    found = _totals.get(qm)
-    if found is None:
-        found = _totals[qm] = QueueManagerTotals()
-    return found
+    return _TOTALS.of(qm)
 
 
 def backed_out(qm: QueueManagerState, puts: Iterable[Message], gets: Iterable[Message]) -> None:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import fnmatch
 import logging
 import threading
-import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from spark_mq.embedded.server.core import channel_status as statuses
 from spark_mq.embedded.server.core import channels
 from spark_mq.embedded.server.core.queues import LocalQueue
+from spark_mq.embedded.server.core.state import FeatureState
 from spark_mq.embedded.server.message_channels import sync
 from spark_mq.embedded.server.message_channels.sender import (
     SYNC_OPEN,
@@ -46,7 +46,7 @@ class ChannelInitiator:
         self._stop = threading.Event()
         self._watcher = threading.Thread(target=self._watch, name="channel-initiator",
                                          daemon=True)
-        _initiators[qmgr] = self
+        _INITIATOR.set(qmgr, self)
 
     def start(self) -> None:
         self._watcher.start()
@@ -281,11 +281,11 @@ def _request_stop(status: statuses.ChannelStatus, after: str) -> None:
         status.closer()
 
 
-_initiators: weakref.WeakKeyDictionary[Any, ChannelInitiator] = weakref.WeakKeyDictionary()
+_INITIATOR: FeatureState[ChannelInitiator] = FeatureState(
+    "channel initiator", lambda qm: ChannelInitiator(cast("QueueManager", qm)))
 
 
 def initiator_of(qmgr: QueueManager) -> ChannelInitiator:
     """The queue manager's channel initiator (one is made, not watching triggers, for a queue
     manager started without one: tests that drive the server in-process)."""
-    found = _initiators.get(qmgr)
-    return found if found is not None else ChannelInitiator(qmgr)
+    return _INITIATOR.of(qmgr)

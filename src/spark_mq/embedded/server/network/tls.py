@@ -31,11 +31,10 @@ import logging
 import os
 import socket
 import ssl
-import weakref
 from dataclasses import dataclass, field
 
 from spark_mq.embedded.server.core import channels
-from spark_mq.embedded.server.core.state import QueueManagerState
+from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 from spark_mq.embedded.tls import channel_names, cipher_specs, distinguished_names, key_repository, tls13
 from spark_mq.mqi.constants import CMQC
 
@@ -46,7 +45,8 @@ _HANDSHAKE_RECORD = 0x16
 _REFUSED = CMQC.MQRC_SSL_INITIALIZATION_ERROR
 
 # The key repository a blank SSLKEYR stands for, per queue manager (set by __main__).
-_default_repositories: weakref.WeakKeyDictionary[QueueManagerState, str] = weakref.WeakKeyDictionary()
+_DEFAULT_REPOSITORY: FeatureState[str] = FeatureState("default key repository",
+                                                   lambda qm: os.path.join("ssl", "key"))
 
 
 @dataclass
@@ -63,12 +63,12 @@ class TlsSession:
 
 
 def set_default_repository(qmgr: QueueManagerState, stem: str) -> None:
-    _default_repositories[qmgr] = stem
+    _DEFAULT_REPOSITORY.set(qmgr, stem)
 
 
 def repository(qmgr: QueueManagerState) -> str:
     stem = str(qmgr.attrs.get("SSLKEYR") or "").strip()
-    return stem or _default_repositories.get(qmgr, os.path.join("ssl", "key"))
+    return stem or _DEFAULT_REPOSITORY.of(qmgr)
 
 
 def starts_with_tls(sock: socket.socket) -> bool:

@@ -31,7 +31,6 @@ that one failing client holds up nobody else. Other refusals are answered at onc
 """
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from spark_mq.embedded.server.core import channels
@@ -39,7 +38,7 @@ from spark_mq.embedded.server.core.errors import MQError
 from spark_mq.embedded.server.core.security import chlauth, refusals
 from spark_mq.embedded.server.core.security.checks import check
 from spark_mq.embedded.server.core.security.state import RuleKey, privileged, security_of
-from spark_mq.embedded.server.core.state import Connection, QueueManagerState, os_user
+from spark_mq.embedded.server.core.state import Connection, FeatureState, QueueManagerState, os_user
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 _STRICTER = ("REQUIRED", "REQDADM")
@@ -167,7 +166,7 @@ def _fail_delay(connauth: dict[str, Any] | None) -> float:
 
 
 # --- where each connection comes from, for the log of administrative changes ------------------
-_origins: weakref.WeakKeyDictionary[QueueManagerState, dict[int, str]] = weakref.WeakKeyDictionary()
+_ORIGINS: FeatureState[dict[int, str]] = FeatureState("connection origins", lambda qm: {})
 
 
 def note_origin(qm: QueueManagerState, conn: Connection, channel: str | None, peer: str) -> None:
@@ -175,21 +174,21 @@ def note_origin(qm: QueueManagerState, conn: Connection, channel: str | None, pe
     on the bindings socket): the command server names it when the connection changes
     something (server/admin/mqsc_apply.py, log_command)."""
     with qm.lock:
-        known = _origins.setdefault(qm, {})
+        known = _ORIGINS.of(qm)
         for gone in [conn_id for conn_id in known if conn_id not in qm.connections]:
             del known[gone]
         known[conn.conn_id] = f"channel {channel} from {peer}" if channel else f"bindings, {peer}"
 
 
 def origin_of(qm: QueueManagerState, conn_id: int) -> str:
-    return _origins.get(qm, {}).get(conn_id, "")
+    return (_ORIGINS.get(qm) or {}).get(conn_id, "")
 
 
 # --- where a command that came over a message channel comes from --------------------------
 #: how many delivered, not yet served commands are remembered per queue manager
 _MESSAGE_ORIGINS = 1024
-_message_origins: weakref.WeakKeyDictionary[QueueManagerState, dict[tuple[bytes, bytes], str]] = (
-    weakref.WeakKeyDictionary())
+_MESSAGE_ORIGINS_OF: FeatureState[dict[tuple[bytes, bytes], str]] = FeatureState(
+    "command message origins", lambda qm: {})
 
 
 def note_message_origin(qm: QueueManagerState, msg_id: bytes, user: bytes, origin: str) -> None:
@@ -197,7 +196,7 @@ def note_message_origin(qm: QueueManagerState, msg_id: bytes, user: bytes, origi
     MCA user, found again by `message_origin` when the command is run. Kept in memory only,
     the oldest forgotten first: a command served after a restart is logged without it."""
     with qm.lock:
-        known = _message_origins.setdefault(qm, {})
+        known = _MESSAGE_ORIGINS_OF.of(qm)
         while len(known) >= _MESSAGE_ORIGINS:
             del known[next(iter(known))]
         known[(bytes(msg_id), bytes(user))] = origin
@@ -208,4 +207,4 @@ def message_origin(qm: QueueManagerState, msg_id: bytes, user: bytes) -> str:
     asked: MsgId and UserIdentifier together, so a local request does not take the origin of
     a channel's even with the same MsgId unless it also names the same user."""
     with qm.lock:
-        return _message_origins.get(qm, {}).pop((bytes(msg_id), bytes(user)), "")
+        return (_MESSAGE_ORIGINS_OF.get(qm) or {}).pop((bytes(msg_id), bytes(user)), "")

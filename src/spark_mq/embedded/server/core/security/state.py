@@ -8,12 +8,11 @@ the queues' (kinds AUTHINFO, CHLAUTH and AUTHREC) and come back through `restore
 from __future__ import annotations
 
 import json
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
 from spark_mq.embedded.server.core.security.authority import AuthorityRecords
-from spark_mq.embedded.server.core.state import QueueManagerState
+from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 
 #: the store kinds this package owns (definitions.recover hands them to `restore`)
 KINDS = frozenset({"AUTHINFO", "CHLAUTH", "AUTHREC"})
@@ -40,15 +39,17 @@ class SecurityState:
     dynamic_owners: dict[str, str] = field(default_factory=dict)
 
 
-_states: weakref.WeakKeyDictionary[QueueManagerState, SecurityState] = weakref.WeakKeyDictionary()
+def _new_security(qm: QueueManagerState) -> SecurityState:
+    made = SecurityState()
+    made.authority.store = qm.store
+    return made
+
+
+_SECURITY: FeatureState[SecurityState] = FeatureState("security", _new_security)
 
 
 def security_of(qm: QueueManagerState) -> SecurityState:
-    found = _states.get(qm)
-    if found is None:
-        found = _states[qm] = SecurityState()
-        found.authority.store = qm.store
-    return found
+    return _SECURITY.of(qm)
 
 
 def enforced(qm: QueueManagerState) -> bool:

@@ -23,7 +23,7 @@ import time
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.core.errors import MQError
-from spark_mq.embedded.server.core.message_matching import _lookup as lookup
+from spark_mq.embedded.server.core.message_matching import selector_values
 from spark_mq.embedded.server.core.pubsub.state import Subscription
 from spark_mq.embedded.server.core.queues import (
     I_CORRELID,
@@ -95,7 +95,7 @@ def copy_for(qm: QueueManagerState, sub: Subscription, md: list, body: bytes,
     copy_props = [item for item in props or () if item[0] not in names] + added
     expires_at = time.time() + copy[I_EXPIRY] / 10.0 if copy[I_EXPIRY] > 0 else None
     message = Message(next(qm.seq), copy, body, copy_props, expires_at, queue)
-    if sub.compiled_selector is not None and not sub.compiled_selector.matches(lookup(message)):
+    if sub.compiled_selector is not None and not sub.compiled_selector.matches(selector_values(message)):
         return None
     if queue.definition_type == TEMPORARY_DYNAMIC:
         message.persistent = False  # a temporary queue is never stored, whatever the MQMD says

@@ -1,6 +1,6 @@
 """The listener's publish/subscribe verbs (runs in the queue-manager process).
 
-listener.py adds these to its verb table: each is called with the client's session and the
+network/session.py adds these to its verb table: each is called with the client's session and the
 frame's arguments, and answers the outputs that follow [CompCode, Reason]. MQPUT on a topic
 handle and MQCLOSE of a subscription handle arrive as the ordinary PUT and CLOSE verbs.
 
