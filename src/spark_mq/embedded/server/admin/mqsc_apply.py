@@ -5,13 +5,16 @@ Runs in the queue-manager process: the command server's MQCMD_ESCAPE (command_se
 escape_commands.py, the one administrative door from outside) and the start-up scripts of
 `python -m spark_mq.embedded` (the operator's own files, as strmqm's -ic) come here. Parsing
 is mqsc.py's job, the attribute tables are mqsc_attributes.py's, the layout of what DISPLAY
-shows runmqsc_layout.py's; this module applies parsed commands to a `QueueManager`.
+shows runmqsc_layout.py's; this module applies parsed commands to a `QueueManager`,
+each through one of three dispatch tables, as the command server's PCF goes through its
+`COMMANDS`: by verb and object type (`_BY_COMMAND`), else by object type (`_BY_TYPE`: the
+modules that take every verb of theirs), else the queues' verbs (`_QUEUE_VERBS`).
 """
 from __future__ import annotations
 
 import fnmatch
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from spark_mq.embedded.server.admin import move_queue, qstatus_mqsc
@@ -159,60 +162,111 @@ def _apply(qmgr: QueueManager, command: MQSCCommand) -> str:
     return output
 
 
+#: what an MQSC command is applied by: fn(queue manager, command) -> runmqsc's message
+Handler = Callable[["QueueManager", MQSCCommand], str]
+
+#: verbs that IBM's MQSC files use on objects the embedded queue manager keeps no state for
+_IGNORED_VERBS = frozenset({"START", "STOP", "REFRESH", "SET", "END"})
+
+
 def _dispatch(qmgr: QueueManager, command: MQSCCommand) -> str:
-    verb, kind, name = command.verb, command.object_type, command.name
+    """The handler of (verb, object type), else of the object type, else of the verb: the
+    three tables below, in that order."""
+    verb, kind = command.verb, command.object_type
+    handler = _BY_COMMAND.get((verb, kind)) or _BY_TYPE.get(kind)
+    if handler is None:
+        if kind in _IGNORED_TYPES or verb in _IGNORED_VERBS:
+            return ""
+        handler = _QUEUE_VERBS.get(verb)
+    if handler is None:
+        raise ValueError(f"{verb} is not supported for {kind} (valid: DEFINE, ALTER, DELETE, "
+                         "CLEAR, DISPLAY)")
+    return handler(qmgr, command)
+
+
+def _set_attributes(command: MQSCCommand) -> dict[str, object]:
+    """The command's attributes, with the keywords that set one (SHARE, NOTRIGGER ...)."""
     attrs = dict(command.attributes)
-    for flag in ("SHARE", "NOSHARE", "TRIGGER", "NOTRIGGER"):  # keywords that set an attribute
+    for flag in ("SHARE", "NOSHARE", "TRIGGER", "NOTRIGGER"):
         if flag in command.flags:
             attrs[flag.removeprefix("NO")] = flag
-    if kind == "QMGR":
-        if verb == "ALTER":
-            qmgr.alter_qmgr({k: v for k, v in attrs.items() if k in default_attributes("QMGR")})
-            return "AMQ8005I: IBM MQ queue manager changed."
-        if verb == "DISPLAY":
-            shown = {**qmgr.attrs, **status_attributes(qmgr)}
-            return format_display("QMGR", qmgr.name, _requested(shown, command.flags))
-        if verb == "PING":
-            return "AMQ8415I: Ping IBM MQ Queue Manager command complete."
-    if kind == "QSTATUS" and verb == "DISPLAY":
-        return qstatus_mqsc.display(qmgr, command)
-    if kind == "CHANNEL" and verb in ("DEFINE", "ALTER", "DELETE", "DISPLAY"):
-        return _channel(qmgr, command)
-    if (kind == "CHANNEL" and verb in ("START", "STOP", "PING", "RESET", "RESOLVE")) or (
-            kind == "CHSTATUS" and verb == "DISPLAY"):
-        return _channel_control(qmgr, command)
-    if kind in SECURITY_TYPES:
-        return security_admin.apply(qmgr, command)
-    if kind == "NAMELIST":
-        return _named_object(namelist, qmgr, command)
-    if kind == "PROCESS":
-        return _named_object(processes, qmgr, command)
-    if kind in pubsub_admin.KINDS and verb not in ("START", "STOP", "REFRESH", "SET", "END"):
-        return pubsub_admin.apply(qmgr, command)  # before the ignored types: TOPIC, SUB
-    if verb == "MOVE" and kind == "QLOCAL":
-        return move_queue.move(qmgr, command)
-    if kind in _IGNORED_TYPES or verb in ("START", "STOP", "REFRESH", "SET", "END"):
+    return attrs
+
+
+def _alter_qmgr(qmgr: QueueManager, command: MQSCCommand) -> str:
+    attrs = _set_attributes(command)
+    qmgr.alter_qmgr({k: v for k, v in attrs.items() if k in default_attributes("QMGR")})
+    return "AMQ8005I: IBM MQ queue manager changed."
+
+
+def _display_qmgr(qmgr: QueueManager, command: MQSCCommand) -> str:
+    shown = {**qmgr.attrs, **status_attributes(qmgr)}
+    return format_display("QMGR", qmgr.name, _requested(shown, command.flags))
+
+
+def _ping_qmgr(qmgr: QueueManager, command: MQSCCommand) -> str:
+    return "AMQ8415I: Ping IBM MQ Queue Manager command complete."
+
+
+def _pubsub(qmgr: QueueManager, command: MQSCCommand) -> str:
+    if command.verb in _IGNORED_VERBS:   # START, STOP ... of TOPIC, SUB: nothing to keep
         return ""
-    if verb == "DEFINE":
-        if kind == "QALIAS" and not attrs.get("TARGET"):
-            raise ValueError("TARGET is required for a QALIAS (valid: the name of a local queue)")
-        values = default_attributes(kind)
-        values.update(attrs)
-        qmgr.define(kind, name, values, replace="REPLACE" in command.flags)
-        return f"AMQ8006I: IBM MQ queue created: {name}."
-    if verb == "ALTER":
-        qmgr.alter(kind, name, attrs)
-        return f"AMQ8008I: IBM MQ queue changed: {name}."
-    if verb == "DELETE":
-        qmgr.delete(kind, name, purge="PURGE" in command.flags)
-        return f"AMQ8007I: IBM MQ queue deleted: {name}."
-    if verb == "CLEAR":
-        count = qmgr.clear(name)
-        return f"AMQ8022I: IBM MQ queue cleared: {name} ({count} messages)."
-    if verb == "DISPLAY":
-        return _display(qmgr, kind, name, command.flags)
-    raise ValueError(f"{verb} is not supported for {kind} (valid: DEFINE, ALTER, DELETE, "
-                     "CLEAR, DISPLAY)")
+    return pubsub_admin.apply(qmgr, command)
+
+
+def _define_queue(qmgr: QueueManager, command: MQSCCommand) -> str:
+    kind, name, attrs = command.object_type, command.name, _set_attributes(command)
+    if kind == "QALIAS" and not attrs.get("TARGET"):
+        raise ValueError("TARGET is required for a QALIAS (valid: the name of a local queue)")
+    values = default_attributes(kind)
+    values.update(attrs)
+    qmgr.define(kind, name, values, replace="REPLACE" in command.flags)
+    return f"AMQ8006I: IBM MQ queue created: {name}."
+
+
+def _alter_queue(qmgr: QueueManager, command: MQSCCommand) -> str:
+    qmgr.alter(command.object_type, command.name, _set_attributes(command))
+    return f"AMQ8008I: IBM MQ queue changed: {command.name}."
+
+
+def _delete_queue(qmgr: QueueManager, command: MQSCCommand) -> str:
+    qmgr.delete(command.object_type, command.name, purge="PURGE" in command.flags)
+    return f"AMQ8007I: IBM MQ queue deleted: {command.name}."
+
+
+def _clear_queue(qmgr: QueueManager, command: MQSCCommand) -> str:
+    count = qmgr.clear(command.name)
+    return f"AMQ8022I: IBM MQ queue cleared: {command.name} ({count} messages)."
+
+
+def _display_queue(qmgr: QueueManager, command: MQSCCommand) -> str:
+    return _display(qmgr, command.object_type, command.name, command.flags)
+
+
+#: (verb, object type) -> its handler
+_BY_COMMAND: dict[tuple[str, str], Handler] = {
+    ("ALTER", "QMGR"): _alter_qmgr,
+    ("DISPLAY", "QMGR"): _display_qmgr,
+    ("PING", "QMGR"): _ping_qmgr,
+    ("DISPLAY", "QSTATUS"): qstatus_mqsc.display,
+    **{(verb, "CHANNEL"): _channel for verb in ("DEFINE", "ALTER", "DELETE", "DISPLAY")},
+    **{(verb, "CHANNEL"): _channel_control
+       for verb in ("START", "STOP", "PING", "RESET", "RESOLVE")},
+    ("DISPLAY", "CHSTATUS"): _channel_control,
+    ("MOVE", "QLOCAL"): move_queue.move,
+}
+#: object type -> the handler of every verb on it (its module checks the verb)
+_BY_TYPE: dict[str, Handler] = {
+    **{kind: security_admin.apply for kind in SECURITY_TYPES},
+    "NAMELIST": lambda qmgr, command: _named_object(namelist, qmgr, command),
+    "PROCESS": lambda qmgr, command: _named_object(processes, qmgr, command),
+    **{kind: _pubsub for kind in pubsub_admin.KINDS},   # before the ignored types: TOPIC, SUB
+}
+#: the queues' verbs (QLOCAL, QALIAS, QMODEL, QREMOTE)
+_QUEUE_VERBS: dict[str, Handler] = {
+    "DEFINE": _define_queue, "ALTER": _alter_queue, "DELETE": _delete_queue,
+    "CLEAR": _clear_queue, "DISPLAY": _display_queue,
+}
 
 
 def _requested(attrs: Mapping[str, object], flags: frozenset[str]) -> dict[str, object]:
