@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from sortedcontainers import SortedList
 
@@ -135,6 +136,9 @@ class LocalQueue:
         # a dynamic queue deleted while other handles still have it open: they get
         # MQRC_Q_DELETED, as MQ answers them (the name is free for a new queue at once)
         self.deleted = False
+        # the queue's statistics (events/statistics.py), made when first counted; they go
+        # with the queue (a dynamic queue deleted, a queue redefined)
+        self.statistics: Any = None
 
     def attach(self, rows: QueueRows, budget: HotBudget, stored: int = 0) -> None:
         """Back the queue with its rows in the store, `stored` of them there already

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import calendar
 import time
-import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -96,17 +95,15 @@ class QueueManagerTotals:
     rolled_back: int = 0      # puts and gets backed out (IBM's STATMQI "Rollback count" counts UOWs)
 
 
-# weak: the statistics go with their queue (a dynamic queue deleted, a queue redefined)
-_statistics: weakref.WeakKeyDictionary[LocalQueue, QueueStatistics] = weakref.WeakKeyDictionary()
 _TOTALS: FeatureState[QueueManagerTotals] = FeatureState("queue manager totals",
                                                        lambda qm: QueueManagerTotals())
 
 
 def of(queue: LocalQueue) -> QueueStatistics:
     """The queue's statistics, started now (at its current depth) if it has none yet."""
-    found = _statistics.get(queue)
+    found: QueueStatistics | None = queue.statistics
     if found is None:
-        found = _statistics[queue] = QueueStatistics(high_depth=queue.depth)
+        found = queue.statistics = QueueStatistics(high_depth=queue.depth)
     return found
 
 
