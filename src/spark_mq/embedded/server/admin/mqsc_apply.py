@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from spark_mq.embedded.server.admin import move_queue, qstatus_mqsc
 from spark_mq.embedded.server.admin.mqsc import parse_mqsc
-from spark_mq.embedded.server.admin.pubsub import admin as pubsub_admin
+from spark_mq.embedded.server.admin.pubsub import mqsc_admin as pubsub_admin
 from spark_mq.embedded.server.admin.security import mqsc_admin as security_admin
 from spark_mq.embedded.server.admin.security.mqsc_commands import OBJECT_TYPES_CHECKED as SECURITY_TYPES
 from spark_mq.embedded.server.core import channels, namelist, processes

@@ -1,4 +1,4 @@
-"""What administrators do to topics and subscriptions, for MQSC (admin/pubsub/admin.py) and PCF
+"""What administrators do to topics and subscriptions, for MQSC (admin/pubsub/mqsc_admin.py) and PCF
 (admin/command_server/pubsub_commands.py) alike (runs in the queue-manager process, under the
 lock). Failures are ValueErrors with the text runmqsc shows; PCF maps them to its reasons.
 """

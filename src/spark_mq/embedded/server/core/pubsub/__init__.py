@@ -13,7 +13,7 @@ Its modules lie on three floors of the server (paths from server/):
     verbs/pubsub/retained.py      retained publications (MQPMO_RETAIN) and MQSUBRQ
     verbs/pubsub/verbs.py         the listener's pub/sub verbs (TOPEN, SUB, SUBRQ)
     admin/pubsub/administered.py  what administrators change on topics and subscriptions
-    admin/pubsub/admin.py         MQSC DEFINE/ALTER/DELETE/DISPLAY TOPIC, DEFINE/DELETE/DISPLAY SUB, TPSTATUS
+    admin/pubsub/mqsc_admin.py    MQSC DEFINE/ALTER/DELETE/DISPLAY TOPIC, DEFINE/DELETE/DISPLAY SUB, TPSTATUS
 Publications are delivered as ordinary messages on the subscriptions' queues, so a unit of
 work, persistence and waiting gets behave exactly as for point-to-point messages.
 """
