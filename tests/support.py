@@ -462,7 +462,7 @@ def activated_environment() -> dict[str, str]:
 
 def mqsc_one(text: str):
     """The one command an MQSC text parses into (the parser tests)."""
-    from spark_mq.embedded.server.mqsc import parse_mqsc
+    from spark_mq.embedded.server.admin.mqsc import parse_mqsc
     commands = parse_mqsc(text)
     assert len(commands) == 1, commands
     return commands[0]
@@ -472,8 +472,8 @@ def mqsc_error(text: str):
     """The MQSCError an MQSC text is refused with (the parser tests)."""
     import pytest
 
-    from spark_mq.embedded.server.mqsc import parse_mqsc
-    from spark_mq.embedded.server.mqsc_command import MQSCError
+    from spark_mq.embedded.server.admin.mqsc import parse_mqsc
+    from spark_mq.embedded.server.core.mqsc_command import MQSCError
     with pytest.raises(MQSCError) as info:
         parse_mqsc(text)
     return info.value

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spark_mq.embedded.server.mqsc_command import MQSCCommand
+from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
 from support import mqsc_error as error
 from support import mqsc_one as one
 

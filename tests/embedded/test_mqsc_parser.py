@@ -1,4 +1,4 @@
-"""Unit tests of the MQSC parser (spark_mq.embedded.server.mqsc), its attribute tables
+"""Unit tests of the MQSC parser (spark_mq.embedded.server.admin.mqsc), its attribute tables
 (mqsc_attributes) and runmqsc's DISPLAY output (runmqsc_layout)."""
 from __future__ import annotations
 
@@ -6,17 +6,17 @@ import dataclasses
 
 import pytest
 
-from spark_mq.embedded.server.mqsc import parse_mqsc
-from spark_mq.embedded.server.mqsc_attributes import (
+from spark_mq.embedded.server.admin.mqsc import parse_mqsc
+from spark_mq.embedded.server.core.mqsc_attributes import (
     DEFAULT_MQSC,
     DEVELOPER_MQSC,
     QMGR_ATTRIBUTES,
     QUEUE_ATTRIBUTES,
     default_attributes,
 )
-from spark_mq.embedded.server.mqsc_command import MQSCCommand, MQSCError
-from spark_mq.embedded.server.runmqsc_layout import format_display
-from spark_mq.embedded.server.security.defaults import DEVELOPER_SECURITY_MQSC, SYSTEM_SECURITY_MQSC
+from spark_mq.embedded.server.core.mqsc_command import MQSCCommand, MQSCError
+from spark_mq.embedded.server.core.runmqsc_layout import format_display
+from spark_mq.embedded.server.core.security.defaults import DEVELOPER_SECURITY_MQSC, SYSTEM_SECURITY_MQSC
 from support import mqsc_error as error
 from support import mqsc_one as one
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from spark_mq.embedded.server.mqsc import parse_mqsc
-from spark_mq.embedded.server.mqsc_command import MQSCError
-from spark_mq.embedded.server.security.mqsc_commands import split_list
+from spark_mq.embedded.server.admin.mqsc import parse_mqsc
+from spark_mq.embedded.server.admin.security.mqsc_commands import split_list
+from spark_mq.embedded.server.core.mqsc_command import MQSCError
 from support import mqsc_error as error
 from support import mqsc_one as one
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from spark_mq.embedded.server.mqsc_command import MQSCCommand
-from spark_mq.embedded.server.pubsub.matching import compile_pattern, fixed_prefix
-from spark_mq.embedded.server.pubsub.topic_attributes import (
+from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
+from spark_mq.embedded.server.core.pubsub.topic_attributes import (
     BASE_TOPIC_ATTRIBUTES,
     TOPIC_ATTRIBUTES,
     default_topic_attributes,
 )
+from spark_mq.embedded.server.core.pubsub.topic_matching import compile_pattern, fixed_prefix
 from support import mqsc_error as error
 from support import mqsc_one as one
 

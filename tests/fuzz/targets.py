@@ -29,12 +29,12 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from spark_mq.embedded import wire
-from spark_mq.embedded.server import mqsc
-from spark_mq.embedded.server.channels import SVRCONN_ATTRIBUTES
-from spark_mq.embedded.server.command_server import pcf
-from spark_mq.embedded.server.convert import Converted, convert_message
+from spark_mq.embedded.server.admin import mqsc
+from spark_mq.embedded.server.admin.command_server import pcf
+from spark_mq.embedded.server.core.channels import SVRCONN_ATTRIBUTES
+from spark_mq.embedded.server.core.convert import Converted, convert_message
+from spark_mq.embedded.server.core.mqsc_attributes import QMGR_ATTRIBUTES, QUEUE_ATTRIBUTES
 from spark_mq.embedded.server.message_channels import link, sync
-from spark_mq.embedded.server.mqsc_attributes import QMGR_ATTRIBUTES, QUEUE_ATTRIBUTES
 from spark_mq.embedded.server.resolution.transmission import unwrap
 from spark_mq.mqi.constants import CMQC, CMQCFC
 from spark_mq.mqi.properties import PropertyError

@@ -9,8 +9,8 @@ import tracemalloc
 import pytest
 
 from spark_mq.embedded import wire
-from spark_mq.embedded.server.command_server import pcf
-from spark_mq.embedded.server.convert import MAX_HEADERS, convert_message
+from spark_mq.embedded.server.admin.command_server import pcf
+from spark_mq.embedded.server.core.convert import MAX_HEADERS, convert_message
 from spark_mq.mqi.constants import CMQC, CMQCFC
 from spark_mq.mqi.structs import MDE, RFH2
 

@@ -2,8 +2,8 @@
 
 This is the queue-manager process: client/process.py and `spark-mq-qmgr start` start it,
 and it runs the MQSC start-up scripts, the PCF command server (server/command_server/),
-the listener (server/listener.py) and the queue
-manager (server/qmgr.py) until SIGTERM or SIGINT (exit status 0 after SIGTERM, 130 after
+the listener (server/network/listener.py) and the queue
+manager (server/verbs/qmgr.py) until SIGTERM or SIGINT (exit status 0 after SIGTERM, 130 after
 SIGINT, as a shell tool stopped by Ctrl-C), or, with --owner-fd, until the process that
 started it has ended.
 
@@ -26,7 +26,7 @@ writes 0600 (umask 077). Without users the queue manager is open to whoever reac
 it listens beyond loopback only when the operator says --insecure.
 
 Besides TCP, the queue manager takes bindings connections on DATA_DIR/qmgr.sock
-(server/bindings.py): local processes of the data directory's owner, named by the OS.
+(server/network/bindings.py): local processes of the data directory's owner, named by the OS.
 """
 from __future__ import annotations
 
@@ -43,22 +43,18 @@ import threading
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
-from spark_mq.embedded.server.addresses import is_loopback
-from spark_mq.embedded.server.admin import log_script, run_mqsc
-from spark_mq.embedded.server.bindings import BindingsListener
-from spark_mq.embedded.server.command_server import CommandServer
-from spark_mq.embedded.server.listener import (
-    DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_HEARTBEAT_INTERVAL,
-    DEFAULT_MAX_CHANNELS,
-    Server,
-)
+from spark_mq.embedded.server.admin.command_server import CommandServer
+from spark_mq.embedded.server.admin.mqsc_apply import log_script, run_mqsc
+from spark_mq.embedded.server.core.addresses import is_loopback
+from spark_mq.embedded.server.core.mqsc_attributes import DEFAULT_MQSC
+from spark_mq.embedded.server.core.queues import DEFAULT_QUEUE_MEMORY
+from spark_mq.embedded.server.core.security import state as security
 from spark_mq.embedded.server.message_channels.initiator import ChannelInitiator
-from spark_mq.embedded.server.mqsc_attributes import DEFAULT_MQSC
-from spark_mq.embedded.server.qmgr import QueueManager
-from spark_mq.embedded.server.queues import DEFAULT_QUEUE_MEMORY
-from spark_mq.embedded.server.security import state as security
-from spark_mq.embedded.server.tls import set_default_repository
+from spark_mq.embedded.server.network.bindings import BindingsListener
+from spark_mq.embedded.server.network.listener import DEFAULT_MAX_CHANNELS, Server
+from spark_mq.embedded.server.network.session import DEFAULT_CONNECT_TIMEOUT, DEFAULT_HEARTBEAT_INTERVAL
+from spark_mq.embedded.server.network.tls import set_default_repository
+from spark_mq.embedded.server.verbs.qmgr import QueueManager
 
 if TYPE_CHECKING:   # imported when --metrics-port asks for it: prometheus_client loads then
     from spark_mq.embedded.server.metrics import MetricsEndpoint
@@ -349,7 +345,7 @@ def parse_users(entries: list[str]) -> dict[str, str] | None:
 
 
 def parse_groups(entries: list[str]) -> dict[str, tuple[str, ...]]:
-    """The groups the user entries name (users without any get security/state.py's defaults)."""
+    """The groups the user entries name (users without any get core/security/state.py's defaults)."""
     groups = {}
     for entry in entries:
         user, _, rest = entry.partition(":")

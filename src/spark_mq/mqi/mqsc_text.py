@@ -2,7 +2,7 @@
 at a time (the command server's MQCMD_ESCAPE carries exactly one).
 
 Follows the line rules of IBM's "MQSC input file syntax" that the queue manager's parser
-(embedded/server/mqsc.py) follows too: `*` starts a comment line, blank lines vanish, a
+(embedded/server/admin/mqsc.py) follows too: `*` starts a comment line, blank lines vanish, a
 trailing `+` continues from the next line's first non-blank character and `-` from its first
 character, `;` outside quotes ends a command, END ends the script. Only the structure is
 checked here (quotes closed, parentheses balanced), so that a script with a broken command

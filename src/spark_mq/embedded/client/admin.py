@@ -234,6 +234,6 @@ def bindings_socket(data_dir: str) -> str:
     return os.path.join(data_dir, BINDINGS_SOCKET)
 
 
-#: the Unix-domain socket in a data directory (the server's embedded/server/bindings.py
+#: the Unix-domain socket in a data directory (the server's embedded/server/network/bindings.py
 #: binds the same name)
 BINDINGS_SOCKET = "qmgr.sock"

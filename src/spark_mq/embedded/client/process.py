@@ -273,7 +273,7 @@ class EmbeddedQueueManager:
 
     @property
     def bindings_socket(self) -> str:
-        """The queue manager's bindings socket (server/bindings.py), in its data directory."""
+        """The queue manager's bindings socket (server/network/bindings.py), in its data directory."""
         return os.path.join(self.data_dir, "qmgr.sock")
 
     def _mqsc_file(self, mqsc: str) -> str:

@@ -10,7 +10,7 @@ Two kinds are generated here, each switched on the queue manager:
 * channel events (ALTER QMGR CHLEV(ENABLED|EXCEPTION); channel.py): Channel Started and
   Channel Stopped on SYSTEM.ADMIN.CHANNEL.EVENT, from the message channel agents.
 
-The put and get paths (put.py, get.py, pubsub/delivery.py) call one hook, `depth_changed`,
+The put and get paths (put.py, get.py, verbs/pubsub/delivery.py) call one hook, `depth_changed`,
 after every change of a queue's depth and for every put a full queue refuses; it counts the
 queue's statistics (statistics.py: what performance events report, and what DISPLAY QSTATUS
 and the metrics exporter show) and, only when PERFMEV is ENABLED, looks at the limits; a

@@ -23,9 +23,9 @@ Event data, in IBM's order:
 """
 from __future__ import annotations
 
+from spark_mq.embedded.server.core.pcf_structures import cfin, cfst
+from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.embedded.server.events.message import CHANNEL_QUEUE, put_event
-from spark_mq.embedded.server.pcf_structures import cfin, cfst
-from spark_mq.embedded.server.state import QueueManagerState
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 STOPPED_OK: int = CMQCFC.MQRQ_CHANNEL_STOPPED_OK

@@ -19,10 +19,10 @@ import logging
 import struct
 import time
 
-from spark_mq.embedded.server.md_context import put_stamp
-from spark_mq.embedded.server.queues import AliasQueue, LocalQueue, Message
-from spark_mq.embedded.server.state import QMGR_CCSID, QueueManagerState, blank
-from spark_mq.embedded.server.store import StoreError
+from spark_mq.embedded.server.core.md_context import put_stamp
+from spark_mq.embedded.server.core.queues import AliasQueue, LocalQueue, Message
+from spark_mq.embedded.server.core.state import QMGR_CCSID, QueueManagerState, blank
+from spark_mq.embedded.server.core.store import StoreError
 from spark_mq.mqi.constants import CMQC, CMQCFC
 from spark_mq.mqi.structs import default_md
 

@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import calendar
 import time
-import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from spark_mq.embedded.server.queues import LocalQueue, Message
-from spark_mq.embedded.server.state import QueueManagerState
+from spark_mq.embedded.server.core.queues import LocalQueue, Message
+from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 from spark_mq.mqi.structs import MD
 
 _I_PUTDATE, _I_PUTTIME = MD.index["PutDate"], MD.index["PutTime"]
@@ -96,24 +95,20 @@ class QueueManagerTotals:
     rolled_back: int = 0      # puts and gets backed out (IBM's STATMQI "Rollback count" counts UOWs)
 
 
-# weak: the statistics go with their queue (a dynamic queue deleted, a queue redefined)
-_statistics: weakref.WeakKeyDictionary[LocalQueue, QueueStatistics] = weakref.WeakKeyDictionary()
-_totals: weakref.WeakKeyDictionary[QueueManagerState, QueueManagerTotals] = weakref.WeakKeyDictionary()
+_TOTALS: FeatureState[QueueManagerTotals] = FeatureState("queue manager totals",
+                                                       lambda qm: QueueManagerTotals())
 
 
 def of(queue: LocalQueue) -> QueueStatistics:
     """The queue's statistics, started now (at its current depth) if it has none yet."""
-    found = _statistics.get(queue)
+    found: QueueStatistics | None = queue.statistics
     if found is None:
-        found = _statistics[queue] = QueueStatistics(high_depth=queue.depth)
+        found = queue.statistics = QueueStatistics(high_depth=queue.depth)
     return found
 
 
 def totals_of(qm: QueueManagerState) -> QueueManagerTotals:
-    found = _totals.get(qm)
-    if found is None:
-        found = _totals[qm] = QueueManagerTotals()
-    return found
+    return _TOTALS.of(qm)
 
 
 def backed_out(qm: QueueManagerState, puts: Iterable[Message], gets: Iterable[Message]) -> None:

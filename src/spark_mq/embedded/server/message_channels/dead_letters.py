@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import time
 
-from spark_mq.embedded.server.message_channels.local import LocalConnection
-from spark_mq.embedded.server.state import QMGR_CCSID, blank
+from spark_mq.embedded.server.core.state import QMGR_CCSID, blank
+from spark_mq.embedded.server.verbs.local_connection import LocalConnection
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import DLH, MD
 

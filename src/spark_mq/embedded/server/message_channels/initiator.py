@@ -5,7 +5,7 @@ transmission queue when messages arrive on it (IBM MQ's channel triggering: the
 transmission queue has TRIGGER, its TRIGDATA names the channel, or the sender whose XMITQ
 it is). A STOPPED channel is never started by a trigger, as on IBM MQ.
 
-Commands run under the queue manager's lock (admin.py holds it for a script); they only
+Commands run under the queue manager's lock (admin/mqsc_apply.py holds it for a script); they only
 start threads and set flags, except PING, which waits for the partner with the lock let go.
 """
 from __future__ import annotations
@@ -13,24 +13,24 @@ from __future__ import annotations
 import fnmatch
 import logging
 import threading
-import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from spark_mq.embedded.server import channels
-from spark_mq.embedded.server.message_channels import status as statuses
+from spark_mq.embedded.server.core import channel_status as statuses
+from spark_mq.embedded.server.core import channels
+from spark_mq.embedded.server.core.queues import LocalQueue
+from spark_mq.embedded.server.core.state import FeatureState
 from spark_mq.embedded.server.message_channels import sync
-from spark_mq.embedded.server.message_channels.local import LocalConnection
 from spark_mq.embedded.server.message_channels.sender import (
     SYNC_OPEN,
     SenderAgent,
     channel_tls,
     open_link,
 )
-from spark_mq.embedded.server.queues import LocalQueue
+from spark_mq.embedded.server.verbs.local_connection import LocalConnection
 from spark_mq.mqi.constants import CMQC
 
 if TYPE_CHECKING:
-    from spark_mq.embedded.server.qmgr import QueueManager
+    from spark_mq.embedded.server.verbs.qmgr import QueueManager
 
 log = logging.getLogger("spark_mq.embedded")
 
@@ -46,7 +46,7 @@ class ChannelInitiator:
         self._stop = threading.Event()
         self._watcher = threading.Thread(target=self._watch, name="channel-initiator",
                                          daemon=True)
-        _initiators[qmgr] = self
+        _INITIATOR.set(qmgr, self)
 
     def start(self) -> None:
         self._watcher.start()
@@ -281,11 +281,11 @@ def _request_stop(status: statuses.ChannelStatus, after: str) -> None:
         status.closer()
 
 
-_initiators: weakref.WeakKeyDictionary[Any, ChannelInitiator] = weakref.WeakKeyDictionary()
+_INITIATOR: FeatureState[ChannelInitiator] = FeatureState(
+    "channel initiator", lambda qm: ChannelInitiator(cast("QueueManager", qm)))
 
 
 def initiator_of(qmgr: QueueManager) -> ChannelInitiator:
     """The queue manager's channel initiator (one is made, not watching triggers, for a queue
     manager started without one: tests that drive the server in-process)."""
-    found = _initiators.get(qmgr)
-    return found if found is not None else ChannelInitiator(qmgr)
+    return _INITIATOR.of(qmgr)

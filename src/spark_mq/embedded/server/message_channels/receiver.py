@@ -45,29 +45,30 @@ import socket
 import time
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server import channels, tls
-from spark_mq.embedded.server.errors import FAILED, NONE, OK, MQError
+from spark_mq.embedded.server.core import channel_status as statuses
+from spark_mq.embedded.server.core import channels
+from spark_mq.embedded.server.core.errors import FAILED, NONE, OK, MQError
+from spark_mq.embedded.server.core.faults import fail_point
+from spark_mq.embedded.server.core.qmgr_attributes import COMMAND_QUEUE
+from spark_mq.embedded.server.core.security import admission
 from spark_mq.embedded.server.events import channel_started, channel_stopped
 from spark_mq.embedded.server.events.channel import (
     STOPPED_DISABLED,
     STOPPED_ERROR,
     STOPPED_OK,
 )
-from spark_mq.embedded.server.faults import fail_point
 from spark_mq.embedded.server.message_channels import link as frames
-from spark_mq.embedded.server.message_channels import status as statuses
 from spark_mq.embedded.server.message_channels import sync
 from spark_mq.embedded.server.message_channels.dead_letters import put_dead_letter
-from spark_mq.embedded.server.message_channels.local import LocalConnection
-from spark_mq.embedded.server.qmgr_attributes import COMMAND_QUEUE
+from spark_mq.embedded.server.network import tls
 from spark_mq.embedded.server.resolution.transmission import unwrap
-from spark_mq.embedded.server.security import admission
+from spark_mq.embedded.server.verbs.local_connection import LocalConnection
 from spark_mq.embedded.wire import FrameReader, ProtocolError
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD, default_md
 
 if TYPE_CHECKING:
-    from spark_mq.embedded.server.qmgr import QueueManager
+    from spark_mq.embedded.server.verbs.qmgr import QueueManager
 
 log = logging.getLogger("spark_mq.embedded")
 

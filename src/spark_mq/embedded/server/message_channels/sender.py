@@ -28,28 +28,28 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server import channels
-from spark_mq.embedded.server import tls as server_tls
-from spark_mq.embedded.server.errors import OK, MQError
+from spark_mq.embedded.server.core import channel_status as statuses
+from spark_mq.embedded.server.core import channels
+from spark_mq.embedded.server.core.errors import OK, MQError
+from spark_mq.embedded.server.core.faults import fail_point
 from spark_mq.embedded.server.events import channel_started, channel_stopped
 from spark_mq.embedded.server.events.channel import (
     STOPPED_DISABLED,
     STOPPED_OK,
     STOPPED_RETRY,
 )
-from spark_mq.embedded.server.faults import fail_point
 from spark_mq.embedded.server.message_channels import link as frames
-from spark_mq.embedded.server.message_channels import status as statuses
 from spark_mq.embedded.server.message_channels import sync
-from spark_mq.embedded.server.message_channels.local import Got, LocalConnection
 from spark_mq.embedded.server.message_channels.sync import InDoubt, SenderRecord, SyncRecord
+from spark_mq.embedded.server.network import tls as server_tls
+from spark_mq.embedded.server.verbs.local_connection import Got, LocalConnection
 from spark_mq.embedded.tls.outbound import ClientTls, TlsRefused, context, handshake
 from spark_mq.embedded.wire import ProtocolError
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD
 
 if TYPE_CHECKING:
-    from spark_mq.embedded.server.qmgr import QueueManager
+    from spark_mq.embedded.server.verbs.qmgr import QueueManager
 
 log = logging.getLogger("spark_mq.embedded")
 

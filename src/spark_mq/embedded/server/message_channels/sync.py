@@ -23,7 +23,7 @@ import re
 import secrets
 from dataclasses import dataclass, field
 
-from spark_mq.embedded.server.message_channels.local import LocalConnection
+from spark_mq.embedded.server.verbs.local_connection import LocalConnection
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import default_md
 

@@ -8,7 +8,7 @@ A door into the queue manager, kept as narrow as the listener's:
   one of them, compared as connection authentication compares a password (a wrong one is
   answered after the CONNAUTH's FAILDLAY, as MQCONN is), and that user needs CONNECT and
   DISPLAY on the queue manager (and sees the queues it may display). When the key
-  repository holds the queue manager's certificate (server/tls.py) the endpoint speaks
+  repository holds the queue manager's certificate (server/network/tls.py) the endpoint speaks
   HTTPS only; a password would otherwise cross the network in clear, so beyond loopback
   without TLS it does not start unless told --insecure.
 - what one client can make it hold: a request (its line and headers, no body: GET and
@@ -49,13 +49,13 @@ import time
 
 from prometheus_client.exposition import generate_latest
 
-from spark_mq.embedded.server import tls
-from spark_mq.embedded.server.addresses import is_loopback
-from spark_mq.embedded.server.errors import MQError
+from spark_mq.embedded.server.core.addresses import is_loopback
+from spark_mq.embedded.server.core.errors import MQError
+from spark_mq.embedded.server.core.security.checks import check
+from spark_mq.embedded.server.core.security.state import security_of
+from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.embedded.server.metrics.families import collect
-from spark_mq.embedded.server.security.checks import check
-from spark_mq.embedded.server.security.state import security_of
-from spark_mq.embedded.server.state import QueueManagerState
+from spark_mq.embedded.server.network import tls
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 log = logging.getLogger("spark_mq.embedded")

@@ -33,11 +33,11 @@ from collections.abc import Callable, Iterable
 
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric, UnknownMetricFamily
 
-from spark_mq.embedded.server import queue_status
+from spark_mq.embedded.server.admin import queue_status
+from spark_mq.embedded.server.core import channel_status
+from spark_mq.embedded.server.core.queues import TEMPORARY_DYNAMIC, LocalQueue
+from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.embedded.server.events import statistics
-from spark_mq.embedded.server.message_channels import status as channel_status
-from spark_mq.embedded.server.queues import TEMPORARY_DYNAMIC, LocalQueue
-from spark_mq.embedded.server.state import QueueManagerState
 from spark_mq.mqi.constants import CMQCFC
 
 NAMESPACE = "ibmmq"

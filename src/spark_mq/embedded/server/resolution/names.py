@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spark_mq.embedded.server.errors import MQError
-from spark_mq.embedded.server.queues import AliasQueue, LocalQueue, ModelQueue, RemoteQueue
-from spark_mq.embedded.server.state import QueueManagerState
+from spark_mq.embedded.server.core.errors import MQError
+from spark_mq.embedded.server.core.queues import AliasQueue, LocalQueue, ModelQueue, RemoteQueue
+from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.mqi.constants import CMQC
 
 XMITQ_USAGE = "XMITQ"

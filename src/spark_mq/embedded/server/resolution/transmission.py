@@ -9,7 +9,7 @@ origin context of the queue manager.
 """
 from __future__ import annotations
 
-from spark_mq.embedded.server.state import QMGR_CCSID, blank
+from spark_mq.embedded.server.core.state import QMGR_CCSID, blank
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD, MD1, MDE, XQH
 

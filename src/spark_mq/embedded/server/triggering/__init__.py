@@ -3,7 +3,7 @@ process, under its lock: when a message arrives on a triggered local queue and I
 conditions hold, the queue manager puts a trigger message (an MQTM, Format MQTRIG) on the
 queue's initiation queue, for a trigger monitor to start the queue's process.
 
-The core (put.py, units_of_work.py, pubsub/delivery.py, handles.py, inquire.py,
+The core (put.py, units_of_work.py, verbs/pubsub/delivery.py, handles.py, inquire.py,
 definitions.py) calls only hook.py, a handful of one-line entry points; nothing else here is
 imported from outside the package, and nothing here imports the core's verb modules (no
 import cycles):

@@ -25,9 +25,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from spark_mq.embedded.server import processes
-from spark_mq.embedded.server.queues import I_PRIORITY, LocalQueue, Message
-from spark_mq.embedded.server.state import QueueManagerState
+from spark_mq.embedded.server.core import processes
+from spark_mq.embedded.server.core.queues import I_PRIORITY, LocalQueue, Message
+from spark_mq.embedded.server.core.state import QueueManagerState
 
 FIRST, EVERY, DEPTH = "FIRST", "EVERY", "DEPTH"
 

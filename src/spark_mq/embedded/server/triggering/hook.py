@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-from spark_mq.embedded.server.queues import TEMPORARY_DYNAMIC, LocalQueue, Message
-from spark_mq.embedded.server.state import Connection, QueueManagerState
+from spark_mq.embedded.server.core.queues import TEMPORARY_DYNAMIC, LocalQueue, Message
+from spark_mq.embedded.server.core.state import Connection, QueueManagerState
 from spark_mq.embedded.server.triggering import conditions, messages
 from spark_mq.embedded.server.triggering.state import Pending, state_of
 from spark_mq.mqi.constants import CMQC

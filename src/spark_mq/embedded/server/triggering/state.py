@@ -3,11 +3,10 @@ non-persistent, and after a restart the first trigger monitor's MQOPEN of its in
 queue triggers every queue that qualifies, so nothing here needs to survive one)."""
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 
-from spark_mq.embedded.server.queues import Message
-from spark_mq.embedded.server.state import QueueManagerState
+from spark_mq.embedded.server.core.queues import Message
+from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 
 
 @dataclass
@@ -27,11 +26,8 @@ class TriggerState:
     pending: dict[int, list[Pending]] = field(default_factory=dict)
 
 
-_states: weakref.WeakKeyDictionary[QueueManagerState, TriggerState] = weakref.WeakKeyDictionary()
+_TRIGGERING: FeatureState[TriggerState] = FeatureState("triggering", lambda qm: TriggerState())
 
 
 def state_of(qm: QueueManagerState) -> TriggerState:
-    found = _states.get(qm)
-    if found is None:
-        found = _states[qm] = TriggerState()
-    return found
+    return _TRIGGERING.of(qm)

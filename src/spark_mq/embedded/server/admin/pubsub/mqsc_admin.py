@@ -1,0 +1,181 @@
+"""MQSC for publish/subscribe (runs in the queue-manager process; server/admin/mqsc_apply.py hands
+these commands here, holding the queue manager's lock):
+
+    DEFINE/ALTER/DELETE/DISPLAY TOPIC    topic objects (the parser types their attributes)
+    DEFINE/ALTER/DELETE/DISPLAY SUB      administrative and API subscriptions
+    DISPLAY TPSTATUS('string')           the topic tree's strings in use, '#' and '+' allowed
+    DISPLAY SBSTATUS(name)               whether a subscription is held open
+"""
+from __future__ import annotations
+
+import fnmatch
+from typing import TYPE_CHECKING, Any
+
+from spark_mq.embedded.server.admin.pubsub import administered
+from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
+from spark_mq.embedded.server.core.pubsub.state import Subscription
+from spark_mq.embedded.server.core.runmqsc_layout import format_display
+
+if TYPE_CHECKING:
+    from spark_mq.embedded.server.verbs.qmgr import QueueManager
+
+KINDS = frozenset({"TOPIC", "SUB", "TPSTATUS", "SBSTATUS"})
+_HEADERS = {"TOPIC": "AMQ8633I: Display topic details.",
+            "SUB": "AMQ8096I: IBM MQ subscription inquired.",
+            "TPSTATUS": "AMQ8754I: Display topic status details.",
+            "SBSTATUS": "AMQ8099I: IBM MQ subscription status inquired."}
+_PRIORITIES = {"ASPUB": -3, "ASQDEF": -1}  # PUBPRTY keywords: MQPRI_PRIORITY_AS_PUBLISHED, _AS_Q_DEF
+#: what DEFINE SUB fixes for good (ALTER SUB refuses them)
+_FIXED_SUB_ATTRIBUTES = frozenset({"TOPICOBJ", "TOPICSTR", "WSCHEMA", "SELECTOR", "SUBSCOPE",
+                                   "DESTCLAS", "SUBLEVEL"})
+
+
+def exists(qmgr: QueueManager, command: MQSCCommand) -> bool:
+    if command.object_type == "TOPIC":
+        return command.name in qmgr.pubsub.topics
+    return qmgr.pubsub.named(command.name) is not None
+
+
+def apply(qmgr: QueueManager, command: MQSCCommand) -> str:
+    verb, kind, name = command.verb, command.object_type, command.name
+    if kind == "TOPIC":
+        return _topic(qmgr, verb, name, dict(command.attributes), command.flags)
+    if kind == "SUB":
+        return _sub(qmgr, command)
+    if kind == "TPSTATUS" and verb == "DISPLAY":
+        rows = administered.topic_status(qmgr, name or "#")
+        if not rows:
+            raise ValueError(f"no topic string matches {name} (AMQ8147E: IBM MQ object not found)")
+        return "\n".join(_display("TPSTATUS", "TOPICSTR", row["TOPICSTR"], row, command.flags)
+                         for row in rows)
+    if kind == "SBSTATUS" and verb == "DISPLAY":
+        subs = _subscriptions(qmgr, command)
+        return "\n".join(_display("SBSTATUS", "SUB", sub.name, _status(qmgr, sub), command.flags)
+                         for sub in subs)
+    raise ValueError(f"{verb} is not supported for {kind}")
+
+
+def _topic(qmgr: QueueManager, verb: str, name: str, attrs: dict[str, Any],
+           flags: frozenset[str]) -> str:
+    if verb == "DEFINE":
+        administered.define_topic(qmgr, name, attrs, replace="REPLACE" in flags)
+        return f"AMQ8690I: IBM MQ topic created: {name}."
+    if verb == "ALTER":
+        administered.alter_topic(qmgr, name, attrs)
+        return f"AMQ8691I: IBM MQ topic changed: {name}."
+    if verb == "DELETE":
+        administered.delete_topic(qmgr, name)
+        return f"AMQ8692I: IBM MQ topic deleted: {name}."
+    if verb == "DISPLAY":
+        found = [topic for topic_name, topic in sorted(qmgr.pubsub.topics.items())
+                 if fnmatch.fnmatchcase(topic_name, name)]
+        if not found:
+            raise ValueError(f"no TOPIC matches {name} (AMQ8147E: IBM MQ object not found)")
+        return "\n".join(_display("TOPIC", "TOPIC", topic.name, administered.topic_values(topic),
+                                  flags) for topic in found)
+    raise ValueError(f"{verb} is not supported for TOPIC (valid: DEFINE, ALTER, DELETE, DISPLAY)")
+
+
+def _sub(qmgr: QueueManager, command: MQSCCommand) -> str:
+    verb, name, attrs = command.verb, command.name, command.attributes
+    if verb == "DEFINE":
+        destclass = str(attrs.get("DESTCLAS", "PROVIDED"))
+        if destclass not in ("PROVIDED", "MANAGED"):
+            raise ValueError(f"DESTCLAS({destclass}) is not valid (valid: PROVIDED, MANAGED)")
+        if destclass == "PROVIDED" and not attrs.get("DEST"):
+            raise ValueError("DEST is required for DESTCLAS(PROVIDED)")
+        priority = _priority(str(attrs.get("PUBPRTY", "ASPUB")))
+        administered.define_subscription(
+            qmgr, name, str(attrs.get("TOPICSTR", "")), str(attrs.get("TOPICOBJ", "")),
+            str(attrs.get("DEST", "")), destclass == "MANAGED", "REPLACE" in command.flags,
+            str(attrs.get("SUBUSER", "mqm")), user_data=str(attrs.get("USERDATA", "")),
+            selector=str(attrs.get("SELECTOR", "")),
+            priority=priority,
+            any_user=str(attrs.get("VARUSER", "ANY")) == "ANY",
+            wildcard_char=str(attrs.get("WSCHEMA", "TOPIC")) == "CHAR")
+        return f"AMQ8094I: IBM MQ subscription created: {name}."
+    if verb == "ALTER":
+        return _alter_sub(qmgr, command)
+    if verb == "DELETE":
+        subs = _subscriptions(qmgr, command)
+        for sub in subs:
+            administered.delete_subscription(qmgr, sub)
+        return f"AMQ8095I: IBM MQ subscription deleted: {name or subs[0].name}."
+    if verb == "DISPLAY":
+        return "\n".join(_display("SUB", "SUB", sub.name, administered.subscription_values(sub),
+                                  command.flags) for sub in _subscriptions(qmgr, command))
+    raise ValueError(f"{verb} is not supported for SUB (valid: DEFINE, ALTER, DELETE, DISPLAY)")
+
+
+def _priority(text: str) -> int:
+    if text not in _PRIORITIES and not (text.isdigit() and int(text) <= 9):
+        raise ValueError(f"PUBPRTY({text}) is not valid (valid: ASPUB, ASQDEF, 0 to 9)")
+    return _PRIORITIES[text] if text in _PRIORITIES else int(text)
+
+
+def _alter_sub(qmgr: QueueManager, command: MQSCCommand) -> str:
+    """ALTER SUB(name) or SUBID: DEST, USERDATA, PUBPRTY, SUBUSER and VARUSER; the others
+    are fixed when the subscription is defined (IBM MQ's ALTER SUB usage notes)."""
+    attrs = command.attributes
+    fixed = sorted(set(attrs) & _FIXED_SUB_ATTRIBUTES)
+    if fixed:
+        raise ValueError(f"{', '.join(fixed)} cannot be altered (valid: "
+                         "DEST, USERDATA, PUBPRTY, SUBUSER, VARUSER)")
+    if "*" in command.name:
+        raise ValueError(f"SUB({command.name}) must name one subscription (no '*')")
+    variable = str(attrs["VARUSER"]) if "VARUSER" in attrs else None
+    if variable not in (None, "ANY", "FIXED"):
+        raise ValueError(f"VARUSER({variable}) is not valid (valid: ANY, FIXED)")
+    subs = _subscriptions(qmgr, command)
+    for sub in subs:
+        administered.alter_subscription(
+            qmgr, sub, destination=_text(attrs, "DEST"), user_data=_text(attrs, "USERDATA"),
+            priority=_priority(str(attrs["PUBPRTY"])) if "PUBPRTY" in attrs else None,
+            user=_text(attrs, "SUBUSER"), any_user=None if variable is None else variable == "ANY")
+    return f"AMQ8097I: IBM MQ subscription changed: {subs[0].name}."
+
+
+def _text(attrs: dict[str, Any], key: str) -> str | None:
+    return str(attrs[key]) if key in attrs else None
+
+
+def _subscriptions(qmgr: QueueManager, command: MQSCCommand) -> list[Subscription]:
+    """The subscriptions SUB(name, generic with '*') or SUBID(hex) names."""
+    sub_id = command.attributes.get("SUBID")
+    if sub_id:
+        try:
+            found = administered.find_subscriptions(qmgr, sub_id=bytes.fromhex(str(sub_id)))
+        except ValueError:
+            found = []
+    else:
+        found = administered.find_subscriptions(qmgr, name=command.name or "*")
+    if not found:
+        raise ValueError(f"subscription {command.name or sub_id} not found "
+                         "(AMQ8147E: IBM MQ object not found)")
+    return found
+
+
+def _status(qmgr: QueueManager, sub: Subscription) -> dict[str, Any]:
+    holder = sub.holder
+    conn = qmgr.connections.get(holder[0]) if holder else None
+    return {"SUBID": sub.sub_id.hex().upper(), "DURABLE": "YES" if sub.durable else "NO",
+            "SUBTYPE": "ADMIN" if sub.admin else "API",
+            "ACTCONN": f"{holder[0]:048X}" if holder else "0" * 48,
+            "SUBUSER": sub.user, "RESMDATE": "", "LMSGDATE": "", "NUMMSGS": 0,
+            "APPLTAG": conn.appl_name if conn else ""}
+
+
+def _display(kind: str, name_key: str, name: str, values: dict[str, Any],
+             flags: frozenset[str]) -> str:
+    """runmqsc's two-column DISPLAY layout, as server/admin/mqsc_apply.py prints queues."""
+    wanted = {flag for flag in flags if flag != "ALL"}
+    if wanted and kind in ("SUB", "SBSTATUS"):
+        wanted.add("SUBID")   # runmqsc always shows it; the command server knows a block by it
+    if wanted and "ALL" not in flags:
+        values = {key: value for key, value in values.items() if key in wanted}
+    values = {key: ("ASPARENT" if key == "DEFPRTY" and value == -2 else value)
+              for key, value in values.items()}
+    text = format_display(name_key, name, values)
+    lines = text.splitlines()
+    lines[0] = _HEADERS[kind]
+    return "\n".join(lines)

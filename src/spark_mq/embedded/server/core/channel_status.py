@@ -1,0 +1,106 @@
+"""What DISPLAY CHSTATUS shows: one status per running (or retrying, or stopped) channel
+instance, kept while the queue manager runs (a restart starts with none, as after IBM MQ's
+own restart, where only saved status survives)."""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
+
+INACTIVE, BINDING, STARTING, RUNNING = "INACTIVE", "BINDING", "STARTING", "RUNNING"
+STOPPING, RETRYING, STOPPED, PAUSED = "STOPPING", "RETRYING", "STOPPED", "PAUSED"
+
+
+@dataclass
+class ChannelStatus:
+    name: str
+    chltype: str                      # SDR or RCVR
+    conname: str = ""
+    xmitq: str = ""
+    rqmname: str = ""                 # the partner queue manager, once known
+    status: str = STARTING
+    msgs: int = 0                     # messages moved since the channel started
+    batches: int = 0
+    current_msgs: int = 0             # in the batch not yet committed
+    current_seq: int = 0              # last sequence number sent or received
+    last_seq: int = 0                 # last committed
+    last_batch: str = ""              # LSTLUWID
+    current_batch: str = ""           # CURLUWID
+    indoubt: bool = False
+    batch_size: int = 0               # BATCHSZ agreed with the partner
+    last_msg_time: float | None = None
+    started: float = field(default_factory=time.time)
+    stop_requested: str | None = None   # STOPPED or INACTIVE: what STOP CHANNEL asked for
+    error: str = ""                   # why the last attempt failed (for the log and DISPLAY)
+    wake: threading.Event = field(default_factory=threading.Event, repr=False)
+    closer: Callable[[], None] | None = field(default=None, repr=False)  # ends the agent's wait
+
+    def committed(self, count: int, seq: int, batch: str) -> None:
+        self.msgs += count
+        self.batches += 1
+        self.current_msgs = 0
+        self.current_seq = self.last_seq = seq
+        self.last_batch, self.current_batch = batch, ""
+        self.indoubt = False
+        if count:
+            self.last_msg_time = time.time()
+
+    def display(self, xmitq_depth: int | None) -> dict[str, object]:
+        """DISPLAY CHSTATUS's attributes, in MQSC words."""
+        shown: dict[str, object] = {
+            "CHLTYPE": self.chltype, "STATUS": self.status, "CONNAME": self.conname,
+            "RQMNAME": self.rqmname, "MSGS": self.msgs, "BATCHES": self.batches,
+            "CURMSGS": self.current_msgs, "CURSEQNO": self.current_seq,
+            "LSTSEQNO": self.last_seq, "CURLUWID": self.current_batch or "0" * 16,
+            "LSTLUWID": self.last_batch or "0" * 16, "INDOUBT": "YES" if self.indoubt else "NO",
+            "CHSTADA": time.strftime("%Y-%m-%d", time.localtime(self.started)),
+            "CHSTATI": time.strftime("%H.%M.%S", time.localtime(self.started)),
+            "LSTMSGDA": _date(self.last_msg_time), "LSTMSGTI": _time(self.last_msg_time),
+        }
+        if self.chltype == "SDR":
+            shown["XMITQ"] = self.xmitq
+            shown["XQMSGSA"] = xmitq_depth if xmitq_depth is not None else 0
+        return shown
+
+
+def _date(stamp: float | None) -> str:
+    return time.strftime("%Y-%m-%d", time.localtime(stamp)) if stamp else ""
+
+
+def _time(stamp: float | None) -> str:
+    return time.strftime("%H.%M.%S", time.localtime(stamp)) if stamp else ""
+
+
+class StatusTable:
+    """One queue manager's channel statuses: (name, SDR|RCVR) -> ChannelStatus."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.statuses: dict[tuple[str, str], ChannelStatus] = {}
+
+    def get(self, name: str, chltype: str) -> ChannelStatus | None:
+        with self.lock:
+            return self.statuses.get((name, chltype))
+
+    def put(self, status: ChannelStatus) -> None:
+        with self.lock:
+            self.statuses[(status.name, status.chltype)] = status
+
+    def remove(self, status: ChannelStatus) -> None:
+        with self.lock:
+            if self.statuses.get((status.name, status.chltype)) is status:
+                del self.statuses[(status.name, status.chltype)]
+
+    def all(self) -> list[ChannelStatus]:
+        with self.lock:
+            return sorted(self.statuses.values(), key=lambda s: (s.name, s.chltype))
+
+
+_STATUSES: FeatureState[StatusTable] = FeatureState("channel status", lambda qm: StatusTable())
+
+
+def table(qm: QueueManagerState) -> StatusTable:
+    return _STATUSES.of(qm)

@@ -1,0 +1,286 @@
+"""Channel definitions: SVRCONN (client connections come in through them), and the sender
+(SDR) and receiver (RCVR) message channels between queue managers (message_channels/).
+
+Runs in the queue-manager process. MQSC DEFINE/ALTER/DELETE/DISPLAY CHANNEL(name)
+CHLTYPE(SVRCONN) change this table (admin/mqsc_apply.py sends them here, under the queue manager's lock);
+the listener asks it whether a connecting client named a defined SVRCONN channel, and answers
+MQRC_UNKNOWN_CHANNEL_NAME when not, as IBM MQ does. Definitions are stored with the queues'
+(kind "CHANNEL") and recovered with them (definitions.recover).
+
+The attributes IBM's developer container sets are typed and validated (`SVRCONN_ATTRIBUTES`).
+They are kept and displayed; the name and the TLS attributes take part in connecting
+(SSLCIPH, SSLCAUTH, SSLPEER, CERTLABL: see server/network/tls.py), MAXINST and MAXINSTC bound its
+instances (server/network/session.py), its heartbeat interval is the listener's, and messages are
+limited by the queue and queue-manager MAXMSGL. Other SVRCONN keywords IBM documents are
+kept as text. An SSLCIPH that names no CipherSpec IBM MQ knows is refused as runmqsc
+refuses it (AMQ8242E, `CipherSpecError`; tls/cipher_specs.py).
+
+SDR and RCVR definitions have their own attributes (`SENDER_ATTRIBUTES`,
+`RECEIVER_ATTRIBUTES`, with crtmqm's SYSTEM.DEF.SENDER/RECEIVER defaults); the message
+channel agents read them when a channel starts. Other channel types (SVR, RQSTR, CLNTCONN,
+cluster channels) are accepted and ignored, so IBM's scripts load.
+"""
+from __future__ import annotations
+
+import fnmatch
+import re
+from typing import Any
+
+from spark_mq.embedded.server.core.mqsc_attributes import AttributeSpec
+from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
+from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
+from spark_mq.embedded.tls import cipher_specs
+
+SVRCONN, SENDER, RECEIVER = "SVRCONN", "SDR", "RCVR"
+_CHANNEL = frozenset({"CHANNEL"})
+#: IBM's default (and largest) MAXINST and MAXINSTC: no limit of the channel's own
+MAX_INSTANCES = 999_999_999
+
+#: SVRCONN attributes with their types and crtmqm's defaults (SYSTEM.DEF.SVRCONN's values)
+SVRCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
+    "TRPTYPE": AttributeSpec("enum", "TCP", _CHANNEL, choices=("TCP", "LU62", "NETBIOS", "SPX")),
+    "MCAUSER": AttributeSpec("str", "", _CHANNEL, max_length=64),
+    "DESCR": AttributeSpec("str", "", _CHANNEL, max_length=64),
+    "SSLCIPH": AttributeSpec("str", "", _CHANNEL, max_length=32),
+    "HBINT": AttributeSpec("int", 300, _CHANNEL, bounds=(0, 999_999)),
+    "MAXMSGL": AttributeSpec("int", 4_194_304, _CHANNEL, bounds=(0, 104_857_600)),
+    "SHARECNV": AttributeSpec("int", 10, _CHANNEL, bounds=(0, 999_999_999)),
+    # TLS (server/network/tls.py): client certificates required or not, the DN pattern they must
+    # match, and the label of the certificate this channel presents (blank: the QMGR's)
+    "SSLCAUTH": AttributeSpec("enum", "REQUIRED", _CHANNEL, choices=("REQUIRED", "OPTIONAL")),
+    "SSLPEER": AttributeSpec("str", "", _CHANNEL, max_length=1024),
+    "CERTLABL": AttributeSpec("str", "", _CHANNEL, max_length=64),
+    # instances running at once, in all and from one client address (network/session.py refuses
+    # more with MQRC_CHANNEL_NOT_AVAILABLE); lowering them ends no running instance
+    "MAXINST": AttributeSpec("int", MAX_INSTANCES, _CHANNEL, bounds=(0, MAX_INSTANCES)),
+    "MAXINSTC": AttributeSpec("int", MAX_INSTANCES, _CHANNEL, bounds=(0, MAX_INSTANCES)),
+}
+def _int(default: int, low: int, high: int) -> AttributeSpec:
+    return AttributeSpec("int", default, _CHANNEL, bounds=(low, high))
+
+
+def _enum(*choices: str) -> AttributeSpec:
+    return AttributeSpec("enum", choices[0], _CHANNEL, choices=choices)
+
+
+_FOREVER = 999_999_999
+#: what both ends of a message channel have (IBM's defaults)
+_MESSAGE_CHANNEL: dict[str, AttributeSpec] = {
+    "TRPTYPE": SVRCONN_ATTRIBUTES["TRPTYPE"], "DESCR": SVRCONN_ATTRIBUTES["DESCR"],
+    "MAXMSGL": SVRCONN_ATTRIBUTES["MAXMSGL"], "HBINT": SVRCONN_ATTRIBUTES["HBINT"],
+    "SSLCIPH": SVRCONN_ATTRIBUTES["SSLCIPH"], "SSLPEER": SVRCONN_ATTRIBUTES["SSLPEER"],
+    "CERTLABL": SVRCONN_ATTRIBUTES["CERTLABL"],
+    "BATCHSZ": _int(50, 1, 9999),           # messages per batch (the lower end's wins)
+    "SEQWRAP": _int(_FOREVER, 100, _FOREVER),
+    "NPMSPEED": _enum("FAST", "NORMAL"),    # FAST: non-persistent messages outside batches
+    "MCAUSER": SVRCONN_ATTRIBUTES["MCAUSER"],
+}
+#: a sender: where its partner listens, which transmission queue it serves, batches, retries
+SENDER_ATTRIBUTES: dict[str, AttributeSpec] = {
+    **_MESSAGE_CHANNEL,
+    "CONNAME": AttributeSpec("str", "", _CHANNEL, max_length=264),
+    "XMITQ": AttributeSpec("str", "", _CHANNEL, max_length=48),
+    "BATCHINT": _int(0, 0, _FOREVER),       # ms to wait for more before ending a batch
+    "DISCINT": _int(6000, 0, 999_999),      # s idle before the channel ends (INACTIVE)
+    "SHORTRTY": _int(10, 0, _FOREVER), "SHORTTMR": _int(60, 0, _FOREVER),
+    "LONGRTY": _int(_FOREVER, 0, _FOREVER), "LONGTMR": _int(1200, 0, _FOREVER),
+}
+#: a receiver: who its messages are put as, and what to do when a put fails
+RECEIVER_ATTRIBUTES: dict[str, AttributeSpec] = {
+    **_MESSAGE_CHANNEL,
+    # DEF (ONLYMCA): as the MCA user; CTX (ALTMCA): as each message's user, vouched for by
+    # the MCA user (message_channels/receiver.py); ONLYMCA and ALTMCA are z/OS's names
+    "PUTAUT": _enum("DEF", "CTX", "ONLYMCA", "ALTMCA"),
+    "MRRTY": _int(10, 0, _FOREVER), "MRTMR": _int(1000, 0, _FOREVER),
+    "USEDLQ": _enum("YES", "NO"),
+    "SSLCAUTH": SVRCONN_ATTRIBUTES["SSLCAUTH"],
+}
+ATTRIBUTES: dict[str, dict[str, AttributeSpec]] = {
+    SVRCONN: SVRCONN_ATTRIBUTES, SENDER: SENDER_ATTRIBUTES, RECEIVER: RECEIVER_ATTRIBUTES}
+#: the other SVRCONN keywords of IBM's DEFINE CHANNEL: accepted and kept as text
+_UNMODELLED = frozenset(
+    "COMPHDR COMPMSG DISCINT KAINT MONCHL RCVDATA RCVEXIT SCYDATA "
+    "SCYEXIT SENDDATA SENDEXIT STATCHL DEFCDISP QSGDISP CMDSCOPE LIKE "
+    "AUTHINFO BATCHLIM BATCHHB CONVERT MSGEXIT MSGDATA MREXIT MRDATA PROPCTL LOCLADDR".split())
+_FLAGS = frozenset({"REPLACE", "NOREPLACE"})
+_CHANNEL_NAME = re.compile(r"[A-Za-z0-9._/%]{1,20}")
+
+#: the SVRCONN channels a new queue manager has: crtmqm's two and the developer container's two
+DEFAULT_CHANNELS: dict[str, dict[str, Any]] = {
+    "SYSTEM.DEF.SVRCONN": {},
+    "SYSTEM.AUTO.SVRCONN": {},
+    "DEV.ADMIN.SVRCONN": {},
+    "DEV.APP.SVRCONN": {"MCAUSER": "app"},
+}
+
+
+class CipherSpecError(ValueError):
+    """An SSLCIPH that is not a CipherSpec name (PCF answers MQRCCF_SSL_CIPHER_SPEC_ERROR)."""
+
+
+class ChannelTable:
+    """One queue manager's SVRCONN channels: name -> attributes (CHLTYPE included)."""
+
+    def __init__(self) -> None:
+        self.channels: dict[str, dict[str, Any]] = {}
+
+
+# One table per queue manager, in its feature state (state.FeatureState), so that the verbs'
+# shared state (state.py) does not have to know that channels exist.
+_CHANNELS: FeatureState[ChannelTable] = FeatureState("channels", lambda qm: ChannelTable())
+
+
+def table(qm: QueueManagerState) -> ChannelTable:
+    return _CHANNELS.of(qm)
+
+
+def is_svrconn(qm: QueueManagerState, name: str) -> bool:
+    """Whether a client may connect through channel `name` (channel names are case-sensitive)."""
+    attrs = table(qm).channels.get(name)
+    return attrs is not None and attrs.get("CHLTYPE", SVRCONN) == SVRCONN
+
+
+def of_type(qm: QueueManagerState, name: str, chltype: str) -> dict[str, Any] | None:
+    """The attributes of channel `name` if it is a `chltype` channel, else None."""
+    attrs = table(qm).channels.get(name)
+    return attrs if attrs is not None and attrs.get("CHLTYPE") == chltype else None
+
+
+def exists(qm: QueueManagerState, name: str) -> bool:
+    return name in table(qm).channels
+
+
+def default_attributes(chltype: str = SVRCONN) -> dict[str, Any]:
+    values: dict[str, Any] = {key: spec.default for key, spec in ATTRIBUTES[chltype].items()}
+    values["CHLTYPE"] = chltype
+    return values
+
+
+# --- start-up ------------------------------------------------------------------------------
+def restore(qm: QueueManagerState, name: str, attrs: dict[str, Any]) -> None:
+    """A stored definition, at recovery (attributes added since it was stored get their defaults)."""
+    values = default_attributes(str(attrs.get("CHLTYPE", SVRCONN)))
+    values.update(attrs)
+    table(qm).channels[name] = values
+
+
+def instance_limit(attrs: dict[str, Any], key: str) -> int:
+    """MAXINST or MAXINSTC of a channel's attributes; a definition stored when they were kept
+    as text may hold anything, which limits nothing."""
+    try:
+        return int(attrs.get(key, MAX_INSTANCES))
+    except (TypeError, ValueError):
+        return MAX_INSTANCES
+
+
+def ensure_defaults(qm: QueueManagerState) -> None:
+    """Give a store without any channel the default ones: a new queue manager, and one whose
+    data directory was created before channels were kept (every client would otherwise be
+    refused with MQRC_UNKNOWN_CHANNEL_NAME)."""
+    channels = table(qm).channels
+    if channels:
+        return
+    for name, attrs in DEFAULT_CHANNELS.items():
+        values = default_attributes()
+        values.update(attrs)
+        channels[name] = values
+        qm.store.save_object("CHANNEL", name, values)
+
+
+# --- MQSC ----------------------------------------------------------------------------------
+def apply(qm: QueueManagerState, command: MQSCCommand) -> str:
+    """DEFINE, ALTER or DELETE CHANNEL; returns runmqsc's message, "" for an ignored command.
+    Failures are ValueErrors with the text runmqsc shows."""
+    name, verb = _name(command.name), command.verb
+    channels = table(qm).channels
+    chltype = str(command.attributes.get("CHLTYPE", "")).upper()
+    if verb == "DELETE":
+        if name not in channels:
+            if chltype and chltype not in ATTRIBUTES:
+                return ""
+            raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
+        del channels[name]
+        qm.store.delete_object("CHANNEL", name)
+        return "AMQ8015I: IBM MQ channel deleted."
+    if not chltype:
+        raise ValueError(f"CHLTYPE is required on {verb} CHANNEL (valid: SVRCONN, SDR, RCVR, "
+                         "SVR, RQSTR, CLNTCONN, CLUSSDR, CLUSRCVR, AMQP)")
+    if chltype not in ATTRIBUTES:
+        return ""   # not modelled: see the module docstring
+    attrs = _typed(command, chltype)
+    existing = channels.get(name)
+    if existing is not None and existing.get("CHLTYPE", SVRCONN) != chltype:
+        raise ValueError(f"AMQ8509E: channel {name} is a {existing.get('CHLTYPE')} channel, "
+                         f"not {chltype} (valid: CHLTYPE({existing.get('CHLTYPE')}))")
+    if verb == "DEFINE":
+        if existing is not None and "REPLACE" not in command.flags:
+            raise ValueError(f"AMQ8227E: Channel name {name} already defined; use REPLACE.")
+        values = default_attributes(chltype)
+        values.update(attrs)
+        channels[name] = values
+        message = "AMQ8014I: IBM MQ channel created."
+    elif verb == "ALTER":
+        if name not in channels:
+            raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
+        channels[name].update(attrs)
+        message = "AMQ8016I: IBM MQ channel changed."
+    else:
+        raise ValueError(f"{verb} CHANNEL is not supported (valid: DEFINE, ALTER, DELETE, DISPLAY)")
+    qm.store.save_object("CHANNEL", name, channels[name])
+    return message
+
+
+def display(qm: QueueManagerState, command: MQSCCommand) -> list[tuple[str, dict[str, Any]]]:
+    """The channels DISPLAY CHANNEL(pattern) [TYPE(t) | CHLTYPE(t)] shows, sorted by name."""
+    pattern = command.name or "*"
+    wanted = str(command.attributes.get("TYPE") or command.attributes.get("CHLTYPE")
+                 or "ALL").upper()
+    if wanted != "ALL" and wanted not in ATTRIBUTES:
+        return []
+    found = [(name, dict(attrs)) for name, attrs in sorted(table(qm).channels.items())
+             if fnmatch.fnmatchcase(name, pattern)
+             and wanted in ("ALL", attrs.get("CHLTYPE", SVRCONN))]
+    if not found:
+        raise ValueError(f"AMQ8147E: IBM MQ object {pattern} not found.")
+    return found
+
+
+def _name(text: str) -> str:
+    if not _CHANNEL_NAME.fullmatch(text or ""):
+        raise ValueError(f"channel name '{text}' is not valid (valid: 1 to 20 of A-Z a-z 0-9 . / _ %)")
+    return text
+
+
+def _typed(command: MQSCCommand, chltype: str) -> dict[str, Any]:
+    """The command's attributes: modelled ones coerced, IBM's other ones kept as text."""
+    specs = ATTRIBUTES[chltype]
+    attrs: dict[str, Any] = {}
+    for key, value in command.attributes.items():
+        if key == "CHLTYPE":
+            continue
+        spec = specs.get(key)
+        if spec is not None:
+            try:
+                # the parser has already folded unquoted text to upper case: keep it as given
+                attrs[key] = spec.coerce(str(value), quoted=True)
+            except ValueError as err:
+                raise ValueError(f"attribute {key}: {err} (valid: {spec.describe()})") from None
+        elif key in _UNMODELLED:
+            attrs[key] = value
+        else:
+            valid = ", ".join(sorted({*specs, *_UNMODELLED, "CHLTYPE"}))
+            raise ValueError(f"attribute {key}: unknown for a {chltype} channel (valid: {valid})")
+    for flag in command.flags - _FLAGS:
+        raise ValueError(f"keyword {flag} is not valid on {command.verb} CHANNEL "
+                         "(valid: REPLACE, NOREPLACE)")
+    _check_cipher_spec(str(attrs.get("SSLCIPH", "")))
+    return attrs
+
+
+def _check_cipher_spec(value: str) -> None:
+    """Blank (no TLS) or a CipherSpec name IBM MQ knows, else runmqsc's AMQ8242E."""
+    if value.strip() and not cipher_specs.is_known(value):
+        raise CipherSpecError(
+            f"AMQ8242E: SSLCIPH definition wrong. ({value!r} is not a CipherSpec; valid: blank, "
+            "an alias such as ANY_TLS12_OR_HIGHER, ANY_TLS12, ANY_TLS13, ANY, or a CipherSpec "
+            "name such as ECDHE_RSA_AES_256_GCM_SHA384 or TLS_AES_128_GCM_SHA256)")

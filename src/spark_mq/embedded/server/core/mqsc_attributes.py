@@ -1,0 +1,252 @@
+"""The MQSC objects the embedded queue manager keeps: their attributes, types and defaults.
+
+Runs in the queue-manager process. `QUEUE_ATTRIBUTES` and `QMGR_ATTRIBUTES` say which
+attributes a QLOCAL, QALIAS, QMODEL or the QMGR has, how each is typed and validated (the
+MQSC parser checks DEFINE/ALTER against them) and what a freshly defined object starts with
+(`default_attributes`). `DEFAULT_MQSC` is what a new embedded queue manager runs: crtmqm's
+security definitions (core/security/defaults.py; its system queues are system_queues.py's), then
+the script IBM's developer container runs (`DEVELOPER_MQSC`) and its security definitions.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from spark_mq.embedded.server.core.security.defaults import DEVELOPER_SECURITY_MQSC, SYSTEM_SECURITY_MQSC
+
+#: One attribute's value: an int for an "int" attribute, the keyword or text otherwise.
+AttributeValue = int | str
+#: An object's attributes, MQSC keyword -> value. Read as Any: which of int or str a key
+#: holds is fixed by its `AttributeSpec`, which the type cannot say.
+Attributes = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class AttributeSpec:
+    """How one attribute is typed and validated.
+
+    ``bounds`` is ``(low, high)`` for "int", ``choices`` the keywords for "enum" and "flag",
+    and ``max_length`` the maximum length for "str" (``allowed`` is whichever applies).
+    A "flag" attribute is written as a bare keyword (SHARE or NOSHARE), so the parser
+    reports it in `MQSCCommand.flags`; its stored value is the keyword.  ``readonly``
+    attributes are runtime status that only DISPLAY shows.
+    """
+
+    kind: str
+    default: AttributeValue
+    object_types: frozenset[str]
+    bounds: tuple[int, int] = (0, 0)
+    choices: tuple[str, ...] = ()
+    max_length: int = 0
+    readonly: bool = False
+    keywords: Mapping[str, int] = field(default_factory=dict)  # named ints, e.g. NOLIMIT
+
+    @property
+    def allowed(self) -> tuple[int, int] | tuple[str, ...] | int:
+        """The valid values: bounds, choices or max_length, as the kind says."""
+        if self.kind == "int":
+            return self.bounds
+        if self.kind == "str":
+            return self.max_length
+        return self.choices
+
+    def describe(self) -> str:
+        """The valid values, as shown in error messages."""
+        if self.kind == "int":
+            low, high = self.bounds
+            named = "".join(f" or {word}" for word in self.keywords)
+            return f"{low} to {high}{named}"
+        if self.kind == "str":
+            return f"a string of at most {self.max_length} characters"
+        return ", ".join(self.choices)
+
+    def coerce(self, text: str, quoted: bool = False) -> AttributeValue:
+        """Turn the text written in parentheses into a typed value, or raise ValueError."""
+        if self.kind == "str":
+            value = text if quoted else text.upper()   # MQ folds unquoted values
+            if len(value) > self.max_length:
+                raise ValueError(f"value '{value}' is {len(value)} characters long")
+            return value
+        word = text.strip().upper()
+        if self.kind in ("enum", "flag"):
+            if word not in self.choices:
+                raise ValueError(f"value '{text}' is not allowed")
+            return word
+        if word in self.keywords:
+            return self.keywords[word]
+        if not re.fullmatch(r"[+-]?\d+", word):
+            raise ValueError(f"value '{text}' is not an integer")
+        number = int(word)
+        low, high = self.bounds
+        if not low <= number <= high:
+            raise ValueError(f"value {number} is out of range")
+        return number
+
+
+_LOCAL = frozenset({"QLOCAL"})
+_ALIAS = frozenset({"QALIAS"})
+_MODEL = frozenset({"QMODEL"})
+_REMOTE = frozenset({"QREMOTE"})
+# a model queue has a local queue's attributes: its dynamic queues are local queues
+_STORING = _LOCAL | _MODEL
+_ANY_QUEUE = _LOCAL | _ALIAS | _MODEL
+# what a remote queue definition shares with the others (IBM MQ's QREMOTE attributes)
+_PUTTABLE = _ANY_QUEUE | _REMOTE
+_MAX_COUNT = 999_999_999
+_MAX_MSG_LENGTH = 104_857_600      # 100 MB, IBM MQ's largest message
+_NAME_LENGTH = 48                  # IBM MQ object names
+
+
+def _int(low: int, high: int, default: int, types: frozenset[str], readonly: bool = False,
+         keywords: Mapping[str, int] | None = None) -> AttributeSpec:
+    return AttributeSpec("int", default, types, bounds=(low, high), readonly=readonly,
+                         keywords=keywords or {})
+
+
+def _enum(values: str, types: frozenset[str]) -> AttributeSpec:
+    choices = tuple(values.split())
+    return AttributeSpec("enum", choices[0], types, choices=choices)   # first value is the default
+
+
+def _str(length: int, types: frozenset[str]) -> AttributeSpec:
+    return AttributeSpec("str", "", types, max_length=length)
+
+
+#: Queue attributes the embedded queue manager supports: name -> spec.
+QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
+    "DESCR": _str(64, _PUTTABLE),
+    "MAXMSGL": _int(0, _MAX_MSG_LENGTH, 4_194_304, _STORING),
+    "MAXDEPTH": _int(0, _MAX_COUNT, 5000, _STORING),
+    "DEFPSIST": _enum("NO YES", _PUTTABLE),
+    "DEFPRTY": _int(0, 9, 0, _PUTTABLE),
+    "MSGDLVSQ": _enum("PRIORITY FIFO", _STORING),
+    "BOTHRESH": _int(0, _MAX_COUNT, 0, _STORING),
+    "BOQNAME": _str(_NAME_LENGTH, _STORING),
+    "DEFREADA": _enum("NO YES DISABLED", _ANY_QUEUE),
+    "DEFPRESP": _enum("SYNC ASYNC", _PUTTABLE),
+    "PROPCTL": _enum("COMPAT NONE ALL FORCE V6COMPAT", _ANY_QUEUE),
+    "TARGET": _str(_NAME_LENGTH, _ALIAS),
+    "GET": _enum("ENABLED DISABLED", _ANY_QUEUE),
+    "PUT": _enum("ENABLED DISABLED", _PUTTABLE),
+    # distributed queuing (resolution/): a remote queue definition names the queue (RNAME) at
+    # a queue manager (RQMNAME) and, optionally, the transmission queue that leads there; a
+    # blank RNAME makes it a queue-manager alias, or a reply-to queue alias. A local queue
+    # with USAGE(XMITQ) holds messages for other queue managers, each behind an MQXQH.
+    "RNAME": _str(_NAME_LENGTH, _REMOTE),
+    "RQMNAME": _str(_NAME_LENGTH, _REMOTE),
+    "XMITQ": _str(_NAME_LENGTH, _REMOTE),
+    "USAGE": _enum("NORMAL XMITQ", _STORING),
+    "SHARE": AttributeSpec("flag", "SHARE", _STORING, choices=("SHARE", "NOSHARE")),
+    "DEFSOPT": _enum("SHARED EXCL", _STORING),
+    # What a model's dynamic queues are (SHAREDYN is z/OS only). A local queue shows it too,
+    # read-only: PREDEFINED, or the DEFTYPE of the model it was created from.
+    "DEFTYPE": _enum("TEMPDYN PERMDYN", _MODEL),
+    # Triggering (triggering/): a trigger message goes on INITQ under IBM's conditions, for a
+    # trigger monitor to start the PROCESS (processes.py); also inquirable/settable by MQI.
+    "TRIGGER": AttributeSpec("flag", "NOTRIGGER", _STORING, choices=("NOTRIGGER", "TRIGGER")),
+    "TRIGTYPE": _enum("FIRST EVERY DEPTH NONE", _STORING),
+    "TRIGDPTH": _int(1, _MAX_COUNT, 1, _STORING),
+    "TRIGMPRI": _int(0, 9, 0, _STORING),
+    "TRIGDATA": _str(64, _STORING),
+    "PROCESS": _str(_NAME_LENGTH, _STORING),
+    "INITQ": _str(_NAME_LENGTH, _STORING),
+    # Performance events (events/performance.py): the depth limits in percent of MAXDEPTH and
+    # whether each queue depth event is on; the queue manager itself switches the three flags
+    # after each event, as IBM MQ does (IBM's defaults: only Queue Full on).
+    "QDEPTHHI": _int(0, 100, 80, _STORING),
+    "QDEPTHLO": _int(0, 100, 20, _STORING),
+    "QDPHIEV": _enum("DISABLED ENABLED", _STORING),
+    "QDPLOEV": _enum("DISABLED ENABLED", _STORING),
+    "QDPMAXEV": _enum("ENABLED DISABLED", _STORING),
+    # Queue monitoring (events/statistics.py, queue_status.py): DISPLAY QSTATUS shows MSGAGE,
+    # QTIME and the last put and get times when it is on; QMGR: as the queue manager's MONQ.
+    # LOW, MEDIUM and HIGH all switch it on (they differ only in IBM MQ for z/OS's sampling).
+    "MONQ": _enum("QMGR OFF LOW MEDIUM HIGH", _STORING),
+    "CURDEPTH": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
+    "IPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
+    "OPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
+}
+
+#: Where a type's defaults differ from the spec's: IBM's SYSTEM.DEFAULT.MODEL.QUEUE (which
+#: DEFINE QMODEL copies) opens exclusively and is not shareable, unlike the default local queue.
+_TYPE_DEFAULTS: dict[str, Attributes] = {"QMODEL": {"DEFSOPT": "EXCL", "SHARE": "NOSHARE"}}
+
+#: Queue-manager attributes modelled by ALTER QMGR (others are kept as raw strings).
+#: Kept apart from QUEUE_ATTRIBUTES because MAXMSGL has a different range here.
+QMGR_ATTRIBUTES: dict[str, AttributeSpec] = {
+    "DESCR": _str(64, frozenset({"QMGR"})),
+    "DEADQ": _str(_NAME_LENGTH, frozenset({"QMGR"})),
+    "MAXMSGL": _int(32_768, _MAX_MSG_LENGTH, 4_194_304, frozenset({"QMGR"})),
+    "MAXPROPL": _int(-1, _MAX_MSG_LENGTH, -1, frozenset({"QMGR"}), keywords={"NOLIMIT": -1}),
+    "MAXUMSGS": _int(1, _MAX_COUNT, 10_000, frozenset({"QMGR"})),
+    "MAXHANDS": _int(0, _MAX_COUNT, 256, frozenset({"QMGR"})),
+    "TRIGINT": _int(0, _MAX_COUNT, _MAX_COUNT, frozenset({"QMGR"})),
+    # the transmission queue for queue managers nothing else names (resolution/names.py)
+    "DEFXMITQ": _str(_NAME_LENGTH, frozenset({"QMGR"})),
+    # TLS (server/network/tls.py): the key repository stem, blank for <data-dir>/ssl/key, and the label
+    # of the queue manager's certificate, blank for <stem>.crt
+    "SSLKEYR": _str(256, frozenset({"QMGR"})),
+    "CERTLABL": _str(64, frozenset({"QMGR"})),
+    # security (security/): the AUTHINFO that authenticates connections, and CHLAUTH rules on/off
+    "CONNAUTH": _str(_NAME_LENGTH, frozenset({"QMGR"})),
+    "CHLAUTH": _enum("ENABLED DISABLED", frozenset({"QMGR"})),
+    # event messages (events/): queue depth events, and channel events (EXCEPTION: only the
+    # ones that report a failure); IBM's default is DISABLED for both
+    "PERFMEV": _enum("DISABLED ENABLED", frozenset({"QMGR"})),
+    "CHLEV": _enum("DISABLED ENABLED EXCEPTION", frozenset({"QMGR"})),
+    # queue monitoring for the queues with MONQ(QMGR); NONE: off for every queue, whatever
+    # its own MONQ (IBM's default is OFF)
+    "MONQ": _enum("OFF NONE LOW MEDIUM HIGH", frozenset({"QMGR"})),
+}
+
+
+#: MQSC's short names of object types (DEF QL(...) is DEFINE QLOCAL(...))
+TYPE_SYNONYMS = {
+    "QL": "QLOCAL", "QA": "QALIAS", "QR": "QREMOTE", "QM": "QMODEL", "Q": "QUEUE",
+    "QC": "QCLUSTER", "QS": "QSTATUS", "CHL": "CHANNEL", "CHS": "CHSTATUS",
+    "LSTR": "LISTENER", "SVC": "SERVICE", "NL": "NAMELIST", "PRO": "PROCESS",
+}
+
+
+def attribute_specs(object_type: str) -> dict[str, AttributeSpec]:
+    """The attribute specs that apply to QLOCAL, QALIAS, QMODEL or QMGR."""
+    object_type = TYPE_SYNONYMS.get(object_type.upper(), object_type.upper())
+    if object_type == "QMGR":
+        return dict(QMGR_ATTRIBUTES)
+    return {k: s for k, s in QUEUE_ATTRIBUTES.items() if object_type in s.object_types}
+
+
+def default_attributes(object_type: str) -> Attributes:
+    """Attribute values of a freshly defined object (read-only status excluded)."""
+    values = {k: s.default for k, s in attribute_specs(object_type).items() if not s.readonly}
+    values.update(_TYPE_DEFAULTS.get(TYPE_SYNONYMS.get(object_type, object_type), {}))
+    return values
+
+
+
+#: The objects IBM's MQ developer container creates (its dev MQSC), as far as queues and
+#: the application channel go. The channels themselves, the container's admin channel
+#: included, exist from the start (channels.DEFAULT_CHANNELS); the line here replaces the
+#: application channel with the same definition, as the container's script does.
+DEVELOPER_MQSC: str = """\
+* Default objects of the IBM MQ developer container
+
+* Developer queues
+DEFINE QLOCAL('DEV.QUEUE.1') REPLACE
+DEFINE QLOCAL('DEV.QUEUE.2') REPLACE
+DEFINE QLOCAL('DEV.QUEUE.3') REPLACE
+DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
+DEFINE QMODEL('DEV.APP.MODEL.QUEUE') REPLACE
+
+* Use a different dead letter queue, for undeliverable messages
+ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')
+
+* Developer application channel
+DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
+"""
+
+#: What a new embedded queue manager runs once, before any start-up script of its own.
+DEFAULT_MQSC: str = (SYSTEM_SECURITY_MQSC + "\n" + DEVELOPER_MQSC + "\n"
+                     + DEVELOPER_SECURITY_MQSC)

@@ -1,0 +1,467 @@
+"""One client connection to the embedded queue manager: its frames, served one at a time
+on the connection's own thread (network/listener.py accepts it, network/bindings.py accepts
+a bindings one), and the verbs they name.
+
+Each frame is a tuple (verb, args...). Synchronous verbs are answered with
+[CompCode, Reason, outputs...]; asynchronous puts are not answered at all (their outcome
+is counted for MQSTAT), which is what lets a client pipeline them, and neither are
+heartbeats (HB).
+
+Heartbeats, as IBM MQ's channel heartbeat interval (HBINT): the CONN answer tells the client
+the interval, and the client sends a heartbeat whenever its connection has been quiet for a
+third of it. A connection from which nothing arrives for a whole interval between two calls
+(a process that is stopped, a host that died, a network that split) is ended and its unit of
+work backed out. Until then it is held, exactly as IBM MQ holds it: the locks of its open
+unit of work stay in place. A frame that does not
+decode, or has arguments of the wrong shape, closes that one connection: the unit of work
+it had open is backed out and the server carries on.
+
+What one client can make the queue manager hold is bounded (a hostile one included); the
+listener bounds the connections at once (network/listener.py):
+
+- before its MQCONN succeeds, a connection's frames are small (`PRE_CONN_MAX_FRAME`, refused
+  from the length alone, before the body is read) and each must arrive whole within the
+  connect timeout (`--connect-timeout`, default `DEFAULT_CONNECT_TIMEOUT`): a socket that
+  sends nothing, or trickles, is dropped;
+- once connected, a frame may be as large as the largest put MQ takes allows twice over
+  (the body and its properties each up to 100 MB: a segmented put may pass MAXMSGL) plus
+  `_FRAME_HEADROOM`; a larger one
+  ends the connection. Every decode is bounded in depth and in values (wire.py);
+- a connection counts against its SVRCONN channel's MAXINST and MAXINSTC from its CONN
+  (`Instances`), before its credentials are checked.
+
+A sender channel of another queue manager arrives on the same port: its first frame (CHL)
+makes this connection that channel's receiver (message_channels/receiver.py).
+"""
+from __future__ import annotations
+
+import logging
+import select
+import socket
+import threading
+import time
+from collections.abc import Callable
+
+from spark_mq.embedded.server.core import channels
+from spark_mq.embedded.server.core.errors import FAILED, NONE, OK, WARNING, MQError, WarnedPut
+from spark_mq.embedded.server.core.security import admission
+from spark_mq.embedded.server.core.state import Connection
+from spark_mq.embedded.server.message_channels import receiver
+from spark_mq.embedded.server.message_channels.link import HELLO_SIGNATURE
+from spark_mq.embedded.server.network import tls
+from spark_mq.embedded.server.verbs import consumers
+from spark_mq.embedded.server.verbs.pubsub import verbs as pubsub_verbs
+from spark_mq.embedded.server.verbs.qmgr import QueueManager
+from spark_mq.embedded.wire import FrameReader, ProtocolError, reply_frame
+from spark_mq.mqi import properties as props_mod
+from spark_mq.mqi.constants import CMQC
+
+log = logging.getLogger("spark_mq.embedded")
+
+
+#: IBM MQ's default HBINT for server-connection channels, in seconds
+DEFAULT_HEARTBEAT_INTERVAL = 300.0
+#: seconds a connection has for each frame before its MQCONN succeeds (--connect-timeout)
+DEFAULT_CONNECT_TIMEOUT = 30.0
+#: bytes a frame may have before MQCONN succeeds: a CONN or a PING (a few hundred bytes)
+PRE_CONN_MAX_FRAME = 16 * 1024
+PRE_CONN_MAX_ELEMENTS = 256
+#: values one request may hold once connected (a PUT's properties are four values each)
+REQUEST_MAX_ELEMENTS = 1 << 18
+#: room beyond twice the largest put for a PUT's MQMD and the encoding of its properties
+_FRAME_HEADROOM = 1024 * 1024
+#: the largest message one MQPUT may carry (IBM MQ's 100 MB), segmented or not
+MQ_LARGEST_PUT = 104_857_600
+#: what IBM MQ's channel-instance limits answer (MAXINST, MAXINSTC, MaxChannels)
+NOT_AVAILABLE = CMQC.MQRC_CHANNEL_NOT_AVAILABLE
+
+
+class Instances:
+    """The running instances of each SVRCONN channel, in all and per client address, for
+    MAXINST and MAXINSTC (IBM: connections from one network address are one client)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._per_channel: dict[str, int] = {}
+        self._per_client: dict[tuple[str, str], int] = {}
+
+    def take(self, qmgr: QueueManager, channel: str, address: str) -> bool:
+        """One more instance of `channel` from `address`, or False when a limit forbids it."""
+        attrs = channels.table(qmgr).channels.get(channel, {})
+        max_inst = channels.instance_limit(attrs, "MAXINST")
+        max_per_client = channels.instance_limit(attrs, "MAXINSTC")
+        with self._lock:
+            running = self._per_channel.get(channel, 0)
+            from_client = self._per_client.get((channel, address), 0)
+            if running >= max_inst:
+                log.warning("channel %s refused a client from %s: the channel has "
+                            "MAXINST(%d) instances running", channel, address, max_inst)
+                return False
+            if from_client >= max_per_client:
+                log.warning("channel %s refused a client from %s: that client has "
+                            "MAXINSTC(%d) instances running", channel, address, max_per_client)
+                return False
+            self._per_channel[channel] = running + 1
+            self._per_client[(channel, address)] = from_client + 1
+            return True
+
+    def release(self, channel: str, address: str) -> None:
+        with self._lock:
+            _count_down(self._per_channel, channel)
+            _count_down(self._per_client, (channel, address))
+
+
+def _count_down(counts: dict, key: object) -> None:
+    left = counts.get(key, 0) - 1
+    if left > 0:
+        counts[key] = left
+    else:
+        counts.pop(key, None)
+
+
+class Late(TimeoutError):
+    """A connection that did not send its next frame before MQCONN within the connect timeout
+    (a TimeoutError: handlers that know only those still end the connection quietly)."""
+
+    def __init__(self, peer: str, timeout: float):
+        super().__init__(f"no complete frame within {timeout:g} s before MQCONN")
+        self.peer = peer
+
+
+def _connected_max_frame(qmgr: QueueManager) -> int:
+    """The largest frame a connected client may send: a message body and its properties
+    each up to the largest MQPUT MQ takes, and room for the rest. Not the queue manager's
+    MAXMSGL: a put with MQMF_SEGMENTATION_ALLOWED may pass it (the queue manager segments it),
+    up to MQ's own limit of 100 MB per put."""
+    maxmsgl = qmgr.attrs.get("MAXMSGL")
+    largest = max(maxmsgl if isinstance(maxmsgl, int) else 0, MQ_LARGEST_PUT)
+    return 2 * largest + _FRAME_HEADROOM
+
+
+class Session:
+    #: the operating-system user of the process at the other end of a bindings socket
+    #: (server/network/bindings.py sets it from SO_PEERCRED); None on TCP
+    bindings_user: str | None = None
+
+    def __init__(self, qmgr: QueueManager, sock: socket.socket,
+                 heartbeat_interval: float = DEFAULT_HEARTBEAT_INTERVAL,
+                 tls_session: tls.TlsSession | None = None, *,
+                 instances: Instances | None = None,
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+                 first_deadline: float | None = None):
+        self.qmgr = qmgr
+        self.sock = sock
+        self.tls = tls_session
+        self.heartbeat_interval = heartbeat_interval
+        self.peer = peer(sock)
+        self.reader = (FrameReader(sock, PRE_CONN_MAX_FRAME, PRE_CONN_MAX_ELEMENTS)
+                       if sock is not None else None)
+        self.conn: Connection | None = None
+        self.clean = False
+        self.instances = instances or Instances()
+        self.instance: tuple[str, str] | None = None   # (channel, client address) once connected
+        self.connect_timeout = connect_timeout
+        self.first_deadline = first_deadline
+
+    @property
+    def connected(self) -> Connection:
+        """The session's connection; `_call` answers MQRC_HCONN_ERROR before CONN, and so does this."""
+        if self.conn is None:
+            raise MQError(CMQC.MQRC_HCONN_ERROR)
+        return self.conn
+
+    def alive(self) -> bool:
+        """False once the client has gone away (checked while a get waits)."""
+        try:
+            readable, _, _ = select.select([self.sock], [], [], 0)
+            # socket.socket's own recv: a TLS socket refuses flags, and bytes pending at the
+            # TCP level (a record, or nothing at end of stream) tell as much
+            return not readable or bool(socket.socket.recv(self.sock, 1, socket.MSG_PEEK))
+        except OSError:
+            return False
+
+    def run(self) -> None:
+        reader = self.reader
+        while True:
+            if self.conn is None:
+                # see the module docstring: small frames, each within the connect timeout
+                reader.max_frame, reader.max_elements = PRE_CONN_MAX_FRAME, PRE_CONN_MAX_ELEMENTS
+                deadline = self.first_deadline or time.monotonic() + self.connect_timeout
+                self.first_deadline = None
+                try:
+                    request = reader.read(deadline)
+                except TimeoutError:
+                    raise Late(self.peer, self.connect_timeout) from None
+            else:
+                reader.max_frame = _connected_max_frame(self.qmgr)
+                reader.max_elements = REQUEST_MAX_ELEMENTS
+                # between calls, a quiet client must prove it lives: see the module docstring
+                self.sock.settimeout(self.heartbeat_interval)
+                request = reader.read()
+            self.sock.settimeout(None)
+            if not isinstance(request, list) or not request or not isinstance(request[0], str):
+                raise ProtocolError("a request must be a list starting with a verb")
+            verb, args = request[0], request[1:]
+            _check_arguments(verb, args)
+            if verb == "CHL" and self.conn is None:
+                # a sender channel of another queue manager: this connection is its receiver
+                receiver.serve(self.qmgr, self.sock, reader, args, self.peer,
+                               _connected_max_frame(self.qmgr), REQUEST_MAX_ELEMENTS, self.tls)
+                return
+            if verb == "PUTA":  # asynchronous put: no answer, outcome counted for MQSTAT
+                self._put_async(args)
+                continue
+            if verb == "HB":    # a heartbeat: the client lives, nothing to answer
+                continue
+            reply = self._connect(args) if verb == "CONN" else self._call(verb, args)
+            if verb == "DISC" and self.conn is None:
+                # before the answer: a client that reconnects at once must find it free
+                self._release_instance()
+            self.sock.sendall(reply_frame(reply))
+            if verb == "DISC":
+                return
+
+    def _connect(self, args: list) -> list:
+        """CONN, counted against the channel's MAXINST and MAXINSTC (checked when the channel
+        starts, as IBM MQ does: before the client's credentials are)."""
+        channel = args[4]
+        if (self.conn is not None or self.instance is not None or channel is None
+                or not channels.is_svrconn(self.qmgr, channel)):
+            return self._call("CONN", args)   # answered there: connected, bindings, unknown channel
+        address = self.peer.rpartition("(")[0]
+        if not self.instances.take(self.qmgr, channel, address):
+            return [FAILED, NOT_AVAILABLE]
+        reply = self._call("CONN", args)
+        if self.conn is None:
+            self.instances.release(channel, address)
+        else:
+            self.instance = (channel, address)
+        return reply
+
+    def _call(self, verb: str, args: list) -> list:
+        handler = _VERBS[verb]
+        if self.conn is None and verb not in ("CONN", "PING"):
+            return [FAILED, CMQC.MQRC_HCONN_ERROR]
+        try:
+            return [OK, NONE, *handler(self, *args)]
+        except _Outputs as partial:
+            return [partial.comp_code, partial.reason, *partial.outputs]
+        except WarnedPut as warned:
+            return [WARNING, warned.reason, warned.md]
+        except MQError as exc:
+            return [exc.comp_code, exc.reason]
+
+    def _put_async(self, args: list) -> None:
+        if self.conn is None:
+            return
+        hobj = args[0]
+        handle = self.conn.handles.get(hobj)
+        name = handle.name if handle else ""
+        try:
+            self.qmgr.put(self.conn, *args)
+            self.qmgr.record_async(self.conn, OK, NONE, name)
+        except WarnedPut as warned:
+            self.qmgr.record_async(self.conn, WARNING, warned.reason, name)
+        except MQError as exc:
+            self.qmgr.record_async(self.conn, exc.comp_code, exc.reason, name)
+
+    def close(self) -> None:
+        try:
+            if self.conn is not None:
+                self.qmgr.disconnect(self.conn, clean=self.clean)
+                self.conn = None
+        finally:
+            self._release_instance()
+
+    def _release_instance(self) -> None:
+        if self.instance is not None:
+            self.instances.release(*self.instance)
+            self.instance = None
+
+    # --- verbs -----------------------------------------------------------------------------
+    def v_ping(self) -> list:
+        return [self.qmgr.name]
+
+    def v_conn(self, qm_name: str, user: str, password: str, appl_name: str,
+               channel: str | None) -> list:
+        """`channel`: the SVRCONN channel the client names; None for a bindings connection,
+        which only the bindings socket takes (server/network/bindings.py: the OS names its user). Over
+        TCP a channel is always needed, loopback included: a client naming none is answered
+        as IBM MQ answers a channel it does not know (AMQ9519). The channel is checked before
+        the queue manager name, as IBM MQ starts the channel before MQCONN flows on it."""
+        if (channel is None) == (self.bindings_user is None):
+            log.warning("refused a connection from %s: %s", self.peer,
+                        "a bindings connection needs the bindings socket" if channel is None
+                        else "the bindings socket takes no channel")
+            raise MQError(CMQC.MQRC_UNKNOWN_CHANNEL_NAME)
+        if channel is not None and not channels.is_svrconn(self.qmgr, channel):
+            raise MQError(CMQC.MQRC_UNKNOWN_CHANNEL_NAME)
+        refused = channel is not None and tls.check_channel(self.qmgr, channel, self.tls, self.peer)
+        if refused:
+            raise MQError(refused)
+        if qm_name and qm_name != self.qmgr.name:
+            raise MQError(CMQC.MQRC_Q_MGR_NAME_ERROR)
+        if self.conn is not None:
+            raise MQError(CMQC.MQRC_ALREADY_CONNECTED, WARNING)
+        # the channel and the client's address are what CHLAUTH rules match (security/)
+        address = self.peer.rpartition("(")[0] if channel is not None else ""
+        self.conn = self.qmgr.connect(user, password, appl_name, self.alive, channel, address,
+                                      self.bindings_user)
+        admission.note_origin(self.qmgr, self.conn, channel, self.peer)
+        return [self.qmgr.name, self.conn.conn_id, float(self.heartbeat_interval)]
+
+    def v_disc(self) -> list:
+        self.clean = True
+        conn, self.conn = self.connected, None
+        reason = self.qmgr.disconnect(conn, clean=True)
+        if reason:
+            raise MQError(reason, WARNING)
+        return []
+
+    def v_open(self, obj_type: int, name: str, options: int, selection: str | None,
+               dynamic_name: str, alternate_user: str, qmgr_name: str) -> list:
+        """Answers [hobj, resolved queue name, read-ahead, async puts by default, object
+        name, resolved queue-manager name]: the object name is the dynamic queue's when
+        `name` was a model queue; a queue elsewhere resolves to its name there."""
+        handle = self.qmgr.open(self.connected, obj_type, name, options, selection, dynamic_name,
+                                alternate_user, qmgr_name)
+        queue = handle.queue
+        definition = self.qmgr.queues.get(handle.name, queue)
+        async_default = bool(definition and definition.attrs.get("DEFPRESP") == "ASYNC")
+        resolved, resolved_qmgr = queue.name if queue else self.qmgr.name, self.qmgr.name
+        if handle.remote is not None:
+            resolved, resolved_qmgr = handle.remote.queue_name, handle.remote.qmgr_name
+        object_name = handle.name if queue else name
+        return [handle.hobj, resolved, handle.read_ahead, async_default, object_name,
+                resolved_qmgr]
+
+    def v_close(self, hobj: int, options: int) -> list:
+        self.qmgr.close(self.connected, hobj, options)
+        return []
+
+    def v_put(self, hobj: int, md: bytes, pmo_options: int, context: int, props: list | None,
+              body: bytes) -> list:
+        return [self.qmgr.put(self.connected, hobj, md, pmo_options, context, props, body)]
+
+    def v_put1(self, obj_type: int, name: str, qmgr_name: str, alternate_user: str, md: bytes,
+               pmo_options: int, context: int, props: list | None, body: bytes) -> list:
+        if obj_type != CMQC.MQOT_Q:
+            raise MQError(CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
+        return [self.qmgr.put1(self.connected, name, md, pmo_options, context, props, body,
+                               alternate_user, qmgr_name)]
+
+    def v_get(self, hobj: int, md: bytes, gmo: bytes, max_length: int, has_handle: bool) -> list:
+        comp_code, reason, *outputs = self.qmgr.get(self.connected, hobj, md, gmo, max_length, has_handle)
+        if comp_code != OK:
+            raise _Outputs(comp_code, reason, outputs)
+        return outputs
+
+    def v_getn(self, hobj: int, gmo: bytes, has_handle: bool, max_count: int,
+               max_bytes: int) -> list:
+        results = self.qmgr.get_batch(self.connected, hobj, gmo, has_handle, max_count, max_bytes)
+        return [[list(result) for result in results]]
+
+    def v_cmit(self) -> list:
+        self.qmgr.commit(self.connected)
+        return []
+
+    def v_back(self) -> list:
+        self.qmgr.backout(self.connected)
+        return []
+
+    def v_stat(self, stat_type: int, sts: bytes) -> list:
+        return [self.qmgr.stat(self.connected, stat_type, sts)]
+
+    def v_inq(self, hobj: int, selectors: list) -> list:
+        ints, chars, warning = self.qmgr.inquire(self.connected, hobj, selectors)
+        if warning:
+            raise _Outputs(WARNING, CMQC.MQRC_SELECTOR_NOT_FOR_TYPE, [ints, chars])
+        return [ints, chars]
+
+    def v_set(self, hobj: int, selectors: list, ints: list, chars: bytes) -> list:
+        self.qmgr.set(self.connected, hobj, selectors, ints, chars)
+        return []
+
+    def v_cbwait(self, waiting: list, wait_ms: int, first: int) -> list:
+        """Asynchronous consume: the first message for any of the connection's consumers."""
+        return consumers.wait_for_consumers(self.qmgr, self.connected, waiting, wait_ms, first)
+
+
+class _Outputs(MQError):
+    """A verb that completed with a warning or failure but still returns outputs."""
+
+    def __init__(self, comp_code: int, reason: int, outputs: list):
+        super().__init__(reason, comp_code)
+        self.outputs = outputs
+
+
+#: verb -> the Session method that serves it (called with the session and the frame's arguments)
+_VERBS: dict[str, Callable[..., list]] = {
+    "PING": Session.v_ping, "CONN": Session.v_conn, "DISC": Session.v_disc,
+    "OPEN": Session.v_open, "CLOSE": Session.v_close, "PUT": Session.v_put,
+    "PUT1": Session.v_put1, "GET": Session.v_get, "GETN": Session.v_getn,
+    "CMIT": Session.v_cmit, "BACK": Session.v_back, "STAT": Session.v_stat,
+    "INQ": Session.v_inq, "SET": Session.v_set, "CBWAIT": Session.v_cbwait,
+}
+
+
+_PROPS = (list, type(None))
+_PUT_ARGS = (int, bytes, int, int, _PROPS, bytes)
+#: the argument types of every verb; a frame that does not fit is a protocol error
+_SIGNATURES: dict[str, tuple] = {
+    "PING": (), "HB": (), "CONN": (str, str, str, str, (str, type(None))), "DISC": (),
+    "CHL": HELLO_SIGNATURE,
+    "OPEN": (int, str, int, (str, type(None)), str, str, str), "CLOSE": (int, int),
+    "PUT": _PUT_ARGS, "PUTA": _PUT_ARGS,
+    "PUT1": (int, str, str, str, bytes, int, int, _PROPS, bytes),
+    "GET": (int, bytes, bytes, int, bool), "GETN": (int, bytes, bool, int, int),
+    "CMIT": (), "BACK": (), "STAT": (int, bytes), "INQ": (int, list), "SET": (int, list, list, bytes),
+    "CBWAIT": (list, int, int),
+}
+# the publish/subscribe verbs (TOPEN, SUB, SUBRQ) are served by verbs/pubsub/verbs.py
+_VERBS.update(pubsub_verbs.VERBS)
+_SIGNATURES.update(pubsub_verbs.SIGNATURES)
+
+
+def peer(sock: socket.socket | None) -> str:
+    if sock is not None and sock.family == socket.AF_UNIX:
+        return "the bindings socket"   # server/network/bindings.py names the process instead
+    try:
+        host, port = sock.getpeername()[:2] if sock is not None else ("?", 0)
+        return f"{host}({port})"
+    except OSError:
+        return "a client"
+
+
+def _check_arguments(verb: str, args: list) -> None:
+    signature = _SIGNATURES.get(verb)
+    if signature is None:
+        raise ProtocolError(f"unknown verb {verb!r}")
+    if len(args) != len(signature):
+        raise ProtocolError(f"{verb} takes {len(signature)} arguments, not {len(args)}")
+    for position, (value, expected) in enumerate(zip(args, signature)):
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise ProtocolError(f"{verb} argument {position + 1} has the wrong type")
+    if verb in ("PUT", "PUTA", "PUT1"):
+        _check_properties(args[-2])
+    elif verb == "CBWAIT":
+        consumers.check_consumers(args[0])
+    elif verb == "INQ" or verb == "SET":
+        if not all(type(item) is int for item in args[1]) or (
+                verb == "SET" and not all(type(item) is int for item in args[2])):
+            raise ProtocolError(f"{verb} selectors and values must be integers")
+
+
+def _check_properties(props: list | None) -> None:
+    """Properties come from the client's message handle: [name, MQTYPE, value] each."""
+    if props is None:
+        return
+    for item in props:
+        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
+                and type(item[1]) is int):
+            raise ProtocolError("a message property must be [name, type, value]")
+        try:
+            props_mod.validate_name(item[0])
+            props_mod.coerce_value(item[1], item[2], len(item[2]) if isinstance(item[2], bytes) else -1)
+        except props_mod.PropertyError as exc:
+            raise ProtocolError(f"message property {item[0]!r}: {exc}") from None

@@ -1,0 +1,279 @@
+"""MQPUT and MQPUT1: checking a put, filling its MD, segmenting it, and placing it.
+
+Runs in the queue-manager process, under the queue manager's lock (see qmgr.py). A put
+gets the queue's defaults (persistence, priority), its context fields (identity and origin
+as the put options say: md_context.py), its ids, its group and segment fields (logical order
+is tracked on the handle), and is split into segments when the queue cannot hold it whole
+and the putter allows that. Outside syncpoint it lands on the queue at once; under
+syncpoint it waits on the connection's unit of work (units_of_work.py).
+"""
+from __future__ import annotations
+
+import time
+
+from spark_mq.embedded.server.core.errors import MQError, WarnedPut
+from spark_mq.embedded.server.core.md_context import apply_context, pad_char_fields, put_stamp
+from spark_mq.embedded.server.core.properties import check_properties
+from spark_mq.embedded.server.core.queues import (
+    GROUP_FLAGS,
+    I_CCSID,
+    I_CORRELID,
+    I_EXPIRY,
+    I_FLAGS,
+    I_GROUPID,
+    I_MSGID,
+    I_OFFSET,
+    I_ORIGLEN,
+    I_PERSISTENCE,
+    I_PRIORITY,
+    I_SEQ,
+    NONE_ID,
+    SEGMENT_FLAGS,
+    TEMPORARY_DYNAMIC,
+    LocalQueue,
+    Message,
+    QueueDefinition,
+)
+from spark_mq.embedded.server.core.state import (
+    QMGR_CCSID,
+    Connection,
+    Handle,
+    QueueManagerState,
+    blank,
+    check_md_header,
+)
+from spark_mq.embedded.server.events import DepthChange, depth_changed
+from spark_mq.embedded.server.resolution import names, transmission
+from spark_mq.embedded.server.triggering import hook as triggering
+from spark_mq.embedded.server.verbs.handles import handle_of, open_handle, release
+from spark_mq.embedded.server.verbs.pubsub.publish import publish
+from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.structs import MD, text
+
+_MDI = MD.index
+_I_REPLYTOQ, _I_REPLYTOQMGR = _MDI["ReplyToQ"], _MDI["ReplyToQMgr"]
+_BLANK_NAME = b" " * 48
+
+
+
+
+def put(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, pmo_options: int,
+        context_hobj: int, props: list | None, body: bytes) -> bytes:
+    """MQPUT on an open handle; returns the MD as put (raises WarnedPut with it on a warning)."""
+    handle = handle_of(conn, hobj)
+    if not handle.options & CMQC.MQOO_OUTPUT:
+        raise MQError(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)
+    if handle.topic is not None:
+        return publish(qm, conn, handle, md_bytes, pmo_options, context_hobj, props, body)
+    return _put(qm, conn, handle, md_bytes, pmo_options, context_hobj, props, body)
+
+
+def put1(qm: QueueManagerState, conn: Connection, name: str, md_bytes: bytes, pmo_options: int,
+         context_hobj: int, props: list | None, body: bytes, alternate_user: str = "",
+         qmgr_name: str = "") -> bytes:
+    """MQPUT1: open, put, close; the handle opens with the context authority the put needs,
+    and with MQPMO_ALTERNATE_USER_AUTHORITY for the MQOD's AlternateUserId (`alternate_user`).
+
+    Returns the MD as put followed by the names of the queue and queue manager the message
+    went to (2 x 48 blank padded bytes, what MQ returns in the MQPMO's ResolvedQName and
+    ResolvedQMgrName): an MQPUT1 client has no open handle that would tell it an alias's base
+    queue or a remote queue's name. A warning carries the same bytes."""
+    open_options = CMQC.MQOO_OUTPUT
+    if pmo_options & CMQC.MQPMO_SET_ALL_CONTEXT:
+        open_options |= CMQC.MQOO_SET_ALL_CONTEXT
+    elif pmo_options & CMQC.MQPMO_SET_IDENTITY_CONTEXT:
+        open_options |= CMQC.MQOO_SET_IDENTITY_CONTEXT
+    if pmo_options & CMQC.MQPMO_PASS_ALL_CONTEXT:
+        open_options |= CMQC.MQOO_PASS_ALL_CONTEXT
+    elif pmo_options & CMQC.MQPMO_PASS_IDENTITY_CONTEXT:
+        open_options |= CMQC.MQOO_PASS_IDENTITY_CONTEXT
+    if pmo_options & CMQC.MQPMO_ALTERNATE_USER_AUTHORITY:
+        open_options |= CMQC.MQOO_ALTERNATE_USER_AUTHORITY
+    handle = open_handle(qm, conn, CMQC.MQOT_Q, name, open_options, None, dynamic_name=None,
+                         alternate_user=alternate_user, qmgr_name=qmgr_name)
+    resolved = b""
+    try:
+        queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)
+        where = ((handle.remote.queue_name, handle.remote.qmgr_name) if handle.remote
+                 else (queue.name, qm.name))
+        resolved = blank(where[0], 48) + blank(where[1], 48)
+        return _put(qm, conn, handle, md_bytes, pmo_options & ~CMQC.MQPMO_LOGICAL_ORDER,
+                    context_hobj, props, body) + resolved
+    except WarnedPut as warned:
+        raise WarnedPut(warned.md + resolved, warned.reason) from None
+    finally:
+        del conn.handles[handle.hobj]
+        release(qm, handle)
+
+
+def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: bytes, options: int,
+         context_hobj: int, props: list | None, body: bytes) -> bytes:
+    if len(md_bytes) != MD.size:
+        raise MQError(CMQC.MQRC_MD_ERROR)
+    queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)  # a queue-manager handle has no OUTPUT
+    if handle.remote is not None:   # the QREMOTE or queue-manager alias, else the xmitq
+        definition: QueueDefinition = handle.remote.definition or queue
+    else:
+        definition = qm.queues.get(handle.name, queue)
+    if definition.attrs["PUT"] == "DISABLED" or queue.attrs["PUT"] == "DISABLED":
+        raise MQError(CMQC.MQRC_PUT_INHIBITED)
+    if options & CMQC.MQPMO_SYNCPOINT and options & CMQC.MQPMO_NO_SYNCPOINT:
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+    if options & CMQC.MQPMO_ASYNC_RESPONSE and options & CMQC.MQPMO_SYNC_RESPONSE:
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+    md = MD.unpack(md_bytes)
+    check_md_header(md)
+    if md[1] < 2:  # an MQMD version 1 has no group or segment fields
+        if options & CMQC.MQPMO_LOGICAL_ORDER:
+            raise MQError(CMQC.MQRC_WRONG_MD_VERSION)
+        md[I_GROUPID], md[I_SEQ], md[I_OFFSET] = NONE_ID, 1, 0
+        md[I_FLAGS], md[I_ORIGLEN] = CMQC.MQMF_NONE, CMQC.MQOL_UNDEFINED
+    if md[I_CCSID] == CMQC.MQCCSI_Q_MGR:
+        md[I_CCSID] = QMGR_CCSID  # MQ stores the queue manager's CCSID, not "as qmgr"
+    warning = _resolve_put_fields(md, definition)
+    if md[I_PERSISTENCE] == CMQC.MQPER_PERSISTENT and queue.definition_type == TEMPORARY_DYNAMIC:
+        raise MQError(CMQC.MQRC_PERSISTENT_NOT_ALLOWED)  # a temporary queue is never stored
+    apply_context(conn, handle, md, options, context_hobj)
+    pad_char_fields(md)
+    if md[_I_REPLYTOQMGR] == _BLANK_NAME:
+        # MQ names itself as the reply-to queue manager when the putter leaves it blank,
+        # unless ReplyToQ is a reply-to queue alias (a QREMOTE): then its RNAME and RQMNAME
+        reply_q, reply_qmgr = names.reply_to(qm, text(md[_I_REPLYTOQ]))
+        md[_I_REPLYTOQ], md[_I_REPLYTOQMGR] = blank(reply_q, 48), blank(reply_qmgr, 48)
+    if options & CMQC.MQPMO_NEW_MSG_ID or md[I_MSGID] == NONE_ID:
+        md[I_MSGID] = qm.new_msgid()
+    if options & CMQC.MQPMO_NEW_CORREL_ID:
+        md[I_CORRELID] = qm.new_msgid()
+    syncpoint = bool(options & CMQC.MQPMO_SYNCPOINT)
+    next_group = _assign_group(qm, handle, md, options, len(body), syncpoint)
+    if props:
+        check_properties(qm, props)
+    if not body and md[I_FLAGS] & CMQC.MQMF_SEGMENT and not md[I_FLAGS] & CMQC.MQMF_LAST_SEGMENT:
+        raise MQError(CMQC.MQRC_SEGMENT_LENGTH_ZERO)  # only a last segment may be empty
+    put_md, put_body = md, body
+    if handle.remote is not None:   # behind an MQXQH on the transmission queue
+        date, hms = put_stamp(int(time.time()))
+        put_md, put_body = transmission.wrap(
+            qm.name, handle.remote.queue_name, handle.remote.qmgr_name, md, body,
+            qm.new_msgid(), date, hms + b"00")
+    pieces = _segment(qm, queue, put_md, props, put_body)
+    if len(pieces) > 1 and not syncpoint and md[I_PERSISTENCE] == CMQC.MQPER_PERSISTENT \
+            and (conn.uow_puts or conn.uow_gets):
+        # segmenting a persistent message needs the queue manager's own unit of work
+        raise MQError(CMQC.MQRC_UOW_NOT_AVAILABLE)
+    if queue.depth + len(pieces) > queue.attrs["MAXDEPTH"]:
+        depth_changed(qm, queue, DepthChange.FULL)
+        raise MQError(CMQC.MQRC_Q_FULL)
+    if syncpoint and len(conn.uow_puts) + len(conn.uow_gets) + len(pieces) > qm.attrs["MAXUMSGS"]:
+        raise MQError(CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+    expires_at = None
+    if md[I_EXPIRY] > 0:
+        expires_at = time.time() + md[I_EXPIRY] / 10.0
+    messages = [Message(next(qm.seq), piece_md, piece_body, piece_props, expires_at, queue)
+                for piece_md, piece_body, piece_props in pieces]
+    if syncpoint:
+        conn.uow_puts.extend(messages)
+        queue.pending_puts += len(messages)
+    else:
+        rows = [m for m in messages if m.persistent]
+        if rows:
+            qm.store.apply(inserts=rows)
+        for message in messages:
+            queue.insert(message)
+        qm.arrived.notify_all()
+    triggering.put(qm, conn, queue, messages, syncpoint)
+    depth_changed(qm, queue, DepthChange.PUT, messages)
+    if options & CMQC.MQPMO_LOGICAL_ORDER:
+        handle.put_group = next_group  # only a put that succeeded moves the group on
+    if warning:
+        raise WarnedPut(MD.pack(md), warning)
+    return MD.pack(md)
+
+
+def _resolve_put_fields(md: list, definition: QueueDefinition) -> int:
+    """Apply queue defaults and check MD values; return a warning reason or 0."""
+    warning = CMQC.MQRC_NONE
+    persistence = md[I_PERSISTENCE]
+    if persistence == CMQC.MQPER_PERSISTENCE_AS_Q_DEF:
+        md[I_PERSISTENCE] = (CMQC.MQPER_PERSISTENT if definition.attrs["DEFPSIST"] == "YES"
+                             else CMQC.MQPER_NOT_PERSISTENT)
+    elif persistence not in (CMQC.MQPER_NOT_PERSISTENT, CMQC.MQPER_PERSISTENT):
+        raise MQError(CMQC.MQRC_PERSISTENCE_ERROR)
+    priority = md[I_PRIORITY]
+    if priority == CMQC.MQPRI_PRIORITY_AS_Q_DEF:
+        md[I_PRIORITY] = definition.attrs["DEFPRTY"]
+    elif priority < -1:
+        raise MQError(CMQC.MQRC_PRIORITY_ERROR)
+    elif priority > 9:
+        warning = CMQC.MQRC_PRIORITY_EXCEEDS_MAXIMUM
+    expiry = md[I_EXPIRY]
+    if expiry != CMQC.MQEI_UNLIMITED and expiry <= 0:
+        raise MQError(CMQC.MQRC_EXPIRY_ERROR)
+    return warning
+
+
+def _assign_group(qm: QueueManagerState, handle: Handle, md: list, options: int, length: int,
+                  syncpoint: bool) -> tuple | None:
+    """Group and segment fields of a put; returns the handle's next logical-order state."""
+    flags = md[I_FLAGS]
+    in_group = bool(flags & GROUP_FLAGS)
+    segment = bool(flags & SEGMENT_FLAGS)
+    if not options & CMQC.MQPMO_LOGICAL_ORDER:
+        if md[I_OFFSET] < 0 or (md[I_OFFSET] and not segment):
+            raise MQError(CMQC.MQRC_OFFSET_ERROR)
+        if md[I_SEQ] < 1 or (in_group and md[I_GROUPID] == NONE_ID and md[I_SEQ] != 1):
+            raise MQError(CMQC.MQRC_MSG_SEQ_NUMBER_ERROR)
+        if (in_group or segment) and md[I_GROUPID] == NONE_ID:
+            if segment and md[I_OFFSET]:
+                raise MQError(CMQC.MQRC_OFFSET_ERROR)  # a later segment needs its GroupId
+            md[I_GROUPID] = qm.new_msgid()
+        return handle.put_group
+    state = handle.put_group
+    if state is None:
+        if not (in_group or segment):
+            return None
+        state = (qm.new_msgid(), 1, 0, in_group, syncpoint, md[I_PERSISTENCE])
+    else:
+        groupid, seq, offset, was_in_group, was_syncpoint, persistence = state
+        if not (in_group or segment) or (was_in_group and not in_group):
+            raise MQError(CMQC.MQRC_INCOMPLETE_GROUP if was_in_group else CMQC.MQRC_INCOMPLETE_MSG)
+        if syncpoint != was_syncpoint:
+            raise MQError(CMQC.MQRC_INCONSISTENT_UOW)
+        if md[I_PERSISTENCE] != persistence:
+            raise MQError(CMQC.MQRC_INCONSISTENT_PERSISTENCE)
+    groupid, seq, offset, _, was_syncpoint, persistence = state
+    md[I_GROUPID], md[I_SEQ], md[I_OFFSET] = groupid, seq, offset
+    if segment and not flags & CMQC.MQMF_LAST_SEGMENT:
+        return (groupid, seq, offset + length, in_group, was_syncpoint, persistence)
+    if in_group and not flags & CMQC.MQMF_LAST_MSG_IN_GROUP:
+        return (groupid, seq + 1, 0, in_group, was_syncpoint, persistence)
+    return None
+
+
+def _segment(qm: QueueManagerState, queue: LocalQueue, md: list, props: list | None,
+             body: bytes) -> list[tuple[list, bytes, list | None]]:
+    """Split a message the queue cannot hold whole, when the putter allows it."""
+    queue_limit, qmgr_limit = queue.attrs["MAXMSGL"], qm.attrs["MAXMSGL"]
+    limit = min(queue_limit, qmgr_limit)
+    if len(body) <= limit:
+        return [(md, body, props)]
+    too_big = (CMQC.MQRC_MSG_TOO_BIG_FOR_Q if queue_limit <= qmgr_limit
+               else CMQC.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
+    # A message that carries properties cannot be segmented safely: the properties
+    # travel in the first segment and push it past MAXMSGL (see DESIGN.md).
+    if not md[I_FLAGS] & CMQC.MQMF_SEGMENTATION_ALLOWED or props or limit < 16:
+        raise MQError(too_big)
+    if md[I_FLAGS] & SEGMENT_FLAGS:
+        raise MQError(too_big)  # an application segment that is itself too big
+    size = limit - limit % 16
+    if md[I_GROUPID] == NONE_ID:
+        md[I_GROUPID] = qm.new_msgid()
+    pieces: list[tuple[list, bytes, list | None]] = []
+    for offset in range(0, len(body), size):
+        piece = list(md)
+        last = offset + size >= len(body)
+        piece[I_OFFSET] = md[I_OFFSET] + offset
+        piece[I_FLAGS] = md[I_FLAGS] | (CMQC.MQMF_LAST_SEGMENT if last else CMQC.MQMF_SEGMENT)
+        piece[I_ORIGLEN] = len(body)
+        pieces.append((piece, body[offset:offset + size], None))
+    return pieces
