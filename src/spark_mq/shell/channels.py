@@ -17,7 +17,7 @@ depth of a Queue Depth High event) is marked with `!`: its channel is not keepin
 queue is stuck: the sender channels whose XMITQ is OLD must be STOPPED or INACTIVE (the
 channel holds its queue open while it runs); each gets ALTER CHANNEL XMITQ(NEW) first, so
 that a channel started from now on serves NEW, then MOVE QLOCAL(OLD) TOQLOCAL(NEW)
-TYPE(ADD) moves OLD's messages in units of work (server/move_queue.py: after any failure a
+TYPE(ADD) moves OLD's messages in units of work (server/admin/move_queue.py: after any failure a
 message is on exactly one of the two queues; the command run again moves the rest). The
 sender's in-doubt batch, if any, moves with its MsgIds, so the channel resolves it on NEW
 when it starts. Messages that reach OLD afterwards through a remote queue definition

@@ -6,7 +6,7 @@ Runs in the application's process and speaks the wire verbs itself (CONN, OPEN, 
 so it works whichever `ibmmq.ibmmqc` the process uses. There is no other administrative
 door: the connection is admitted like any other (CHLAUTH, CONNAUTH and FAILDLAY on a
 channel; CHCKLOCL on the bindings socket), and the command server checks each command
-against the authority of the connection's user (server/security/command_checks.py).
+against the authority of the connection's user (server/admin/security/command_checks.py).
 """
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ MQCBINIT its proxy (`mqcallback._internal_cb`), and this module calls it with
   wraps the verbs transport.py exposes), callbacks themselves may call anything (MQCMIT of a
   syncpoint get included), and MQCTL STOP/SUSPEND and MQDISC may come from anywhere.
 * The loop asks the queue manager for messages over the connection's own socket with one
-  CBWAIT (server/consumers.py): the queue manager tries each started consumer's get in
+  CBWAIT (server/verbs/consumers.py): the queue manager tries each started consumer's get in
   turn and waits, for all of them at once, for the first message. So gets under syncpoint
   land in the connection's unit of work, exactly as MQGETs would. A CBWAIT waits at most
   _SLICE seconds: the socket carries one call at a time, and MQCTL STOP/SUSPEND from
