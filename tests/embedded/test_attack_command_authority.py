@@ -14,6 +14,8 @@ import pytest
 from ibmmq import CMQC, CMQCFC
 
 import spark_mq.embedded as embedded
+from authority_records import granted as _granted
+from authority_records import refused
 from channel_topology import connect, link, put_remote, receive, start
 from spark_mq.embedded.client import admin
 
@@ -69,22 +71,10 @@ def pcf_as(qm, user: str):
             executor.disconnect()
 
 
-@contextlib.contextmanager
-def granted(qm, objtype: str, authorities: str, profile: str | None = None, principal="mon"):
-    where = f"PROFILE('{profile}') " if profile else ""
-    record = f"SET AUTHREC {where}PRINCIPAL('{principal}') OBJTYPE({objtype})"
-    qm.run_mqsc(f"{record} AUTHADD({authorities})")
-    try:
-        yield
-    finally:
-        qm.run_mqsc(f"{record} AUTHRMV({authorities})")
-
-
-def refused(call, *args) -> int:
-    with pytest.raises(ibmmq.MQMIError) as exc:
-        call(*args)
-    assert exc.value.comp == CMQC.MQCC_FAILED
-    return exc.value.reason
+def granted(qm, objtype: str, authorities: str, profile: str | None = None,
+            principal: str = "mon"):
+    """authority_records.granted, for the display-only user `mon` unless told."""
+    return _granted(qm, objtype, authorities, profile, principal)
 
 
 def escape(pcf, text: str) -> list[str]:

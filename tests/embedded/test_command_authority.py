@@ -10,6 +10,7 @@ import pytest
 from ibmmq import CMQC, CMQCFC
 
 import spark_mq.embedded as embedded
+from authority_records import granted, refused
 
 ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
 APP_CHANNEL = "DEV.APP.SVRCONN"
@@ -54,23 +55,6 @@ def pcf_as(qm, user: str):
         connection.disconnect()
 
 
-@contextlib.contextmanager
-def granted(qm, objtype: str, authorities: str, profile: str | None = None, principal="app"):
-    """SET AUTHREC ... AUTHADD for the block, AUTHRMV after it."""
-    where = f"PROFILE('{profile}') " if profile else ""
-    record = f"SET AUTHREC {where}PRINCIPAL('{principal}') OBJTYPE({objtype})"
-    qm.run_mqsc(f"{record} AUTHADD({authorities})")
-    try:
-        yield
-    finally:
-        qm.run_mqsc(f"{record} AUTHRMV({authorities})")
-
-
-def refused(call, *args) -> int:
-    with pytest.raises(ibmmq.MQMIError) as exc:
-        call(*args)
-    assert exc.value.comp == CMQC.MQCC_FAILED
-    return exc.value.reason
 
 
 def names(items, parameter=CMQC.MQCA_Q_NAME) -> list[str]:
