@@ -37,7 +37,6 @@ import json
 import logging
 import os
 import signal
-import stat
 import sys
 import threading
 from collections.abc import Callable
@@ -55,6 +54,7 @@ from spark_mq.embedded.server.network.listener import DEFAULT_MAX_CHANNELS, Serv
 from spark_mq.embedded.server.network.session import DEFAULT_CONNECT_TIMEOUT, DEFAULT_HEARTBEAT_INTERVAL
 from spark_mq.embedded.server.network.tls import set_default_repository
 from spark_mq.embedded.server.verbs.qmgr import QueueManager
+from spark_mq.mqi.private_files import PrivateFileError, read_private
 
 if TYPE_CHECKING:   # imported when --metrics-port asks for it: prometheus_client loads then
     from spark_mq.embedded.server.metrics import MetricsEndpoint
@@ -289,17 +289,11 @@ def _lines(text: str) -> list[str]:
 
 
 def _private_text(path: str) -> str:
-    """A secrets file's text, refused unless only its owner (this user) may read it, as ssh
-    refuses a private key others can read."""
+    """A secrets file's text, refused unless only its owner (this user) may read it."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            found = os.fstat(handle.fileno())
-            if found.st_uid != os.getuid() or found.st_mode & 0o077:
-                raise StartError(f"--users-file: {path} may be read by others (mode "
-                                 f"{stat.S_IMODE(found.st_mode):04o}); `chmod 600 {path}`")
-            return handle.read()
-    except OSError as exc:
-        raise StartError(f"--users-file: cannot read {path}: {exc.strerror}") from None
+        return read_private(path)
+    except PrivateFileError as exc:
+        raise StartError(f"--users-file: {exc}") from None
 
 
 def check_exposure(host: str, with_users: bool, insecure: bool) -> None:

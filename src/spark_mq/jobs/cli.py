@@ -16,12 +16,12 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
-import stat
 import sys
 from collections.abc import Callable, Iterable
 
 from spark_mq.jobs.ctrl_c import Interrupted, resume_command
 from spark_mq.jobs.errors import JobError, explain
+from spark_mq.mqi.private_files import PrivateFileError, read_private
 
 # (argument, Spark option, environment variable, help)
 CONNECTION_ARGUMENTS = (
@@ -194,15 +194,9 @@ def _password(args: argparse.Namespace, user: str | None) -> str | None:
 def read_password_file(path: str) -> str:
     """The first line of `path`, which only its owner may read or write (as ssh wants of a key)."""
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError as exc:
-        raise JobError(f"--password-file {path}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, encoding="utf-8") as file:
-        mode = stat.S_IMODE(os.fstat(fd).st_mode)
-        if mode & 0o077:
-            raise JobError(f"--password-file {path}: permissions {mode:04o} are too open: group or "
-                           f"others may read or change it; make it the owner's only: chmod 600 {path}")
-        lines = file.read().splitlines()
+        lines = read_private(path).splitlines()
+    except PrivateFileError as exc:
+        raise JobError(f"--password-file {exc}") from None
     if not lines or not lines[0]:
         raise JobError(f"--password-file {path}: the file is empty; its first line is the password")
     return lines[0]
