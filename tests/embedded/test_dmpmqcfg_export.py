@@ -5,7 +5,8 @@ Inquire Queue where IBM's PCF has a selector for it.
 
 dmpmqcfg_export.mqsc is written for these tests in the shape `dmpmqcfg -a` gives (IBM MQ
 9.4: "dmpmqcfg (dump queue manager configuration)", and the attribute lists of the MQSC
-pages "ALTER QMGR", "DEFINE queues", "DEFINE CHANNEL", "DEFINE TOPIC", "DEFINE AUTHINFO"):
+pages "ALTER QMGR", "DEFINE queues", "DEFINE CHANNEL", "DEFINE TOPIC", "DEFINE SUB",
+"DEFINE AUTHINFO", "DEFINE NAMELIST", "DEFINE PROCESS"):
 ALTER QMGR then DEFINE ... REPLACE, one attribute a line behind '+', comment lines (ALTDATE)
 between them. Its values are mostly not the defaults, so an attribute that is accepted but
 not kept fails here. The expected values are read from the file by this module's own small
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import ibmmq
 import pytest
-from ibmmq import CMQC, CMQCFC
+from ibmmq import CMQC
 
 import spark_mq.embedded as embedded
 from spark_mq.embedded import EmbeddedQueueManagerError
@@ -29,7 +30,8 @@ _PARAMETER = re.compile(r"([A-Z][A-Z0-9_]*)(?:\(('(?:[^']|'')*'|[^()]*)\))?")
 _NOT_SHOWN = {"REPLACE", "ALTER", "DEFINE", "QMGR"}
 #: runmqsc's DISPLAY command for each kind of definition in the file
 _DISPLAY = {"QLOCAL": "QUEUE", "QMODEL": "QUEUE", "QALIAS": "QUEUE", "QREMOTE": "QUEUE",
-            "CHANNEL": "CHANNEL", "TOPIC": "TOPIC", "AUTHINFO": "AUTHINFO"}
+            "CHANNEL": "CHANNEL", "TOPIC": "TOPIC", "AUTHINFO": "AUTHINFO",
+            "NAMELIST": "NAMELIST", "PROCESS": "PROCESS", "SUB": "SUB"}
 
 
 def _commands(text: str) -> list[str]:
@@ -50,8 +52,8 @@ def _commands(text: str) -> list[str]:
 def _value(raw: str | None) -> str | None:
     if raw is None:
         return None
-    if raw.startswith("'"):
-        raw = raw[1:-1].replace("''", "'")
+    if raw.startswith("'"):   # one quoted value, or a list of them, NAMES('A','B')
+        raw = ",".join(item.replace("''", "'") for item in re.findall(r"'((?:[^']|'')*)'", raw))
     return raw.strip()
 
 
@@ -119,7 +121,7 @@ def loaded(tmp_path_factory):
 def test_the_export_covers_every_kind_of_object_and_the_attributes_that_were_refused():
     kinds = {kind for kind, _, _ in exported()}
     assert kinds == {"QMGR", "QLOCAL", "QMODEL", "QALIAS", "QREMOTE", "CHANNEL", "TOPIC",
-                     "AUTHINFO"}
+                     "AUTHINFO", "NAMELIST", "PROCESS", "SUB"}
     local = next(attrs for kind, name, attrs in exported() if name == "EXP.LOCAL")
     # the 21 the issue names, refused with AMQ8405E before
     assert {"HARDENBO", "DEFBIND", "NPMCLASS", "STATQ", "ACCTQ", "CLUSTER", "CLUSNL",
@@ -181,6 +183,10 @@ def test_pcf_inquire_queue_answers_the_stored_attributes(loaded):
     ("DEFINE TOPIC(BAD.T) TOPICSTR('b') PROXYSUB(SOMETIMES)", "PROXYSUB", "FIRSTUSE, FORCE"),
     ("DEFINE CHANNEL(BAD.C) CHLTYPE(SVRCONN) COMPMSG(ZIP)", "COMPMSG", "ZLIBFAST"),
     ("DEFINE CHANNEL(BAD.C) CHLTYPE(SDR) KAINT(100000)", "KAINT", "0 to 99999 or AUTO"),
+    ("DEFINE SUB(BAD.S) TOPICSTR('b') DEST(EXP.LOCAL) SUBLEVEL(10)", "SUBLEVEL", "1 to 9"),
+    ("DEFINE SUB(BAD.S) TOPICSTR('b') DEST(EXP.LOCAL) DESTCORL(AB)", "DESTCORL",
+     "48 hexadecimal digits"),
+    ("DEFINE SUB(BAD.S) TOPICSTR('b') DEST(EXP.LOCAL) SUBSCRIBE(YES)", "SUBSCRIBE", "DESTCORL"),
 ])
 def test_a_wrong_value_names_the_attribute_the_value_and_what_is_valid(loaded, command,
                                                                         attribute, valid):
