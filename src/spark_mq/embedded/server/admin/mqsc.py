@@ -14,15 +14,16 @@ this module follows IBM's "MQSC input file syntax" rules:
   quotes keeps its case and ``''`` inside it stands for one quote;
 * a parameter may appear at most once.
 
-Only commands on local, alias and model queues (and ``ALTER QMGR``) are validated against
-`QUEUE_ATTRIBUTES` / `QMGR_ATTRIBUTES` (mqsc_attributes.py), and the security commands
+Commands on local, alias, model and remote queues (and ``ALTER QMGR``, which refuses an
+attribute it does not know) are validated against `QUEUE_ATTRIBUTES` / `QMGR_ATTRIBUTES`
+(mqsc_attributes.py: every attribute dmpmqcfg writes), and the security commands
 (AUTHINFO, CHLAUTH, AUTHREC, REFRESH SECURITY) by admin/security/mqsc_commands.py, NAMELIST
 commands by namelist_mqsc.py, PROCESS commands by process_mqsc.py, and TOPIC commands
 against core/pubsub/topic_attributes.py.  Everything
 else a real queue manager understands (channels, listeners, subscriptions, START/STOP ...) is
 returned with raw string attributes, for the caller to apply (channels.py types those of
-SVRCONN channels) or to ignore: IBM's developer-container scripts contain such commands
-and must load without error.
+SVRCONN, SDR, RCVR and CLNTCONN channels, pubsub/mqsc_admin.py those of DEFINE SUB) or to
+ignore: IBM's developer-container scripts contain such commands and must load without error.
 """
 from __future__ import annotations
 

@@ -1,9 +1,15 @@
 """The MQSC objects the embedded queue manager keeps: their attributes, types and defaults.
 
 Runs in the queue-manager process. `QUEUE_ATTRIBUTES` and `QMGR_ATTRIBUTES` say which
-attributes a QLOCAL, QALIAS, QMODEL or the QMGR has, how each is typed and validated (the
-MQSC parser checks DEFINE/ALTER against them) and what a freshly defined object starts with
-(`default_attributes`). `DEFAULT_MQSC` is what a new embedded queue manager runs: crtmqm's
+attributes a QLOCAL, QALIAS, QMODEL, QREMOTE or the QMGR has, how each is typed and validated
+(the MQSC parser checks DEFINE/ALTER against them) and what a freshly defined object starts
+with (`default_attributes`). They hold every standard attribute IBM MQ's `dmpmqcfg` writes for
+these objects, so that an exported configuration loads: the ones this queue manager acts on,
+and `STORED_QUEUE_ATTRIBUTES` and `STORED_QMGR_ATTRIBUTES`, which it only validates, keeps
+across restarts and shows (DISPLAY, PCF Inquire Queue) without any effect; their comments say
+what each would do on IBM MQ and does not here. Channels (channels.py), topics
+(pubsub/topic_attributes.py) and subscriptions (admin/pubsub/mqsc_admin.py) have such tables
+of their own. `DEFAULT_MQSC` is what a new embedded queue manager runs: crtmqm's
 security definitions (core/security/defaults.py; its system queues are system_queues.py's), then
 the script IBM's developer container runs (`DEVELOPER_MQSC`) and its security definitions.
 """

@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 
 from spark_mq.embedded.server.core import channels, namelist, processes, system_queues
-from spark_mq.embedded.server.core.mqsc_attributes import default_attributes
 from spark_mq.embedded.server.core.pubsub import storage as pubsub_storage
 from spark_mq.embedded.server.core.queues import (
     TEMPORARY_DYNAMIC,
@@ -52,8 +51,7 @@ def recover(qm: QueueManagerState) -> None:
         elif kind in pubsub_storage.KINDS:
             pubsub_rows.append((kind, name, attrs))  # after the queues: subscriptions name theirs
         else:
-            # attributes added since the definition was stored get their defaults
-            qm.queues[name] = _QUEUE_CLASSES[kind](name, {**default_attributes(kind), **attrs})
+            qm.queues[name] = _QUEUE_CLASSES[kind](name, attrs)
     channels.ensure_defaults(qm)
     security.refresh_connauth(qm)  # the CONNAUTH a (re)started queue manager runs with
     pubsub_storage.restore(qm, pubsub_rows)

@@ -2,7 +2,9 @@
 these commands here, holding the queue manager's lock):
 
     DEFINE/ALTER/DELETE/DISPLAY TOPIC    topic objects (the parser types their attributes)
-    DEFINE/ALTER/DELETE/DISPLAY SUB      administrative and API subscriptions
+    DEFINE/ALTER/DELETE/DISPLAY SUB      administrative and API subscriptions (DEFINE SUB
+                                         takes every attribute dmpmqcfg writes; DESTQMGR,
+                                         PSPROP, SUBSCOPE, SELTYPE are only kept and shown)
     DISPLAY TPSTATUS('string')           the topic tree's strings in use, '#' and '+' allowed
     DISPLAY SBSTATUS(name)               whether a subscription is held open
 """
