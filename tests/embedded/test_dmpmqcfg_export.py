@@ -19,7 +19,7 @@ from pathlib import Path
 
 import ibmmq
 import pytest
-from ibmmq import CMQC
+from ibmmq import CMQC, CMQCFC
 
 import spark_mq.embedded as embedded
 from spark_mq.embedded import EmbeddedQueueManagerError
@@ -201,3 +201,27 @@ def test_the_ccsid_is_taken_only_as_it_is(loaded):
     with pytest.raises(EmbeddedQueueManagerError) as refused:
         loaded.run_mqsc("ALTER QMGR CCSID(819)")
     assert "CCSID(819)" in str(refused.value) and "valid: 1208" in str(refused.value)
+
+
+def test_pcf_change_queue_sets_them_as_mqsc_does(loaded):
+    conn = ibmmq.connect(loaded.name, loaded.channel, loaded.conn_name)
+    pcf = ibmmq.PCFExecute(conn, response_wait_interval=10000)
+    try:
+        pcf.MQCMD_CHANGE_Q({CMQC.MQCA_Q_NAME: b"EXP.XMITQ", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL,
+                            CMQC.MQIA_DEF_BIND: CMQC.MQBND_BIND_ON_GROUP,
+                            CMQC.MQIA_MAX_Q_FILE_SIZE: CMQC.MQQFS_DEFAULT,
+                            CMQC.MQCA_CUSTOM: b"set by PCF"})
+        with pytest.raises(ibmmq.MQMIError):   # out of CLWLRANK's 0 to 9
+            pcf.MQCMD_CHANGE_Q({CMQC.MQCA_Q_NAME: b"EXP.XMITQ",
+                                CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL, CMQC.MQIA_CLWL_Q_RANK: 10})
+        [qmgr] = pcf.MQCMD_INQUIRE_Q_MGR({CMQCFC.MQIACF_Q_MGR_ATTRS: [CMQC.MQIA_LOCAL_EVENT]})
+    finally:
+        pcf.disconnect()
+        conn.disconnect()
+    values, _ = shown(loaded.run_mqsc("DISPLAY QLOCAL(EXP.XMITQ) DEFBIND MAXFSIZE CUSTOM CLWLRANK"))
+    assert (values["DEFBIND"], values["MAXFSIZE"], values["CUSTOM"], values["CLWLRANK"]) == (
+        "GROUP", "DEFAULT", "set by PCF", "0")
+    # LOCALEV(ENABLED) is kept and shown, but no local event is ever generated: what the
+    # queue manager answers a program says so
+    assert shown(loaded.run_mqsc("DISPLAY QMGR LOCALEV"))[0]["LOCALEV"] == "ENABLED"
+    assert qmgr[CMQC.MQIA_LOCAL_EVENT] == CMQCFC.MQEVR_DISABLED
