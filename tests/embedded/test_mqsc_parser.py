@@ -12,6 +12,8 @@ from spark_mq.embedded.server.core.mqsc_attributes import (
     DEVELOPER_MQSC,
     QMGR_ATTRIBUTES,
     QUEUE_ATTRIBUTES,
+    STORED_QMGR_ATTRIBUTES,
+    STORED_QUEUE_ATTRIBUTES,
     default_attributes,
 )
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand, MQSCError
@@ -161,16 +163,25 @@ def test_attribute_table_defaults():
         "TRIGDPTH": 1, "TRIGMPRI": 0, "TRIGDATA": "", "PROCESS": "", "INITQ": "",
         "USAGE": "NORMAL", "QDEPTHHI": 80, "QDEPTHLO": 20, "QDPHIEV": "DISABLED",
         "QDPLOEV": "DISABLED", "QDPMAXEV": "ENABLED", "MONQ": "QMGR",
+        **stored_defaults("QLOCAL", STORED_QUEUE_ATTRIBUTES),
     }
     assert default_attributes("QREMOTE") == {
         "DESCR": "", "DEFPSIST": "NO", "DEFPRTY": 0, "DEFPRESP": "SYNC", "PUT": "ENABLED",
-        "RNAME": "", "RQMNAME": "", "XMITQ": ""}
+        "RNAME": "", "RQMNAME": "", "XMITQ": "", "CLUSTER": "", "CLUSNL": "", "CLWLPRTY": 0,
+        "CLWLRANK": 0, "SCOPE": "QMGR", "DEFBIND": "OPEN", "CUSTOM": "", "CAPEXPRY": -1}
     assert "MAXDEPTH" not in default_attributes("QA")
     assert default_attributes("QMGR") == {
         "DESCR": "", "DEADQ": "", "MAXMSGL": 4194304, "MAXPROPL": -1, "MAXUMSGS": 10000,
         "MAXHANDS": 256, "TRIGINT": 999999999, "DEFXMITQ": "", "SSLKEYR": "", "CERTLABL": "",
         "CONNAUTH": "", "CHLAUTH": "ENABLED", "PERFMEV": "DISABLED", "CHLEV": "DISABLED", "MONQ": "OFF",
+        "CCSID": 1208, **stored_defaults("QMGR", STORED_QMGR_ATTRIBUTES),
     }
+    assert default_attributes("QMGR")["STRSTPEV"] == "ENABLED"   # IBM's one event on by default
+    assert default_attributes("QLOCAL")["HARDENBO"] == "NOHARDENBO"
+
+
+def stored_defaults(kind: str, specs: dict) -> dict:
+    return {key: spec.default for key, spec in specs.items() if kind in spec.object_types}
 
 
 # --- validation errors ---------------------------------------------------------------------
@@ -201,8 +212,8 @@ def test_string_too_long_error():
 
 
 def test_unknown_attribute_error_lists_valid_ones():
-    err = error("DEFINE QLOCAL(A) CLUSTER(YES)")
-    assert err.attribute == "CLUSTER"
+    err = error("DEFINE QLOCAL(A) CLUSTERS(YES)")
+    assert err.attribute == "CLUSTERS"
     assert "unknown attribute for QLOCAL" in str(err)
     assert "MAXDEPTH" in str(err) and "REPLACE" in str(err)
 

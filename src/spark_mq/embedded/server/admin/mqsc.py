@@ -14,15 +14,16 @@ this module follows IBM's "MQSC input file syntax" rules:
   quotes keeps its case and ``''`` inside it stands for one quote;
 * a parameter may appear at most once.
 
-Only commands on local, alias and model queues (and ``ALTER QMGR``) are validated against
-`QUEUE_ATTRIBUTES` / `QMGR_ATTRIBUTES` (mqsc_attributes.py), and the security commands
+Commands on local, alias, model and remote queues (and ``ALTER QMGR``, which refuses an
+attribute it does not know) are validated against `QUEUE_ATTRIBUTES` / `QMGR_ATTRIBUTES`
+(mqsc_attributes.py: every attribute dmpmqcfg writes), and the security commands
 (AUTHINFO, CHLAUTH, AUTHREC, REFRESH SECURITY) by admin/security/mqsc_commands.py, NAMELIST
 commands by namelist_mqsc.py, PROCESS commands by process_mqsc.py, and TOPIC commands
 against core/pubsub/topic_attributes.py.  Everything
 else a real queue manager understands (channels, listeners, subscriptions, START/STOP ...) is
 returned with raw string attributes, for the caller to apply (channels.py types those of
-SVRCONN channels) or to ignore: IBM's developer-container scripts contain such commands
-and must load without error.
+SVRCONN, SDR, RCVR and CLNTCONN channels, pubsub/mqsc_admin.py those of DEFINE SUB) or to
+ignore: IBM's developer-container scripts contain such commands and must load without error.
 """
 from __future__ import annotations
 
@@ -42,31 +43,35 @@ from spark_mq.embedded.server.core.mqsc_attributes import (
     attribute_specs,
 )
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand, MQSCError
-from spark_mq.embedded.server.core.pubsub.topic_attributes import OTHER_TOPIC_KEYWORDS, TOPIC_ATTRIBUTES
+from spark_mq.embedded.server.core.pubsub.topic_attributes import (
+    OTHER_TOPIC_KEYWORDS,
+    STORED_TOPIC_ATTRIBUTES,
+    TOPIC_ATTRIBUTES,
+)
 
 _ATTRIBUTE_SYNONYMS = {"TARGQ": "TARGET"}
 
 # Bare keywords each modelled queue command accepts; a missing pair means the verb is not
 # valid for that queue type (CLEAR QALIAS, for example).
+_SETTING_FLAGS = frozenset({"SHARE", "NOSHARE", "TRIGGER", "NOTRIGGER", "HARDENBO",
+                            "NOHARDENBO"})
 _QUEUE_FLAGS: dict[tuple[str, str], frozenset[str]] = {
-    ("DEFINE", "QLOCAL"): frozenset({"REPLACE", "NOREPLACE", "SHARE", "NOSHARE", "TRIGGER",
-                                     "NOTRIGGER"}),
+    ("DEFINE", "QLOCAL"): frozenset({"REPLACE", "NOREPLACE"}) | _SETTING_FLAGS,
     ("DEFINE", "QALIAS"): frozenset({"REPLACE", "NOREPLACE"}),
-    ("ALTER", "QLOCAL"): frozenset({"FORCE", "SHARE", "NOSHARE", "TRIGGER", "NOTRIGGER"}),
+    ("ALTER", "QLOCAL"): frozenset({"FORCE"}) | _SETTING_FLAGS,
     ("ALTER", "QALIAS"): frozenset({"FORCE"}),
     ("DELETE", "QLOCAL"): frozenset({"PURGE", "NOPURGE"}),
     ("DELETE", "QALIAS"): frozenset(),
     ("DEFINE", "QREMOTE"): frozenset({"REPLACE", "NOREPLACE"}),
     ("ALTER", "QREMOTE"): frozenset({"FORCE"}),
     ("DELETE", "QREMOTE"): frozenset(),
-    ("DEFINE", "QMODEL"): frozenset({"REPLACE", "NOREPLACE", "SHARE", "NOSHARE", "TRIGGER",
-                                     "NOTRIGGER"}),
-    ("ALTER", "QMODEL"): frozenset({"SHARE", "NOSHARE", "TRIGGER", "NOTRIGGER"}),
+    ("DEFINE", "QMODEL"): frozenset({"REPLACE", "NOREPLACE"}) | _SETTING_FLAGS,
+    ("ALTER", "QMODEL"): _SETTING_FLAGS,
     ("DELETE", "QMODEL"): frozenset(),
     ("CLEAR", "QLOCAL"): frozenset(),
 }
 _EXCLUSIVE_FLAGS = (("REPLACE", "NOREPLACE"), ("PURGE", "NOPURGE"), ("SHARE", "NOSHARE"),
-                    ("TRIGGER", "NOTRIGGER"))
+                    ("TRIGGER", "NOTRIGGER"), ("HARDENBO", "NOHARDENBO"))
 
 _VERB_SYNONYMS = {"DEF": "DEFINE", "DIS": "DISPLAY", "ALT": "ALTER"}
 # runmqsc's command verbs; anything else is a typo that must not be silently ignored.
@@ -422,7 +427,7 @@ def _display_command(object_type: str, name: str, params: list[_Param],
 
 
 def _qmgr_command(verb: str, noun: _Param, params: list[_Param], line: int) -> MQSCCommand:
-    """ALTER/DISPLAY QMGR: modelled attributes are typed, the rest stay raw strings."""
+    """ALTER/DISPLAY QMGR: every attribute is typed; one QMGR_ATTRIBUTES lacks is refused."""
     if noun.values is not None:
         raise MQSCError(line, f"{verb} QMGR takes no name (write {verb} QMGR ...)")
     if verb == "DISPLAY":
@@ -438,9 +443,12 @@ def _qmgr_command(verb: str, noun: _Param, params: list[_Param], line: int) -> M
                                             f"(valid: {spec.describe()})", param.keyword)
             flags.add(param.keyword)
         elif spec is None:
-            attributes[param.keyword] = param.folded()
+            valid = ", ".join(sorted(QMGR_ATTRIBUTES))
+            raise MQSCError(param.line, f"unknown attribute for ALTER QMGR (valid: {valid})",
+                            param.keyword)
         else:
-            text, quoted = param.single()
+            # a list, SUITEB(128_BIT,192_BIT), is several values in the parentheses
+            text, quoted = (param.folded(), True) if spec.kind == "list" else param.single()
             try:
                 attributes[param.keyword] = spec.coerce(text, quoted)
             except ValueError as err:
@@ -505,8 +513,8 @@ def _topic_command(verb: str, noun: _Param, params: list[_Param], line: int) -> 
         elif verb == "DELETE" or (spec is None and key not in OTHER_TOPIC_KEYWORDS):
             valid = ", ".join(sorted(TOPIC_ATTRIBUTES)) if verb != "DELETE" else "none"
             raise MQSCError(param.line, f"not valid on {verb} TOPIC (valid: {valid})", key)
-        elif spec is None:
-            attributes[key] = param.folded()  # an attribute MQ has and this queue manager keeps
+        elif spec is None:   # an attribute MQ has and this queue manager keeps as text
+            attributes[key] = _stored_topic_value(key, param)
         else:
             value, value_quoted = param.single()
             try:
@@ -521,3 +529,15 @@ def _topic_command(verb: str, noun: _Param, params: list[_Param], line: int) -> 
         raise MQSCError(line, "cannot be altered (define a new topic object)", "TOPICSTR")
     return MQSCCommand(verb, "TOPIC", name, attributes, frozenset(flags), line)
 
+
+
+def _stored_topic_value(key: str, param: _Param) -> str:
+    """A kept-only topic attribute: checked against its type, kept as written (the keyword
+    of a named number, e.g. CAPEXPRY(ASPARENT), stays a keyword)."""
+    spec = STORED_TOPIC_ATTRIBUTES[key]
+    text, quoted = param.single()
+    try:
+        value = spec.coerce(text, quoted)
+    except ValueError as err:
+        raise MQSCError(param.line, f"{err} (valid: {spec.describe()})", key) from None
+    return value if isinstance(value, str) else text.strip().upper()

@@ -30,6 +30,7 @@ from spark_mq.embedded.server.core.queues import LocalQueue
 from spark_mq.embedded.server.core.runmqsc_layout import format_display
 from spark_mq.embedded.server.core.security import admission, authinfo
 from spark_mq.embedded.server.core.security.state import security_of
+from spark_mq.embedded.server.core.state import QMGR_CCSID
 from spark_mq.embedded.server.message_channels.initiator import initiator_of
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
@@ -97,7 +98,8 @@ def _exists(qmgr: QueueManager, command: MQSCCommand) -> bool:
 
 def _channel(qmgr: QueueManager, command: MQSCCommand) -> str:
     if command.verb == "DISPLAY":
-        return "\n".join(format_display("CHANNEL", name, _requested(attrs, command.flags))
+        return "\n".join(format_display("CHANNEL", name, _requested(attrs, command.flags),
+                                        channels.ATTRIBUTES.get(str(attrs.get("CHLTYPE"))))
                          for name, attrs in channels.display(qmgr, command))
     return channels.apply(qmgr, command)
 
@@ -187,7 +189,7 @@ def _dispatch(qmgr: QueueManager, command: MQSCCommand) -> str:
 def _set_attributes(command: MQSCCommand) -> dict[str, object]:
     """The command's attributes, with the keywords that set one (SHARE, NOTRIGGER ...)."""
     attrs = dict(command.attributes)
-    for flag in ("SHARE", "NOSHARE", "TRIGGER", "NOTRIGGER"):
+    for flag in ("SHARE", "NOSHARE", "TRIGGER", "NOTRIGGER", "HARDENBO", "NOHARDENBO"):
         if flag in command.flags:
             attrs[flag.removeprefix("NO")] = flag
     return attrs
@@ -195,6 +197,10 @@ def _set_attributes(command: MQSCCommand) -> dict[str, object]:
 
 def _alter_qmgr(qmgr: QueueManager, command: MQSCCommand) -> str:
     attrs = _set_attributes(command)
+    ccsid = attrs.pop("CCSID", QMGR_CCSID)
+    if ccsid != QMGR_CCSID:
+        raise ValueError(f"CCSID({ccsid}) cannot be set: this queue manager's CCSID is fixed "
+                         f"(valid: {QMGR_CCSID})")
     qmgr.alter_qmgr({k: v for k, v in attrs.items() if k in default_attributes("QMGR")})
     return "AMQ8005I: IBM MQ queue manager changed."
 

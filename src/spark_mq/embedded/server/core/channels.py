@@ -7,18 +7,20 @@ the listener asks it whether a connecting client named a defined SVRCONN channel
 MQRC_UNKNOWN_CHANNEL_NAME when not, as IBM MQ does. Definitions are stored with the queues'
 (kind "CHANNEL") and recovered with them (definitions.recover).
 
-The attributes IBM's developer container sets are typed and validated (`SVRCONN_ATTRIBUTES`).
-They are kept and displayed; the name and the TLS attributes take part in connecting
-(SSLCIPH, SSLCAUTH, SSLPEER, CERTLABL: see server/network/tls.py), MAXINST and MAXINSTC bound its
-instances (server/network/session.py), its heartbeat interval is the listener's, and messages are
-limited by the queue and queue-manager MAXMSGL. Other SVRCONN keywords IBM documents are
-kept as text. An SSLCIPH that names no CipherSpec IBM MQ knows is refused as runmqsc
-refuses it (AMQ8242E, `CipherSpecError`; tls/cipher_specs.py).
+Every attribute IBM MQ's `dmpmqcfg` writes for these types is typed and validated
+(`SVRCONN_ATTRIBUTES` ...) and kept, displayed and restored. The name and the TLS attributes
+take part in connecting (SSLCIPH, SSLCAUTH, SSLPEER, CERTLABL: see server/network/tls.py),
+MAXINST and MAXINSTC bound its instances (server/network/session.py), its heartbeat interval
+is the listener's, and messages are limited by the queue and queue-manager MAXMSGL; the ones
+`_STORED_ONLY` lists change nothing (compression, exits, keepalive, monitoring...). An SSLCIPH
+that names no CipherSpec IBM MQ knows is refused as runmqsc refuses it (AMQ8242E,
+`CipherSpecError`; tls/cipher_specs.py).
 
 SDR and RCVR definitions have their own attributes (`SENDER_ATTRIBUTES`,
 `RECEIVER_ATTRIBUTES`, with crtmqm's SYSTEM.DEF.SENDER/RECEIVER defaults); the message
-channel agents read them when a channel starts. Other channel types (SVR, RQSTR, CLNTCONN,
-cluster channels) are accepted and ignored, so IBM's scripts load.
+channel agents read them when a channel starts. CLNTCONN definitions are kept and shown
+(`CLNTCONN_ATTRIBUTES`) but carry no clients. Other channel types (SVR, RQSTR, cluster
+channels) are accepted and ignored, so IBM's scripts load.
 """
 from __future__ import annotations
 
@@ -31,39 +33,75 @@ from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 from spark_mq.embedded.tls import cipher_specs
 
-SVRCONN, SENDER, RECEIVER = "SVRCONN", "SDR", "RCVR"
+SVRCONN, SENDER, RECEIVER, CLNTCONN = "SVRCONN", "SDR", "RCVR", "CLNTCONN"
 _CHANNEL = frozenset({"CHANNEL"})
 #: IBM's default (and largest) MAXINST and MAXINSTC: no limit of the channel's own
 MAX_INSTANCES = 999_999_999
 
-#: SVRCONN attributes with their types and crtmqm's defaults (SYSTEM.DEF.SVRCONN's values)
-SVRCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
-    "TRPTYPE": AttributeSpec("enum", "TCP", _CHANNEL, choices=("TCP", "LU62", "NETBIOS", "SPX")),
-    "MCAUSER": AttributeSpec("str", "", _CHANNEL, max_length=64),
-    "DESCR": AttributeSpec("str", "", _CHANNEL, max_length=64),
-    "SSLCIPH": AttributeSpec("str", "", _CHANNEL, max_length=32),
-    "HBINT": AttributeSpec("int", 300, _CHANNEL, bounds=(0, 999_999)),
-    "MAXMSGL": AttributeSpec("int", 4_194_304, _CHANNEL, bounds=(0, 104_857_600)),
-    "SHARECNV": AttributeSpec("int", 10, _CHANNEL, bounds=(0, 999_999_999)),
-    # TLS (server/network/tls.py): client certificates required or not, the DN pattern they must
-    # match, and the label of the certificate this channel presents (blank: the QMGR's)
-    "SSLCAUTH": AttributeSpec("enum", "REQUIRED", _CHANNEL, choices=("REQUIRED", "OPTIONAL")),
-    "SSLPEER": AttributeSpec("str", "", _CHANNEL, max_length=1024),
-    "CERTLABL": AttributeSpec("str", "", _CHANNEL, max_length=64),
-    # instances running at once, in all and from one client address (network/session.py refuses
-    # more with MQRC_CHANNEL_NOT_AVAILABLE); lowering them ends no running instance
-    "MAXINST": AttributeSpec("int", MAX_INSTANCES, _CHANNEL, bounds=(0, MAX_INSTANCES)),
-    "MAXINSTC": AttributeSpec("int", MAX_INSTANCES, _CHANNEL, bounds=(0, MAX_INSTANCES)),
-}
-def _int(default: int, low: int, high: int) -> AttributeSpec:
-    return AttributeSpec("int", default, _CHANNEL, bounds=(low, high))
+def _int(default: int, low: int, high: int, **keywords: int) -> AttributeSpec:
+    return AttributeSpec("int", default, _CHANNEL, bounds=(low, high), keywords=keywords)
 
 
 def _enum(*choices: str) -> AttributeSpec:
     return AttributeSpec("enum", choices[0], _CHANNEL, choices=choices)
 
 
+def _str(length: int) -> AttributeSpec:
+    return AttributeSpec("str", "", _CHANNEL, max_length=length)
+
+
+def _list(*choices: str) -> AttributeSpec:
+    return AttributeSpec("list", choices[0], _CHANNEL, choices=choices)
+
+
 _FOREVER = 999_999_999
+_EXITS = 999        # a list of exit names (or their data), as IBM MQ's MQSC takes it
+#: The rest of what `dmpmqcfg` writes for each channel type, with IBM MQ 9.4's types, ranges
+#: and defaults (MQSC "DEFINE CHANNEL"): kept, shown and restored, but the channels here
+#: compress nothing (COMPHDR, COMPMSG), call no exits (*EXIT, *DATA), keep no statistics or
+#: monitoring data (MONCHL, STATCHL), convert nothing at the sender (CONVERT), have no LU 6.2
+#: (MODENAME, TPNAME) and no policy-based protection (SPLPROT); KAINT is TCP's keepalive,
+#: which the listener leaves to the operating system, and a SVRCONN's DISCINT ends no idle
+#: client; PROPCTL, BATCHHB, BATCHLIM, MCANAME, MCATYPE, LOCLADDR, PASSWORD and USERID of a
+#: sender are not used by its agent.
+_STORED_ONLY: dict[str, AttributeSpec] = {
+    "COMPHDR": _list("NONE", "SYSTEM"),
+    "COMPMSG": _list("NONE", "RLE", "ZLIBFAST", "ZLIBHIGH", "LZ4FAST", "LZ4HIGH", "ANY"),
+    "KAINT": _int(-1, 0, 99_999, AUTO=-1),
+    "MONCHL": _enum("QMGR", "OFF", "LOW", "MEDIUM", "HIGH"),
+    "RCVDATA": _str(_EXITS), "RCVEXIT": _str(_EXITS),
+    "SENDDATA": _str(_EXITS), "SENDEXIT": _str(_EXITS),
+    "SCYDATA": _str(32), "SCYEXIT": _str(128),
+}
+#: what a message channel (SDR, RCVR) also keeps, to the same end as _STORED_ONLY
+_MESSAGE_STORED_ONLY: dict[str, AttributeSpec] = {
+    **_STORED_ONLY,
+    "MSGDATA": _str(_EXITS), "MSGEXIT": _str(_EXITS),
+    "STATCHL": _enum("QMGR", "OFF", "LOW", "MEDIUM", "HIGH"),
+    "SPLPROT": _enum("PASSTHRU", "REMOVE", "ASPOLICY"),
+}
+
+#: SVRCONN attributes with their types and crtmqm's defaults (SYSTEM.DEF.SVRCONN's values)
+SVRCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
+    "TRPTYPE": _enum("TCP", "LU62", "NETBIOS", "SPX"),
+    "MCAUSER": _str(64),
+    "DESCR": _str(64),
+    "SSLCIPH": _str(32),
+    "HBINT": _int(300, 0, 999_999),
+    "MAXMSGL": _int(4_194_304, 0, 104_857_600),
+    "SHARECNV": _int(10, 0, _FOREVER),
+    # TLS (server/network/tls.py): client certificates required or not, the DN pattern they must
+    # match, and the label of the certificate this channel presents (blank: the QMGR's)
+    "SSLCAUTH": _enum("REQUIRED", "OPTIONAL"),
+    "SSLPEER": _str(1024),
+    "CERTLABL": _str(64),
+    # instances running at once, in all and from one client address (network/session.py refuses
+    # more with MQRC_CHANNEL_NOT_AVAILABLE); lowering them ends no running instance
+    "MAXINST": _int(MAX_INSTANCES, 0, MAX_INSTANCES),
+    "MAXINSTC": _int(MAX_INSTANCES, 0, MAX_INSTANCES),
+    "DISCINT": _int(0, 0, 999_999),
+    **_STORED_ONLY,
+}
 #: what both ends of a message channel have (IBM's defaults)
 _MESSAGE_CHANNEL: dict[str, AttributeSpec] = {
     "TRPTYPE": SVRCONN_ATTRIBUTES["TRPTYPE"], "DESCR": SVRCONN_ATTRIBUTES["DESCR"],
@@ -74,16 +112,23 @@ _MESSAGE_CHANNEL: dict[str, AttributeSpec] = {
     "SEQWRAP": _int(_FOREVER, 100, _FOREVER),
     "NPMSPEED": _enum("FAST", "NORMAL"),    # FAST: non-persistent messages outside batches
     "MCAUSER": SVRCONN_ATTRIBUTES["MCAUSER"],
+    "USEDLQ": _enum("YES", "NO"),
+    **_MESSAGE_STORED_ONLY,
 }
 #: a sender: where its partner listens, which transmission queue it serves, batches, retries
 SENDER_ATTRIBUTES: dict[str, AttributeSpec] = {
     **_MESSAGE_CHANNEL,
-    "CONNAME": AttributeSpec("str", "", _CHANNEL, max_length=264),
-    "XMITQ": AttributeSpec("str", "", _CHANNEL, max_length=48),
+    "CONNAME": _str(264),
+    "XMITQ": _str(48),
     "BATCHINT": _int(0, 0, _FOREVER),       # ms to wait for more before ending a batch
     "DISCINT": _int(6000, 0, 999_999),      # s idle before the channel ends (INACTIVE)
     "SHORTRTY": _int(10, 0, _FOREVER), "SHORTTMR": _int(60, 0, _FOREVER),
     "LONGRTY": _int(_FOREVER, 0, _FOREVER), "LONGTMR": _int(1200, 0, _FOREVER),
+    # kept only (_STORED_ONLY says why)
+    "BATCHHB": _int(0, 0, _FOREVER), "BATCHLIM": _int(5000, 0, 999_999),
+    "CONVERT": _enum("NO", "YES"), "LOCLADDR": _str(48), "MCANAME": _str(20),
+    "MCATYPE": _enum("PROCESS", "THREAD"), "MODENAME": _str(8), "TPNAME": _str(64),
+    "PASSWORD": _str(12), "USERID": _str(12), "PROPCTL": _enum("COMPAT", "NONE", "ALL"),
 }
 #: a receiver: who its messages are put as, and what to do when a put fails
 RECEIVER_ATTRIBUTES: dict[str, AttributeSpec] = {
@@ -92,16 +137,28 @@ RECEIVER_ATTRIBUTES: dict[str, AttributeSpec] = {
     # the MCA user (message_channels/receiver.py); ONLYMCA and ALTMCA are z/OS's names
     "PUTAUT": _enum("DEF", "CTX", "ONLYMCA", "ALTMCA"),
     "MRRTY": _int(10, 0, _FOREVER), "MRTMR": _int(1000, 0, _FOREVER),
-    "USEDLQ": _enum("YES", "NO"),
     "SSLCAUTH": SVRCONN_ATTRIBUTES["SSLCAUTH"],
+    "MRDATA": _str(32), "MREXIT": _str(128),   # kept only: no message-retry exit is called
+}
+#: a client-connection definition: kept for DISPLAY, PCF and a CCDT made elsewhere; nothing
+#: here connects with it (clients read their CCDT themselves)
+CLNTCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
+    "TRPTYPE": SVRCONN_ATTRIBUTES["TRPTYPE"], "DESCR": _str(64),
+    "CONNAME": _str(264), "QMNAME": _str(48),
+    "AFFINITY": _enum("PREFERRED", "NONE"), "CLNTWGHT": _int(0, 0, 99),
+    "DEFRECON": _enum("NO", "YES", "QMGR", "DISABLED"),
+    "HBINT": SVRCONN_ATTRIBUTES["HBINT"], "MAXMSGL": SVRCONN_ATTRIBUTES["MAXMSGL"],
+    "SHARECNV": SVRCONN_ATTRIBUTES["SHARECNV"], "LOCLADDR": _str(48),
+    "MODENAME": _str(8), "TPNAME": _str(64), "PASSWORD": _str(12), "USERID": _str(12),
+    "SSLCIPH": SVRCONN_ATTRIBUTES["SSLCIPH"], "SSLPEER": SVRCONN_ATTRIBUTES["SSLPEER"],
+    "CERTLABL": SVRCONN_ATTRIBUTES["CERTLABL"],
+    **{key: spec for key, spec in _STORED_ONLY.items() if key != "MONCHL"},
 }
 ATTRIBUTES: dict[str, dict[str, AttributeSpec]] = {
-    SVRCONN: SVRCONN_ATTRIBUTES, SENDER: SENDER_ATTRIBUTES, RECEIVER: RECEIVER_ATTRIBUTES}
-#: the other SVRCONN keywords of IBM's DEFINE CHANNEL: accepted and kept as text
-_UNMODELLED = frozenset(
-    "COMPHDR COMPMSG DISCINT KAINT MONCHL RCVDATA RCVEXIT SCYDATA "
-    "SCYEXIT SENDDATA SENDEXIT STATCHL DEFCDISP QSGDISP CMDSCOPE LIKE "
-    "AUTHINFO BATCHLIM BATCHHB CONVERT MSGEXIT MSGDATA MREXIT MRDATA PROPCTL LOCLADDR".split())
+    SVRCONN: SVRCONN_ATTRIBUTES, SENDER: SENDER_ATTRIBUTES, RECEIVER: RECEIVER_ATTRIBUTES,
+    CLNTCONN: CLNTCONN_ATTRIBUTES}
+#: keywords of IBM's DEFINE CHANNEL that are about the command, or z/OS's: accepted, kept
+_UNMODELLED = frozenset("DEFCDISP QSGDISP CMDSCOPE LIKE".split())
 _FLAGS = frozenset({"REPLACE", "NOREPLACE"})
 _CHANNEL_NAME = re.compile(r"[A-Za-z0-9._/%]{1,20}")
 

@@ -1,9 +1,15 @@
 """The MQSC objects the embedded queue manager keeps: their attributes, types and defaults.
 
 Runs in the queue-manager process. `QUEUE_ATTRIBUTES` and `QMGR_ATTRIBUTES` say which
-attributes a QLOCAL, QALIAS, QMODEL or the QMGR has, how each is typed and validated (the
-MQSC parser checks DEFINE/ALTER against them) and what a freshly defined object starts with
-(`default_attributes`). `DEFAULT_MQSC` is what a new embedded queue manager runs: crtmqm's
+attributes a QLOCAL, QALIAS, QMODEL, QREMOTE or the QMGR has, how each is typed and validated
+(the MQSC parser checks DEFINE/ALTER against them) and what a freshly defined object starts
+with (`default_attributes`). They hold every standard attribute IBM MQ's `dmpmqcfg` writes for
+these objects, so that an exported configuration loads: the ones this queue manager acts on,
+and `STORED_QUEUE_ATTRIBUTES` and `STORED_QMGR_ATTRIBUTES`, which it only validates, keeps
+across restarts and shows (DISPLAY, PCF Inquire Queue) without any effect; their comments say
+what each would do on IBM MQ and does not here. Channels (channels.py), topics
+(pubsub/topic_attributes.py) and subscriptions (admin/pubsub/mqsc_admin.py) have such tables
+of their own. `DEFAULT_MQSC` is what a new embedded queue manager runs: crtmqm's
 security definitions (core/security/defaults.py; its system queues are system_queues.py's), then
 the script IBM's developer container runs (`DEVELOPER_MQSC`) and its security definitions.
 """
@@ -27,8 +33,9 @@ Attributes = dict[str, Any]
 class AttributeSpec:
     """How one attribute is typed and validated.
 
-    ``bounds`` is ``(low, high)`` for "int", ``choices`` the keywords for "enum" and "flag",
-    and ``max_length`` the maximum length for "str" (``allowed`` is whichever applies).
+    ``bounds`` is ``(low, high)`` for "int", ``choices`` the keywords for "enum", "flag" and
+    "list" (one or more of them, comma-separated, as COMPMSG(ZLIBFAST,RLE)), and
+    ``max_length`` the maximum length for "str" (``allowed`` is whichever applies).
     A "flag" attribute is written as a bare keyword (SHARE or NOSHARE), so the parser
     reports it in `MQSCCommand.flags`; its stored value is the keyword.  ``readonly``
     attributes are runtime status that only DISPLAY shows.
@@ -57,9 +64,11 @@ class AttributeSpec:
         if self.kind == "int":
             low, high = self.bounds
             named = "".join(f" or {word}" for word in self.keywords)
-            return f"{low} to {high}{named}"
+            return f"{low}{named}" if low == high else f"{low} to {high}{named}"
         if self.kind == "str":
             return f"a string of at most {self.max_length} characters"
+        if self.kind == "list":
+            return "one or more of " + ", ".join(self.choices)
         return ", ".join(self.choices)
 
     def coerce(self, text: str, quoted: bool = False) -> AttributeValue:
@@ -70,6 +79,8 @@ class AttributeSpec:
                 raise ValueError(f"value '{value}' is {len(value)} characters long")
             return value
         word = text.strip().upper()
+        if self.kind == "list":
+            return self._coerce_list(word)
         if self.kind in ("enum", "flag"):
             if word not in self.choices:
                 raise ValueError(f"value '{text}' is not allowed")
@@ -80,9 +91,16 @@ class AttributeSpec:
             raise ValueError(f"value '{text}' is not an integer")
         number = int(word)
         low, high = self.bounds
-        if not low <= number <= high:
+        if not low <= number <= high and number not in self.keywords.values():
             raise ValueError(f"value {number} is out of range")
         return number
+
+    def _coerce_list(self, word: str) -> str:
+        items = [item for item in re.split(r"[\s,]+", word) if item]
+        wrong = [item for item in items if item not in self.choices]
+        if not items or wrong:
+            raise ValueError(f"value '{word}' is not allowed")
+        return ",".join(items)
 
 
 _LOCAL = frozenset({"QLOCAL"})
@@ -94,6 +112,8 @@ _STORING = _LOCAL | _MODEL
 _ANY_QUEUE = _LOCAL | _ALIAS | _MODEL
 # what a remote queue definition shares with the others (IBM MQ's QREMOTE attributes)
 _PUTTABLE = _ANY_QUEUE | _REMOTE
+# what can be advertised in a cluster (IBM MQ: local, alias and remote queues, not models)
+_CLUSTERABLE = _LOCAL | _ALIAS | _REMOTE
 _MAX_COUNT = 999_999_999
 _MAX_MSG_LENGTH = 104_857_600      # 100 MB, IBM MQ's largest message
 _NAME_LENGTH = 48                  # IBM MQ object names
@@ -113,6 +133,52 @@ def _enum(values: str, types: frozenset[str]) -> AttributeSpec:
 def _str(length: int, types: frozenset[str]) -> AttributeSpec:
     return AttributeSpec("str", "", types, max_length=length)
 
+
+def _list(values: str, types: frozenset[str]) -> AttributeSpec:
+    choices = tuple(values.split())
+    return AttributeSpec("list", choices[0], types, choices=choices)  # first: the default
+
+
+#: The rest of what `dmpmqcfg` writes for a queue, with IBM MQ 9.4's types, ranges and
+#: defaults (MQSC "DEFINE queues", "ALTER queues"): accepted, validated, stored, shown by
+#: DISPLAY and PCF Inquire Queue, and restored at restart, so that an exported configuration
+#: loads, but none of them changes what this queue manager does:
+#: - no clusters (CLUSTER, CLUSNL, CLWLPRTY, CLWLRANK, CLWLUSEQ, CLCHNAME), no cell
+#:   directory (SCOPE), no bind-on-open routing (DEFBIND), no distribution lists (DISTL);
+#: - no accounting, statistics or service-interval messages (ACCTQ, STATQ, QSVCIEV, QSVCINT);
+#: - no media images (IMGRCOVQ), no queue-file size limit of its own (MAXFSIZE; the store is
+#:   one SQLite file), nothing expires queues (RETINTVL), NPMCLASS(HIGH) keeps nothing more;
+#: - HARDENBO: backout counts are hardened whatever it says (they survive a restart here);
+#: - no streaming queues yet (STREAMQ, STRMQOS), no expiry cap (CAPEXPRY), CUSTOM is text.
+#: MQINQ answers what the queue manager does (MQIA_HARDEN_GET_BACKOUT: hardened).
+STORED_QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
+    "ACCTQ": _enum("QMGR ON OFF", _STORING),
+    "STATQ": _enum("QMGR ON OFF", _STORING),
+    "CLUSTER": _str(_NAME_LENGTH, _CLUSTERABLE),
+    "CLUSNL": _str(_NAME_LENGTH, _CLUSTERABLE),
+    "CLWLPRTY": _int(0, 9, 0, _CLUSTERABLE),
+    "CLWLRANK": _int(0, 9, 0, _CLUSTERABLE),
+    "CLWLUSEQ": _enum("QMGR ANY LOCAL", _LOCAL),
+    "CLCHNAME": _str(_NAME_LENGTH, _STORING),
+    "SCOPE": _enum("QMGR CELL", _CLUSTERABLE),
+    "DEFBIND": _enum("OPEN NOTFIXED GROUP", _PUTTABLE),
+    "CUSTOM": _str(128, _PUTTABLE),
+    "CAPEXPRY": _int(1, _MAX_COUNT, -1, _PUTTABLE, keywords={"NOLIMIT": -1}),
+    "DISTL": _enum("NO YES", _STORING),
+    "HARDENBO": AttributeSpec("flag", "NOHARDENBO", _STORING,
+                              choices=("NOHARDENBO", "HARDENBO")),
+    "IMGRCOVQ": _enum("QMGR YES NO", _STORING),
+    # in MB; DEFAULT is MQQFS_DEFAULT
+    "MAXFSIZE": _int(20, 267_386_880, -1, _STORING, keywords={"DEFAULT": -1}),
+    "NPMCLASS": _enum("NORMAL HIGH", _STORING),
+    "QSVCIEV": _enum("NONE HIGH OK", _STORING),
+    "QSVCINT": _int(0, _MAX_COUNT, _MAX_COUNT, _STORING),
+    "RETINTVL": _int(0, _MAX_COUNT, _MAX_COUNT, _STORING),
+    "STREAMQ": _str(_NAME_LENGTH, _STORING),
+    "STRMQOS": _enum("BESTEF MUSTDUP", _STORING),
+    # an alias of a topic is not resolved here: only QUEUE, what dmpmqcfg writes for the others
+    "TARGTYPE": _enum("QUEUE", _ALIAS),
+}
 
 #: Queue attributes the embedded queue manager supports: name -> spec.
 QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
@@ -164,6 +230,7 @@ QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
     # QTIME and the last put and get times when it is on; QMGR: as the queue manager's MONQ.
     # LOW, MEDIUM and HIGH all switch it on (they differ only in IBM MQ for z/OS's sampling).
     "MONQ": _enum("QMGR OFF LOW MEDIUM HIGH", _STORING),
+    **STORED_QUEUE_ATTRIBUTES,
     "CURDEPTH": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
     "IPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
     "OPPROCS": _int(0, _MAX_COUNT, 0, _LOCAL, readonly=True),
@@ -173,7 +240,90 @@ QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
 #: DEFINE QMODEL copies) opens exclusively and is not shareable, unlike the default local queue.
 _TYPE_DEFAULTS: dict[str, Attributes] = {"QMODEL": {"DEFSOPT": "EXCL", "SHARE": "NOSHARE"}}
 
-#: Queue-manager attributes modelled by ALTER QMGR (others are kept as raw strings).
+_QMGR = frozenset({"QMGR"})
+_STATS_INTERVAL = 604_800          # a week, in seconds: IBM's longest ACCTINT and STATINT
+_ON_OFF = "OFF ON"
+_EVENT = "DISABLED ENABLED"
+
+
+def _qmgr_enum(values: str) -> AttributeSpec:
+    return _enum(values, _QMGR)
+
+
+#: The rest of what `dmpmqcfg` writes in its ALTER QMGR, with IBM MQ 9.4's types, ranges and
+#: defaults (MQSC "ALTER QMGR"): accepted, validated, stored, shown by DISPLAY QMGR and kept
+#: across restarts, so that an exported configuration loads; none of them changes what this
+#: queue manager does. It generates no events but queue depth and channel events (PERFMEV,
+#: CHLEV), no accounting, statistics, activity-trace, route or activity reports, defines no
+#: channels automatically (CHAD), has no clusters (CLW*, REPOS*, DEFCLXQ, PSCLUS), no media
+#: images (IMG*), no certificate revocation lists, FIPS or Suite B modes of its own (SSLCRLNL,
+#: SSLCRYP, SSLFIPS, SUITEB, CERTVPOL, SSLRKEYC), and its publish/subscribe engine is always
+#: on and keeps its own rules (PSMODE, PSNPMSG, PSNPRES, PSRTYCNT, PSSYNCPT, TREELIFE, PARENT).
+#: MQINQ answers what the queue manager does (qmgr_attributes.py: these events DISABLED).
+STORED_QMGR_ATTRIBUTES: dict[str, AttributeSpec] = {
+    "ACCTCONO": _qmgr_enum("DISABLED ENABLED"),
+    "ACCTINT": _int(1, _STATS_INTERVAL, 1800, _QMGR),
+    "ACCTMQI": _qmgr_enum(_ON_OFF),
+    "ACCTQ": _qmgr_enum("OFF ON NONE"),
+    "ACTIVREC": _qmgr_enum("MSG QUEUE DISABLED"),
+    "ACTVCONO": _qmgr_enum("DISABLED ENABLED"),
+    "ACTVTRC": _qmgr_enum(_ON_OFF),
+    "AUTHOREV": _qmgr_enum(_EVENT),
+    "CERTVPOL": _qmgr_enum("ANY RFC5280"),
+    "CHAD": _qmgr_enum("DISABLED ENABLED"),
+    "CHADEV": _qmgr_enum(_EVENT),
+    "CHADEXIT": _str(128, _QMGR),
+    "CLWLDATA": _str(32, _QMGR),
+    "CLWLEXIT": _str(128, _QMGR),
+    "CLWLLEN": _int(0, _MAX_COUNT, 100, _QMGR),
+    "CLWLMRUC": _int(1, _MAX_COUNT, _MAX_COUNT, _QMGR),
+    "CLWLUSEQ": _qmgr_enum("LOCAL ANY"),
+    "CMDEV": _qmgr_enum("DISABLED ENABLED NODISPLAY"),
+    "CONFIGEV": _qmgr_enum(_EVENT),
+    "CUSTOM": _str(128, _QMGR),
+    "DEFCLXQ": _qmgr_enum("SCTQ CHANNEL"),
+    "IMGINTVL": _int(1, _MAX_COUNT, 60, _QMGR, keywords={"OFF": 0}),     # minutes
+    "IMGLOGLN": _int(1, _MAX_COUNT, 0, _QMGR, keywords={"OFF": 0}),      # MB
+    "IMGRCOVO": _qmgr_enum("YES NO"),
+    "IMGRCOVQ": _qmgr_enum("YES NO"),
+    "IMGSCHED": _qmgr_enum("MANUAL AUTO"),
+    "INHIBTEV": _qmgr_enum(_EVENT),
+    "IPADDRV": _qmgr_enum("IPV4 IPV6"),
+    "LOCALEV": _qmgr_enum(_EVENT),
+    "LOGGEREV": _qmgr_enum(_EVENT),
+    "MARKINT": _int(0, _MAX_COUNT, 5000, _QMGR, keywords={"NOLIMIT": -1}),  # ms
+    "MONACLS": _qmgr_enum("QMGR OFF LOW MEDIUM HIGH"),
+    "MONCHL": _qmgr_enum("OFF NONE LOW MEDIUM HIGH"),
+    "PARENT": _str(_NAME_LENGTH, _QMGR),
+    "PSCLUS": _qmgr_enum("ENABLED DISABLED"),
+    "PSMODE": _qmgr_enum("ENABLED COMPAT DISABLED"),
+    "PSNPMSG": _qmgr_enum("DISCARD KEEP"),
+    "PSNPRES": _qmgr_enum("NORMAL SAFE DISCARD"),
+    "PSRTYCNT": _int(0, _MAX_COUNT, 5, _QMGR),
+    "PSSYNCPT": _qmgr_enum("IFPER YES"),
+    "REMOTEEV": _qmgr_enum(_EVENT),
+    "REPOS": _str(_NAME_LENGTH, _QMGR),
+    "REPOSNL": _str(_NAME_LENGTH, _QMGR),
+    "REVDNS": _qmgr_enum("ENABLED DISABLED"),
+    "ROUTEREC": _qmgr_enum("MSG QUEUE DISABLED"),
+    "SCHINIT": _qmgr_enum("QMGR MANUAL"),
+    "SCMDSERV": _qmgr_enum("QMGR MANUAL"),
+    "SSLCRLNL": _str(_NAME_LENGTH, _QMGR),
+    "SSLCRYP": _str(256, _QMGR),
+    "SSLEV": _qmgr_enum(_EVENT),
+    "SSLFIPS": _qmgr_enum("NO YES"),
+    "SSLRKEYC": _int(0, _MAX_COUNT, 0, _QMGR),
+    "STATACLS": _qmgr_enum("QMGR OFF LOW MEDIUM HIGH"),
+    "STATCHL": _qmgr_enum("OFF NONE LOW MEDIUM HIGH"),
+    "STATINT": _int(1, _STATS_INTERVAL, 1800, _QMGR),
+    "STATMQI": _qmgr_enum(_ON_OFF),
+    "STATQ": _qmgr_enum("OFF ON NONE"),
+    "STRSTPEV": _qmgr_enum("ENABLED DISABLED"),
+    "SUITEB": _list("NONE 128_BIT 192_BIT", _QMGR),
+    "TREELIFE": _int(0, _STATS_INTERVAL, 1800, _QMGR),
+}
+
+#: Queue-manager attributes ALTER QMGR takes (any other is refused, as runmqsc refuses it).
 #: Kept apart from QUEUE_ATTRIBUTES because MAXMSGL has a different range here.
 QMGR_ATTRIBUTES: dict[str, AttributeSpec] = {
     "DESCR": _str(64, frozenset({"QMGR"})),
@@ -199,6 +349,9 @@ QMGR_ATTRIBUTES: dict[str, AttributeSpec] = {
     # queue monitoring for the queues with MONQ(QMGR); NONE: off for every queue, whatever
     # its own MONQ (IBM's default is OFF)
     "MONQ": _enum("OFF NONE LOW MEDIUM HIGH", frozenset({"QMGR"})),
+    # the CCSID is fixed (state.QMGR_CCSID): ALTER QMGR accepts it only unchanged
+    "CCSID": _int(1, 65_535, 1208, _QMGR),
+    **STORED_QMGR_ATTRIBUTES,
 }
 
 

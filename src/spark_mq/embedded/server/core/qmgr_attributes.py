@@ -2,11 +2,14 @@
 show them (runs in the queue-manager process).
 
 The embedded queue manager answers as an IBM MQ 9.4 queue manager on a UNIX platform does.
-Attributes an administrator can change (DEADQ, DESCR, MAXMSGL, MAXUMSGS, MAXPROPL, MAXHANDS,
-TRIGINT, CONNAUTH, CHLAUTH, PERFMEV, CHLEV, MONQ) live in `QueueManagerState.attrs` (see
-mqsc_attributes.QMGR_ATTRIBUTES); the rest are fixed here. Where the embedded queue manager
-lacks a facility MQ has (distribution lists, the event messages other than performance and
-channel events (events/), channel auto-definition), it says so rather than claim it.
+Attributes an administrator can change live in `QueueManagerState.attrs` (see
+mqsc_attributes.QMGR_ATTRIBUTES: DEADQ, DESCR, MAXMSGL, MAXUMSGS, MAXPROPL, MAXHANDS,
+TRIGINT, CONNAUTH, CHLAUTH, PERFMEV, CHLEV, MONQ... act; STORED_QMGR_ATTRIBUTES, everything
+else `dmpmqcfg` writes, are only kept and shown by DISPLAY QMGR); the rest are fixed here.
+Where the embedded queue manager lacks a facility MQ has (distribution lists, the event
+messages other than performance and channel events (events/), channel auto-definition),
+MQINQ says so rather than claim it, whatever ALTER QMGR stored (LOCALEV(ENABLED) is shown
+by DISPLAY QMGR, but MQINQ's MQIA_LOCAL_EVENT stays MQEVR_DISABLED: no such event comes).
 """
 from __future__ import annotations
 
@@ -125,5 +128,4 @@ def status_attributes(qmgr: QueueManagerState) -> dict[str, Any]:
     keyword shown bare, as runmqsc shows SYNCPT)."""
     return {"VERSION": VERSION, "CMDLEVEL": COMMAND_LEVEL, "PLATFORM": "UNIX",
             "CCSID": QMGR_CCSID, "QMID": identifier(qmgr), "MAXPRTY": MAX_PRIORITY,
-            "SYNCPT": True, "DISTL": "NO", "COMMANDQ": COMMAND_QUEUE,
-            "CHAD": "DISABLED"}
+            "SYNCPT": True, "DISTL": "NO", "COMMANDQ": COMMAND_QUEUE}

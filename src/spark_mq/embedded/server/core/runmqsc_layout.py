@@ -52,11 +52,13 @@ def _display_item(key: str, value: object, specs: Mapping[str, AttributeSpec]) -
     return f"{key}({text if text else ' '})"    # MQ shows an empty string as ( )
 
 
-def format_display(object_type: str, name: str, attributes: dict) -> str:
+def format_display(object_type: str, name: str, attributes: dict,
+                   specs: Mapping[str, AttributeSpec] | None = None) -> str:
     """Render one object's attributes the way runmqsc's DISPLAY does.
 
     ``object_type`` is QLOCAL, QALIAS, QMODEL or QMGR (QUEUE uses ``attributes['TYPE']``);
-    attributes are listed alphabetically after the name and type.
+    attributes are listed alphabetically after the name and type. ``specs`` type them (how a
+    named int such as KAINT(AUTO) shows) where they are not a queue's or the QMGR's.
     """
     object_type = TYPE_SYNONYMS.get(object_type.upper(), object_type.upper())
     if object_type == "QUEUE":
@@ -68,8 +70,10 @@ def format_display(object_type: str, name: str, attributes: dict) -> str:
         items.append(f"TYPE({object_type})")
     elif name_key == "CHANNEL":   # runmqsc shows a channel's type right after its name
         items.append(f"CHLTYPE({attributes.get('CHLTYPE', 'SVRCONN')})")
-    specs = QMGR_ATTRIBUTES if object_type == "QMGR" else QUEUE_ATTRIBUTES
+    if specs is None:
+        specs = QMGR_ATTRIBUTES if object_type == "QMGR" else QUEUE_ATTRIBUTES
     for key in sorted(attributes):
-        if key not in ("TYPE", "QUEUE", "QMNAME", "CHLTYPE") and attributes[key] is not None:
+        # the name and type are shown first; a channel's QMNAME is an attribute of its own
+        if key not in ("TYPE", "CHLTYPE", name_key) and attributes[key] is not None:
             items.append(_display_item(key, attributes[key], specs))
     return render(header, items)

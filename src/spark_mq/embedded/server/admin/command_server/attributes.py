@@ -46,6 +46,10 @@ def _words(**values: int) -> dict[str, int]:
 
 
 _EVENT_SWITCH = _words(ENABLED=CMQCFC.MQEVR_ENABLED, DISABLED=CMQCFC.MQEVR_DISABLED)
+_MONITORING = _words(QMGR=CMQC.MQMON_Q_MGR, ON=CMQC.MQMON_ON, OFF=CMQC.MQMON_OFF)
+# IBM's MQSCO_Q_MGR, MQSCO_CELL and MQQSIE_*, which the constants module lacks
+_MQSCO_Q_MGR, _MQSCO_CELL = 1, 2
+_MQQSIE_NONE, _MQQSIE_HIGH, _MQQSIE_OK = 0, 1, 2
 
 #: PCF selector -> how the queue manager stores it.
 STORED: dict[int, Stored] = {
@@ -101,6 +105,41 @@ STORED: dict[int, Stored] = {
     CMQC.MQIA_MONITORING_Q: Stored("MONQ", _words(
         QMGR=CMQC.MQMON_Q_MGR, OFF=CMQC.MQMON_OFF, LOW=CMQC.MQMON_LOW,
         MEDIUM=CMQC.MQMON_MEDIUM, HIGH=CMQC.MQMON_HIGH)),
+    **{selector: Stored(mqsc, words, length) for selector, (mqsc, words, length) in {
+        # kept and shown only (mqsc_attributes.STORED_QUEUE_ATTRIBUTES says why)
+        CMQC.MQIA_ACCOUNTING_Q: ("ACCTQ", _MONITORING, 0),
+        CMQC.MQIA_STATISTICS_Q: ("STATQ", _MONITORING, 0),
+        CMQC.MQCA_CLUSTER_NAME: ("CLUSTER", None, CMQC.MQ_CLUSTER_NAME_LENGTH),
+        CMQC.MQCA_CLUSTER_NAMELIST: ("CLUSNL", None, CMQC.MQ_NAMELIST_NAME_LENGTH),
+        CMQC.MQIA_CLWL_Q_PRIORITY: ("CLWLPRTY", None, 0),
+        CMQC.MQIA_CLWL_Q_RANK: ("CLWLRANK", None, 0),
+        CMQC.MQIA_CLWL_USEQ: ("CLWLUSEQ", _words(
+            QMGR=CMQC.MQCLWL_USEQ_AS_Q_MGR, ANY=CMQC.MQCLWL_USEQ_ANY,
+            LOCAL=CMQC.MQCLWL_USEQ_LOCAL), 0),
+        CMQC.MQCA_CLUS_CHL_NAME: ("CLCHNAME", None, CMQC.MQ_OBJECT_NAME_LENGTH),
+        CMQC.MQIA_SCOPE: ("SCOPE", _words(QMGR=_MQSCO_Q_MGR, CELL=_MQSCO_CELL), 0),
+        CMQC.MQIA_DEF_BIND: ("DEFBIND", _words(
+            OPEN=CMQC.MQBND_BIND_ON_OPEN, NOTFIXED=CMQC.MQBND_BIND_NOT_FIXED,
+            GROUP=CMQC.MQBND_BIND_ON_GROUP), 0),
+        CMQC.MQCA_CUSTOM: ("CUSTOM", None, CMQC.MQ_CUSTOM_LENGTH),
+        CMQC.MQIA_CAP_EXPIRY: ("CAPEXPRY", None, 0),
+        CMQC.MQIA_DIST_LISTS: ("DISTL", _words(
+            NO=CMQC.MQDL_NOT_SUPPORTED, YES=CMQC.MQDL_SUPPORTED), 0),
+        CMQC.MQIA_HARDEN_GET_BACKOUT: ("HARDENBO", _words(
+            HARDENBO=CMQC.MQQA_BACKOUT_HARDENED, NOHARDENBO=CMQC.MQQA_BACKOUT_NOT_HARDENED), 0),
+        CMQC.MQIA_MEDIA_IMAGE_RECOVER_Q: ("IMGRCOVQ", _words(
+            QMGR=CMQC.MQIMGRCOV_AS_Q_MGR, YES=CMQC.MQIMGRCOV_YES, NO=CMQC.MQIMGRCOV_NO), 0),
+        CMQC.MQIA_MAX_Q_FILE_SIZE: ("MAXFSIZE", None, 0),
+        CMQC.MQIA_NPM_CLASS: ("NPMCLASS", _words(
+            NORMAL=CMQC.MQNPM_CLASS_NORMAL, HIGH=CMQC.MQNPM_CLASS_HIGH), 0),
+        CMQC.MQIA_Q_SERVICE_INTERVAL_EVENT: ("QSVCIEV", _words(
+            NONE=_MQQSIE_NONE, HIGH=_MQQSIE_HIGH, OK=_MQQSIE_OK), 0),
+        CMQC.MQIA_Q_SERVICE_INTERVAL: ("QSVCINT", None, 0),
+        CMQC.MQIA_RETENTION_INTERVAL: ("RETINTVL", None, 0),
+        CMQC.MQCA_STREAM_QUEUE_NAME: ("STREAMQ", None, CMQC.MQ_Q_NAME_LENGTH),
+        CMQC.MQIA_STREAM_QUEUE_QOS: ("STRMQOS", _words(
+            BESTEF=CMQC.MQST_BEST_EFFORT, MUSTDUP=CMQC.MQST_MUST_DUP), 0),
+    }.items()},
 }
 _DEFINITION_TYPES = {PREDEFINED: CMQC.MQQDT_PREDEFINED,
                      PERMANENT_DYNAMIC: CMQC.MQQDT_PERMANENT_DYNAMIC,
@@ -110,7 +149,6 @@ _COMPUTED: dict[int, frozenset[str]] = {
     CMQC.MQIA_CURRENT_Q_DEPTH: frozenset({"QLOCAL"}),
     CMQC.MQIA_OPEN_INPUT_COUNT: frozenset({"QLOCAL"}),
     CMQC.MQIA_OPEN_OUTPUT_COUNT: frozenset({"QLOCAL"}),
-    CMQC.MQIA_HARDEN_GET_BACKOUT: frozenset({"QLOCAL", "QMODEL"}),
     CMQC.MQIA_BASE_TYPE: frozenset({"QALIAS"}),
     CMQC.MQCA_CREATION_DATE: frozenset({"QLOCAL", "QALIAS", "QMODEL", "QREMOTE"}),
     CMQC.MQCA_CREATION_TIME: frozenset({"QLOCAL", "QALIAS", "QMODEL", "QREMOTE"}),
@@ -170,8 +208,6 @@ def _computed(queue: QueueDefinition, selector: int) -> Value:
         return padded(time.strftime("%Y-%m-%d", queue.created), CMQC.MQ_CREATION_DATE_LENGTH)
     if selector == CMQC.MQCA_CREATION_TIME:
         return padded(time.strftime("%H.%M.%S", queue.created), CMQC.MQ_CREATION_TIME_LENGTH)
-    if selector == CMQC.MQIA_HARDEN_GET_BACKOUT:
-        return CMQC.MQQA_BACKOUT_HARDENED   # backout counts survive restarts here
     if selector == CMQC.MQIA_BASE_TYPE:
         return CMQC.MQOT_Q                  # an alias resolves to a queue (no topics)
     assert isinstance(queue, LocalQueue)    # _COMPUTED says the rest are local-only

@@ -76,7 +76,7 @@ _CHANGES.update({selector: (keyword, words) for selector, (keyword, words, _)
                  in _MESSAGE_CHANNEL.items()})
 #: MQIACH_CHANNEL_TYPE values of the channel types kept here
 CHANNEL_TYPES = {channels.SVRCONN: CMQXC.MQCHT_SVRCONN, channels.SENDER: CMQXC.MQCHT_SENDER,
-                 channels.RECEIVER: CMQXC.MQCHT_RECEIVER}
+                 channels.RECEIVER: CMQXC.MQCHT_RECEIVER, channels.CLNTCONN: CMQXC.MQCHT_CLNTCONN}
 _KINDS = {number: kind for kind, number in CHANNEL_TYPES.items()}
 #: the parameters Create/Change Channel take
 CHANGE_PARAMETERS = {selector: (CMQCFC.MQCFT_STRING if selector >= CMQC.MQCA_FIRST

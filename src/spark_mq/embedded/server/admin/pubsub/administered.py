@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from spark_mq.embedded.server.core.pubsub import storage, topics
@@ -94,12 +95,30 @@ def topic_values(topic: TopicObject) -> dict[str, Any]:
 
 
 # === subscriptions =========================================================================
+@dataclass(frozen=True)
+class SubscriptionDetails:
+    """What else DEFINE SUB may say: the CorrelId publications carry (DESTCORL; None: one
+    the queue manager makes), their expiry (EXPIRY, tenths of a second, -1 unlimited; kept,
+    as MQSUB's SubExpiry is), publications on request only (REQONLY), the subscription
+    level (SUBLEVEL), the accounting token and application identity publications carry
+    (PUBACCT, PUBAPPID; None: the defaults), and attributes only kept and shown (`stored`)."""
+    correl_id: bytes | None = None
+    expiry: int = -1
+    on_request: bool = False
+    sub_level: int = 1
+    accounting_token: bytes | None = None
+    appl_identity: bytes | None = None
+    stored: dict[str, str] = field(default_factory=dict)
+
+
 def define_subscription(qm: QueueManagerState, name: str, topic_string: str, topic_object: str,
                         destination: str, managed: bool, replace: bool, user: str,
                         user_data: str = "", selector: str = "", priority: int = -3,
-                        any_user: bool = True, wildcard_char: bool = False) -> Subscription:
+                        any_user: bool = True, wildcard_char: bool = False,
+                        details: SubscriptionDetails | None = None) -> Subscription:
     """DEFINE SUB / Create Subscription: a durable administrative subscription (SUBTYPE
     ADMIN), resumable by any user unless VARUSER(FIXED)."""
+    details = details or SubscriptionDetails()
     if not name:
         raise ValueError("a subscription needs a name")
     existing = qm.pubsub.named(name)
@@ -117,6 +136,7 @@ def define_subscription(qm: QueueManagerState, name: str, topic_string: str, top
             raise ValueError(f"the topic of SUB({name}) cannot be changed")
         existing.destination = destination or existing.destination
         existing.user_data, existing.priority = user_data, priority
+        _detail(existing, details)
         existing.altered = time.time()
         storage.save_subscription(qm, existing)
         return existing
@@ -133,6 +153,7 @@ def define_subscription(qm: QueueManagerState, name: str, topic_string: str, top
         wildcard_char=wildcard_char, durable=True, managed=managed, destination=destination,
         correl_id=qm.new_msgid(), options=CMQC.MQSO_CREATE | CMQC.MQSO_DURABLE, user=user,
         user_data=user_data, priority=priority, selector=selector, admin=True, any_user=any_user)
+    _detail(sub, details)
     sub.matcher = compile_pattern(full, wildcard_char)
     if selector:
         from spark_mq.mqi.selector import SelectorError, compile_selector
@@ -144,6 +165,19 @@ def define_subscription(qm: QueueManagerState, name: str, topic_string: str, top
     storage.save_subscription(qm, sub)
     retained.send(qm, sub)
     return sub
+
+
+def _detail(sub: Subscription, details: SubscriptionDetails) -> None:
+    if details.correl_id is not None:
+        sub.correl_id = details.correl_id
+    if details.accounting_token is not None:
+        sub.accounting_token = details.accounting_token
+    if details.appl_identity is not None:
+        sub.appl_identity = details.appl_identity
+    sub.expiry, sub.sub_level = details.expiry, details.sub_level
+    sub.options = (sub.options | CMQC.MQSO_PUBLICATIONS_ON_REQUEST if details.on_request
+                   else sub.options & ~CMQC.MQSO_PUBLICATIONS_ON_REQUEST)
+    sub.stored = dict(details.stored)
 
 
 def find_subscriptions(qm: QueueManagerState, name: str | None = None,
@@ -210,6 +244,10 @@ def subscription_values(sub: Subscription) -> dict[str, Any]:
         "DESTCORL": sub.correl_id.hex().upper(), "SUBLEVEL": sub.sub_level,
         "EXPIRY": "UNLIMITED" if sub.expiry < 0 else sub.expiry,
         "REQONLY": "YES" if sub.options & CMQC.MQSO_PUBLICATIONS_ON_REQUEST else "NO",
+        "PUBACCT": sub.accounting_token.hex().upper(),
+        "PUBAPPID": sub.appl_identity.decode("utf-8", "replace").strip(),
+        "SELTYPE": "STANDARD" if sub.selector else "NONE",
+        "PSPROP": "MSGPROP", "SUBSCOPE": "ALL", **sub.stored,
         **_dates("ALT", sub.altered), **_dates("CRDATE", sub.created),
     }
 

@@ -2,7 +2,9 @@
 these commands here, holding the queue manager's lock):
 
     DEFINE/ALTER/DELETE/DISPLAY TOPIC    topic objects (the parser types their attributes)
-    DEFINE/ALTER/DELETE/DISPLAY SUB      administrative and API subscriptions
+    DEFINE/ALTER/DELETE/DISPLAY SUB      administrative and API subscriptions (DEFINE SUB
+                                         takes every attribute dmpmqcfg writes; DESTQMGR,
+                                         PSPROP, SUBSCOPE, SELTYPE are only kept and shown)
     DISPLAY TPSTATUS('string')           the topic tree's strings in use, '#' and '+' allowed
     DISPLAY SBSTATUS(name)               whether a subscription is held open
 """
@@ -12,6 +14,7 @@ import fnmatch
 from typing import TYPE_CHECKING, Any
 
 from spark_mq.embedded.server.admin.pubsub import administered
+from spark_mq.embedded.server.core.mqsc_attributes import AttributeSpec
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.core.pubsub.state import Subscription
 from spark_mq.embedded.server.core.runmqsc_layout import format_display
@@ -20,6 +23,7 @@ if TYPE_CHECKING:
     from spark_mq.embedded.server.verbs.qmgr import QueueManager
 
 KINDS = frozenset({"TOPIC", "SUB", "TPSTATUS", "SBSTATUS"})
+_SUB = frozenset({"SUB"})
 _HEADERS = {"TOPIC": "AMQ8633I: Display topic details.",
             "SUB": "AMQ8096I: IBM MQ subscription inquired.",
             "TPSTATUS": "AMQ8754I: Display topic status details.",
@@ -85,14 +89,16 @@ def _sub(qmgr: QueueManager, command: MQSCCommand) -> str:
         if destclass == "PROVIDED" and not attrs.get("DEST"):
             raise ValueError("DEST is required for DESTCLAS(PROVIDED)")
         priority = _priority(str(attrs.get("PUBPRTY", "ASPUB")))
+        details = _details(attrs)
+        # dmpmqcfg writes a blank name or selector as ' ': none
         administered.define_subscription(
-            qmgr, name, str(attrs.get("TOPICSTR", "")), str(attrs.get("TOPICOBJ", "")),
-            str(attrs.get("DEST", "")), destclass == "MANAGED", "REPLACE" in command.flags,
+            qmgr, name, str(attrs.get("TOPICSTR", "")), _name(attrs, "TOPICOBJ"),
+            _name(attrs, "DEST"), destclass == "MANAGED", "REPLACE" in command.flags,
             str(attrs.get("SUBUSER", "mqm")), user_data=str(attrs.get("USERDATA", "")),
-            selector=str(attrs.get("SELECTOR", "")),
+            selector=str(attrs.get("SELECTOR", "")).strip(),
             priority=priority,
             any_user=str(attrs.get("VARUSER", "ANY")) == "ANY",
-            wildcard_char=str(attrs.get("WSCHEMA", "TOPIC")) == "CHAR")
+            wildcard_char=str(attrs.get("WSCHEMA", "TOPIC")) == "CHAR", details=details)
         return f"AMQ8094I: IBM MQ subscription created: {name}."
     if verb == "ALTER":
         return _alter_sub(qmgr, command)
@@ -105,6 +111,68 @@ def _sub(qmgr: QueueManager, command: MQSCCommand) -> str:
         return "\n".join(_display("SUB", "SUB", sub.name, administered.subscription_values(sub),
                                   command.flags) for sub in _subscriptions(qmgr, command))
     raise ValueError(f"{verb} is not supported for SUB (valid: DEFINE, ALTER, DELETE, DISPLAY)")
+
+
+#: DEFINE SUB's keywords (IBM MQ 9.4, as dmpmqcfg writes them, and LIKE and the z/OS ones)
+_DEFINE_SUB_KEYWORDS = frozenset(
+    "TOPICSTR TOPICOBJ DEST DESTQMGR DESTCLAS DESTCORL EXPIRY PSPROP PUBACCT PUBAPPID PUBPRTY "
+    "REQONLY SELECTOR SELTYPE SUBSCOPE SUBLEVEL SUBUSER USERDATA VARUSER WSCHEMA LIKE CMDSCOPE "
+    "QSGDISP".split())
+#: DEFINE SUB's attributes that are kept and shown, and change nothing here: publications go
+#: to DEST on this queue manager whatever DESTQMGR says, with their properties as MQSUB's
+#: default (PSPROP's MSGPROP); there are no other queue managers to scope to (SUBSCOPE), and
+#: SELTYPE follows from SELECTOR
+_SUB_STORED_ONLY: dict[str, AttributeSpec] = {
+    "DESTQMGR": AttributeSpec("str", "", _SUB, max_length=48),
+    "PSPROP": AttributeSpec("enum", "MSGPROP", _SUB, choices=("NONE", "COMPAT", "RFH2", "MSGPROP")),
+    "SUBSCOPE": AttributeSpec("enum", "ALL", _SUB, choices=("ALL", "QMGR")),
+    "SELTYPE": AttributeSpec("enum", "NONE", _SUB, choices=("NONE", "STANDARD", "EXTENDED")),
+}
+_SUB_DETAILS: dict[str, AttributeSpec] = {
+    "EXPIRY": AttributeSpec("int", -1, _SUB, bounds=(0, 999_999_999),
+                            keywords={"UNLIMITED": -1}),
+    "REQONLY": AttributeSpec("enum", "NO", _SUB, choices=("NO", "YES")),
+    "SUBLEVEL": AttributeSpec("int", 1, _SUB, bounds=(1, 9)),
+    "PUBAPPID": AttributeSpec("str", "", _SUB, max_length=32),
+}
+
+
+def _details(attrs: dict[str, Any]) -> administered.SubscriptionDetails:
+    """DEFINE SUB's keywords beyond the topic, destination and user: checked and typed."""
+    unknown = sorted(set(attrs) - _DEFINE_SUB_KEYWORDS)
+    if unknown:
+        raise ValueError(f"{unknown[0]} is not a DEFINE SUB attribute (valid: "
+                         f"{', '.join(sorted(_DEFINE_SUB_KEYWORDS))})")
+    typed: dict[str, int | str] = {key: _typed(key, spec, attrs[key]) for key, spec in
+             {**_SUB_STORED_ONLY, **_SUB_DETAILS}.items() if key in attrs}
+    appl = typed.get("PUBAPPID")
+    return administered.SubscriptionDetails(
+        correl_id=_hex(attrs, "DESTCORL", 24), accounting_token=_hex(attrs, "PUBACCT", 32),
+        appl_identity=None if appl is None else str(appl).encode().ljust(32),
+        expiry=int(typed.get("EXPIRY", -1)), on_request=typed.get("REQONLY") == "YES",
+        sub_level=int(typed.get("SUBLEVEL", 1)),
+        stored={key: str(typed[key]) for key in _SUB_STORED_ONLY if key in typed})
+
+
+def _typed(key: str, spec: AttributeSpec, value: object) -> int | str:
+    try:
+        return spec.coerce(str(value), quoted=True)  # the parser has folded unquoted text
+    except ValueError as err:
+        raise ValueError(f"{key}: {err} (valid: {spec.describe()})") from None
+
+
+def _hex(attrs: dict[str, Any], key: str, length: int) -> bytes | None:
+    """DESTCORL or PUBACCT: `length` bytes written as hexadecimal digits."""
+    if key not in attrs:
+        return None
+    text = str(attrs[key]).strip()
+    try:
+        value = bytes.fromhex(text)
+    except ValueError:
+        value = b""
+    if len(value) != length:
+        raise ValueError(f"{key}({text}) is not valid (valid: {2 * length} hexadecimal digits)")
+    return value
 
 
 def _priority(text: str) -> int:
@@ -133,6 +201,10 @@ def _alter_sub(qmgr: QueueManager, command: MQSCCommand) -> str:
             priority=_priority(str(attrs["PUBPRTY"])) if "PUBPRTY" in attrs else None,
             user=_text(attrs, "SUBUSER"), any_user=None if variable is None else variable == "ANY")
     return f"AMQ8097I: IBM MQ subscription changed: {subs[0].name}."
+
+
+def _name(attrs: dict[str, Any], key: str) -> str:
+    return str(attrs.get(key, "")).strip()
 
 
 def _text(attrs: dict[str, Any], key: str) -> str | None:

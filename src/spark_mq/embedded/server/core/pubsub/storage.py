@@ -27,7 +27,7 @@ KINDS = frozenset({TOPIC, SUB, RETAINED})
 _BYTE_FIELDS = ("sub_id", "correl_id", "accounting_token", "appl_identity")
 _KEPT_FIELDS = ("name", "topic_string", "topic_object", "wildcard_char", "durable", "managed",
                 "destination", "options", "user", "user_data", "priority", "expiry", "selector",
-                "sub_level", "admin", "any_user", "created", "altered")
+                "sub_level", "admin", "any_user", "created", "altered", "stored")
 
 
 # --- topics ------------------------------------------------------------------------------

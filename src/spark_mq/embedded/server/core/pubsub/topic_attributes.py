@@ -6,7 +6,7 @@ Most attributes of a new topic are ASPARENT: the value comes from the nearest to
 above it in the topic tree (topics.py), and in the end from SYSTEM.BASE.TOPIC, which has a
 real value for each. `OTHER_TOPIC_KEYWORDS` are attributes MQ has but this queue manager
 does not act on (clustering, multicast, proxy subscriptions...): a script may set them and
-DISPLAY shows them, as text.
+DISPLAY shows them, as text (`STORED_TOPIC_ATTRIBUTES` types them).
 """
 from __future__ import annotations
 
@@ -44,9 +44,26 @@ TOPIC_ATTRIBUTES: dict[str, AttributeSpec] = {
     "WILDCARD": _enum("PASSTHRU BLOCK"),
 }
 
-OTHER_TOPIC_KEYWORDS = frozenset({
-    "CLUSTER", "CLROUTE", "COMMINFO", "CUSTOM", "MCAST", "PROXYSUB", "PUBSCOPE", "SUBSCOPE",
-    "USEDLQ", "CAPEXPRY"})
+#: The rest of what `dmpmqcfg` writes for a topic, typed as IBM MQ 9.4 types them (MQSC
+#: "DEFINE TOPIC"): checked, then kept as the text given, and shown by DISPLAY TOPIC. None of
+#: them changes what this queue manager does: no clusters (CLUSTER, CLROUTE), no multicast
+#: (MCAST, COMMINFO), no proxy subscriptions or publication scopes between queue managers
+#: (PROXYSUB, PUBSCOPE, SUBSCOPE), no expiry cap (CAPEXPRY); undeliverable publications go
+#: as the subscriptions' rules say whatever USEDLQ says; CUSTOM is text.
+STORED_TOPIC_ATTRIBUTES: dict[str, AttributeSpec] = {
+    "CLUSTER": _str(_NAME_LENGTH),
+    "CLROUTE": _enum("DIRECT TOPICHOST NONE"),
+    "COMMINFO": _str(_NAME_LENGTH),
+    "CUSTOM": _str(128),
+    "MCAST": _enum("ASPARENT ENABLED DISABLED ONLY"),
+    "PROXYSUB": _enum("FIRSTUSE FORCE"),
+    "PUBSCOPE": _enum("ASPARENT QMGR ALL"),
+    "SUBSCOPE": _enum("ASPARENT QMGR ALL"),
+    "USEDLQ": _enum("ASPARENT NO YES"),
+    "CAPEXPRY": AttributeSpec("int", -2, _TOPIC, bounds=(1, 999_999_999),
+                              keywords={"ASPARENT": -2, "NOLIMIT": -1}),
+}
+OTHER_TOPIC_KEYWORDS = frozenset(STORED_TOPIC_ATTRIBUTES)
 
 #: the topic at the root of the tree (TOPICSTR ''), with a value for every inherited attribute
 BASE_TOPIC = "SYSTEM.BASE.TOPIC"
