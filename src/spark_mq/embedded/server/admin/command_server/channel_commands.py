@@ -132,7 +132,10 @@ def _message_channel_values(name: str, kind: str, attrs: dict[str, Any]) -> dict
             continue
         raw = attrs[keyword]
         if words is not None:
-            values[selector] = next(n for n, word in words.items() if word == raw)
+            # a word this PCF table lacks is left out of the answer rather than failing it
+            number = next((n for n, word in words.items() if word == raw), None)
+            if number is not None:
+                values[selector] = number
         elif length:
             values[selector] = padded(str(raw), length)
         else:
