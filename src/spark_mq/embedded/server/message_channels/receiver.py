@@ -21,9 +21,13 @@ says, as IBM MQ's receiver does (IBM docs: "The receiving MCA"):
 * to a queue of this queue manager, or onwards to a third one through this one's name
   resolution (a middle hop: resolution/names.py picks the next transmission queue);
 * a put that fails on a full or put-inhibited queue is retried MRRTY times MRTMR ms apart;
-  one that still fails goes to the dead-letter queue behind an MQDLH naming the reason.
-  Without a usable dead-letter queue the batch is backed out and the channel ends: the
-  messages stay on the sender's transmission queue, nothing is lost.
+  one that still fails goes to the dead-letter queue behind an MQDLH naming the reason
+  (AMQ9544 in the log). Without a usable dead-letter queue (DEADQ blank, USEDLQ(NO), or its
+  put failing too) the batch is backed out and the channel ends: the messages stay on the
+  sender's transmission queue, nothing is lost. NPMSPEED(FAST) non-persistent messages,
+  which travel outside the batch, are dead-lettered the same way and, without a usable
+  dead-letter queue, discarded with AMQ9565 in the log (IBM docs: "Safety of messages",
+  "Fast, nonpersistent messages"): the channel goes on.
 
 The batch and the channel's sync record (its LUWID and last sequence number) commit in one
 unit of work (see __init__.py). The receiver keeps the sender to its books: each message's
@@ -301,8 +305,6 @@ class _Receiving:
                     time.sleep(int(self.attrs["MRTMR"]) / 1000)
                     self.status.status = statuses.RUNNING
                     continue
-                if not in_batch:
-                    return   # a FAST non-persistent message that cannot be put is discarded
                 self._undeliverable(md, body, props, exc.reason, queue, qmgr_name, in_batch)
                 return
 
@@ -329,17 +331,35 @@ class _Receiving:
 
     def _undeliverable(self, md: list, body: bytes, props: list | None, reason: int,
                        queue: str, qmgr_name: str, in_batch: bool) -> None:
+        """To the dead-letter queue; without one a batched message ends the channel
+        (_NoDeadLetterQueue) and a FAST non-persistent one, outside any batch, is discarded."""
         dead_letter_queue = str(self.qmgr.attrs.get("DEADQ", "")).strip()
-        if self.attrs.get("USEDLQ") == "NO" or not dead_letter_queue:
-            raise _NoDeadLetterQueue(reason, queue, qmgr_name)
         try:
-            put_dead_letter(self.local, self.qmgr.name, dead_letter_queue, md, body, props,
-                            reason, queue, qmgr_name, in_batch)
-        except MQError as exc:
-            raise _NoDeadLetterQueue(reason, queue, qmgr_name, exc.reason) from None
-        log.warning("receiver channel %s: a message for %s at %s went to the dead-letter "
-                    "queue %s (reason %d)", self.channel, queue, qmgr_name or self.qmgr.name,
-                    dead_letter_queue, reason)
+            if self.attrs.get("USEDLQ") == "NO" or not dead_letter_queue:
+                raise _NoDeadLetterQueue(reason, queue, qmgr_name)
+            try:
+                put_dead_letter(self.local, self.qmgr.name, dead_letter_queue, md, body, props,
+                                reason, queue, qmgr_name, in_batch)
+            except MQError as exc:
+                raise _NoDeadLetterQueue(reason, queue, qmgr_name, exc.reason) from None
+        except _NoDeadLetterQueue as exc:
+            if in_batch:
+                raise
+            self._discard(exc)
+            return
+        log.warning("AMQ9544W: receiver channel %s: a message for %s at %s could not be put "
+                    "there and went to the dead-letter queue %s (reason %d)", self.channel,
+                    queue, qmgr_name or self.qmgr.name, dead_letter_queue, reason)
+
+    def _discard(self, failed: _NoDeadLetterQueue) -> None:
+        """A FAST non-persistent message travelled outside the batch's unit of work: there is
+        nothing to back out, so without a dead-letter queue it is lost, as on IBM MQ."""
+        log.error("AMQ9565E: receiver channel %s on %s has no usable dead-letter queue%s: a "
+                  "NPMSPEED(FAST) non-persistent message for %s at %s that could not be put "
+                  "there (reason %d) is discarded", self.channel, self.qmgr.name,
+                  f" (reason {failed.dlq_reason})" if failed.dlq_reason else
+                  (" (USEDLQ(NO))" if self.attrs.get("USEDLQ") == "NO" else " (DEADQ is blank)"),
+                  failed.queue, failed.qmgr_name or self.qmgr.name, failed.reason)
 
     def _violation(self, what: str) -> ProtocolError:
         """The sender broke the channel's rules: the channel ends, the batch backed out."""
