@@ -3,9 +3,11 @@ managers, through IBM's `ibmmq` API and MQSC: what the receiving MCA does with N
 non-persistent messages it cannot put, and the channel's negotiated MAXMSGL."""
 from __future__ import annotations
 
+import socket
+
 import ibmmq
 import pytest
-from ibmmq import CMQC
+from ibmmq import CMQC, CMQCFC
 
 from channel_topology import (
     channel_status,
@@ -17,6 +19,7 @@ from channel_topology import (
     start,
     wait_for,
 )
+from spark_mq.embedded import wire
 
 DLQ = "DEV.DEAD.LETTER.QUEUE"
 
@@ -92,3 +95,90 @@ def test_a_persistent_message_without_a_dead_letter_queue_still_stops_the_channe
     put_remote(a, "NO.SUCH.QUEUE", "QMB", [b"kept"])
     wait_for(lambda: channel_status(qma, name) == "STOPPED", what="the channel stopped")
     assert depth(a, "QMB") == 1
+
+
+# --- MAXMSGL --------------------------------------------------------------------------------
+def _chstatus(qm, name: str) -> str:
+    return qm.run_mqsc(f"DISPLAY CHSTATUS({name}) ALL")
+
+
+def test_a_message_longer_than_the_channels_maxmsgl_is_dead_lettered_by_the_sender(pair):
+    """IBM docs, "Maximum message length (MAXMSGL)": "When a channel starts, the lower of
+    the two numbers at each end of the channel is taken"; a longer message is not sent:
+    the sending MCA puts it on its own dead-letter queue with 2218 MQRC_MSG_TOO_BIG_FOR_CHANNEL
+    (IBM docs: "2218 (08AA) (RC2218): MQRC_MSG_TOO_BIG_FOR_CHANNEL"; "Dead-letter queue
+    processing": "The message was longer than the maximum message size for the channel")
+    and the channel goes on with the next message."""
+    qma, qmb, name = pair
+    qmb.run_mqsc(f"ALTER CHANNEL({name}) CHLTYPE(RCVR) MAXMSGL(2000)")
+    a = connect(qma)
+    [big] = put_remote(a, "IN.B", "QMB", [b"B" * 5000], Format=CMQC.MQFMT_STRING)
+    [fast_big] = put_remote(a, "IN.B", "QMB", [b"N" * 5000], persistent=False)
+    after = put_remote(a, "IN.B", "QMB", [b"small"])
+    got = receive(connect(qmb), "IN.B", 1)
+    assert [md.MsgId for md, _ in got] == after
+    dead = receive(a, DLQ, 2)
+    assert sorted(md.MsgId for md, _ in dead) == sorted([big, fast_big])
+    for md, data in dead:
+        dlh = ibmmq.DLH()
+        dlh.unpack(data[:CMQC.MQDLH_LENGTH_1])
+        assert dlh.Reason == CMQC.MQRC_MSG_TOO_BIG_FOR_CHANNEL
+        assert (dlh.DestQName.strip(), dlh.DestQMgrName.strip()) == (b"IN.B", b"QMB")
+        assert data[CMQC.MQDLH_LENGTH_1:] in (b"B" * 5000, b"N" * 5000)
+        assert md.Format == CMQC.MQFMT_DEAD_LETTER_HEADER
+    assert depth(a, "QMB") == 0 and receive(connect(qmb), "IN.B", 1, seconds=1) == []
+    sender_side, receiver_side = _chstatus(qma, name), _chstatus(qmb, name)
+    assert "STATUS(RUNNING)" in sender_side
+    assert "MAXMSGL(2000)" in sender_side and "MAXMSGL(2000)" in receiver_side
+
+
+def test_the_queue_managers_maxmsgl_bounds_what_the_channel_agrees(pair):
+    """A channel's MAXMSGL never exceeds its queue manager's (IBM docs, "Maximum message
+    length (MAXMSGL)": a value "less than or equal to the maximum message length for the
+    queue manager"; 0 means the queue manager's): the receiving queue manager's MAXMSGL is
+    the limit agreed, shown by DISPLAY CHSTATUS and by PCF Inquire Channel Status."""
+    qma, qmb, name = pair
+    qmb.run_mqsc(f"ALTER QMGR MAXMSGL(40000)\nALTER CHANNEL({name}) CHLTYPE(RCVR) MAXMSGL(0)")
+    a = connect(qma)
+    [big] = put_remote(a, "IN.B", "QMB", [b"x" * 50_000])
+    put_remote(a, "IN.B", "QMB", [b"fits"])
+    assert [body for _, body in receive(connect(qmb), "IN.B", 1)] == [b"fits"]
+    [(md, data)] = receive(a, DLQ, 1)
+    assert md.MsgId == big
+    assert "MAXMSGL(40000)" in _chstatus(qma, name)
+    [status] = ibmmq.PCFExecute(a).MQCMD_INQUIRE_CHANNEL_STATUS(
+        {CMQCFC.MQCACH_CHANNEL_NAME: name.encode()})
+    assert status[CMQCFC.MQIACH_MAX_MSG_LENGTH] == 40000
+
+
+def test_without_a_dead_letter_queue_a_message_too_long_stops_the_channel_and_stays(pair):
+    """IBM docs, "Dead-letter queues": without a dead-letter queue, a message the MCA cannot
+    move "is left on the transmission queue and the channel is stopped"; once the channel's
+    MAXMSGL allows it, START CHANNEL delivers it."""
+    qma, qmb, name = pair
+    qma.run_mqsc("ALTER QMGR DEADQ(' ')")
+    qmb.run_mqsc(f"ALTER CHANNEL({name}) CHLTYPE(RCVR) MAXMSGL(2000)")
+    a = connect(qma)
+    [big] = put_remote(a, "IN.B", "QMB", [b"y" * 5000])
+    wait_for(lambda: channel_status(qma, name) == "STOPPED", what="the channel stopped")
+    assert depth(a, "QMB") == 1
+    qmb.run_mqsc(f"ALTER CHANNEL({name}) CHLTYPE(RCVR) MAXMSGL(10000)")
+    qma.run_mqsc(f"START CHANNEL({name})")
+    assert [md.MsgId for md, _ in receive(connect(qmb), "IN.B", 1)] == [big]
+
+
+def test_a_receiver_takes_a_message_longer_than_agreed_as_a_broken_rule(pair):
+    """The receiver answers the hello with the lower MAXMSGL, and a sender that then sends
+    a longer message ends its channel with nothing of the batch committed (DESIGN.md: a
+    channel partner is a stranger until proven otherwise)."""
+    qma, qmb, name = pair
+    with socket.create_connection(("127.0.0.1", qmb.port), timeout=10) as sock:
+        sock.sendall(wire.frame(["CHL", name, "QMA", 50, False, 0, 100]))
+        answer = wire.FrameReader(sock).read_reply()
+        assert answer[0] == CMQC.MQCC_OK and answer[5] == 100
+        sock.sendall(wire.frame(["MSG", 1, b"x" * 24, b"z" * 101, None, True]))
+        assert sock.recv(65536) == b""
+    b = connect(qmb)
+    assert depth(b, DLQ) == 0 and depth(b, "IN.B") == 0
+    sent = put_remote(connect(qma), "IN.B", "QMB", [b"still served"])
+    assert [md.MsgId for md, _ in receive(b, "IN.B", 1)] == sent
