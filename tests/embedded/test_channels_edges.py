@@ -1,9 +1,12 @@
 """Conformance: the edges of IBM MQ's message channels between two real embedded queue
 managers, through IBM's `ibmmq` API and MQSC: what the receiving MCA does with NPMSPEED(FAST)
-non-persistent messages it cannot put, and the channel's negotiated MAXMSGL."""
+non-persistent messages it cannot put, the channel's negotiated MAXMSGL, and a partner's
+request without a ReplyToQ (2027 is the putting application's rule)."""
 from __future__ import annotations
 
 import socket
+import time
+import uuid
 
 import ibmmq
 import pytest
@@ -20,6 +23,8 @@ from channel_topology import (
     wait_for,
 )
 from spark_mq.embedded import wire
+from spark_mq.embedded.server.resolution.transmission import wrap
+from spark_mq.mqi.structs import default_md
 
 DLQ = "DEV.DEAD.LETTER.QUEUE"
 
@@ -182,3 +187,34 @@ def test_a_receiver_takes_a_message_longer_than_agreed_as_a_broken_rule(pair):
     assert depth(b, DLQ) == 0 and depth(b, "IN.B") == 0
     sent = put_remote(connect(qma), "IN.B", "QMB", [b"still served"])
     assert [md.MsgId for md, _ in receive(b, "IN.B", 1)] == sent
+
+
+# --- 2027 is the putting application's rule, not the channel's -------------------------------
+def test_a_partners_request_without_a_reply_to_queue_does_not_stop_the_channel(pair):
+    """2027 MQRC_MISSING_REPLY_TO_Q is checked where an application puts (IBM docs:
+    "ReplyToQ (MQCHAR48)"); a receiving MCA delivers, or dead-letters, what its partner
+    sends, so a partner's request without a ReplyToQ can neither stop the channel nor be
+    lost: one for IN.B arrives, one for an unknown queue is dead-lettered with 2085."""
+    qma, qmb, name = pair
+    with socket.create_connection(("127.0.0.1", qmb.port), timeout=20) as sock:
+        reader = wire.FrameReader(sock)
+        sock.sendall(wire.frame(["CHL", name, "QMA", 50, False, 0, 4_194_304]))
+        answer = reader.read_reply()
+        assert answer[0] == CMQC.MQCC_OK
+        seq = int(answer[4][1])
+        for queue in ("IN.B", "NO.SUCH.QUEUE"):
+            seq += 1
+            msg_id = uuid.uuid4().bytes + b"\0" * 8
+            md = default_md(MsgType=CMQC.MQMT_REQUEST, MsgId=msg_id,
+                            Persistence=CMQC.MQPER_PERSISTENT)
+            _, xmit = wrap("QMA", queue, "QMB", md, b"no reply-to", uuid.uuid4().bytes[:24],
+                           time.strftime("%Y%m%d").encode(), b"12000000")
+            sock.sendall(wire.frame(["MSG", seq, msg_id, xmit, None, True]))
+        sock.sendall(wire.frame(["END", uuid.uuid4().hex[:16], seq]))
+        assert reader.read(time.monotonic() + 30)[0] == "DONE"
+        sock.sendall(wire.frame(["BYE"]))
+    b = connect(qmb)
+    [(md, body)] = receive(b, "IN.B", 1)
+    assert md.MsgType == CMQC.MQMT_REQUEST and body == b"no reply-to"
+    _, dlh, _ = _dead_letter(b)
+    assert dlh.Reason == CMQC.MQRC_UNKNOWN_OBJECT_NAME
