@@ -230,6 +230,24 @@ def test_accept_truncated_is_2079_with_converted_data(queue):
     assert depth(queue) == 0
 
 
+def test_growing_past_the_buffer_with_accept_truncated_is_2079_not_ok(queue):
+    """IBM docs, "Processing conventions" (data conversion), 1: a message that expands
+    during conversion past the buffer is, with MQGMO_ACCEPT_TRUNCATED_MSG, "truncated, the
+    completion code is set to MQCC_WARNING, the reason code is set to
+    MQRC_TRUNCATED_MSG_ACCEPTED"; 4: the DataLength returned is the unconverted message's.
+    (Without the option it is 2120, the test above: unconverted.)"""
+    stored = encoded(GROWING, 37)
+    put(queue, stored, 37)   # 5000 bytes: fits the 6000-byte buffer before converting
+    md = ibmmq.MD(CodedCharSetId=1208, Encoding=NATIVE)
+    with pytest.raises(ibmmq.MQMIError) as exc:
+        queue.get(6000, md, nowait(CMQC.MQGMO_CONVERT | CMQC.MQGMO_ACCEPT_TRUNCATED_MSG))
+    assert (exc.value.comp, exc.value.reason) == (CMQC.MQCC_WARNING,
+                                                  CMQC.MQRC_TRUNCATED_MSG_ACCEPTED)
+    assert exc.value.message == GROWING.encode()[:6000] and md.CodedCharSetId == 1208
+    assert exc.value.original_length == len(stored)
+    assert depth(queue) == 0
+
+
 # --- headers ----------------------------------------------------------------------------------
 JMS_FOLDERS = (b"<mcd><Msd>jms_text</Msd></mcd>  ", b"<usr><color>blue</color></usr>  ")
 
