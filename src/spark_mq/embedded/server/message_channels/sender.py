@@ -397,6 +397,7 @@ class _Sending:
             got = self._get(self.batch_interval)
         if not count:   # all dead-lettered: nothing crossed, nothing for the partner to confirm
             self.local.commit()
+            status.current_batch = ""
             return dead
         self._in_doubt(InDoubt(batch_id, first, self.seq, in_batch))
         self.link.send(frames.END, batch_id, self.seq)
