@@ -75,7 +75,7 @@ class Stranger:
                  claims: str = "QMA", batch_size: int = 10) -> None:
         self.sock = socket.create_connection(("127.0.0.1", receiver.port), timeout=30)
         self.reader = wire.FrameReader(self.sock)
-        self.send("CHL", channel, claims, batch_size, False, 0)
+        self.send("CHL", channel, claims, batch_size, False, 0, 4_194_304)
         self.answer = self.reader.read_reply()
         assert self.answer[0] == CMQC.MQCC_OK, self.answer
 
@@ -179,7 +179,7 @@ def test_a_hello_with_a_batch_size_out_of_range_is_refused(pair):
     qma, qmb, name, _, sent = pair
     for size in (0, -5, 10_000):
         with socket.create_connection(("127.0.0.1", qmb.port), timeout=30) as sock:
-            sock.sendall(wire.frame(["CHL", name, "QMA", size, False, 0]))
+            sock.sendall(wire.frame(["CHL", name, "QMA", size, False, 0, 4_194_304]))
             assert sock.recv(65536) == b""
     qma.run_mqsc(f"START CHANNEL({name})")
     assert_each_arrives_once(qma, qmb, sent)

@@ -57,7 +57,7 @@ class FakePeer:
                  channel: str = CHANNEL) -> None:
         self.sock = socket.create_connection(("127.0.0.1", int(manager.port or 0)), timeout=20)
         self.reader = wire.FrameReader(self.sock)
-        self.sock.sendall(wire.frame(["CHL", channel, partner, 50, False, 0]))
+        self.sock.sendall(wire.frame(["CHL", channel, partner, 50, False, 0, 4_194_304]))
         self.answer = self.reader.read_reply()
         self.partner = partner
         self.seq = int(self.answer[4][1]) if self.answer[0] == CMQC.MQCC_OK else 0

@@ -172,7 +172,7 @@ def test_non_persistent_fast_messages_travel_outside_the_batches(pair):
 def test_a_bad_frame_on_the_channel_port_ends_that_channel_only(pair):
     qma, qmb, name = pair
     with socket.create_connection(("127.0.0.1", qmb.port), timeout=10) as sock:
-        sock.sendall(wire.frame(["CHL", name, "EVIL", 50, False, 0]))
+        sock.sendall(wire.frame(["CHL", name, "EVIL", 50, False, 0, 4_194_304]))
         reader = wire.FrameReader(sock)
         assert reader.read_reply()[0] == CMQC.MQCC_OK
         sock.sendall(wire.frame(["MSG", 1, b"x" * 24, b"not a transmission header", None, True]))

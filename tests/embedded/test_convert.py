@@ -91,6 +91,26 @@ def test_939_is_ebcdic_with_shifts():
     assert encoded("a日", 939) == b"\x81\x0e\x45\x62\x0f"  # a, SO, 日 (X'4562'), SI
 
 
+#: z/OS's Japanese mixed SBCS/DBCS CCSIDs (IBM docs: "Unicode conversion support" lists 5026
+#: and 5035): Katakana-based 5026 has lowercase Latin at X'62' and half-width Katakana in its
+#: single bytes; Latin-based 5035 is laid out as 939; both shift to DBCS with SO/SI, and
+#: their newline NL X'15' is LF in UTF-8 (ConvEBCDICNewline=NL_TO_LF), LF X'25' back
+Z_OS_JAPANESE = [
+    pytest.param(5026, "Aa1\uff76\u65e5\n", b"\xc1\x62\xf1\x86\x0e\x45\x62\x0f", id="5026"),
+    pytest.param(5035, "Aa1\u65e5\n", b"\xc1\x81\xf1\x0e\x45\x62\x0f", id="5035"),
+]
+
+
+@pytest.mark.parametrize("ccsid, text, ebcdic", Z_OS_JAPANESE)
+def test_z_os_japanese_5026_and_5035_convert_both_ways(queue, ccsid, text, ebcdic):
+    put(queue, ebcdic + b"\x15", ccsid)
+    data, md = get(queue, 1208)
+    assert data == text.encode("utf-8") and md.CodedCharSetId == 1208
+    put(queue, text.encode("utf-8"), 1208)
+    data, md = get(queue, ccsid)
+    assert data == ebcdic + b"\x25" and md.CodedCharSetId == ccsid
+
+
 def test_utf16_follows_the_encodings_byte_order(queue):
     put(queue, "Hé".encode("utf-16-be"), 1200, encoding=JAVA)
     data, md = get(queue, 1200, NATIVE)
@@ -207,6 +227,24 @@ def test_accept_truncated_is_2079_with_converted_data(queue):
     why, data, md = warned(queue, 1208, options=CMQC.MQGMO_ACCEPT_TRUNCATED_MSG, length=100)
     assert (why, data, md.CodedCharSetId) == (CMQC.MQRC_TRUNCATED_MSG_ACCEPTED,
                                               GROWING.encode()[:100], 1208)
+    assert depth(queue) == 0
+
+
+def test_growing_past_the_buffer_with_accept_truncated_is_2079_not_ok(queue):
+    """IBM docs, "Processing conventions" (data conversion), 1: a message that expands
+    during conversion past the buffer is, with MQGMO_ACCEPT_TRUNCATED_MSG, "truncated, the
+    completion code is set to MQCC_WARNING, the reason code is set to
+    MQRC_TRUNCATED_MSG_ACCEPTED"; 4: the DataLength returned is the unconverted message's.
+    (Without the option it is 2120, the test above: unconverted.)"""
+    stored = encoded(GROWING, 37)
+    put(queue, stored, 37)   # 5000 bytes: fits the 6000-byte buffer before converting
+    md = ibmmq.MD(CodedCharSetId=1208, Encoding=NATIVE)
+    with pytest.raises(ibmmq.MQMIError) as exc:
+        queue.get(6000, md, nowait(CMQC.MQGMO_CONVERT | CMQC.MQGMO_ACCEPT_TRUNCATED_MSG))
+    assert (exc.value.comp, exc.value.reason) == (CMQC.MQCC_WARNING,
+                                                  CMQC.MQRC_TRUNCATED_MSG_ACCEPTED)
+    assert exc.value.message == GROWING.encode()[:6000] and md.CodedCharSetId == 1208
+    assert exc.value.original_length == len(stored)
     assert depth(queue) == 0
 
 

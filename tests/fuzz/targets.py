@@ -368,7 +368,8 @@ _luwids = st.one_of(st.text("0123456789ABCDEFabcdef", min_size=16, max_size=16),
 _msg_ids = st.one_of(st.binary(min_size=24, max_size=24), st.binary(max_size=30), st.text(max_size=24))
 hellos = st.one_of(
     st.lists(values, max_size=7),
-    st.tuples(st.text(max_size=20), st.text(max_size=48), _seqs, st.booleans(), _seqs).map(list))
+    st.tuples(st.text(max_size=20), st.text(max_size=48), _seqs, st.booleans(), _seqs,
+              _seqs).map(list))
 message_frames = st.one_of(
     st.lists(values, max_size=8).map(lambda rest: ["MSG", *rest]),
     st.tuples(_seqs, _msg_ids, st.binary(max_size=40), st.one_of(st.none(), st.lists(values, max_size=3)),

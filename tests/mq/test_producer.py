@@ -98,6 +98,17 @@ def test_row_values_out_of_range_name_the_column(column, type_name, value, expec
         plan.message((b"x", value))
 
 
+def test_a_request_row_without_a_reply_to_queue_names_the_columns():
+    """IBM MQ refuses an MQMT_REQUEST put with a blank ReplyToQ (2027, IBM docs: "ReplyToQ
+    (MQCHAR48)"): the writer says so for the row, naming the columns, before it puts."""
+    plan = MessagePlan([Column("payload", "binary"), Column("msg_type", "integer"),
+                        Column("reply_to_queue", "string")])
+    with pytest.raises(RowValueError, match="column 'msg_type'.*column 'reply_to_queue'"):
+        plan.message((b"x", CMQC.MQMT_REQUEST, None))
+    assert plan.message((b"x", CMQC.MQMT_REQUEST, "REPLIES")).reply_to_queue == "REPLIES"
+    assert plan.message((b"x", CMQC.MQMT_DATAGRAM, None)).msg_type == CMQC.MQMT_DATAGRAM
+
+
 # --- the MQ layer -------------------------------------------------------------------------
 def test_async_put_failure_raises_with_reason_queue_and_backs_out(qm, conn, make_queue):
     queue = make_queue()

@@ -52,6 +52,18 @@ def test_windows_ccsids_use_the_euro_tables(ccsid):
     assert _our_table(ccsid) == _ibm_table(ccsid + 4096)
 
 
+def test_ibms_common_ebcdic_ccsids_are_all_there():
+    """The EBCDIC CCSIDs IBM MQ's national-language tables name as z/OS and IBM i native
+    (IBM docs: "Code page conversion", the per-language tables, and "Unicode conversion
+    support"): single-byte pages with and without the euro, and the mixed DBCS ones."""
+    wanted = {37, 273, 277, 278, 280, 284, 285, 290, 297, 420, 424, 500, 838, 870, 871, 875,
+              918, 1025, 1026, 1047, 1097, 1112, 1122, 1123, 1130, 1132, 1137,
+              *range(1140, 1150), *range(1153, 1159), 1160, 1164, 4971, 5123, 8482, 12712,
+              16804, 930, 933, 935, 937, 939, 1364, 1371, 1388, 1390, 1399, 5026, 5035}
+    assert wanted <= set(codepages.known_ccsids())
+    assert all(codepages.is_ebcdic(ccsid) for ccsid in wanted)
+
+
 def test_the_users_code_pages_are_all_there():
     wanted = {37, 273, 277, 278, 280, 284, 285, 297, 500, 871, 1047, *range(1140, 1150),
               930, 939, 1390, 1399, 935, 1388, 933, 1364, 819, 1252, 1208, 1200, 1202, 1232, 1234}

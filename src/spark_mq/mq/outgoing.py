@@ -330,6 +330,12 @@ class MessagePlan:
             out.context.update(_put_date_time(row[self._put_time_index]))
         if kind:
             out.jms = self._jms_headers(row, kind, out)
+        if out.msg_type == CMQC.MQMT_REQUEST and not (out.reply_to_queue or "").strip():
+            # the queue manager would refuse the put with 2027; say which column to fill
+            raise RowValueError("column 'msg_type': 1 (MQMT_REQUEST) asks for a reply, and "
+                                "column 'reply_to_queue' (or 'jms_reply_to') is not set; valid: "
+                                "a reply-to queue for a request, or another msg_type (IBM MQ "
+                                "refuses a request without one: MQRC_MISSING_REPLY_TO_Q 2027)")
         return out
 
     def _body(self, payload: Any, out: Outgoing, ccsid_from: str) -> bytes:

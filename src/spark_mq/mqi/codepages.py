@@ -6,19 +6,21 @@ payloads in the CCSID a row asks for, and the shell tools print messages as text
 
 Which tables, and why:
 
-* **Single-byte code pages** (EBCDIC 37, 273, 277-297, 500, 871, 1047, 1140-1149 ..., the
-  PC, ISO and Windows code pages) are charmap tables: Python's own codec for the code page
-  (the standard library has 37, 273, 500, 1140, 437, 850, the ISO and Windows pages; the
-  pure-Python `ebcdic` package the EBCDIC pages the standard library lacks), corrected
-  byte by byte where it differs from IBM's table (`_SBCS`: the EBCDIC newline 0x15 is
+* **Single-byte code pages** (EBCDIC 37, 273, 277-297, 420, 500, 871, 1026, 1047,
+  1140-1149 ..., the PC, ISO and Windows code pages) are charmap tables: Python's own codec
+  for the code page (the standard library has 37, 273, 500, 1026, 1140, 437, 850, the ISO
+  and Windows pages; the pure-Python `ebcdic` package the EBCDIC pages the standard library
+  lacks), corrected byte by byte where it differs from IBM's table (`_SBCS`: the EBCDIC newline 0x15 is
   U+0085 in IBM's tables and '\\n' in `ebcdic`; 1047 swaps 0x15/0x25; 273 has U+00AF at
   0xBC). tests/mqi/test_codepages.py checks every table against ICU's copy of IBM's
   (`ibm-NNN`), so the corrections are measured, not remembered. Decoding and encoding are
-  C-speed (codecs.charmap_decode / charmap_encode).
+  C-speed (codecs.charmap_decode / charmap_encode). The EBCDIC pages neither has (the euro
+  pages 1153-1158, 1160, 1164, 4971, 5123, 8482; 918, 1130, 1132, 1137, 12712, 16804) are
+  charmaps read once from ICU's IBM table, so they are known only where ICU is.
 * **Windows code pages 1250-1258** use the euro tables IBM numbers 5346-5354 (Microsoft's
   tables, with IBM's C1 controls where Microsoft leaves a byte undefined): what Windows
   senders really write. IBM's older 1250-1258 tables lack the euro sign.
-* **Double-byte code pages** (EBCDIC Japanese 930/939/1390/1399, Simplified Chinese
+* **Double-byte code pages** (EBCDIC Japanese 930/939/1390/1399/5026/5035, Simplified Chinese
   935/1388, Korean 933/1364, Traditional Chinese 937, and the PC/EUC ones) come from ICU,
   whose `ibm-NNN` converters are IBM's own tables (SO/SI shifts included), through
   `pyicu-wheels` (a binary wheel of PyICU; a dependency where it has wheels). Where ICU is
@@ -62,6 +64,16 @@ _SBCS: dict[int, tuple[str, dict[int, str | None]]] = {
     1122: ("ebcdic:cp1122", {0x15: "\x85", 0xBC: "\u00af"}), 1123: ("ebcdic:cp1123", {0x15: "\x85"}),
     1140: ("cp1140", {}),
     **{ccsid: (f"ebcdic:cp{ccsid}", {0x15: "\x85"}) for ccsid in range(1141, 1150)},
+    290: ("ebcdic:cp290", {0x15: "\x85", **dict.fromkeys(
+        (0x57, 0x59, 0x6A, 0x9C, *range(0xCA, 0xD0), *range(0xDA, 0xE0), 0xE1,
+         *range(0xEA, 0xF0), *range(0xFA, 0xFF)))}),
+    420: ("ebcdic:cp420", {0x15: "\x85", **dict.fromkeys(
+        (0x53, 0x54, 0xB6, 0xB7, 0xCC, 0xCE, 0xE1, 0xEC, 0xFA))}),
+    1026: ("cp1026", {0x9A: "\u20ba"}),   # IBM's table has the Turkish lira sign since 2012
+    # no Python codec: IBM's table from ICU (known only where ICU is, like the DBCS pages)
+    **{ccsid: (f"icu:ibm-{ccsid}", {}) for ccsid in (
+        918, 1130, 1132, 1137, *range(1153, 1159), 1160, 1164, 4971, 5123, 8482, 12712,
+        16804)},
     # PC
     437: ("cp437", {0x1A: "\x1c", 0x1C: "\x7f", 0x7F: "\x1a", 0xE6: "\u03bc"}),
     850: ("cp850", {0x1A: "\x1c", 0x1C: "\x7f", 0x7F: "\x1a"}),
@@ -107,10 +119,13 @@ EURO_VARIANTS: dict[int, int] = {37: 1140, 273: 1141, 277: 1142, 278: 1143, 280:
                                  284: 1145, 285: 1146, 297: 1147, 500: 1148, 871: 1149,
                                  850: 858, 819: 923}
 #: EBCDIC single-byte CCSIDs (NL_TO_LF applies when they are converted to non-EBCDIC)
-_EBCDIC_SBCS = frozenset({37, 273, 277, 278, 280, 284, 285, 297, 424, 500, 838, 870, 871, 875,
-                          1025, 1047, 1097, 1112, 1122, 1123, *range(1140, 1150)})
-#: double-byte EBCDIC CCSIDs: ICU only
-_EBCDIC_DBCS = frozenset({930, 933, 935, 937, 939, 1364, 1371, 1388, 1390, 1399})
+_EBCDIC_SBCS = frozenset({37, 273, 277, 278, 280, 284, 285, 290, 297, 420, 424, 500, 838, 870,
+                          871, 875, 918, 1025, 1026, 1047, 1097, 1112, 1122, 1123, 1130, 1132,
+                          1137, *range(1140, 1150), *range(1153, 1159), 1160, 1164, 4971,
+                          5123, 8482, 12712, 16804})
+#: double-byte EBCDIC CCSIDs: ICU only. 5026 and 5035 are z/OS's Japanese 930 and 939 with
+#: IBM's extended character set (what z/OS systems label Japanese data with)
+_EBCDIC_DBCS = frozenset({930, 933, 935, 937, 939, 1364, 1371, 1388, 1390, 1399, 5026, 5035})
 #: PC / EUC multi-byte CCSIDs: ICU's IBM table, else the standard library's nearest codec
 _MBCS_FALLBACK: dict[int, str] = {
     932: "cp932", 943: "cp932", 954: "euc_jp", 33722: "euc_jp", 5050: "euc_jp",
@@ -142,6 +157,8 @@ class CodePage:
 
 
 def _base_table(codec: str) -> list[str | None]:
+    if codec.startswith("icu:"):
+        return _icu_table(codec[len("icu:"):])
     if codec.startswith("ebcdic:"):
         importlib.import_module("ebcdic")   # registers the cpNNN codecs the stdlib lacks
         codec = codec[len("ebcdic:"):]
@@ -152,6 +169,24 @@ def _base_table(codec: str) -> list[str | None]:
         except UnicodeDecodeError:
             table.append(None)
     return table
+
+
+def _icu_table(name: str) -> list[str | None]:
+    """A single-byte table read once from ICU's converter, then used as a charmap."""
+    icu = _icu()
+    if icu is None:
+        raise LookupError(f"{name}: ICU (PyICU) is not importable here")
+    table: list[str | None] = []
+    for byte in range(256):
+        try:
+            table.append(str(icu.UnicodeString(bytes([byte]), name, "strict")))
+        except ValueError:
+            table.append(None)
+    return table
+
+
+def _needs_missing_icu(ccsid: int) -> bool:
+    return _SBCS[ccsid][0].startswith("icu:") and _icu() is None
 
 
 @cache
@@ -258,6 +293,8 @@ def code_page(ccsid: int, encoding: int = CMQC.MQENC_NATIVE, *, nl_to_lf: bool =
     '\\n' (MQ's ConvEBCDICNewline=NL_TO_LF)."""
     ccsid = _WINDOWS.get(ccsid, ccsid)
     if ccsid in _SBCS:
+        if _needs_missing_icu(ccsid):
+            return None
         return _sbcs(ccsid, nl_to_lf and ccsid in _EBCDIC_SBCS)
     if ccsid in _UNICODE_NAMES:
         return _unicode(ccsid, encoding)
@@ -283,7 +320,7 @@ def is_ebcdic(ccsid: int) -> bool:
 
 def known_ccsids() -> list[int]:
     """Every CCSID `code_page` knows a table for here (the ICU ones only when ICU is there)."""
-    found = set(_SBCS) | set(_WINDOWS) | set(_UNICODE_NAMES)
+    found = {c for c in _SBCS if not _needs_missing_icu(c)} | set(_WINDOWS) | set(_UNICODE_NAMES)
     found |= {c for c in _EBCDIC_DBCS | _MBCS_ICU if code_page(c) is not None}
     return sorted(found)
 

@@ -31,6 +31,7 @@ class ChannelStatus:
     current_batch: str = ""           # CURLUWID
     indoubt: bool = False
     batch_size: int = 0               # BATCHSZ agreed with the partner
+    max_msg_length: int = 0           # MAXMSGL agreed with the partner
     last_msg_time: float | None = None
     started: float = field(default_factory=time.time)
     stop_requested: str | None = None   # STOPPED or INACTIVE: what STOP CHANNEL asked for
@@ -59,6 +60,9 @@ class ChannelStatus:
             "CHSTADA": time.strftime("%Y-%m-%d", time.localtime(self.started)),
             "CHSTATI": time.strftime("%H.%M.%S", time.localtime(self.started)),
             "LSTMSGDA": _date(self.last_msg_time), "LSTMSGTI": _time(self.last_msg_time),
+            # the values agreed at start (IBM shows MAXMSGL on z/OS only; it is the one
+            # that says why a message was dead-lettered with 2218)
+            "BATCHSZ": self.batch_size, "MAXMSGL": self.max_msg_length,
         }
         if self.chltype == "SDR":
             shown["XMITQ"] = self.xmitq

@@ -33,6 +33,7 @@ from spark_mq.embedded.server.core.queues import (
 from spark_mq.embedded.server.core.store import Store
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.message_ids import MessageIds
+from spark_mq.mqi.structs import MD
 
 if TYPE_CHECKING:  # the selector grammar is loaded only when a handle uses one
     from spark_mq.mqi.selector import Selector
@@ -40,6 +41,7 @@ if TYPE_CHECKING:  # the selector grammar is loaded only when a handle uses one
 
 T = TypeVar("T")
 
+_MD_I = MD.index
 QMGR_CCSID = 1208  # the queue manager's CCSID: what MQCCSI_Q_MGR in an MD stands for
 
 
@@ -92,6 +94,10 @@ class Connection:
     put_warning: int = 0
     put_failure: int = 0
     first_error: tuple | None = None   # (comp_code, reason, object name)
+    # the queue manager's own agent (a channel's MCA: verbs/local_connection.py): it moves
+    # messages applications put, checked when they were put, so the put rules that are the
+    # application's (check_reply_to) are not its to fail on
+    agent: bool = False
 
     @property
     def appl_name_field(self) -> bytes:
@@ -169,6 +175,33 @@ def blank(value: str, length: int) -> bytes:
 def check_md_header(md: list) -> None:
     if md[0] != b"MD  " or md[1] not in (1, 2):
         raise MQError(CMQC.MQRC_MD_ERROR)
+
+
+#: the Report options that ask for a report message sent to ReplyToQ, each with its data
+#: variants (IBM docs: "Report (MQLONG)"); the others only say how a report is made or what
+#: happens to the message. MQRO_ACTIVITY is left out: ACTIVREC(QUEUE) sends activity reports
+#: to SYSTEM.ADMIN.ACTIVITY.QUEUE, not to the message's ReplyToQ.
+REPORT_REQUESTS = (CMQC.MQRO_COA_WITH_FULL_DATA | CMQC.MQRO_COD_WITH_FULL_DATA
+                   | CMQC.MQRO_EXCEPTION_WITH_FULL_DATA | CMQC.MQRO_EXPIRATION_WITH_FULL_DATA
+                   | CMQC.MQRO_PAN | CMQC.MQRO_NAN)
+
+
+def check_reply_to(conn: Connection, md: list) -> None:
+    """MQRC_MISSING_REPLY_TO_Q for a put whose ReplyToQ is blank although the message is a
+    request or asks for reports (IBM docs: "ReplyToQ (MQCHAR48)": it "must not be blank if
+    the MsgType field has the value MQMT_REQUEST, or if any report messages are requested by
+    the Report field"). An agent's put (Connection.agent) is not checked: a channel that
+    delivers or dead-letters a partner's message must not fail on the partner's rule."""
+    if conn.agent:
+        return
+    if (md[_MD_I["MsgType"]] == CMQC.MQMT_REQUEST
+            or md[_MD_I["Report"]] & REPORT_REQUESTS) and not _name(md[_MD_I["ReplyToQ"]]):
+        raise MQError(CMQC.MQRC_MISSING_REPLY_TO_Q)
+
+
+def _name(field: bytes) -> bytes:
+    """An MQCHAR name as MQ reads it: up to the first NUL, trailing blanks dropped."""
+    return field.split(b"\0", 1)[0].rstrip(b" ")
 
 
 def os_user() -> str:

@@ -26,7 +26,9 @@ Assured delivery, the way this queue manager does it (link.py has the frames):
   exactly once, whoever was killed and when, and no partner can make the sender drop a
   message it did not confirm.
 * NPMSPEED(FAST) non-persistent messages are got and put outside the batch's unit of work
-  (MQGMO_SYNCPOINT_IF_PERSISTENT): a queue manager that dies may lose them, as on IBM MQ.
+  (MQGMO_SYNCPOINT_IF_PERSISTENT): a queue manager that dies may lose them, as on IBM MQ;
+  one the receiver cannot put goes to its dead-letter queue, and is discarded (AMQ9565)
+  only when there is none.
 
 sender.py and receiver.py are the two agents (MCAs); initiator.py starts, stops, pings and
 resolves channels and starts the sender of a triggered transmission queue when messages

@@ -1,7 +1,8 @@
-"""What a receiving channel cannot deliver goes to the dead-letter queue behind an MQDLH
+"""What a channel's agent cannot deliver goes to the dead-letter queue behind an MQDLH
 (IBM docs: MQDLH): the reason, where the message was going, and the Encoding, CCSID and
 Format of the data that follows; the message's own MQMD, context included, is kept except
-that it now describes the MQDLH (Format MQDEAD)."""
+that it now describes the MQDLH (Format MQDEAD). The receiving agent puts there what it cannot
+put where it was going; the sending agent what is too long for the channel (MAXMSGL)."""
 from __future__ import annotations
 
 import time
@@ -12,6 +13,14 @@ from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import DLH, MD
 
 _I = MD.index
+
+
+def dead_letter_queue(qmgr_attrs: dict, channel_attrs: dict) -> str:
+    """The dead-letter queue a channel's agent may use: DEADQ, unless the channel says
+    USEDLQ(NO) (IBM docs: "UseDLQ"); "" when there is none."""
+    if channel_attrs.get("USEDLQ") == "NO":
+        return ""
+    return str(qmgr_attrs.get("DEADQ", "")).strip()
 
 
 def put_dead_letter(local: LocalConnection, qm_name: str, dead_letter_queue: str, md: list,

@@ -25,6 +25,7 @@ from spark_mq.embedded.server.message_channels.sender import (
     SenderAgent,
     channel_tls,
     open_link,
+    own_max_msg_length,
 )
 from spark_mq.embedded.server.verbs.local_connection import LocalConnection
 from spark_mq.mqi.constants import CMQC
@@ -128,6 +129,7 @@ class ChannelInitiator:
             try:
                 link, answer = open_link(str(attrs["CONNAME"]), name, self.qmgr.name,
                                          int(attrs["BATCHSZ"]), True,
+                                         own_max_msg_length(self.qmgr, attrs),
                                          channel_tls(self.qmgr, attrs))
                 link.close()
                 outcome.append(answer[0])

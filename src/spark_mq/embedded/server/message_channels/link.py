@@ -3,8 +3,9 @@
 
     sender                                           receiver
     ["CHL", channel, sender qmgr, BATCHSZ, PING?,
-            reset seq (0: none)]                 -> [OK, 0, receiver qmgr, BATCHSZ agreed,
-                                                      [LUWID, seq]: its sync record]
+            reset seq (0: none), MAXMSGL]        -> [OK, 0, receiver qmgr, BATCHSZ agreed,
+                                                      [LUWID, seq]: its sync record,
+                                                      MAXMSGL agreed]
                                                     | [FAILED, reason, why]
     ["MSG", seq, xmit MsgId, data (MQXQH...),
             properties, in batch?]               -> (nothing)
@@ -17,6 +18,14 @@ resets its record to n - 1 (the next message is number n) before it answers. Seq
 numbers run 1..SEQWRAP and wrap to 1; the receiver checks each against its record
 (receiver.py). A frame that does not have its shape ends the channel (ProtocolError):
 nothing of an unfinished batch is committed.
+
+BATCHSZ and MAXMSGL are negotiated in the hello, as IBM MQ's channels do at start (IBM docs:
+"Maximum message length (MAXMSGL)": "When a channel starts, the lower of the two numbers at
+each end of the channel is taken"): each end offers its own limit (`own_max_msg_length`: the
+channel's MAXMSGL, 0 meaning the queue manager's, and never more than the queue manager's)
+and the receiver answers the lower. The limit is on the transmission message as it crosses
+(MQXQH and data); the sender never sends a larger one (it dead-letters it with
+MQRC_MSG_TOO_BIG_FOR_CHANNEL), and the receiver takes one as a broken rule.
 """
 from __future__ import annotations
 
@@ -28,8 +37,9 @@ from spark_mq.embedded.wire import FrameReader, ProtocolError, frame
 
 HELLO, MESSAGE, END, DONE, HEARTBEAT, BYE = "CHL", "MSG", "END", "DONE", "HB", "BYE"
 MAX_BATCH_SIZE = 9999          # BATCHSZ's largest value
+MAX_MSG_LENGTH = 104_857_600   # MAXMSGL's largest value (100 MB)
 #: a hello, like a client's first frame, is small and bounded before it is trusted
-HELLO_SIGNATURE = (str, str, int, bool, int)
+HELLO_SIGNATURE = (str, str, int, bool, int, int)
 
 
 class ChannelRefused(Exception):
@@ -65,17 +75,26 @@ class Link:
             pass
 
 
-def check_hello(args: list) -> tuple[str, str, int, bool]:
-    """(channel, sender queue manager, BATCHSZ, ping?) of a hello's arguments; its reset
-    sequence number is `hello_reset`'s."""
+def check_hello(args: list) -> tuple[str, str, int, bool, int]:
+    """(channel, sender queue manager, BATCHSZ, ping?, MAXMSGL) of a hello's arguments; its
+    reset sequence number is `hello_reset`'s."""
     if len(args) != len(HELLO_SIGNATURE) or not all(
             isinstance(value, kind) and not (kind is int and isinstance(value, bool))
             for value, kind in zip(args, HELLO_SIGNATURE)):
         raise ProtocolError("a channel hello is [CHL, channel, queue manager, BATCHSZ, ping, "
-                            "reset sequence number]")
+                            "reset sequence number, MAXMSGL]")
     if not 1 <= args[2] <= MAX_BATCH_SIZE:
         raise ProtocolError(f"a channel hello's BATCHSZ is 1..{MAX_BATCH_SIZE}, not {args[2]}")
-    return args[0], args[1], args[2], args[3]
+    if not 1 <= args[5] <= MAX_MSG_LENGTH:
+        raise ProtocolError(f"a channel hello's MAXMSGL is 1..{MAX_MSG_LENGTH}, not {args[5]}")
+    return args[0], args[1], args[2], args[3], args[5]
+
+
+def own_max_msg_length(channel_limit: int, qmgr_limit: int) -> int:
+    """The MAXMSGL this end offers: the channel's (0: the queue manager's), never more than
+    the queue manager's MAXMSGL (which may have been lowered since the channel was
+    defined)."""
+    return min(channel_limit, qmgr_limit) if channel_limit else qmgr_limit
 
 
 def hello_reset(args: list, seq_wrap: int) -> int:

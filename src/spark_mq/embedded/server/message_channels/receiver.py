@@ -21,16 +21,21 @@ says, as IBM MQ's receiver does (IBM docs: "The receiving MCA"):
 * to a queue of this queue manager, or onwards to a third one through this one's name
   resolution (a middle hop: resolution/names.py picks the next transmission queue);
 * a put that fails on a full or put-inhibited queue is retried MRRTY times MRTMR ms apart;
-  one that still fails goes to the dead-letter queue behind an MQDLH naming the reason.
-  Without a usable dead-letter queue the batch is backed out and the channel ends: the
-  messages stay on the sender's transmission queue, nothing is lost.
+  one that still fails goes to the dead-letter queue behind an MQDLH naming the reason
+  (AMQ9544 in the log). Without a usable dead-letter queue (DEADQ blank, USEDLQ(NO), or its
+  put failing too) the batch is backed out and the channel ends: the messages stay on the
+  sender's transmission queue, nothing is lost. NPMSPEED(FAST) non-persistent messages,
+  which travel outside the batch, are dead-lettered the same way and, without a usable
+  dead-letter queue, discarded with AMQ9565 in the log (IBM docs: "Safety of messages",
+  "Fast, nonpersistent messages"): the channel goes on.
 
 The batch and the channel's sync record (its LUWID and last sequence number) commit in one
 unit of work (see __init__.py). The receiver keeps the sender to its books: each message's
 sequence number must follow on from the last (1..SEQWRAP, wrapping to 1: the record's, then
-the batch's previous message's), a batch must hold 1..BATCHSZ (agreed) messages, and its
-END must name a well-formed LUWID and the last message's number. Anything else ends the
-channel with the unfinished batch backed out (AMQ9526 in the log for a sequence number).
+the batch's previous message's), a batch must hold 1..BATCHSZ (agreed) messages, no
+message may be longer than the MAXMSGL agreed (link.py), and a batch's END must name a
+well-formed LUWID and the last message's number. Anything else ends the channel with the
+unfinished batch backed out (AMQ9526 in the log for a sequence number).
 
 Channel events (events/channel.py): Channel Started once the hello is answered, Channel
 Stopped when the sender has gone: qualifier OK after its BYE (or STOP CHANNEL
@@ -59,6 +64,9 @@ from spark_mq.embedded.server.events.channel import (
 )
 from spark_mq.embedded.server.message_channels import link as frames
 from spark_mq.embedded.server.message_channels import sync
+from spark_mq.embedded.server.message_channels.dead_letters import (
+    dead_letter_queue as dead_letter_queue_of,
+)
 from spark_mq.embedded.server.message_channels.dead_letters import put_dead_letter
 from spark_mq.embedded.server.network import tls
 from spark_mq.embedded.server.resolution.transmission import unwrap
@@ -89,7 +97,7 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
           tls_session: tls.TlsSession | None = None) -> None:
     """Run the receiving end of the channel the hello names until the sender says BYE or the
     connection ends; every failure ends only this channel."""
-    channel, partner, batch_size, ping = frames.check_hello(hello)
+    channel, partner, batch_size, ping, offered_length = frames.check_hello(hello)
     link = frames.Link(sock, reader)
     attrs = channels.of_type(qmgr, channel, channels.RECEIVER)
     table = statuses.table(qmgr)
@@ -130,8 +138,10 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
                     "reason %d", channel, peer, partner, exc.reason)
         link.send(FAILED, exc.reason, f"receiver channel {channel} refused this sender")
         return
+    max_length = min(offered_length, frames.own_max_msg_length(int(attrs["MAXMSGL"]),
+                                                                int(qmgr.attrs["MAXMSGL"])))
     if ping:
-        link.send(OK, NONE, qmgr.name, min(batch_size, int(attrs["BATCHSZ"])), None)
+        link.send(OK, NONE, qmgr.name, min(batch_size, int(attrs["BATCHSZ"])), None, max_length)
         return
     status = statuses.ChannelStatus(channel, channels.RECEIVER, conname=peer, rqmname=partner,
                                     status=statuses.RUNNING)
@@ -154,7 +164,8 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
         status.last_seq = status.current_seq = record.seq
         status.last_batch = record.batch
         status.batch_size = min(batch_size, int(attrs["BATCHSZ"]))
-        link.send(OK, NONE, qmgr.name, status.batch_size, record.to_wire())
+        status.max_msg_length = max_length
+        link.send(OK, NONE, qmgr.name, status.batch_size, record.to_wire(), max_length)
         log.info("receiver channel %s started: sender queue manager %s at %s", channel,
                  partner, peer)
         channel_started(qmgr, channel, "", peer)
@@ -204,6 +215,7 @@ class _Receiving:
         self.last_seq = status.last_seq
         self.seq_wrap = int(attrs["SEQWRAP"])
         self.batch_limit = status.batch_size or int(attrs["BATCHSZ"])
+        self.length_limit = status.max_msg_length   # MAXMSGL agreed in the hello
         # messages received since the last batch ended, NPMSPEED(FAST) ones outside the batch
         # included: what MSGS counts, as IBM's does
         self.received = 0
@@ -264,6 +276,9 @@ class _Receiving:
             raise self._sequence_error(f"message sequence number {seq} (expected {expected}: "
                                        f"1..SEQWRAP {self.seq_wrap}, following "
                                        f"{self.last_seq})")
+        if len(data) > self.length_limit:
+            raise self._violation(f"a transmission message of {len(data)} bytes (the MAXMSGL "
+                                  f"agreed is {self.length_limit})")
         self.last_seq = self.status.current_seq = seq
         self.received += 1
         if in_batch:
@@ -301,8 +316,6 @@ class _Receiving:
                     time.sleep(int(self.attrs["MRTMR"]) / 1000)
                     self.status.status = statuses.RUNNING
                     continue
-                if not in_batch:
-                    return   # a FAST non-persistent message that cannot be put is discarded
                 self._undeliverable(md, body, props, exc.reason, queue, qmgr_name, in_batch)
                 return
 
@@ -329,17 +342,35 @@ class _Receiving:
 
     def _undeliverable(self, md: list, body: bytes, props: list | None, reason: int,
                        queue: str, qmgr_name: str, in_batch: bool) -> None:
-        dead_letter_queue = str(self.qmgr.attrs.get("DEADQ", "")).strip()
-        if self.attrs.get("USEDLQ") == "NO" or not dead_letter_queue:
-            raise _NoDeadLetterQueue(reason, queue, qmgr_name)
+        """To the dead-letter queue; without one a batched message ends the channel
+        (_NoDeadLetterQueue) and a FAST non-persistent one, outside any batch, is discarded."""
+        dead_letter_queue = dead_letter_queue_of(self.qmgr.attrs, self.attrs)
         try:
-            put_dead_letter(self.local, self.qmgr.name, dead_letter_queue, md, body, props,
-                            reason, queue, qmgr_name, in_batch)
-        except MQError as exc:
-            raise _NoDeadLetterQueue(reason, queue, qmgr_name, exc.reason) from None
-        log.warning("receiver channel %s: a message for %s at %s went to the dead-letter "
-                    "queue %s (reason %d)", self.channel, queue, qmgr_name or self.qmgr.name,
-                    dead_letter_queue, reason)
+            if not dead_letter_queue:
+                raise _NoDeadLetterQueue(reason, queue, qmgr_name)
+            try:
+                put_dead_letter(self.local, self.qmgr.name, dead_letter_queue, md, body, props,
+                                reason, queue, qmgr_name, in_batch)
+            except MQError as exc:
+                raise _NoDeadLetterQueue(reason, queue, qmgr_name, exc.reason) from None
+        except _NoDeadLetterQueue as exc:
+            if in_batch:
+                raise
+            self._discard(exc)
+            return
+        log.warning("AMQ9544W: receiver channel %s: a message for %s at %s could not be put "
+                    "there and went to the dead-letter queue %s (reason %d)", self.channel,
+                    queue, qmgr_name or self.qmgr.name, dead_letter_queue, reason)
+
+    def _discard(self, failed: _NoDeadLetterQueue) -> None:
+        """A FAST non-persistent message travelled outside the batch's unit of work: there is
+        nothing to back out, so without a dead-letter queue it is lost, as on IBM MQ."""
+        log.error("AMQ9565E: receiver channel %s on %s has no usable dead-letter queue%s: a "
+                  "NPMSPEED(FAST) non-persistent message for %s at %s that could not be put "
+                  "there (reason %d) is discarded", self.channel, self.qmgr.name,
+                  f" (reason {failed.dlq_reason})" if failed.dlq_reason else
+                  (" (USEDLQ(NO))" if self.attrs.get("USEDLQ") == "NO" else " (DEADQ is blank)"),
+                  failed.queue, failed.qmgr_name or self.qmgr.name, failed.reason)
 
     def _violation(self, what: str) -> ProtocolError:
         """The sender broke the channel's rules: the channel ends, the batch backed out."""

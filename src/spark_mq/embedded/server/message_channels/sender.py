@@ -4,6 +4,11 @@ __init__.py), as IBM MQ's sender does:
 
 * BATCHSZ (the lower of the two ends') messages a batch at most; a batch also ends when the
   transmission queue is empty (after waiting BATCHINT ms for more);
+* MAXMSGL (the lower of the two ends', link.py): a longer transmission message is not sent
+  but put on this queue manager's dead-letter queue with MQRC_MSG_TOO_BIG_FOR_CHANNEL in its
+  MQDLH, and the channel goes on; without a usable dead-letter queue the channel STOPS with
+  the message left on the transmission queue (IBM docs: "Dead-letter queues"), except a
+  FAST non-persistent one, which is discarded;
 * sequence numbers per message, wrapping after SEQWRAP;
 * idle for DISCINT seconds: the channel ends normally (INACTIVE) and starts again when
   messages arrive on a triggered transmission queue (initiator.py); idle in between, a
@@ -40,8 +45,13 @@ from spark_mq.embedded.server.events.channel import (
 )
 from spark_mq.embedded.server.message_channels import link as frames
 from spark_mq.embedded.server.message_channels import sync
+from spark_mq.embedded.server.message_channels.dead_letters import (
+    dead_letter_queue as dead_letter_queue_of,
+)
+from spark_mq.embedded.server.message_channels.dead_letters import put_dead_letter
 from spark_mq.embedded.server.message_channels.sync import InDoubt, SenderRecord, SyncRecord
 from spark_mq.embedded.server.network import tls as server_tls
+from spark_mq.embedded.server.resolution.transmission import unwrap
 from spark_mq.embedded.server.verbs.local_connection import Got, LocalConnection
 from spark_mq.embedded.tls.outbound import ClientTls, TlsRefused, context, handshake
 from spark_mq.embedded.wire import ProtocolError
@@ -95,11 +105,11 @@ def channel_tls(qmgr: QueueManager, attrs: dict) -> tuple[ClientTls, str] | None
 
 
 def open_link(conname: str, channel: str, qm_name: str, batch_size: int, ping: bool,
-              tls: tuple[ClientTls, str] | None = None,
+              max_length: int, tls: tuple[ClientTls, str] | None = None,
               reset: int = 0) -> tuple[frames.Link, list]:
     """Connect to the partner (over TLS when `tls` says so) and say hello (with the
-    sequence number a RESET CHANNEL set, if one is still to be told); (the link, its OK
-    answer's outputs)."""
+    sequence number a RESET CHANNEL set, if one is still to be told, and this end's
+    MAXMSGL); (the link, its OK answer's outputs: partner, BATCHSZ, record, MAXMSGL)."""
     host, port = parse_conname(conname)
     sock = socket.create_connection((host, port), timeout=_CONNECT_SECONDS)
     if tls is not None:
@@ -107,13 +117,15 @@ def open_link(conname: str, channel: str, qm_name: str, batch_size: int, ping: b
         sock = handshake(sock, context(options, cipher), cipher, channel, options.peer_name)
     link = frames.Link(sock)
     try:
-        link.send(frames.HELLO, channel, qm_name, batch_size, ping, reset)
+        link.send(frames.HELLO, channel, qm_name, batch_size, ping, reset, max_length)
         answer = link.receive(_CONNECT_SECONDS)
         if answer[0] != OK:
             why = answer[2] if len(answer) > 2 and isinstance(answer[2], str) else ""
             raise frames.ChannelRefused(int(answer[1]) if len(answer) > 1 else 0, why)
-        if len(answer) != 5 or not isinstance(answer[2], str) or type(answer[3]) is not int:
-            raise ProtocolError("a channel hello's answer is [OK, 0, qmgr, BATCHSZ, record]")
+        if (len(answer) != 6 or not isinstance(answer[2], str) or type(answer[3]) is not int
+                or type(answer[5]) is not int):
+            raise ProtocolError("a channel hello's answer is [OK, 0, qmgr, BATCHSZ, record, "
+                                "MAXMSGL]")
     except BaseException:
         link.close()
         raise
@@ -209,17 +221,22 @@ class SenderAgent:
             except ValueError as exc:
                 raise ChannelEnded(f"its sync record on {sync.SYNC_QUEUE} is damaged ({exc}): "
                                    f"RESET CHANNEL({self.name})") from None
-            link, (partner, batch_size, record) = open_link(
+            offered = own_max_msg_length(self.qmgr, attrs)
+            link, (partner, batch_size, record, max_length) = open_link(
                 str(attrs["CONNAME"]), self.name, self.qmgr.name, int(attrs["BATCHSZ"]), False,
-                channel_tls(self.qmgr, attrs), mine.reset)
+                offered, channel_tls(self.qmgr, attrs), mine.reset)
             if type(batch_size) is not int or not 1 <= batch_size <= int(attrs["BATCHSZ"]):
                 raise ProtocolError(f"the partner agreed BATCHSZ {batch_size!r:.20} (valid: "
                                     f"1..{attrs['BATCHSZ']})")
+            if not 1 <= max_length <= offered:
+                raise ProtocolError(f"the partner agreed MAXMSGL {max_length} (valid: "
+                                    f"1..{offered}, this end's)")
             try:
                 record = SyncRecord.from_wire(record)
             except ValueError as exc:
                 raise ProtocolError(str(exc)) from None
             status.rqmname, status.error, status.batch_size = partner, "", batch_size
+            status.max_msg_length = max_length
             self._resync(local, hobj, sync_hobj, mine, record, partner)
             status.status = statuses.RUNNING
             self.ran = True
@@ -227,7 +244,7 @@ class SenderAgent:
                      attrs["CONNAME"])
             self.reported = (xmitq, str(attrs["CONNAME"]))
             channel_started(self.qmgr, self.name, *self.reported)
-            return _Sending(self, local, link, hobj, attrs, batch_size,
+            return _Sending(self, local, link, hobj, attrs, batch_size, max_length,
                             _Books(books, books.open(sync.SYNC_QUEUE, SYNC_OPEN), sync_hobj,
                                    mine)).run()
         finally:
@@ -303,10 +320,13 @@ class _Sending:
     """The RUNNING loop of one session."""
 
     def __init__(self, agent: SenderAgent, local: LocalConnection, link: frames.Link,
-                 hobj: int, attrs: dict, batch_size: int, books: _Books) -> None:
+                 hobj: int, attrs: dict, batch_size: int, max_length: int,
+                 books: _Books) -> None:
         self.agent, self.local, self.link, self.hobj = agent, local, link, hobj
+        self.attrs = attrs
         self.status = agent.status
         self.batch_size = batch_size
+        self.max_length = max_length
         self.batch_interval = int(attrs["BATCHINT"])
         self.disconnect_interval = int(attrs["DISCINT"])
         self.heartbeat = max(1, int(attrs["HBINT"]))
@@ -351,13 +371,20 @@ class _Sending:
             return 0
         batch_id = sync.new_luwid()
         in_batch: list[tuple[bytes, bytes]] = []
-        first, count = self.seq % self.seq_wrap + 1, 0
+        first, count, dead = self.seq % self.seq_wrap + 1, 0, 0
         status = self.status
         status.current_batch = batch_id
         while got is not None:
-            self.seq = self.seq % self.seq_wrap + 1
             persistent = got.md[_I["Persistence"]] == CMQC.MQPER_PERSISTENT
             batched = persistent or not self.fast
+            if len(got.data) > self.max_length:
+                self._too_long(got, batched)
+                dead += 1
+                if count + dead >= self.batch_size or status.stop_requested is not None:
+                    break
+                got = self._get(self.batch_interval)
+                continue
+            self.seq = self.seq % self.seq_wrap + 1
             msg_id = got.md[_I["MsgId"]]
             self.link.send(frames.MESSAGE, self.seq, msg_id, got.data, got.props, batched)
             status.current_seq = self.seq
@@ -365,9 +392,13 @@ class _Sending:
             if batched:
                 in_batch.append((msg_id, sync.digest(msg_id, got.data)))
                 status.current_msgs = len(in_batch)
-            if count >= self.batch_size or status.stop_requested is not None:
+            if count + dead >= self.batch_size or status.stop_requested is not None:
                 break
             got = self._get(self.batch_interval)
+        if not count:   # all dead-lettered: nothing crossed, nothing for the partner to confirm
+            self.local.commit()
+            status.current_batch = ""
+            return dead
         self._in_doubt(InDoubt(batch_id, first, self.seq, in_batch))
         self.link.send(frames.END, batch_id, self.seq)
         answer = self.link.receive(_ANSWER_SECONDS)
@@ -385,6 +416,37 @@ class _Sending:
         status.committed(count, self.seq, batch_id)
         return count
 
+    def _too_long(self, got: Got, batched: bool) -> None:
+        """A transmission message longer than the MAXMSGL agreed is not sent: it goes to this
+        queue manager's dead-letter queue with MQRC_MSG_TOO_BIG_FOR_CHANNEL (in the batch's
+        unit of work when it was got in it), and the channel goes on. Without a usable
+        dead-letter queue a batched message stops the channel and stays on the transmission
+        queue; a FAST non-persistent one, got outside any unit of work, is discarded."""
+        qmgr, reason = self.agent.qmgr, int(CMQC.MQRC_MSG_TOO_BIG_FOR_CHANNEL)
+        unwrapped = unwrap(got.data)
+        queue, qmgr_name, md, body = unwrapped or ("", "", got.md, got.data)
+        where = f"{queue or '(no MQXQH)'} at {qmgr_name or '?'}"
+        dead_letter_queue = dead_letter_queue_of(qmgr.attrs, self.attrs)
+        failed = "USEDLQ(NO) or DEADQ blank" if not dead_letter_queue else ""
+        if dead_letter_queue:
+            try:
+                put_dead_letter(self.local, qmgr.name, dead_letter_queue, md, body, got.props,
+                                reason, queue, qmgr_name, batched)
+            except MQError as exc:
+                failed = f"its put failed with reason {exc.reason}"
+        what = (f"sender channel {self.agent.name}: a message of {len(got.data)} bytes for "
+                f"{where} is longer than the channel's MAXMSGL agreed with the partner "
+                f"({self.max_length}; reason {reason})")
+        if not failed:
+            log.warning("AMQ9544W: %s: it went to the dead-letter queue %s", what,
+                        dead_letter_queue)
+        elif batched:
+            raise ChannelEnded(f"{what}, and there is no usable dead-letter queue ({failed}): "
+                               "the message stays on the transmission queue", reason)
+        else:
+            log.error("AMQ9565E: %s, and there is no usable dead-letter queue (%s): the "
+                      "NPMSPEED(FAST) non-persistent message is discarded", what, failed)
+
     def _in_doubt(self, doubt: InDoubt) -> None:
         """Make the batch's record durable before its END: whatever dies from here on, the
         next start knows exactly which messages the batch took."""
@@ -394,6 +456,11 @@ class _Sending:
         self.books.local.commit()
         self.status.indoubt = True
         fail_point("sender-indoubt")     # recorded, END not sent: the partner has nothing
+
+
+def own_max_msg_length(qmgr: QueueManager, attrs: dict) -> int:
+    """The MAXMSGL this end of channel `attrs` offers at start (link.own_max_msg_length)."""
+    return frames.own_max_msg_length(int(attrs["MAXMSGL"]), int(qmgr.attrs["MAXMSGL"]))
 
 
 def _reason(failure: BaseException | None) -> int:

@@ -201,11 +201,19 @@ def _deliver(qm: QueueManagerState, conn: Connection, handle: Handle, found: lis
     if total > max_length:
         warning = CMQC.MQRC_TRUNCATED_MSG_ACCEPTED
     if options & CMQC.MQGMO_CONVERT and md_in is not None and max_length > 0:
+        unconverted = total
         body, reason = _convert(md, body, md_in, max_length, options)
+        if len(body) > max_length:
+            # truncated, before or (grown past the buffer) during conversion, as
+            # MQGMO_ACCEPT_TRUNCATED_MSG allowed: 2079, and DataLength is the unconverted
+            # message's length (IBM docs: "Processing conventions", 1 and 4)
+            warning = warning or CMQC.MQRC_TRUNCATED_MSG_ACCEPTED
+            total = unconverted
+        else:
+            total = len(body)
         # one reason fits in MQGET's answer: the conversion's, which says the data is not in
         # the CCSID asked for, before 2079/2243/2244, which the lengths and MD show as well
         warning = reason or warning
-        total = len(body)
     if options & BROWSE_GETS:
         handle.cursor = first.key
         handle.cursor_msg = first

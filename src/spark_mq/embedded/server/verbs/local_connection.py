@@ -41,7 +41,7 @@ class LocalConnection:
     def __init__(self, qmgr: QueueManager, user: str, appl_name: str) -> None:
         self.qmgr = qmgr
         with qmgr.lock:
-            self.conn = Connection(next(qmgr.conn_ids), user, appl_name)
+            self.conn = Connection(next(qmgr.conn_ids), user, appl_name, agent=True)
             qmgr.connections[self.conn.conn_id] = self.conn
 
     def open(self, name: str, options: int, qmgr_name: str = "", alternate_user: str = "") -> int:

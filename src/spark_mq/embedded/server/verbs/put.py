@@ -41,6 +41,7 @@ from spark_mq.embedded.server.core.state import (
     QueueManagerState,
     blank,
     check_md_header,
+    check_reply_to,
 )
 from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.resolution import names, transmission
@@ -123,6 +124,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
         raise MQError(CMQC.MQRC_OPTIONS_ERROR)
     md = MD.unpack(md_bytes)
     check_md_header(md)
+    check_reply_to(conn, md)
     if md[1] < 2:  # an MQMD version 1 has no group or segment fields
         if options & CMQC.MQPMO_LOGICAL_ORDER:
             raise MQError(CMQC.MQRC_WRONG_MD_VERSION)

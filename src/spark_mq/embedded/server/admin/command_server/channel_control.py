@@ -91,6 +91,8 @@ def inquire_channel_status(request: Request) -> list[Reply]:
             CMQCFC.MQIACH_CURRENT_MSGS: status.current_msgs,
             CMQCFC.MQIACH_CURRENT_SEQ_NUMBER: status.current_seq,
             CMQCFC.MQIACH_LAST_SEQ_NUMBER: status.last_seq,
+            CMQCFC.MQIACH_BATCH_SIZE: status.batch_size,
+            CMQCFC.MQIACH_MAX_MSG_LENGTH: status.max_msg_length,
             CMQCFC.MQIACH_INDOUBT_STATUS: (CMQCFC.MQCHIDS_INDOUBT if status.indoubt
                                            else CMQCFC.MQCHIDS_NOT_INDOUBT),
             CMQCFC.MQCACH_LAST_MSG_DATE: padded(str(attrs.get("LSTMSGDA", "")), CMQC.MQ_DATE_LENGTH),

@@ -38,7 +38,7 @@ from spark_mq.embedded.server.core.queues import (
     SEGMENT_FLAGS,
     Message,
 )
-from spark_mq.embedded.server.core.state import QMGR_CCSID, blank, check_md_header
+from spark_mq.embedded.server.core.state import QMGR_CCSID, blank, check_md_header, check_reply_to
 from spark_mq.embedded.server.verbs.pubsub import retained as retained_pubs
 from spark_mq.embedded.server.verbs.pubsub.delivery import copy_for, place
 from spark_mq.mqi.constants import CMQC
@@ -64,6 +64,7 @@ def publish(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: b
         raise MQError(CMQC.MQRC_MD_ERROR)
     md = MD.unpack(md_bytes)
     check_md_header(md)
+    check_reply_to(conn, md)
     if md[1] < 2:  # an MQMD version 1 has no group or segment fields
         md[I_GROUPID], md[I_SEQ], md[I_OFFSET] = NONE_ID, 1, 0
         md[I_FLAGS], md[I_ORIGLEN] = CMQC.MQMF_NONE, CMQC.MQOL_UNDEFINED
