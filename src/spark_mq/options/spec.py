@@ -4,9 +4,9 @@ its default, the default as the docs tables show it, what it means, and its pars
 Everything about option names comes from this table: the names lists (CONNECTION_OPTIONS,
 READ_OPTIONS, WRITE_OPTIONS, SPARK_OPTIONS), the unknown-name check with its suggestion,
 the option list in spark_mq.options' docstring, and tests/test_option_docs.py, which holds
-the docs' option tables to it. An option the reader and the writer both take is declared
-once for both when it means the same on both sides, once per side when it does not (the
-two `delivery` options have different choices and defaults).
+the docs' option tables to it. A name both sides take is declared once per side, as no two
+of them mean the same on both: the two `delivery` options have different choices and
+defaults, the two `ccsid` options share their parser but not their default.
 """
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ class Option:
         return self.parse(self.name, given)
 
 
-_C, _R, _W, _RW = (CONNECTION,), (READ,), (WRITE,), (READ, WRITE)
+_C, _R, _W = (CONNECTION,), (READ,), (WRITE,)
 
 OPTIONS: tuple[Option, ...] = (
     # --- connection (reader and writer) -------------------------------------------------
@@ -229,14 +229,6 @@ def of(side: str) -> tuple[Option, ...]:
 
 def names(side: str) -> tuple[str, ...]:
     return tuple(option.name for option in of(side))
-
-
-def option(side: str, name: str) -> Option:
-    """The option `name` (any case) of one side."""
-    for found in of(side):
-        if found.key == name.lower():
-            return found
-    raise KeyError(f"no {side} option {name!r}")
 
 
 CONNECTION_OPTIONS = names(CONNECTION)
