@@ -48,7 +48,7 @@ from spark_mq.mq.column_table import COLUMNS
 from spark_mq.mq.errors import MQSchemaError
 from spark_mq.mq.message import MD_INDEX, Message
 from spark_mq.mq.properties import as_text, type_name_of
-from spark_mq.mqi.codepages import decode_text
+from spark_mq.mqi.codepages import QMGR_CCSID, decode_text
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +132,6 @@ _PERSISTENCE, _PRIORITY = MD_INDEX["Persistence"], MD_INDEX["Priority"]
 _FORMAT, _CCSID, _ENCODING = MD_INDEX["Format"], MD_INDEX["CodedCharSetId"], MD_INDEX["Encoding"]
 _REPLY_Q, _REPLY_QMGR, _CORREL = MD_INDEX["ReplyToQ"], MD_INDEX["ReplyToQMgr"], MD_INDEX["CorrelId"]
 _MQSTR = b"MQSTR   "
-_QMGR_CCSID = 1208   # what MQCCSI_Q_MGR (0) in a delivered MD is taken to mean
 
 
 def _is_text(m: Message) -> bool:
@@ -144,7 +143,7 @@ def message_text(m: Message) -> str | None:
     """The payload as text when its Format is MQSTR (by its own CCSID and Encoding)."""
     if not _is_text(m):
         return None
-    return decode_text(m.payload, m.md[_CCSID] or _QMGR_CCSID, m.md[_ENCODING])
+    return decode_text(m.payload, m.md[_CCSID] or QMGR_CCSID, m.md[_ENCODING])
 
 
 def _property_types(m: Message) -> list[tuple[str, str]]:
@@ -193,7 +192,7 @@ _EXTRACTORS.update({
 def payload_text(m: Message) -> str | None:
     """The payload as text by its CCSID and Encoding, whatever its Format (a user schema's
     `payload string`, the counterpart of the writer's string payload)."""
-    return decode_text(m.payload, m.md[_CCSID] or _QMGR_CCSID, m.md[_ENCODING])
+    return decode_text(m.payload, m.md[_CCSID] or QMGR_CCSID, m.md[_ENCODING])
 
 
 #: (column, type) -> function(message) -> value, for the types of OTHER_READ_TYPES

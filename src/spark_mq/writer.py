@@ -7,7 +7,7 @@
 
     df.write.format("mq").option("connName", ...).option("queue", ...).mode("append").save()
 
-Columns are described in spark_mq/mq/outgoing.py, options in spark_mq/options.py.
+Columns are described in spark_mq/mq/outgoing.py, options in spark_mq/options/.
 
 Where things run: the constructor runs on the driver when the query starts. It checks the
 schema and the options and connects once to check the queue manager's MAXUMSGS, the target

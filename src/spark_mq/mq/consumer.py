@@ -49,14 +49,13 @@ from spark_mq.mq.poison import PoisonMover
 from spark_mq.mq.properties import TypedReader, read_all
 from spark_mq.mq.queues import open_queue
 from spark_mq.mq.refusals import open_refused
-from spark_mq.mqi.codepages import code_page, decode_text
+from spark_mq.mqi.codepages import QMGR_CCSID, code_page, decode_text
 from spark_mq.mqi.constants import CMQC
 
 log = logging.getLogger(__name__)
 
 _BACKOUT, _FORMAT = MD_INDEX["BackoutCount"], MD_INDEX["Format"]
 _CCSID, _ENCODING = MD_INDEX["CodedCharSetId"], MD_INDEX["Encoding"]
-_QMGR_CCSID = 1208   # what MQCCSI_Q_MGR (0) in a delivered MD is taken to mean, as columns.py does
 _GROUP, _SEQ, _MSGID = MD_INDEX["GroupId"], MD_INDEX["MsgSeqNumber"], MD_INDEX["MsgId"]
 _UOW_MARGIN = 8            # room kept below MAXUMSGS for the last message's extra operations
 _FIRST_BUFFER = 64 << 10   # MQGET buffer; grows to the largest message seen
@@ -75,7 +74,7 @@ def text_refusal(payload: bytes, fmt: bytes, ccsid: int, encoding: int) -> tuple
     if fmt != CMQC.MQFMT_STRING:
         name = fmt.decode("ascii", "replace").strip("\0 ") or "MQFMT_NONE (blank)"
         return CMQC.MQRC_FORMAT_ERROR, f"is not text: its Format is {name}, not MQSTR"
-    ccsid = ccsid or _QMGR_CCSID
+    ccsid = ccsid or QMGR_CCSID
     if code_page(ccsid, encoding) is None:
         return CMQC.MQRC_SOURCE_CCSID_ERROR, f"is in CCSID {ccsid}, which has no code page here"
     if decode_text(payload, ccsid, encoding) is None:

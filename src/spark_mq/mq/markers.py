@@ -41,6 +41,7 @@ from typing import Any
 from spark_mq.mq.connection import ConnectionOptions
 from spark_mq.mq.errors import MQConnectorError, describe
 from spark_mq.mq.refusals import open_refused
+from spark_mq.mqi.codepages import UTF8
 from spark_mq.mqi.constants import CMQC, reason_name
 
 log = logging.getLogger(__name__)
@@ -115,7 +116,7 @@ class ChunkLedger:
         """Put the new marker under syncpoint, in the same unit of work as the chunk."""
         C, ibmmq = self.C, self.ibmmq
         md = ibmmq.MD(CorrelId=self.correl_id, Persistence=C.MQPER_PERSISTENT,
-                      Format=C.MQFMT_STRING, CodedCharSetId=1208)
+                      Format=C.MQFMT_STRING, CodedCharSetId=UTF8)
         pmo = ibmmq.PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_NEW_MSG_ID | C.MQPMO_FAIL_IF_QUIESCING)
         body = json.dumps({"writerId": self.writer_id, "partition": self.partition,
                            "batch": position.batch, "rows": position.rows}).encode()

@@ -32,9 +32,12 @@ read back as property columns either. So are the ones the reader derives (text,
 conversion_reason, jms_map).
 
 Code pages: a string payload is encoded in the row's CCSID (the `ccsid` column, else the
-writer option, else 1208) with spark_mq.mqi.codepages, UTF-16 in the byte order of the
-row's Encoding; a character the code page cannot hold fails the row (never a '?'). A
-binary payload is sent as it is: the CCSID only labels it.
+writer option, else UTF-8, 1208: `MessagePlan.message` decides it, once, and the body and a
+JMS message's MQRFH2 take it from there) with spark_mq.mqi.codepages, UTF-16 in the byte
+order of the row's Encoding; a character the code page cannot hold fails the row (never a
+'?'). A CCSID of 0 (MQCCSI_Q_MGR, which the queue manager fills in) is written in UTF-8, as
+the reader reads it (QMGR_CCSID). A binary payload is sent as it is: the CCSID only labels
+it.
 
 Faithful copy (writer option context=all): every put sets all context from the row:
 `message_id` is the MsgId (null: a new one), `put_timestamp` PutDate/PutTime (GMT), the
@@ -57,7 +60,7 @@ from typing import Any
 from spark_mq.mq import jms
 from spark_mq.mq.column_table import BY_NAME, with_role
 from spark_mq.mq.properties import SPARK_TO_MQTYPE, PropertyValueError, from_text, to_mq
-from spark_mq.mqi.codepages import EURO_VARIANTS, ConversionError, encode_text
+from spark_mq.mqi.codepages import EURO_VARIANTS, QMGR_CCSID, UTF8, ConversionError, encode_text
 from spark_mq.mqi.constants import CMQC, reason_name
 from spark_mq.mqi.properties import Property, PropertyError, location, validate_name
 
@@ -82,7 +85,6 @@ JMS_COLUMNS = with_role("jms")
 PROPERTY_TYPES = "property_types"
 #: set as read when the writer option context=all asks for a faithful copy
 MESSAGE_ID, PUT_TIMESTAMP = "message_id", "put_timestamp"
-_UTF8 = 1208
 _MQSTR = b"MQSTR   "
 _NONE_FORMAT = b"        "
 _MAX_EXPIRY = 999_999_999      # tenths of a second: MQ's largest Expiry short of unlimited
@@ -120,7 +122,7 @@ class Column:
 @dataclass(frozen=True)
 class MessageDefaults:
     """The writer options that shape every message; a column of the same name wins per row."""
-    ccsid: int | None = None           # None: 1208 for text, unset for a binary payload
+    ccsid: int | None = None           # None: UTF-8 for text, unset for a binary payload
     encoding: int | None = None        # None: native (JMS messages: 273, as Java writes)
     format: str | None = None          # None: MQSTR for text, blank for binary
     jms_message_type: str = "none"     # none | text | bytes
@@ -313,7 +315,7 @@ class MessagePlan:
         if text or kind:
             # a JMS message's MQRFH2 always names a body CCSID; a text body is in it
             if out.ccsid is None:
-                out.ccsid, ccsid_from = _UTF8, "the default"
+                out.ccsid, ccsid_from = UTF8, "the default"
             if out.format is None:
                 out.format = _MQSTR if kind == "text" or (not kind and text) else _NONE_FORMAT
         out.payload = self._body(row[self.payload_index], out, ccsid_from)
@@ -347,8 +349,8 @@ class MessagePlan:
                                 "the writer option nullPayload=empty to put an empty message")
         if not self.payload_is_text:
             return bytes(payload)
-        ccsid = out.ccsid or _UTF8
-        if ccsid == _UTF8:
+        ccsid = out.ccsid or QMGR_CCSID
+        if ccsid == UTF8:
             return bytes(payload.encode("utf-8"))
         try:
             return encode_text(payload, ccsid, CMQC.MQENC_NATIVE if out.encoding is None

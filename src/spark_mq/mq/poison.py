@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from spark_mq.mq.errors import MQConnectorError, describe
+from spark_mq.mqi.codepages import UTF8
 
 
 def _name(value: str | bytes) -> str:
@@ -57,7 +58,7 @@ class PoisonMover:
             body = self._dead_letter_header(md, reason or CMQC.MQRC_BACKOUT_THRESHOLD_REACHED) + payload
             md.Format = CMQC.MQFMT_DEAD_LETTER_HEADER
             # the MQDLH is packed in this process's encoding, its names in ASCII
-            md.CodedCharSetId, md.Encoding = 1208, CMQC.MQENC_NATIVE
+            md.CodedCharSetId, md.Encoding = UTF8, CMQC.MQENC_NATIVE
         pmo = ibmmq.PMO()
         pmo.Options = CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_FAIL_IF_QUIESCING
         if msg_handle is not None:

@@ -21,6 +21,7 @@ from spark_mq.mq.outgoing import Outgoing, RowValueError, property_size
 from spark_mq.mq.packed_put import PackedPut
 from spark_mq.mq.properties import PropertyValueError, to_mq
 from spark_mq.mq.refusals import open_refused
+from spark_mq.mqi.codepages import QMGR_CCSID, UTF8
 from spark_mq.mqi.constants import CMQC
 
 _RFH2_ROOM = 1024   # bytes kept free for the MQRFH2 header when properties travel with a body
@@ -218,7 +219,9 @@ class Producer:
         mid-RFH2, and the reference/data pair would hide the RFH2 from JMS receivers."""
         encoding = self.C.MQENC_NATIVE if out.encoding is None else out.encoding
         destination = headers.destination or jms.destination_uri(target.name, target.topic)
-        rfh2 = jms.jms_rfh2(headers, destination, encoding, out.ccsid or 1208,
+        # the body's CCSID was decided with the message (MessagePlan.message); 0 is the
+        # queue manager's, which an MQRFH2 cannot name
+        rfh2 = jms.jms_rfh2(headers, destination, encoding, out.ccsid or QMGR_CCSID,
                             out.format or self.C.MQFMT_NONE, int(time.time() * 1000))
         if len(rfh2) + len(out.payload) > target.max_length:
             raise RowValueError(
@@ -228,7 +231,8 @@ class Producer:
                 "smaller payload, a larger MAXMSGL on the queue and the queue manager, or "
                 "jmsMessageType none (plain messages are segmented)")
         fields = self._md_fields(out)
-        fields.update(Format=self.C.MQFMT_RF_HEADER_2, CodedCharSetId=1208, Encoding=encoding)
+        # the MQMD describes the MQRFH2 in front: its character fields are ASCII, so UTF-8
+        fields.update(Format=self.C.MQFMT_RF_HEADER_2, CodedCharSetId=UTF8, Encoding=encoding)
         self._put(target, fields, rfh2 + out.payload, [])
 
     def _send_reference_pair(self, out: Outgoing, target: Target) -> None:

@@ -28,7 +28,7 @@ so its rows are skipped or written again, exactly. (atLeastOnce writes them agai
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -109,6 +109,8 @@ class Topic:
 
 #: the writer's target option: a queue name, a Topic, or None (the rows' columns route)
 Default = str | Topic | None
+#: where one row's message goes (see _router)
+Route = Callable[[Outgoing], Target]
 
 
 def write_rows(rows: Iterable[Row], plan: MessagePlan, connection: ConnectionOptions,
@@ -185,16 +187,17 @@ def write_partition(rows: Iterable[Row], plan: MessagePlan, producer: Producer,
     source = rows if isinstance(rows, RowSource) else RowSource(rows)
     result = result or SinkResult()
     chunker = _Chunker(commit_every, max_messages)
+    route = _router(plan, producer, default_queue)
     holding_marker = False     # the open unit of work holds the marker it got
     try:
         if ledger is not None:
             position = ledger.take()
             holding_marker = True
-            _skip_written(source, position, batch_id, ledger, plan, producer, default_queue,
-                          chunker, result)
+            _skip_written(source, position, batch_id, ledger, plan, producer, route, chunker,
+                          result)
         for row in source:
             try:
-                out, target, count = _prepare(row, plan, producer, default_queue)
+                out, target, count = _prepare(row, plan, producer, route)
                 if chunker.full_before(count):
                     source.put_back(row)       # it opens the next chunk, after this commit
                     holding_marker = _commit(producer, ledger, batch_id, holding_marker, source,
@@ -224,32 +227,50 @@ def _at_row(exc: RowValueError, taken: int, ledger: ChunkLedger | None,
 
 
 def _prepare(row: Row, plan: MessagePlan, producer: Producer,
-             default_queue: Default) -> tuple[Outgoing, Target, int]:
+             route: Route) -> tuple[Outgoing, Target, int]:
     out = plan.message(row)
-    # The `queue_manager` column goes with the `queue` column, as a read fills the pair (where
-    # the message was): rows a `queue` or `topic` option routes, and publications (which go
-    # to the connected queue manager's topic tree), ignore both, so a read written on with
-    # options is not sent back where it was read.
-    if isinstance(default_queue, Topic):
-        target = producer.topic_target(default_queue.string)
-    elif default_queue:
-        target = producer.target(default_queue, plan.defaults.queue_manager or "")
-    elif out.topic and out.queue:
+    target = route(out)
+    return out, target, producer.message_count(out, target)
+
+
+def _router(plan: MessagePlan, producer: Producer, default_queue: Default) -> Route:
+    """Where each row goes, decided once for the partition: a `queue` or `topic` option sends
+    every row to one target (opened at the first row, so an empty partition opens nothing),
+    else each row's columns say.
+
+    The `queue_manager` column goes with the `queue` column, as a read fills the pair (where
+    the message was): rows a `queue` or `topic` option routes, and publications (which go
+    to the connected queue manager's topic tree), ignore both, so a read written on with
+    options is not sent back where it was read."""
+    if not default_queue:
+        return lambda out: _row_target(out, plan, producer)
+    fixed = default_queue
+    opened: list[Target] = []
+
+    def to_option(_out: Outgoing) -> Target:
+        if not opened:
+            opened.append(producer.topic_target(fixed.string) if isinstance(fixed, Topic)
+                          else producer.target(fixed, plan.defaults.queue_manager or ""))
+        return opened[0]
+    return to_option
+
+
+def _row_target(out: Outgoing, plan: MessagePlan, producer: Producer) -> Target:
+    """The target a row's `queue` / `topic` (and `queue_manager`) columns name."""
+    if out.topic and out.queue:
         raise RowValueError(f"columns 'queue' ({out.queue!r}) and 'topic' ({out.topic!r}) are "
                             "both set in a row and no 'queue' or 'topic' option is set; valid: "
                             "one of them per row (null the other), or a 'queue' or 'topic' "
                             "option for every row")
-    elif out.topic:
-        target = producer.topic_target(out.topic)
-    else:
-        target = producer.target(_routed(out.queue, plan.topic_index is not None),
-                                 out.queue_manager or "")
-    return out, target, producer.message_count(out, target)
+    if out.topic:
+        return producer.topic_target(out.topic)
+    return producer.target(_routed(out.queue, plan.topic_index is not None),
+                           out.queue_manager or "")
 
 
 def _skip_written(source: RowSource, position: Position | None, batch_id: int,
                   ledger: ChunkLedger, plan: MessagePlan, producer: Producer,
-                  default_queue: Default, chunker: _Chunker, result: SinkResult) -> None:
+                  route: Route, chunker: _Chunker, result: SinkResult) -> None:
     """Take from the source the rows of this batch the marker says are on the queue."""
     if position is None or position.batch < batch_id:
         return
@@ -271,18 +292,17 @@ def _skip_written(source: RowSource, position: Position | None, batch_id: int,
                 break
             result.rows_skipped += 1
     elif source.settled == 0:    # an earlier attempt on this source skipped them already
-        _skip_legacy_chunks(source, position.chunk, plan, producer, default_queue, chunker,
-                            result)
+        _skip_legacy_chunks(source, position.chunk, plan, producer, route, chunker, result)
     source.settle()
 
 
 def _skip_legacy_chunks(source: RowSource, last_chunk: int, plan: MessagePlan,
-                        producer: Producer, default_queue: Default, chunker: _Chunker,
+                        producer: Producer, route: Route, chunker: _Chunker,
                         result: SinkResult) -> None:
     """An old marker's "chunks 0..last_chunk": cut the rows as its writer did, skip those."""
     chunk = 0
     for row in source:
-        _, _, count = _prepare(row, plan, producer, default_queue)
+        _, _, count = _prepare(row, plan, producer, route)
         if chunker.full_before(count):
             chunk += 1
             chunker.reset()

@@ -47,6 +47,11 @@ from typing import Any
 from spark_mq.mqi.constants import CMQC
 
 _NL, _LF = 0x15, "\n"
+#: IBM's CCSID of UTF-8
+UTF8 = 1208
+#: the CCSID that text labelled MQCCSI_Q_MGR (0) is taken to be in where this process reads
+#: or writes it itself: the embedded queue manager's CCSID
+QMGR_CCSID = UTF8
 
 #: single-byte code pages: CCSID -> (Python codec to start from, IBM's bytes where it differs;
 #: None = a byte IBM's table leaves undefined)

@@ -1,0 +1,29 @@
+"""The connection options, which the reader, the writer and the jobs share."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from spark_mq.mq.connection import ConnectionOptions
+from spark_mq.mq.errors import MQOptionError
+from spark_mq.options.spec import CONNECTION, lower_keys, of
+
+
+def parse_connection(options: Mapping[str, Any]) -> ConnectionOptions:
+    opts = lower_keys(options)
+    found = {option.name: option.value(opts) for option in of(CONNECTION)}
+    _check_reachable(found)
+    return ConnectionOptions(
+        queue_manager=found["queueManager"], conn_name=found["connName"],
+        channel=found["channel"], user=found["user"], password=found["password"],
+        transport=found["transport"], cipher_spec=found["cipherSpec"],
+        key_repository=found["keyRepository"], ccdt_url=found["ccdtUrl"],
+        reconnect=found["reconnect"], reconnect_timeout_ms=found["reconnectTimeoutMs"])
+
+
+def _check_reachable(found: Mapping[str, Any]) -> None:
+    """A queue manager to connect to: its listener, or a CCDT that names one."""
+    if found["connName"] is None and found["ccdtUrl"] is None:
+        raise MQOptionError("connName", None,
+                            "host(port) of the queue manager's listener, e.g. localhost(1414), "
+                            "or a ccdtUrl")
