@@ -580,8 +580,8 @@ class WriteOptions:
 
 
 _CCSID_EXAMPLES = ("1208 (UTF-8), 37, 273, 500, 1047, 1140 (EBCDIC), 939 (EBCDIC Japanese), "
-                   "819 (ISO 8859-1), 1252 (Windows), 1200 (UTF-16); see the README's code page "
-                   "table")
+                   "819 (ISO 8859-1), 1252 (Windows), 1200 (UTF-16); every one: docs/mainframe-and-jms.md, "
+                   "\"Code pages\"")
 
 
 def _parse_ccsid(opts: Mapping[str, str]) -> int | None:
