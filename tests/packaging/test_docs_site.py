@@ -36,7 +36,8 @@ def test_a_broken_anchor_fails_the_build(tmp_path):
         page.write("\nSee [the reader](reading.md#no-such-heading).\n")
     config = Path(PROJECT_ROOT, "mkdocs.yml").read_text(encoding="utf-8")
     (tmp_path / "mkdocs.yml").write_text(config, encoding="utf-8")
-    (tmp_path / "mkdocs_hooks.py").write_text(Path(PROJECT_ROOT, "mkdocs_hooks.py").read_text(encoding="utf-8"))
+    hooks = Path(PROJECT_ROOT, "mkdocs_hooks.py").read_text(encoding="utf-8")
+    (tmp_path / "mkdocs_hooks.py").write_text(hooks, encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
                            str(tmp_path / "site")], cwd=tmp_path, capture_output=True, text=True,
                           env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, timeout=300)

@@ -1,8 +1,9 @@
 """The example declarative pipeline (examples/mq_pipeline) run as the manual's "A declarative
-pipeline fed by a queue" (docs/connect-and-pipelines.md) says, by its own blocks (tests/doc_blocks.py runs them in a sandbox:
-an embedded queue manager started with the jobs' queues, a project made by `spark-pipelines
-init` with the example's files in place of init's, then two orders put and `spark-pipelines
-run` twice in a row, then the view queried with spark-sql).
+pipeline fed by a queue" (docs/connect-and-pipelines.md) says, by its own blocks
+(tests/doc_blocks.py runs them in a sandbox: an embedded queue manager started with the jobs'
+queues, a project made by `spark-pipelines init` with the example's files in place of init's,
+then two orders put and `spark-pipelines run` twice in a row, then the view queried with
+spark-sql).
 
 Afterwards the tables must hold exactly what was put: the streaming table each order of each
 run once (a message the first run had not taken off the queue would come back in the second),
