@@ -18,7 +18,7 @@ The classic MQ server pattern, as a streaming query: every request read from
 
 A request whose ReplyToQMgr is another queue manager is answered there, through the bridge's
 queue manager's channels (a transmission queue named after it, a queue-manager alias or
-DEFXMITQ): see the README's "A network of queue managers on one laptop".
+DEFXMITQ): see docs/embedded/networks.md ("A network of queue managers on one laptop").
 """
 from __future__ import annotations
 

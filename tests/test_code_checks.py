@@ -25,7 +25,7 @@ def run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("tool, args", [
-    ("ruff", ("check", "src", "tests", "bench", "jobs", "examples")),
+    ("ruff", ("check", "src", "tests", "bench", "jobs", "examples", "mkdocs_hooks.py")),
     ("mypy", ()),
     ("lint-imports", ()),
 ], ids=["ruff", "mypy", "import-linter"])

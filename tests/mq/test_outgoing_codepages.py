@@ -127,7 +127,7 @@ def test_bad_options_name_the_option_value_and_what_is_valid(key, value, valid):
     assert failure.value.option == key and failure.value.value == value
     assert valid in str(failure.value)
     if key == "ccsid":
-        assert "README" in str(failure.value)
+        assert "docs/mainframe-and-jms.md" in str(failure.value)
 
 
 def test_options_parse():

@@ -11,7 +11,7 @@ environment activated, and every line of its output counted.
 
 In each: no Java stack and no ERROR line before the exception, no line of the connector's
 own code in the traceback (it ends in the script's call and pyspark's), and no more lines than
-the README says ("When something is wrong: errors"). And the README's promises about the
+docs/errors.md says ("When something is wrong"). And the docs' promises about the
 `queue_manager` column and about an unknown column: a read names its queue manager, and a
 select of a column that does not exist prints no JSON log line with a Java stack inside.
 """
@@ -46,19 +46,20 @@ def real_spark(test):
 
 
 README = Path(PROJECT_ROOT, "README.md")
+ERRORS_PAGE = Path(PROJECT_ROOT, "docs", "errors.md")
+TESTS_PAGE = Path(PROJECT_ROOT, "docs", "contributing.md")
 SUBMIT = 'spark-submit --driver-java-options "$(python -m spark_mq.jobs.log4j)" script.py'
 WITH_LINE = "with EmbeddedQueueManager(tempfile.mkdtemp()) as qm:"
 STREAM_LINE = "    # stream, exactly once"
 
 
 def readme_figure(phrase: str) -> int:
-    """The number of lines the README's errors section promises where it says `phrase`
-    (`{n}` stands for the number)."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## When something is wrong: errors\n", 1)[1].split("\n## ", 1)[0]
+    """The number of lines the errors page (docs/errors.md, "When something is wrong")
+    promises where it says `phrase` (`{n}` stands for the number)."""
+    section = ERRORS_PAGE.read_text(encoding="utf-8")
     pattern = re.escape(phrase).replace(re.escape("{n}"), r"(\d+)").replace(r"\ ", r"\s+")
     found = re.search(pattern, section)
-    assert found, f"README's errors section no longer says {phrase!r}"
+    assert found, f"docs/errors.md no longer says {phrase!r}"
     return int(found.group(1))
 
 
@@ -91,7 +92,7 @@ def assert_cause_first(lines: list[str], figure: int) -> str:
     assert frames and 'script.py"' in frames[0], shown
     assert not [line for line in frames if "/spark_mq/" in line], shown     # no re-raise line
     [reason] = [line for line in error if "MQ reason " in line]
-    assert len(error) <= figure, f"{len(error)} lines, the README says {figure}:\n{shown}"
+    assert len(error) <= figure, f"{len(error)} lines, docs/errors.md says {figure}:\n{shown}"
     return reason
 
 
@@ -195,5 +196,5 @@ def test_the_set_up_says_how_long_each_command_takes_and_shows_the_fast_loop():
     assert "about a minute" in block and "about 40 minutes on 2 cores" in block, block
     fast = '.venv/bin/python -m pytest -m "not spark"'
     assert f"about 6 minutes:\n#    {fast}" in block, block
-    tests = text.split("## Tests\n", 1)[1].split("\n## ", 1)[0]
+    tests = TESTS_PAGE.read_text(encoding="utf-8").split("## Tests\n", 1)[1].split("\n## ", 1)[0]
     assert f"about six minutes on 2 cores):\n`{fast}`" in tests and "about 40 minutes" in tests

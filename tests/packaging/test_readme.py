@@ -1,5 +1,7 @@
-"""The docs cannot rot: the code blocks of README.md and docs/*.md run as written, and their
-links point at files and headings that exist.
+"""The docs cannot rot: the code blocks of README.md and of every page under docs/ (its
+subfolders too) run as written, and their links point at files and headings that exist, by
+GitHub's rules (test_docs_site.py builds docs/ as a site, whose strict build checks the same
+by mkdocs' rules).
 
 Which blocks run is said by each fence's info string (parsed in tests/doc_blocks.py):
 

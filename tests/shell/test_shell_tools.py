@@ -16,7 +16,7 @@ import pytest
 from shell_tool import TOOL, one_line_error, run, text
 from support import PROJECT_ROOT, activated_environment
 
-README = Path(PROJECT_ROOT, "README.md")
+SHELL_TOOLS_PAGE = Path(PROJECT_ROOT, "docs", "embedded", "shell-tools.md")
 SOME_FAILED = 10    # the mqsc command's status when a command failed (runmqsc's)
 
 
@@ -48,11 +48,11 @@ def running(shell):
             os.kill(pid, 9)
 
 
-# --- the README's session ------------------------------------------------------------------------
+# --- the documented session ----------------------------------------------------------------------
 
-def readme_session() -> list[str]:
-    """The commands of the README's `sh` block in "The shell tools" section."""
-    body = README.read_text(encoding="utf-8").split("### The shell tools: `spark-mq-qmgr`", 1)[1]
+def documented_session() -> list[str]:
+    """The commands of the first `sh` block of the shell tools' page (docs/embedded/shell-tools.md)."""
+    body = SHELL_TOOLS_PAGE.read_text(encoding="utf-8").split("# The shell tools: `spark-mq-qmgr`", 1)[1]
     block = re.search(r"^```sh\n(.*?)^```", body, flags=re.MULTILINE | re.DOTALL).group(1)
     return [line.partition("#")[0].strip() for line in block.splitlines() if line.partition("#")[0].strip()]
 
@@ -63,14 +63,14 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_the_readme_session_runs_as_written(shell):
-    """Each command of the README, in bash, on the defaults (HOME's data directory); only the
+def test_the_documented_session_runs_as_written(shell):
+    """Each command of the page, in bash, on the defaults (HOME's data directory); only the
     port is moved off 1414 (the same substitution for start and the clients' default)."""
     cwd, env = shell
     port = free_port()
     env = {**env, "SPARK_MQ_CONN_NAME": f"localhost({port})"}
     outputs = {}
-    commands = readme_session()
+    commands = documented_session()
     assert commands[0] == "spark-mq-qmgr start --background" and commands[-1] == "spark-mq-qmgr stop"
     try:
         for command in commands:

@@ -88,7 +88,8 @@ MESSAGE_ID, PUT_TIMESTAMP = "message_id", "put_timestamp"
 _MQSTR = b"MQSTR   "
 _NONE_FORMAT = b"        "
 _MAX_EXPIRY = 999_999_999      # tenths of a second: MQ's largest Expiry short of unlimited
-_CCSID_EXAMPLES = "e.g. 1208 (UTF-8), 37, 273, 500, 1047 (EBCDIC), 819, 1252; see the README"
+_CCSID_EXAMPLES = ("e.g. 1208 (UTF-8), 37, 273, 500, 1047 (EBCDIC), 819, 1252; every one: "
+                   "docs/mainframe-and-jms.md, \"Code pages\"")
 
 
 def _holding(text: str, ccsid: int) -> str:

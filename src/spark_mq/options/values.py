@@ -27,8 +27,8 @@ _CONN_NAME = re.compile(r"^\s*[^\s(),]+\(\d{1,5}\)\s*(,\s*[^\s(),]+\(\d{1,5}\)\s
 #: what a topic string may be: MQ's limit on MQCHARV topic strings
 MAX_TOPIC_LENGTH = 10240
 _CCSID_EXAMPLES = ("1208 (UTF-8), 37, 273, 500, 1047, 1140 (EBCDIC), 939 (EBCDIC Japanese), "
-                   "819 (ISO 8859-1), 1252 (Windows), 1200 (UTF-16); see the README's code page "
-                   "table")
+                   "819 (ISO 8859-1), 1252 (Windows), 1200 (UTF-16); every one: "
+                   "docs/mainframe-and-jms.md, \"Code pages\"")
 #: MQENC's parts (cmqc.h): integer 0x00F (1 normal, 2 reversed), packed decimal 0x0F0 (0x10
 #: normal, 0x20 reversed), float 0xF00 (0x100 IEEE normal, 0x200 IEEE reversed, 0x300 S/390,
 #: 0x400 TNS); 0 in a part leaves it undefined

@@ -17,7 +17,7 @@ SIGTERM; so does the queue manager ending (0).
 
 What it is for here: a message arriving on an idle queue starts a packaged Spark job
 (`spark-submit jobs/queue_to_files.py ... --trigger available-now`), so Spark runs only
-when there is work (README, "Running Spark only when there is work").
+when there is work (docs/embedded/triggering.md).
 """
 from __future__ import annotations
 
