@@ -17,7 +17,7 @@ this module follows IBM's "MQSC input file syntax" rules:
 Only commands on local, alias and model queues (and ``ALTER QMGR``) are validated against
 `QUEUE_ATTRIBUTES` / `QMGR_ATTRIBUTES` (mqsc_attributes.py), and the security commands
 (AUTHINFO, CHLAUTH, AUTHREC, REFRESH SECURITY) by admin/security/mqsc_commands.py, NAMELIST
-commands by namelist_mqsc.py, PROCESS commands by process_mqsc.py, and TOPIC commands
+and PROCESS commands by named_object_mqsc.py, and TOPIC commands
 against core/pubsub/topic_attributes.py.  Everything
 else a real queue manager understands (channels, listeners, subscriptions, START/STOP ...) is
 returned with raw string attributes, for the caller to apply (channels.py types those of
@@ -31,8 +31,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from spark_mq.embedded.server.admin.namelist_mqsc import namelist_command
-from spark_mq.embedded.server.admin.process_mqsc import process_command
+from spark_mq.embedded.server.admin.named_object_mqsc import named_object_command
 from spark_mq.embedded.server.admin.security.mqsc_commands import security_command
 from spark_mq.embedded.server.core.mqsc_attributes import (
     QMGR_ATTRIBUTES,
@@ -42,6 +41,7 @@ from spark_mq.embedded.server.core.mqsc_attributes import (
     attribute_specs,
 )
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand, MQSCError
+from spark_mq.embedded.server.core.named_kinds import KINDS as NAMED_KINDS
 from spark_mq.embedded.server.core.pubsub.topic_attributes import OTHER_TOPIC_KEYWORDS, TOPIC_ATTRIBUTES
 
 _ATTRIBUTE_SYNONYMS = {"TARGQ": "TARGET"}
@@ -283,10 +283,8 @@ def _command(params: list[_Param], line: int) -> MQSCCommand:
         return _topic_command(verb, noun, rest, line)
     if object_type in _SECURITY_TYPES:
         return security_command(_generic_command(verb, object_type, noun, rest, line))
-    if object_type == "NAMELIST":
-        return namelist_command(_generic_command(verb, object_type, noun, rest, line))
-    if object_type == "PROCESS":
-        return process_command(_generic_command(verb, object_type, noun, rest, line))
+    if object_type in NAMED_KINDS:
+        return named_object_command(_generic_command(verb, object_type, noun, rest, line))
     return _generic_command(verb, object_type, noun, rest, line)
 
 

@@ -7,24 +7,19 @@ PROCESS must name an existing process for a trigger message to be written (trigg
 the trigger message carries the process's attributes to the trigger monitor, which starts
 the application (`spark-mq-qmgr trigger-monitor`, IBM's runmqtrm).
 
-Definitions are stored with the others, kind "PROCESS", and come back through `restore`.
-MQSC (admin/mqsc_apply.py via `apply`) and PCF (admin/command_server/process_commands.py) change them
-through `apply`, so both validate alike.
+`PROCESS` describes the kind (core/named_objects.py), and MQSC, PCF, MQINQ and the store work
+from it; what is a process's own is here: APPLTYPE's keywords and numbers.
 """
 from __future__ import annotations
 
-import fnmatch
 from typing import Any
 
 from spark_mq.embedded.server.core.mqsc_attributes import AttributeSpec
-from spark_mq.embedded.server.core.named_objects import change
-from spark_mq.embedded.server.core.runmqsc_layout import render
-from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
-from spark_mq.mqi.constants import CMQC
+from spark_mq.embedded.server.core.named_objects import NamedAttribute, NamedKind
+from spark_mq.embedded.server.core.state import QueueManagerState
+from spark_mq.mqi.constants import CMQC, CMQCFC
 
-#: the store kind of a process definition
-KIND = "PROCESS"
-_PROCESS = frozenset({KIND})
+_PROCESS = frozenset({"PROCESS"})
 
 #: APPLTYPE keywords and the MQAT_* value a trigger message carries for each. DEF is the
 #: platform's default: UNIX here, and what DISPLAY shows for it, as on IBM MQ for Linux.
@@ -38,37 +33,6 @@ _APPL_TYPE_KEYWORDS = {value: keyword for keyword, value in APPL_TYPES.items()}
 DEFAULT_APPL_TYPE = "UNIX"
 #: user-defined application types, written as a number
 USER_APPL_TYPES = (CMQC.MQAT_USER_FIRST, CMQC.MQAT_USER_LAST)
-
-#: the attributes a process has besides APPLTYPE (checked by `appl_type`)
-ATTRIBUTES: dict[str, AttributeSpec] = {
-    "DESCR": AttributeSpec("str", "", _PROCESS, max_length=CMQC.MQ_PROCESS_DESC_LENGTH),
-    "APPLICID": AttributeSpec("str", "", _PROCESS, max_length=CMQC.MQ_PROCESS_APPL_ID_LENGTH),
-    "ENVRDATA": AttributeSpec("str", "", _PROCESS, max_length=CMQC.MQ_PROCESS_ENV_DATA_LENGTH),
-    "USERDATA": AttributeSpec("str", "", _PROCESS, max_length=CMQC.MQ_PROCESS_USER_DATA_LENGTH),
-}
-
-#: process name -> attributes: DESCR, APPLICID, APPLTYPE, ENVRDATA, USERDATA, ALTDATE, ALTTIME
-Processes = dict[str, dict[str, Any]]
-_PROCESSES: FeatureState[Processes] = FeatureState("processes", lambda qm: {})
-
-
-def processes_of(qm: QueueManagerState) -> Processes:
-    """The queue manager's process definitions; in its feature state, as namelists are."""
-    return _PROCESSES.of(qm)
-
-
-def exists(qm: QueueManagerState, name: str) -> bool:
-    return name in processes_of(qm)
-
-
-def find(qm: QueueManagerState, name: str) -> dict[str, Any] | None:
-    return processes_of(qm).get(name)
-
-
-def restore(qm: QueueManagerState, name: str, attrs: dict[str, Any]) -> None:
-    """A stored definition, at recovery."""
-    processes_of(qm)[name] = dict(attrs)
-
 
 def appl_type(text: str) -> str:
     """An APPLTYPE as written (a keyword, DEF, or a user type's number) as it is kept: the
@@ -100,42 +64,44 @@ def appl_type_of(value: int) -> str:
     return appl_type(str(value))
 
 
-def default_attributes() -> dict[str, Any]:
-    values: dict[str, Any] = {key: spec.default for key, spec in ATTRIBUTES.items()}
-    values["APPLTYPE"] = DEFAULT_APPL_TYPE
-    return values
+def _string(length: int) -> AttributeSpec:
+    return AttributeSpec("str", "", _PROCESS, max_length=length)
 
 
-def apply(qm: QueueManagerState, verb: str, name: str, attrs: dict[str, Any],
-          replace: bool = False, like: str | None = None) -> str:
-    """DEFINE, ALTER or DELETE PROCESS with typed attributes; returns runmqsc's message.
-    Failures are ValueErrors with runmqsc's text. `like`: DEFINE ... LIKE(other) copies it."""
-    return change(qm, processes_of(qm), KIND, verb, name, attrs, _MESSAGES, default_attributes,
-                  replace, like)
+#: the process kind: DESCR, APPLICID, APPLTYPE, ENVRDATA, USERDATA
+PROCESS = NamedKind(
+    "PROCESS",
+    attributes={
+        "DESCR": NamedAttribute(_string(CMQC.MQ_PROCESS_DESC_LENGTH),
+                                parameter=CMQC.MQCA_PROCESS_DESC,
+                                length=CMQC.MQ_PROCESS_DESC_LENGTH),
+        "APPLICID": NamedAttribute(_string(CMQC.MQ_PROCESS_APPL_ID_LENGTH),
+                                   parameter=CMQC.MQCA_APPL_ID,
+                                   length=CMQC.MQ_PROCESS_APPL_ID_LENGTH),
+        "APPLTYPE": NamedAttribute(AttributeSpec("str", DEFAULT_APPL_TYPE, _PROCESS),
+                                   appl_type, CMQC.MQIA_APPL_TYPE,
+                                   to_number=lambda kept: appl_type_value(str(kept)),
+                                   from_number=appl_type_of),
+        "ENVRDATA": NamedAttribute(_string(CMQC.MQ_PROCESS_ENV_DATA_LENGTH),
+                                   parameter=CMQC.MQCA_ENV_DATA,
+                                   length=CMQC.MQ_PROCESS_ENV_DATA_LENGTH),
+        "USERDATA": NamedAttribute(_string(CMQC.MQ_PROCESS_USER_DATA_LENGTH),
+                                   parameter=CMQC.MQCA_USER_DATA,
+                                   length=CMQC.MQ_PROCESS_USER_DATA_LENGTH),
+    },
+    messages={"DEFINE": "AMQ8010I: IBM MQ process created.",
+              "ALTER": "AMQ8007I: IBM MQ process changed.",
+              "DELETE": "AMQ8101I: IBM MQ process deleted.",
+              "DISPLAY": "AMQ8407I: Display Process details."},
+    example="MY.PROCESS", object_type=CMQC.MQOT_PROCESS, name_parameter=CMQC.MQCA_PROCESS_NAME,
+    name_length=CMQC.MQ_PROCESS_NAME_LENGTH, names_parameter=CMQCFC.MQCACF_PROCESS_NAMES,
+    copy_parameters=(CMQCFC.MQCACF_FROM_PROCESS_NAME, CMQCFC.MQCACF_TO_PROCESS_NAME),
+    attrs_parameter=CMQCFC.MQIACF_PROCESS_ATTRS,
+    pcf_commands=(CMQCFC.MQCMD_INQUIRE_PROCESS, CMQCFC.MQCMD_INQUIRE_PROCESS_NAMES,
+                  CMQCFC.MQCMD_CREATE_PROCESS, CMQCFC.MQCMD_COPY_PROCESS,
+                  CMQCFC.MQCMD_CHANGE_PROCESS, CMQCFC.MQCMD_DELETE_PROCESS))
 
 
-_MESSAGES = {"DEFINE": "AMQ8010I: IBM MQ process created.",
-             "ALTER": "AMQ8007I: IBM MQ process changed.",
-             "DELETE": "AMQ8101I: IBM MQ process deleted."}
-
-
-def matching(qm: QueueManagerState, pattern: str) -> list[tuple[str, dict[str, Any]]]:
-    """The processes a name, generic with '*' or not, selects, by name."""
-    return [(name, attrs) for name, attrs in sorted(processes_of(qm).items())
-            if fnmatch.fnmatchcase(name, pattern)]
-
-
-def display(qm: QueueManagerState, pattern: str, flags: frozenset[str]) -> str:
-    """DISPLAY PROCESS as runmqsc shows it: the attributes asked for (all of them with ALL
-    or none named), an empty value as ( )."""
-    found = matching(qm, pattern)
-    if not found:
-        raise ValueError(f"AMQ8147E: IBM MQ object {pattern} not found.")
-    wanted = {flag for flag in flags if flag != "ALL"}
-    blocks = []
-    for name, attrs in found:
-        items = [f"PROCESS({name})"] + [
-            f"{key}({str(value) or ' '})" for key, value in sorted(attrs.items())
-            if not wanted or "ALL" in flags or key in wanted]
-        blocks.append(render("AMQ8407I: Display Process details.", items))
-    return "\n".join(blocks)
+def find(qm: QueueManagerState, name: str) -> dict[str, Any] | None:
+    """The process definition `name`, None when there is none (triggering/ asks)."""
+    return PROCESS.find(qm, name)

@@ -61,8 +61,8 @@ class Handle:
     created_temporary: bool = False    # this handle's MQOPEN created its temporary dynamic queue
     topic: str | None = None           # a topic opened to publish on: its full topic string
     subscription: Any = None           # a subscription handle's pubsub.state.Subscription
-    namelist: bool = False             # a namelist opened to inquire on (queue is None, name its name)
-    process: bool = False              # a process definition opened to inquire on (likewise)
+    named_kind: Any = None             # a namelist or process opened to inquire on: its kind
+    #                                    (core/named_objects.NamedKind; queue is None, name its name)
     remote: Any = None                 # resolution.names.Remote: a queue on another queue
     #                                    manager (queue is then its transmission queue)
 

@@ -8,13 +8,14 @@ Queue definitions are local, alias, model and remote queues, in one namespace as
 queues are local queues that dynamic_queues.py creates and deletes. Channels are stored here
 too (kind "CHANNEL", their own namespace) and recovered into channels.py's table, and so
 are the security definitions (kinds AUTHINFO, CHLAUTH, AUTHREC: core/security/state.py),
-namelists (kind NAMELIST: namelist.py) and processes (kind PROCESS: processes.py).
+namelists and processes (their kinds: core/named_kinds.py).
 """
 from __future__ import annotations
 
 import itertools
 
-from spark_mq.embedded.server.core import channels, namelist, processes, system_queues
+from spark_mq.embedded.server.core import channels, system_queues
+from spark_mq.embedded.server.core.named_kinds import KINDS as NAMED_KINDS
 from spark_mq.embedded.server.core.pubsub import storage as pubsub_storage
 from spark_mq.embedded.server.core.queues import (
     TEMPORARY_DYNAMIC,
@@ -44,10 +45,8 @@ def recover(qm: QueueManagerState) -> None:
             channels.restore(qm, name, attrs)
         elif kind in security.KINDS:
             security.restore(qm, kind, name, attrs)
-        elif kind == namelist.KIND:
-            namelist.restore(qm, name, attrs)
-        elif kind == processes.KIND:
-            processes.restore(qm, name, attrs)
+        elif kind in NAMED_KINDS:
+            NAMED_KINDS[kind].restore(qm, name, attrs)
         elif kind in pubsub_storage.KINDS:
             pubsub_rows.append((kind, name, attrs))  # after the queues: subscriptions name theirs
         else:

@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.admin.security import subscription_checks
-from spark_mq.embedded.server.core import channels, namelist, processes
+from spark_mq.embedded.server.core import channels
 from spark_mq.embedded.server.core.errors import MQError
+from spark_mq.embedded.server.core.named_kinds import BY_OBJECT_TYPE as NAMED_KINDS
 from spark_mq.embedded.server.core.security import checks
 from spark_mq.embedded.server.core.security.authority import ENTITY_GROUP, ENTITY_PRINCIPAL
 from spark_mq.embedded.server.core.security.state import enforced, groups_of, privileged, security_of
@@ -166,10 +167,8 @@ def _objects(qm: QueueManagerState, object_type: int) -> Collection[str]:
         return channels.table(qm).channels.keys()
     if object_type == _TOPIC:
         return qm.pubsub.topics.keys()
-    if object_type == _NAMELIST:
-        return namelist.namelists_of(qm).keys()
-    if object_type == _PROCESS:
-        return processes.processes_of(qm).keys()
+    if object_type in NAMED_KINDS:
+        return NAMED_KINDS[object_type].table(qm).keys()
     if object_type == _AUTH_INFO:
         return security_of(qm).authinfos.keys()
     return ()
