@@ -8,6 +8,7 @@ module of plain functions over that state (in this folder unless a path says oth
     handles.py        object handles on queues, the queue manager, namelists: open, close
     dynamic_queues.py dynamic queues: created from a model by MQOPEN, deleted by MQCLOSE/MQDISC
     put.py            MQPUT/MQPUT1: MD defaults, groups, segmentation (to a topic: pubsub/)
+    prepare_put.py    the MQPUT preamble a put to a queue and a publication share
     core/md_context.py the MD context and character fields, for puts to queues and topics
     get.py            MQGET and read-ahead batches: checks, waiting, delivery
     core/message_matching.py which message a get returns (match options, cursors, selectors)
