@@ -20,7 +20,7 @@ Only commands on local, alias and model queues (and ``ALTER QMGR``) are validate
 and PROCESS commands by named_object_mqsc.py, and TOPIC commands
 against core/pubsub/topic_attributes.py.  Everything
 else a real queue manager understands (channels, listeners, subscriptions, START/STOP ...) is
-returned with raw string attributes, for the caller to apply (channels.py types those of
+returned with raw string attributes, for the caller to apply (core/channel_definitions.py types those of
 SVRCONN channels) or to ignore: IBM's developer-container scripts contain such commands
 and must load without error.
 """

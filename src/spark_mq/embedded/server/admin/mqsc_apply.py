@@ -19,18 +19,18 @@ from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.admin import move_queue, qstatus_mqsc
 from spark_mq.embedded.server.admin.mqsc import parse_mqsc
-from spark_mq.embedded.server.admin.pubsub import mqsc_admin as pubsub_admin
-from spark_mq.embedded.server.admin.security import mqsc_admin as security_admin
+from spark_mq.embedded.server.admin.pubsub import pubsub_mqsc as pubsub_admin
+from spark_mq.embedded.server.admin.security import security_mqsc as security_admin
 from spark_mq.embedded.server.admin.security.mqsc_commands import OBJECT_TYPES_CHECKED as SECURITY_TYPES
-from spark_mq.embedded.server.core import channels
+from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core.mqsc_attributes import default_attributes
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand, MQSCError
 from spark_mq.embedded.server.core.named_kinds import KINDS as NAMED_KINDS
 from spark_mq.embedded.server.core.qmgr_attributes import status_attributes
-from spark_mq.embedded.server.core.queues import LocalQueue
+from spark_mq.embedded.server.core.queue_objects import LocalQueue
 from spark_mq.embedded.server.core.runmqsc_layout import format_display
 from spark_mq.embedded.server.core.security import admission, authinfo
-from spark_mq.embedded.server.core.security.state import security_of
+from spark_mq.embedded.server.core.security.security_state import security_of
 from spark_mq.embedded.server.message_channels.initiator import initiator_of
 from spark_mq.mqi.constants import CMQC, CMQCFC
 

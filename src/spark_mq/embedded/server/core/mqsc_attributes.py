@@ -144,7 +144,7 @@ QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
     # read-only: PREDEFINED, or the DEFTYPE of the model it was created from.
     "DEFTYPE": _enum("TEMPDYN PERMDYN", _MODEL),
     # Triggering (triggering/): a trigger message goes on INITQ under IBM's conditions, for a
-    # trigger monitor to start the PROCESS (processes.py); also inquirable/settable by MQI.
+    # trigger monitor to start the PROCESS (process_definitions.py); also inquirable/settable by MQI.
     "TRIGGER": AttributeSpec("flag", "NOTRIGGER", _STORING, choices=("NOTRIGGER", "TRIGGER")),
     "TRIGTYPE": _enum("FIRST EVERY DEPTH NONE", _STORING),
     "TRIGDPTH": _int(1, _MAX_COUNT, 1, _STORING),

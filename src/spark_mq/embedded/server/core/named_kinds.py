@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from spark_mq.embedded.server.core.named_objects import NamedKind
 from spark_mq.embedded.server.core.namelist import NAMELIST
-from spark_mq.embedded.server.core.processes import PROCESS
+from spark_mq.embedded.server.core.process_definitions import PROCESS
 
 #: MQSC object type (and store kind) -> its kind
 KINDS: dict[str, NamedKind] = {kind.kind: kind for kind in (NAMELIST, PROCESS)}

@@ -20,10 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
-from spark_mq.embedded.server.core.errors import MQError
 from spark_mq.embedded.server.core.mqsc_attributes import default_attributes
-from spark_mq.embedded.server.core.pubsub.state import PubSubState
-from spark_mq.embedded.server.core.queues import (
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.pubsub.pubsub_state import PubSubState
+from spark_mq.embedded.server.core.queue_objects import (
     DEFAULT_QUEUE_MEMORY,
     HotBudget,
     LocalQueue,
@@ -113,7 +113,7 @@ class QueueManagerState:
         self.attrs: dict[str, Any] = default_attributes("QMGR")
         self.quiescing = False
         self.store = Store(data_dir)
-        # the messages held in memory, a queue's and all queues' (queues.py)
+        # the messages held in memory, a queue's and all queues' (queue_objects.py)
         self.hot = HotBudget(queue_memory, 20 * queue_memory)
         self.conn_ids = itertools.count(1)
         # "AMQ " + name, then 8 bytes unguessable from other ids (mqi/message_ids.py); the

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server.core.errors import WARNING, MQError
 from spark_mq.embedded.server.core.named_kinds import BY_OBJECT_TYPE
-from spark_mq.embedded.server.core.queues import TEMPORARY_DYNAMIC, AliasQueue, LocalQueue, ModelQueue
+from spark_mq.embedded.server.core.outcomes import WARNING, MQError
+from spark_mq.embedded.server.core.queue_objects import TEMPORARY_DYNAMIC, AliasQueue, LocalQueue, ModelQueue
 from spark_mq.embedded.server.core.security import checks
 from spark_mq.embedded.server.core.state import Connection, Handle, QueueManagerState
 from spark_mq.embedded.server.resolution import names

@@ -9,11 +9,11 @@ from __future__ import annotations
 import time
 from typing import cast
 
-from spark_mq.embedded.server.core.errors import MQError
 from spark_mq.embedded.server.core.mqsc_attributes import QUEUE_ATTRIBUTES, AttributeValue
 from spark_mq.embedded.server.core.named_objects import NamedKind
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.qmgr_attributes import CHAR_LENGTHS, qmgr_value
-from spark_mq.embedded.server.core.queues import (
+from spark_mq.embedded.server.core.queue_objects import (
     PERMANENT_DYNAMIC,
     PREDEFINED,
     TEMPORARY_DYNAMIC,

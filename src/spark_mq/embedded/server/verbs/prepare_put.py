@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spark_mq.embedded.server.core.errors import MQError
 from spark_mq.embedded.server.core.md_context import apply_context, pad_char_fields
-from spark_mq.embedded.server.core.queues import (
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.queue_objects import (
     GROUP_FLAGS,
     I_CCSID,
     I_CORRELID,

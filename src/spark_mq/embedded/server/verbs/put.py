@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import time
 
-from spark_mq.embedded.server.core.errors import MQError, WarnedPut
 from spark_mq.embedded.server.core.md_context import put_stamp
-from spark_mq.embedded.server.core.properties import check_properties
-from spark_mq.embedded.server.core.queues import (
+from spark_mq.embedded.server.core.outcomes import MQError, WarnedPut
+from spark_mq.embedded.server.core.property_rules import check_properties
+from spark_mq.embedded.server.core.queue_objects import (
     GROUP_FLAGS,
     I_EXPIRY,
     I_FLAGS,

@@ -7,7 +7,7 @@ errors), check that the requesting user may run it (admin/security/command_check
 the command's function, leaving out of an inquiry's answer the objects the user may not
 display. The functions are in queue_commands.py,
 channel_commands.py, system_commands.py, authinfo_commands.py, named_object_commands.py
-(namelists, processes), chlauth_commands.py, escape_commands.py and authority.py, one per command.
+(namelists, processes), chlauth_commands.py, escape_commands.py and authority_commands.py, one per command.
 """
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from spark_mq.embedded.server.admin.command_server import (
     authinfo_commands,
-    authority,
     channel_commands,
     channel_control,
     chlauth_commands,
@@ -27,6 +26,9 @@ from spark_mq.embedded.server.admin.command_server import (
     queue_commands,
     system_commands,
 )
+from spark_mq.embedded.server.admin.command_server import (
+    authority_commands as authority,
+)
 from spark_mq.embedded.server.admin.command_server.attributes import STORED
 from spark_mq.embedded.server.admin.command_server.pcf import (
     DUPLICATE_ERRORS,
@@ -36,7 +38,7 @@ from spark_mq.embedded.server.admin.command_server.pcf import (
 )
 from spark_mq.embedded.server.admin.command_server.request import Reply, Request
 from spark_mq.embedded.server.admin.security import command_checks
-from spark_mq.embedded.server.core.errors import MQError
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 _IN, _ST, _IL, _SL, _BS = (CMQCFC.MQCFT_INTEGER, CMQCFC.MQCFT_STRING, CMQCFC.MQCFT_INTEGER_LIST,

@@ -26,10 +26,10 @@ from spark_mq.embedded.server.admin.command_server.request import Reply, Request
 from spark_mq.embedded.server.admin.mqsc import parse_mqsc
 from spark_mq.embedded.server.admin.mqsc_apply import apply_command
 from spark_mq.embedded.server.admin.security import command_checks
-from spark_mq.embedded.server.core.errors import MQError
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand, MQSCError
 from spark_mq.embedded.server.core.named_kinds import KINDS as NAMED_KINDS
 from spark_mq.embedded.server.core.named_objects import NamedKind
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.mqi.constants import CMQC, CMQCFC, CMQXC
 
 _ST, _IN = CMQCFC.MQCFT_STRING, CMQCFC.MQCFT_INTEGER

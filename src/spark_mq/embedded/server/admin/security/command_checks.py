@@ -31,13 +31,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.admin.security import subscription_checks
-from spark_mq.embedded.server.core import channels
-from spark_mq.embedded.server.core.errors import MQError
+from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core.named_kinds import BY_OBJECT_TYPE as NAMED_KINDS
 from spark_mq.embedded.server.core.named_objects import NamedKind
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.security import checks
 from spark_mq.embedded.server.core.security.authority import ENTITY_GROUP, ENTITY_PRINCIPAL
-from spark_mq.embedded.server.core.security.state import enforced, groups_of, privileged, security_of
+from spark_mq.embedded.server.core.security.security_state import enforced, groups_of, privileged, security_of
 from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.mqi.constants import CMQC, CMQCFC, CMQXC
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server.core.errors import MQError, WarnedPut
-from spark_mq.embedded.server.core.properties import check_properties
+from spark_mq.embedded.server.core.outcomes import MQError, WarnedPut
+from spark_mq.embedded.server.core.property_rules import check_properties
 from spark_mq.embedded.server.core.pubsub import topics
-from spark_mq.embedded.server.core.pubsub.state import RetainedPublication
-from spark_mq.embedded.server.core.queues import I_PERSISTENCE, Message
+from spark_mq.embedded.server.core.pubsub.pubsub_state import RetainedPublication
+from spark_mq.embedded.server.core.queue_objects import I_PERSISTENCE, Message
 from spark_mq.embedded.server.verbs.prepare_put import Destination, prepare_md
 from spark_mq.embedded.server.verbs.pubsub import retained as retained_pubs
 from spark_mq.embedded.server.verbs.pubsub.delivery import copy_for, place

@@ -10,7 +10,7 @@ MQRC_UNKNOWN_CHANNEL_NAME when not, as IBM MQ does. Definitions are stored with 
 The attributes IBM's developer container sets are typed and validated (`SVRCONN_ATTRIBUTES`).
 They are kept and displayed; the name and the TLS attributes take part in connecting
 (SSLCIPH, SSLCAUTH, SSLPEER, CERTLABL: see server/network/tls.py), MAXINST and MAXINSTC bound its
-instances (server/network/session.py), its heartbeat interval is the listener's, and messages are
+instances (server/network/mqi_session.py), its heartbeat interval is the listener's, and messages are
 limited by the queue and queue-manager MAXMSGL. Other SVRCONN keywords IBM documents are
 kept as text. An SSLCIPH that names no CipherSpec IBM MQ knows is refused as runmqsc
 refuses it (AMQ8242E, `CipherSpecError`; tls/cipher_specs.py).
@@ -50,7 +50,7 @@ SVRCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
     "SSLCAUTH": AttributeSpec("enum", "REQUIRED", _CHANNEL, choices=("REQUIRED", "OPTIONAL")),
     "SSLPEER": AttributeSpec("str", "", _CHANNEL, max_length=1024),
     "CERTLABL": AttributeSpec("str", "", _CHANNEL, max_length=64),
-    # instances running at once, in all and from one client address (network/session.py refuses
+    # instances running at once, in all and from one client address (network/mqi_session.py refuses
     # more with MQRC_CHANNEL_NOT_AVAILABLE); lowering them ends no running instance
     "MAXINST": AttributeSpec("int", MAX_INSTANCES, _CHANNEL, bounds=(0, MAX_INSTANCES)),
     "MAXINSTC": AttributeSpec("int", MAX_INSTANCES, _CHANNEL, bounds=(0, MAX_INSTANCES)),
