@@ -1,5 +1,5 @@
 """Unit tests of the MQSC parser for namelists (DEFINE/ALTER/DELETE/DISPLAY NAMELIST, typed
-by namelist_mqsc.py)."""
+by admin/named_object_mqsc.py)."""
 from __future__ import annotations
 
 import pytest

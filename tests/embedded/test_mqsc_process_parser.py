@@ -1,5 +1,5 @@
 """Unit tests of the MQSC parser for process definitions (DEFINE/ALTER/DELETE/DISPLAY
-PROCESS, typed by process_mqsc.py): every refusal names the keyword, the bad value and what
+PROCESS, typed by admin/named_object_mqsc.py): every refusal names the keyword, the bad value and what
 is valid."""
 from __future__ import annotations
 

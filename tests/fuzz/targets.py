@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from spark_mq.embedded import wire
 from spark_mq.embedded.server.admin import mqsc
 from spark_mq.embedded.server.admin.command_server import pcf
-from spark_mq.embedded.server.core.channels import SVRCONN_ATTRIBUTES
+from spark_mq.embedded.server.core.channel_definitions import SVRCONN_ATTRIBUTES
 from spark_mq.embedded.server.core.convert import Converted, convert_message
 from spark_mq.embedded.server.core.mqsc_attributes import QMGR_ATTRIBUTES, QUEUE_ATTRIBUTES
 from spark_mq.embedded.server.message_channels import link, sync

@@ -46,12 +46,12 @@ from spark_mq.embedded.server.admin.command_server import CommandServer
 from spark_mq.embedded.server.admin.mqsc_apply import log_script, run_mqsc
 from spark_mq.embedded.server.core.addresses import is_loopback
 from spark_mq.embedded.server.core.mqsc_attributes import DEFAULT_MQSC
-from spark_mq.embedded.server.core.queues import DEFAULT_QUEUE_MEMORY
-from spark_mq.embedded.server.core.security import state as security
+from spark_mq.embedded.server.core.queue_objects import DEFAULT_QUEUE_MEMORY
+from spark_mq.embedded.server.core.security import security_state as security
 from spark_mq.embedded.server.message_channels.initiator import ChannelInitiator
 from spark_mq.embedded.server.network.bindings import BindingsListener
 from spark_mq.embedded.server.network.listener import DEFAULT_MAX_CHANNELS, Server
-from spark_mq.embedded.server.network.session import DEFAULT_CONNECT_TIMEOUT, DEFAULT_HEARTBEAT_INTERVAL
+from spark_mq.embedded.server.network.mqi_session import DEFAULT_CONNECT_TIMEOUT, DEFAULT_HEARTBEAT_INTERVAL
 from spark_mq.embedded.server.network.tls import set_default_repository
 from spark_mq.embedded.server.verbs.qmgr import QueueManager
 from spark_mq.mqi.private_files import PrivateFileError, read_private
@@ -339,7 +339,7 @@ def parse_users(entries: list[str]) -> dict[str, str] | None:
 
 
 def parse_groups(entries: list[str]) -> dict[str, tuple[str, ...]]:
-    """The groups the user entries name (users without any get core/security/state.py's defaults)."""
+    """The groups the user entries name (users without any get core/security/security_state.py's defaults)."""
     groups = {}
     for entry in entries:
         user, _, rest = entry.partition(":")

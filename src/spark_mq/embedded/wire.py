@@ -1,7 +1,7 @@
 """The embedded transport's wire format: length-prefixed frames holding a small, safe value codec.
 
 Shared by both processes: client/ (in the application's process) sends requests and reads
-answers, server/network/session.py (in the queue-manager process) does the opposite.
+answers, server/network/mqi_session.py (in the queue-manager process) does the opposite.
 
 A frame is a 4-byte little-endian length followed by one encoded value (normally a tuple
 whose first item is the verb). The codec knows None, bool, int (64-bit), float, str, bytes
@@ -10,7 +10,7 @@ can at worst get its own connection closed (`ProtocolError`).
 
 Bounds: a frame's length is checked before its body is read (`MAX_FRAME` by default; the
 queue manager passes far smaller limits before a connection has authenticated, see
-server/network/session.py), and its decode is bounded in nesting (`MAX_DEPTH`) and in the number of
+server/network/mqi_session.py), and its decode is bounded in nesting (`MAX_DEPTH`) and in the number of
 values it holds (`max_elements`): a value costs the decoder some 60 bytes of Python objects
 for as little as one byte on the wire, so bytes alone do not bound memory.
 

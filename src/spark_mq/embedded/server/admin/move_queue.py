@@ -36,9 +36,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server.core.errors import MQError
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
-from spark_mq.embedded.server.core.queues import LocalQueue
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.queue_objects import LocalQueue
 from spark_mq.embedded.server.verbs.local_connection import LocalConnection
 from spark_mq.mqi.constants import CMQC, reason_name
 

@@ -18,11 +18,11 @@ Commands on local, alias, model and remote queues (and ``ALTER QMGR``, which ref
 attribute it does not know) are validated against `QUEUE_ATTRIBUTES` / `QMGR_ATTRIBUTES`
 (mqsc_attributes.py: every attribute dmpmqcfg writes), and the security commands
 (AUTHINFO, CHLAUTH, AUTHREC, REFRESH SECURITY) by admin/security/mqsc_commands.py, NAMELIST
-commands by namelist_mqsc.py, PROCESS commands by process_mqsc.py, and TOPIC commands
+and PROCESS commands by named_object_mqsc.py, and TOPIC commands
 against core/pubsub/topic_attributes.py.  Everything
 else a real queue manager understands (channels, listeners, subscriptions, START/STOP ...) is
-returned with raw string attributes, for the caller to apply (channels.py types those of
-SVRCONN, SDR, RCVR and CLNTCONN channels, pubsub/mqsc_admin.py those of DEFINE SUB) or to
+returned with raw string attributes, for the caller to apply (core/channel_definitions.py types those of
+SVRCONN, SDR, RCVR and CLNTCONN channels, admin/pubsub/pubsub_mqsc.py those of DEFINE SUB) or to
 ignore: IBM's developer-container scripts contain such commands and must load without error.
 """
 from __future__ import annotations
@@ -32,8 +32,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from spark_mq.embedded.server.admin.namelist_mqsc import namelist_command
-from spark_mq.embedded.server.admin.process_mqsc import process_command
+from spark_mq.embedded.server.admin.named_object_mqsc import named_object_command
 from spark_mq.embedded.server.admin.security.mqsc_commands import security_command
 from spark_mq.embedded.server.core.mqsc_attributes import (
     QMGR_ATTRIBUTES,
@@ -43,6 +42,7 @@ from spark_mq.embedded.server.core.mqsc_attributes import (
     attribute_specs,
 )
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand, MQSCError
+from spark_mq.embedded.server.core.named_kinds import KINDS as NAMED_KINDS
 from spark_mq.embedded.server.core.pubsub.topic_attributes import (
     OTHER_TOPIC_KEYWORDS,
     STORED_TOPIC_ATTRIBUTES,
@@ -288,10 +288,8 @@ def _command(params: list[_Param], line: int) -> MQSCCommand:
         return _topic_command(verb, noun, rest, line)
     if object_type in _SECURITY_TYPES:
         return security_command(_generic_command(verb, object_type, noun, rest, line))
-    if object_type == "NAMELIST":
-        return namelist_command(_generic_command(verb, object_type, noun, rest, line))
-    if object_type == "PROCESS":
-        return process_command(_generic_command(verb, object_type, noun, rest, line))
+    if object_type in NAMED_KINDS:
+        return named_object_command(_generic_command(verb, object_type, noun, rest, line))
     return _generic_command(verb, object_type, noun, rest, line)
 
 

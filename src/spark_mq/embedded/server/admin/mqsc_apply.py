@@ -15,21 +15,22 @@ from __future__ import annotations
 import fnmatch
 import logging
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.admin import move_queue, qstatus_mqsc
 from spark_mq.embedded.server.admin.mqsc import parse_mqsc
-from spark_mq.embedded.server.admin.pubsub import mqsc_admin as pubsub_admin
-from spark_mq.embedded.server.admin.security import mqsc_admin as security_admin
+from spark_mq.embedded.server.admin.pubsub import pubsub_mqsc as pubsub_admin
+from spark_mq.embedded.server.admin.security import security_mqsc as security_admin
 from spark_mq.embedded.server.admin.security.mqsc_commands import OBJECT_TYPES_CHECKED as SECURITY_TYPES
-from spark_mq.embedded.server.core import channels, namelist, processes
+from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core.mqsc_attributes import default_attributes
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand, MQSCError
+from spark_mq.embedded.server.core.named_kinds import KINDS as NAMED_KINDS
 from spark_mq.embedded.server.core.qmgr_attributes import status_attributes
-from spark_mq.embedded.server.core.queues import LocalQueue
+from spark_mq.embedded.server.core.queue_objects import LocalQueue
 from spark_mq.embedded.server.core.runmqsc_layout import format_display
 from spark_mq.embedded.server.core.security import admission, authinfo
-from spark_mq.embedded.server.core.security.state import security_of
+from spark_mq.embedded.server.core.security.security_state import security_of
 from spark_mq.embedded.server.core.state import QMGR_CCSID
 from spark_mq.embedded.server.message_channels.initiator import initiator_of
 from spark_mq.mqi.constants import CMQC, CMQCFC
@@ -89,10 +90,8 @@ def _exists(qmgr: QueueManager, command: MQSCCommand) -> bool:
         return pubsub_admin.exists(qmgr, command)
     if command.object_type == "AUTHINFO":
         return authinfo.exists(qmgr, command.name)
-    if command.object_type == "NAMELIST":
-        return namelist.exists(qmgr, command.name)
-    if command.object_type == "PROCESS":
-        return processes.exists(qmgr, command.name)
+    if command.object_type in NAMED_KINDS:
+        return NAMED_KINDS[command.object_type].exists(qmgr, command.name)
     return command.name in qmgr.queues
 
 
@@ -138,9 +137,9 @@ def _channel_control(qmgr: QueueManager, command: MQSCCommand) -> str:
     return initiator.resolve_channel(command.name, action)
 
 
-def _named_object(kind: Any, qmgr: QueueManager, command: MQSCCommand) -> str:
-    """NAMELIST and PROCESS commands: `kind` is the module that keeps them (namelist.py,
-    processes.py), with the same display and apply."""
+def _named_object(qmgr: QueueManager, command: MQSCCommand) -> str:
+    """NAMELIST and PROCESS commands, by their kind's description (core/named_kinds.py)."""
+    kind = NAMED_KINDS[command.object_type]
     if command.verb == "DISPLAY":
         return str(kind.display(qmgr, command.name, command.flags))
     attrs = {k: v for k, v in command.attributes.items() if k != "LIKE"}
@@ -264,8 +263,7 @@ _BY_COMMAND: dict[tuple[str, str], Handler] = {
 #: object type -> the handler of every verb on it (its module checks the verb)
 _BY_TYPE: dict[str, Handler] = {
     **{kind: security_admin.apply for kind in SECURITY_TYPES},
-    "NAMELIST": lambda qmgr, command: _named_object(namelist, qmgr, command),
-    "PROCESS": lambda qmgr, command: _named_object(processes, qmgr, command),
+    **{kind: _named_object for kind in NAMED_KINDS},
     **{kind: _pubsub for kind in pubsub_admin.KINDS},   # before the ignored types: TOPIC, SUB
 }
 #: the queues' verbs (QLOCAL, QALIAS, QMODEL, QREMOTE)

@@ -12,7 +12,7 @@ import fnmatch
 
 from spark_mq.embedded.server.admin import queue_status
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
-from spark_mq.embedded.server.core.queues import LocalQueue
+from spark_mq.embedded.server.core.queue_objects import LocalQueue
 from spark_mq.embedded.server.core.runmqsc_layout import render
 from spark_mq.embedded.server.core.state import QueueManagerState
 

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 
 from spark_mq.embedded.server.core.message_rows import clamped, order_key
-from spark_mq.embedded.server.core.queues import I_PRIORITY, LocalQueue, Message
+from spark_mq.embedded.server.core.queue_objects import I_PRIORITY, LocalQueue, Message
 from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.embedded.server.events import statistics
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from spark_mq.embedded.server.core.errors import MQError
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.state import ACCOUNTING_TOKEN, Connection, Handle, blank
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD, blank_padded

@@ -11,8 +11,8 @@ import struct
 import time
 from collections.abc import Callable
 
-from spark_mq.embedded.server.core.errors import MQError
-from spark_mq.embedded.server.core.queues import (
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.queue_objects import (
     GROUP_FLAGS,
     I_CORRELID,
     I_FLAGS,

@@ -8,7 +8,7 @@ ids gets match on in their own indexed columns. The MQMD is kept deflated agains
 template MQMD (about 30 bytes instead of 364) with those ids blanked out of it, so a 1 KiB
 message costs about 1.2 KiB on disk with its indexes.
 
-A queue deeper than its share of memory (queues.py) leaves the messages beyond its
+A queue deeper than its share of memory (queue_objects.py) leaves the messages beyond its
 in-memory part here and reads them back a page at a time, in delivery order or by id:
 `QueueRows` is one queue's view of the table.
 """

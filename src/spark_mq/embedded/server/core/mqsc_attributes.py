@@ -8,7 +8,7 @@ these objects, so that an exported configuration loads: the ones this queue mana
 and `STORED_QUEUE_ATTRIBUTES` and `STORED_QMGR_ATTRIBUTES`, which it only validates, keeps
 across restarts and shows (DISPLAY, PCF Inquire Queue) without any effect; their comments say
 what each would do on IBM MQ and does not here. Channels (channels.py), topics
-(pubsub/topic_attributes.py) and subscriptions (admin/pubsub/mqsc_admin.py) have such tables
+(pubsub/topic_attributes.py) and subscriptions (admin/pubsub/pubsub_mqsc.py) have such tables
 of their own. `DEFAULT_MQSC` is what a new embedded queue manager runs: crtmqm's
 security definitions (core/security/defaults.py; its system queues are system_queues.py's), then
 the script IBM's developer container runs (`DEVELOPER_MQSC`) and its security definitions.
@@ -210,7 +210,7 @@ QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
     # read-only: PREDEFINED, or the DEFTYPE of the model it was created from.
     "DEFTYPE": _enum("TEMPDYN PERMDYN", _MODEL),
     # Triggering (triggering/): a trigger message goes on INITQ under IBM's conditions, for a
-    # trigger monitor to start the PROCESS (processes.py); also inquirable/settable by MQI.
+    # trigger monitor to start the PROCESS (process_definitions.py); also inquirable/settable by MQI.
     "TRIGGER": AttributeSpec("flag", "NOTRIGGER", _STORING, choices=("NOTRIGGER", "TRIGGER")),
     "TRIGTYPE": _enum("FIRST EVERY DEPTH NONE", _STORING),
     "TRIGDPTH": _int(1, _MAX_COUNT, 1, _STORING),

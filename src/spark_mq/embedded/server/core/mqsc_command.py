@@ -2,7 +2,7 @@
 (runs in the queue-manager process).
 
 Apart from the parser because the modules the parser hands some commands to, to check and
-type their attributes (namelist_mqsc.py, process_mqsc.py, admin/security/mqsc_commands.py), need
+type their attributes (admin/named_object_mqsc.py, admin/security/mqsc_commands.py), need
 these too, and the checks the objects kept as a name and attributes share.
 """
 from __future__ import annotations

@@ -3,55 +3,35 @@ its lock).
 
 A namelist only holds names; the queue manager itself reads none of them (cluster and
 AUTHINFO lists are for features the embedded queue manager does not have), but applications
-and IBM's tools define, change, inquire (PCF, MQINQ) and delete them. Definitions are stored
-with the others, kind "NAMELIST", and come back through `restore`. MQSC (admin/mqsc_apply.py via
-`apply`) and PCF (admin/command_server/namelist_commands.py) change them through `apply`, so both
-validate alike.
+and IBM's tools define, change, inquire (PCF, MQINQ) and delete them. `NAMELIST` describes
+the kind (core/named_objects.py), and MQSC, PCF, MQINQ and the store work from it; what is
+a namelist's own is here: NAMES, a list checked by `check_names`, and NLTYPE's keywords.
 """
 from __future__ import annotations
 
-import fnmatch
-from typing import Any
+import re
 
 from spark_mq.embedded.server.core.mqsc_attributes import AttributeSpec
-from spark_mq.embedded.server.core.named_objects import change
-from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
+from spark_mq.embedded.server.core.named_objects import NamedAttribute, NamedKind
+from spark_mq.mqi.constants import CMQC, CMQCFC
 
-#: the store kind of a namelist definition
-KIND = "NAMELIST"
 #: the most names one namelist holds, on every platform
 MAX_NAMES = 256
 NAME_LENGTH = 48
-_NAMELIST = frozenset({KIND})
-
-#: the attributes a namelist has besides NAMES (a list, checked by `check_names`)
-ATTRIBUTES: dict[str, AttributeSpec] = {
-    "DESCR": AttributeSpec("str", "", _NAMELIST, max_length=64),
-    # what the names are; MQ uses it on z/OS only, other platforms keep NONE
-    "NLTYPE": AttributeSpec("enum", "NONE", _NAMELIST,
-                            choices=("NONE", "QUEUE", "CLUSTER", "AUTHINFO")),
-}
+_NAMELIST = frozenset({"NAMELIST"})
+_LIST_ITEM = re.compile(r"'((?:[^']|'')*)'|([^\s,']+)")
+#: NLTYPE keywords and their PCF values (MQIA_NAMELIST_TYPE)
+TYPES = {"NONE": CMQC.MQNT_NONE, "QUEUE": CMQC.MQNT_Q, "CLUSTER": CMQC.MQNT_CLUSTER,
+         "AUTHINFO": CMQC.MQNT_AUTH_INFO}
+_TYPE_KEYWORDS = {value: keyword for keyword, value in TYPES.items()}
 #: MQSC's short form of an NLTYPE value
 NLTYPE_SYNONYMS = {"Q": "QUEUE"}
-
-#: namelist name -> attributes: DESCR, NLTYPE, NAMES (a list of str), ALTDATE, ALTTIME
-Namelists = dict[str, dict[str, Any]]
-_NAMELISTS: FeatureState[Namelists] = FeatureState("namelists", lambda qm: {})
+_NLTYPE = AttributeSpec("enum", "NONE", _NAMELIST, choices=tuple(TYPES))
 
 
-def namelists_of(qm: QueueManagerState) -> Namelists:
-    """The queue manager's namelists, in its feature state (state.FeatureState), as
-    security's are: the verbs' shared state need not know about them."""
-    return _NAMELISTS.of(qm)
-
-
-def exists(qm: QueueManagerState, name: str) -> bool:
-    return name in namelists_of(qm)
-
-
-def restore(qm: QueueManagerState, name: str, attrs: dict[str, Any]) -> None:
-    """A stored definition, at recovery."""
-    namelists_of(qm)[name] = dict(attrs)
+def split_names(text: str) -> list[str]:
+    """NAMES(a, 'b', c) as the parser keeps it, as a list; NAMES() is the empty list."""
+    return [bare or quoted.replace("''", "'") for quoted, bare in _LIST_ITEM.findall(text)]
 
 
 def check_names(names: list[str]) -> list[str]:
@@ -64,48 +44,48 @@ def check_names(names: list[str]) -> list[str]:
     return names
 
 
-def default_attributes() -> dict[str, Any]:
-    values: dict[str, Any] = {key: spec.default for key, spec in ATTRIBUTES.items()}
-    values["NAMES"] = []
-    return values
+def _nltype(text: str) -> str:
+    try:
+        return str(_NLTYPE.coerce(NLTYPE_SYNONYMS.get(text, text), quoted=True))
+    except ValueError as err:
+        raise ValueError(f"{err} (valid: {_NLTYPE.describe()})") from None
 
 
-def apply(qm: QueueManagerState, verb: str, name: str, attrs: dict[str, Any],
-          replace: bool = False, like: str | None = None) -> str:
-    """DEFINE, ALTER or DELETE NAMELIST with typed attributes; returns runmqsc's message.
-    Failures are ValueErrors with runmqsc's text. `like`: DEFINE ... LIKE(other) copies it."""
-    return change(qm, namelists_of(qm), KIND, verb, name, attrs, _MESSAGES, default_attributes,
-                  replace, like, _check_values)
+def _nltype_of(value: int) -> str:
+    keyword = _TYPE_KEYWORDS.get(value)
+    if keyword is None:
+        raise ValueError(f"NLTYPE {value} is not valid")
+    return keyword
 
 
-_MESSAGES = {"DEFINE": "IBM MQ namelist created.", "ALTER": "IBM MQ namelist changed.",
-             "DELETE": "IBM MQ namelist deleted."}
-
-
-def _check_values(values: dict[str, Any]) -> None:
+def _check_values(values: dict) -> None:
     values["NAMES"] = check_names([str(n) for n in values.get("NAMES", [])])
 
 
-def matching(qm: QueueManagerState, pattern: str) -> list[tuple[str, dict[str, Any]]]:
-    """The namelists a name, generic with '*' or not, selects, by name."""
-    return [(name, attrs) for name, attrs in sorted(namelists_of(qm).items())
-            if fnmatch.fnmatchcase(name, pattern)]
-
-
-def display(qm: QueueManagerState, pattern: str, flags: frozenset[str]) -> str:
-    """DISPLAY NAMELIST as runmqsc shows it: NAMES(a,b) and NAMCOUNT; the attributes asked
-    for (all of them with ALL or none named)."""
-    found = matching(qm, pattern)
-    if not found:
-        raise ValueError(f"AMQ8147E: IBM MQ object {pattern} not found.")
-    wanted = {flag for flag in flags if flag != "ALL"}
-    blocks = []
-    for name, attrs in found:
-        shown = {"NAMCOUNT": len(attrs.get("NAMES", [])), "NAMES": ",".join(attrs.get("NAMES", [])),
-                 **{k: v for k, v in attrs.items() if k != "NAMES"}}
-        items = [f"NAMELIST({name})"] + [
-            f"{key}({value if str(value) else ' '})" for key, value in sorted(shown.items())
-            if not wanted or "ALL" in flags or key in wanted]
-        blocks.append("AMQ8550I: Display namelist details.\n"
-                      + "\n".join("   " + item for item in items))
-    return "\n".join(blocks)
+#: the namelist kind: DESCR, NLTYPE (z/OS's: PCF takes it and Inquire selects by it, but
+#: neither Inquire nor MQINQ returns it), NAMES
+NAMELIST = NamedKind(
+    "NAMELIST",
+    attributes={
+        "DESCR": NamedAttribute(AttributeSpec("str", "", _NAMELIST, max_length=64),
+                                parameter=CMQC.MQCA_NAMELIST_DESC,
+                                length=CMQC.MQ_NAMELIST_DESC_LENGTH),
+        "NLTYPE": NamedAttribute(_NLTYPE, _nltype, CMQC.MQIA_NAMELIST_TYPE,
+                                 to_number=TYPES.__getitem__, from_number=_nltype_of,
+                                 inquired=False),
+        "NAMES": NamedAttribute(AttributeSpec("str", "", _NAMELIST, max_length=NAME_LENGTH),
+                                lambda text: check_names(split_names(text)), CMQC.MQCA_NAMES,
+                                CMQC.MQ_OBJECT_NAME_LENGTH, listed=True, from_strings=check_names,
+                                count=("NAMCOUNT", CMQC.MQIA_NAME_COUNT)),
+    },
+    messages={"DEFINE": "IBM MQ namelist created.", "ALTER": "IBM MQ namelist changed.",
+              "DELETE": "IBM MQ namelist deleted.",
+              "DISPLAY": "AMQ8550I: Display namelist details."},
+    example="MY.LIST", object_type=CMQC.MQOT_NAMELIST, name_parameter=CMQC.MQCA_NAMELIST_NAME,
+    name_length=CMQC.MQ_NAMELIST_NAME_LENGTH, names_parameter=CMQCFC.MQCACF_NAMELIST_NAMES,
+    copy_parameters=(CMQCFC.MQCACF_FROM_NAMELIST_NAME, CMQCFC.MQCACF_TO_NAMELIST_NAME),
+    attrs_parameter=CMQCFC.MQIACF_NAMELIST_ATTRS,
+    pcf_commands=(CMQCFC.MQCMD_INQUIRE_NAMELIST, CMQCFC.MQCMD_INQUIRE_NAMELIST_NAMES,
+                  CMQCFC.MQCMD_CREATE_NAMELIST, CMQCFC.MQCMD_COPY_NAMELIST,
+                  CMQCFC.MQCMD_CHANGE_NAMELIST, CMQCFC.MQCMD_DELETE_NAMELIST),
+    inquire_filter=("NLTYPE", CMQC.MQNT_ALL), finish=_check_values)

@@ -1,7 +1,7 @@
 """How runmqsc lays out what DISPLAY shows (runs in the queue-manager process): the
 message line, then the attributes in two 40-character columns indented by three blanks;
 `format_display` shows one queue, queue manager or channel (admin/mqsc_apply.py), or one pub/sub
-object (admin/pubsub/mqsc_admin.py, which changes the message line), as runmqsc does."""
+object (admin/pubsub/pubsub_mqsc.py, which changes the message line), as runmqsc does."""
 from __future__ import annotations
 
 from collections.abc import Mapping

@@ -20,10 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
-from spark_mq.embedded.server.core.errors import MQError
 from spark_mq.embedded.server.core.mqsc_attributes import default_attributes
-from spark_mq.embedded.server.core.pubsub.state import PubSubState
-from spark_mq.embedded.server.core.queues import (
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.pubsub.pubsub_state import PubSubState
+from spark_mq.embedded.server.core.queue_objects import (
     DEFAULT_QUEUE_MEMORY,
     HotBudget,
     LocalQueue,
@@ -63,8 +63,8 @@ class Handle:
     created_temporary: bool = False    # this handle's MQOPEN created its temporary dynamic queue
     topic: str | None = None           # a topic opened to publish on: its full topic string
     subscription: Any = None           # a subscription handle's pubsub.state.Subscription
-    namelist: bool = False             # a namelist opened to inquire on (queue is None, name its name)
-    process: bool = False              # a process definition opened to inquire on (likewise)
+    named_kind: Any = None             # a namelist or process opened to inquire on: its kind
+    #                                    (core/named_objects.NamedKind; queue is None, name its name)
     remote: Any = None                 # resolution.names.Remote: a queue on another queue
     #                                    manager (queue is then its transmission queue)
 
@@ -119,7 +119,7 @@ class QueueManagerState:
         self.attrs: dict[str, Any] = default_attributes("QMGR")
         self.quiescing = False
         self.store = Store(data_dir)
-        # the messages held in memory, a queue's and all queues' (queues.py)
+        # the messages held in memory, a queue's and all queues' (queue_objects.py)
         self.hot = HotBudget(queue_memory, 20 * queue_memory)
         self.conn_ids = itertools.count(1)
         # "AMQ " + name, then 8 bytes unguessable from other ids (mqi/message_ids.py); the

@@ -23,13 +23,13 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.core import message_rows
-from spark_mq.embedded.server.core.errors import MQError
 from spark_mq.embedded.server.core.message_rows import QueueRows
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD
 
 if TYPE_CHECKING:
-    from spark_mq.embedded.server.core.queues import Message
+    from spark_mq.embedded.server.core.queue_objects import Message
 
 
 log = logging.getLogger("spark_mq.embedded")

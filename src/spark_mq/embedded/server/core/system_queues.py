@@ -23,7 +23,13 @@ import time
 from typing import Any
 
 from spark_mq.embedded.server.core.pubsub.storage import RETAINED, SUB
-from spark_mq.embedded.server.core.queues import LocalQueue, Message, ModelQueue, QueueDefinition, RemoteQueue
+from spark_mq.embedded.server.core.queue_objects import (
+    LocalQueue,
+    Message,
+    ModelQueue,
+    QueueDefinition,
+    RemoteQueue,
+)
 from spark_mq.embedded.server.core.state import QueueManagerState, blank
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import default_md

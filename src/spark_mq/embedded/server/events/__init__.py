@@ -17,7 +17,7 @@ and the metrics exporter show) and, only when PERFMEV is ENABLED, looks at the l
 unit of work backed out calls `backed_out` (units_of_work.py). The channel agents
 (message_channels/sender.py, receiver.py) call `channel_started` and `channel_stopped`.
 
-Every event message is put by message.py: MQFMT_EVENT, an MQCFH of type MQCFT_EVENT and the
+Every event message is put by event_messages.py: MQFMT_EVENT, an MQCFH of type MQCFT_EVENT and the
 event's parameters (pcf_structures.py), outside any unit of work, as IBM MQ puts them. An
 event queue that is missing, full or put-inhibited loses the event, as on IBM MQ.
 

@@ -1,7 +1,7 @@
 """Channel events (IBM docs "Channel Started", "Channel Stopped", "ChannelEvent"): put on
 SYSTEM.ADMIN.CHANNEL.EVENT by the message channel agents (message_channels/sender.py and
 receiver.py) as a channel instance reaches RUNNING and when that instance ends. Runs in the
-agent's thread; message.py takes the queue manager's lock to put the message.
+agent's thread; event_messages.py takes the queue manager's lock to put the message.
 
 ALTER QMGR CHLEV says which: DISABLED (the default) none; EXCEPTION only Channel Stopped with
 qualifier ERROR, RETRY or DISABLED (the stops an operator must look at); ENABLED those plus
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from spark_mq.embedded.server.core.pcf_structures import cfin, cfst
 from spark_mq.embedded.server.core.state import QueueManagerState
-from spark_mq.embedded.server.events.message import CHANNEL_QUEUE, put_event
+from spark_mq.embedded.server.events.event_messages import CHANNEL_QUEUE, put_event
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 STOPPED_OK: int = CMQCFC.MQRQ_CHANNEL_STOPPED_OK

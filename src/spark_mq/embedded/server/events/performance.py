@@ -29,11 +29,11 @@ import time
 from collections.abc import Sequence
 
 from spark_mq.embedded.server.core.pcf_structures import cfin, cfst
-from spark_mq.embedded.server.core.queues import TEMPORARY_DYNAMIC, LocalQueue, Message
+from spark_mq.embedded.server.core.queue_objects import TEMPORARY_DYNAMIC, LocalQueue, Message
 from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.embedded.server.core.store import StoreError
 from spark_mq.embedded.server.events import statistics
-from spark_mq.embedded.server.events.message import PERFORMANCE_QUEUE, put_event
+from spark_mq.embedded.server.events.event_messages import PERFORMANCE_QUEUE, put_event
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 log = logging.getLogger("spark_mq.embedded")

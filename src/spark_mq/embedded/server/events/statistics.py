@@ -30,7 +30,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from spark_mq.embedded.server.core.queues import LocalQueue, Message
+from spark_mq.embedded.server.core.queue_objects import LocalQueue, Message
 from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 from spark_mq.mqi.structs import MD
 

@@ -15,9 +15,9 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any, cast
 
+from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import channel_status as statuses
-from spark_mq.embedded.server.core import channels
-from spark_mq.embedded.server.core.queues import LocalQueue
+from spark_mq.embedded.server.core.queue_objects import LocalQueue
 from spark_mq.embedded.server.core.state import FeatureState
 from spark_mq.embedded.server.message_channels import sync
 from spark_mq.embedded.server.message_channels.sender import (

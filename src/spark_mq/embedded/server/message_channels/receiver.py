@@ -50,10 +50,10 @@ import socket
 import time
 from typing import TYPE_CHECKING
 
+from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import channel_status as statuses
-from spark_mq.embedded.server.core import channels
-from spark_mq.embedded.server.core.errors import FAILED, NONE, OK, MQError
 from spark_mq.embedded.server.core.faults import fail_point
+from spark_mq.embedded.server.core.outcomes import FAILED, NONE, OK, MQError
 from spark_mq.embedded.server.core.qmgr_attributes import COMMAND_QUEUE
 from spark_mq.embedded.server.core.security import admission
 from spark_mq.embedded.server.events import channel_started, channel_stopped

@@ -33,10 +33,10 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
+from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import channel_status as statuses
-from spark_mq.embedded.server.core import channels
-from spark_mq.embedded.server.core.errors import OK, MQError
 from spark_mq.embedded.server.core.faults import fail_point
+from spark_mq.embedded.server.core.outcomes import OK, MQError
 from spark_mq.embedded.server.events import channel_started, channel_stopped
 from spark_mq.embedded.server.events.channel import (
     STOPPED_DISABLED,

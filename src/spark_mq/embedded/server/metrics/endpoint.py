@@ -50,9 +50,9 @@ import time
 from prometheus_client.exposition import generate_latest
 
 from spark_mq.embedded.server.core.addresses import is_loopback
-from spark_mq.embedded.server.core.errors import MQError
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.security.checks import check
-from spark_mq.embedded.server.core.security.state import security_of
+from spark_mq.embedded.server.core.security.security_state import security_of
 from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.embedded.server.metrics.families import collect
 from spark_mq.embedded.server.network import tls

@@ -35,7 +35,7 @@ from prometheus_client.metrics_core import GaugeMetricFamily, Metric, UnknownMet
 
 from spark_mq.embedded.server.admin import queue_status
 from spark_mq.embedded.server.core import channel_status
-from spark_mq.embedded.server.core.queues import TEMPORARY_DYNAMIC, LocalQueue
+from spark_mq.embedded.server.core.queue_objects import TEMPORARY_DYNAMIC, LocalQueue
 from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.embedded.server.events import statistics
 from spark_mq.mqi.constants import CMQCFC

@@ -1,3 +1,3 @@
 """The network: the listener (listener.py, the accept loop), one session a client connection
-(session.py, its frames and verbs), bindings (bindings.py, the Unix-domain socket of local
+(mqi_session.py, its frames and verbs), bindings (bindings.py, the Unix-domain socket of local
 processes) and TLS (tls.py). Above administration; below the message channels and metrics."""

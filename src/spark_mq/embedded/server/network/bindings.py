@@ -8,7 +8,7 @@ processes reach them, and MQ takes the user from the process. The same here: the
 directory's owner, and the user a connection asserts is the one SO_PEERCRED gives for the
 process at the other end, never one it sends. CHLAUTH does not apply to these connections and
 CHCKLOCL does (core/security/admission.py); over TCP a client must always name a channel
-(session.py, v_conn).
+(mqi_session.py, v_conn).
 
 The application's side is client/connection.py (`connect_bindings`): an application that
 started the queue manager finds the socket through the data directory
@@ -22,7 +22,7 @@ import socket
 import struct
 import threading
 
-from spark_mq.embedded.server.network.session import DEFAULT_HEARTBEAT_INTERVAL, Session
+from spark_mq.embedded.server.network.mqi_session import DEFAULT_HEARTBEAT_INTERVAL, Session
 from spark_mq.embedded.server.verbs.qmgr import QueueManager
 from spark_mq.embedded.wire import ProtocolError
 

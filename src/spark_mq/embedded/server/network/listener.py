@@ -3,11 +3,11 @@
 Runs in the queue-manager process; the other end is client/transport.py in the
 application's process, and both speak wire.py's frames.
 
-The listener accepts and gives each client a thread; session.py serves the client's frames
+The listener accepts and gives each client a thread; mqi_session.py serves the client's frames
 (one `Session` a connection; bindings.py serves the bindings socket's with the same class).
 
 What one client can make the queue manager hold is bounded (a hostile one included): its
-frames, their sizes and their time are session.py's; the connections at once are the
+frames, their sizes and their time are mqi_session.py's; the connections at once are the
 listener's: MaxChannels (IBM's qm.ini CHANNELS stanza; here the Server's `max_channels`,
 default `DEFAULT_MAX_CHANNELS`, sockets before CONN included) and per SVRCONN channel
 MAXINST and, per client address, MAXINSTC (counted by the session at CONN). Over any of
@@ -29,9 +29,9 @@ import socket
 import threading
 import time
 
-from spark_mq.embedded.server.core.errors import FAILED
+from spark_mq.embedded.server.core.outcomes import FAILED
 from spark_mq.embedded.server.network import tls
-from spark_mq.embedded.server.network.session import (
+from spark_mq.embedded.server.network.mqi_session import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_HEARTBEAT_INTERVAL,
     NOT_AVAILABLE,

@@ -33,7 +33,7 @@ import socket
 import ssl
 from dataclasses import dataclass, field
 
-from spark_mq.embedded.server.core import channels
+from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 from spark_mq.embedded.tls import channel_names, cipher_specs, distinguished_names, key_repository, tls13
 from spark_mq.mqi.constants import CMQC

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spark_mq.embedded.server.core.errors import MQError
-from spark_mq.embedded.server.core.queues import AliasQueue, LocalQueue, ModelQueue, RemoteQueue
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.queue_objects import AliasQueue, LocalQueue, ModelQueue, RemoteQueue
 from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.mqi.constants import CMQC
 

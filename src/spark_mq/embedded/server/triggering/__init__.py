@@ -8,11 +8,11 @@ definitions.py) calls only hook.py, a handful of one-line entry points; nothing 
 imported from outside the package, and nothing here imports the core's verb modules (no
 import cycles):
 
-    hook.py        the events the core reports: messages arrived, a unit of work ended, a
-                   queue's first input opener came or its last one went, attributes changed
-    conditions.py  IBM's conditions for a trigger event
-    messages.py    the trigger message (MQMD and MQTM) and where it goes: the initiation
-                   queue, the unit of work, or the dead-letter queue behind an MQDLH
-    state.py       what triggering remembers per queue manager (not stored: a restart
-                   starts afresh, as trigger messages are non-persistent anyway)
+    hook.py             the events the core reports: messages arrived, a unit of work ended,
+                        a queue's first input opener came or its last one went, attributes changed
+    conditions.py       IBM's conditions for a trigger event
+    trigger_messages.py the trigger message (MQMD and MQTM) and where it goes: the initiation
+                        queue, the unit of work, or the dead-letter queue behind an MQDLH
+    trigger_state.py    what triggering remembers per queue manager (not stored: a restart
+                        starts afresh, as trigger messages are non-persistent anyway)
 """

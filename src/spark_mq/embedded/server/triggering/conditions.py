@@ -25,8 +25,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from spark_mq.embedded.server.core import processes
-from spark_mq.embedded.server.core.queues import I_PRIORITY, LocalQueue, Message
+from spark_mq.embedded.server.core import process_definitions as processes
+from spark_mq.embedded.server.core.queue_objects import I_PRIORITY, LocalQueue, Message
 from spark_mq.embedded.server.core.state import QueueManagerState
 
 FIRST, EVERY, DEPTH = "FIRST", "EVERY", "DEPTH"

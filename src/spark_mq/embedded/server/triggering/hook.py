@@ -2,17 +2,18 @@
 work, MQOPEN/MQCLOSE and the attribute changes report (runs under the queue manager's lock).
 
 Each entry point is cheap when nothing is triggered: a put to a queue without TRIGGER costs
-one dict lookup. conditions.py decides, messages.py makes and places the trigger message.
+one dict lookup. conditions.py decides, trigger_messages.py makes and places the trigger message.
 """
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable
 
-from spark_mq.embedded.server.core.queues import TEMPORARY_DYNAMIC, LocalQueue, Message
+from spark_mq.embedded.server.core.queue_objects import TEMPORARY_DYNAMIC, LocalQueue, Message
 from spark_mq.embedded.server.core.state import Connection, QueueManagerState
-from spark_mq.embedded.server.triggering import conditions, messages
-from spark_mq.embedded.server.triggering.state import Pending, state_of
+from spark_mq.embedded.server.triggering import conditions
+from spark_mq.embedded.server.triggering import trigger_messages as messages
+from spark_mq.embedded.server.triggering.trigger_state import Pending, state_of
 from spark_mq.mqi.constants import CMQC
 
 #: the queue attributes whose change may make a queue's waiting messages a trigger event

@@ -5,7 +5,7 @@ connection's own server thread, so these need not take the queue manager's lock.
 """
 from __future__ import annotations
 
-from spark_mq.embedded.server.core.errors import FAILED, NONE, OK, WARNING, MQError
+from spark_mq.embedded.server.core.outcomes import FAILED, NONE, OK, WARNING, MQError
 from spark_mq.embedded.server.core.state import Connection, QueueManagerState, blank
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import STS

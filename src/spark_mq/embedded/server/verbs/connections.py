@@ -1,5 +1,5 @@
 """Connections: MQCONN and MQDISC, and MQOPEN and MQCLOSE, which go to pub/sub for a topic
-or a subscription handle (verbs/pubsub/subscriptions.py) and to handles.py for every other handle.
+or a subscription handle (verbs/pubsub/subscribe.py) and to handles.py for every other handle.
 
 Runs in the queue-manager process, under the queue manager's lock (see qmgr.py).
 """
@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from spark_mq.embedded.server.core.errors import NONE, MQError
+from spark_mq.embedded.server.core.outcomes import NONE, MQError
 from spark_mq.embedded.server.core.security import admission
 from spark_mq.embedded.server.core.state import Connection, Handle, QueueManagerState, os_user
 from spark_mq.embedded.server.verbs import dynamic_queues, units_of_work
 from spark_mq.embedded.server.verbs.handles import close_handle, handle_of, open_handle, release
-from spark_mq.embedded.server.verbs.pubsub import subscriptions
+from spark_mq.embedded.server.verbs.pubsub import subscribe as subscriptions
 from spark_mq.mqi.constants import CMQC
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import struct
 import time
 
-from spark_mq.embedded.server.core.errors import FAILED, MQError
+from spark_mq.embedded.server.core.outcomes import FAILED, MQError
 from spark_mq.embedded.server.core.state import Connection, QueueManagerState
 from spark_mq.embedded.server.verbs import get as get_verb
 from spark_mq.embedded.wire import GMO_SIZE, MD_SIZE, ProtocolError

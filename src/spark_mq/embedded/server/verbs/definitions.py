@@ -6,17 +6,19 @@ the text runmqsc shows, not MQI reasons: these are administration commands, not 
 
 Queue definitions are local, alias, model and remote queues, in one namespace as in MQ; dynamic
 queues are local queues that dynamic_queues.py creates and deletes. Channels are stored here
-too (kind "CHANNEL", their own namespace) and recovered into channels.py's table, and so
-are the security definitions (kinds AUTHINFO, CHLAUTH, AUTHREC: core/security/state.py),
-namelists (kind NAMELIST: namelist.py) and processes (kind PROCESS: processes.py).
+too (kind "CHANNEL", their own namespace) and recovered into core/channel_definitions.py's table, and so
+are the security definitions (kinds AUTHINFO, CHLAUTH, AUTHREC: core/security/security_state.py),
+namelists and processes (their kinds: core/named_kinds.py).
 """
 from __future__ import annotations
 
 import itertools
 
-from spark_mq.embedded.server.core import channels, namelist, processes, system_queues
+from spark_mq.embedded.server.core import channel_definitions as channels
+from spark_mq.embedded.server.core import system_queues
+from spark_mq.embedded.server.core.named_kinds import KINDS as NAMED_KINDS
 from spark_mq.embedded.server.core.pubsub import storage as pubsub_storage
-from spark_mq.embedded.server.core.queues import (
+from spark_mq.embedded.server.core.queue_objects import (
     TEMPORARY_DYNAMIC,
     AliasQueue,
     LocalQueue,
@@ -24,7 +26,7 @@ from spark_mq.embedded.server.core.queues import (
     QueueDefinition,
     RemoteQueue,
 )
-from spark_mq.embedded.server.core.security import state as security
+from spark_mq.embedded.server.core.security import security_state as security
 from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.embedded.server.triggering import hook as triggering
 
@@ -44,10 +46,8 @@ def recover(qm: QueueManagerState) -> None:
             channels.restore(qm, name, attrs)
         elif kind in security.KINDS:
             security.restore(qm, kind, name, attrs)
-        elif kind == namelist.KIND:
-            namelist.restore(qm, name, attrs)
-        elif kind == processes.KIND:
-            processes.restore(qm, name, attrs)
+        elif kind in NAMED_KINDS:
+            NAMED_KINDS[kind].restore(qm, name, attrs)
         elif kind in pubsub_storage.KINDS:
             pubsub_rows.append((kind, name, attrs))  # after the queues: subscriptions name theirs
         else:

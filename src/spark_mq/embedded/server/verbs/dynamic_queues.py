@@ -17,8 +17,13 @@ from __future__ import annotations
 import re
 import time
 
-from spark_mq.embedded.server.core.errors import MQError
-from spark_mq.embedded.server.core.queues import PERMANENT_DYNAMIC, TEMPORARY_DYNAMIC, LocalQueue, ModelQueue
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.queue_objects import (
+    PERMANENT_DYNAMIC,
+    TEMPORARY_DYNAMIC,
+    LocalQueue,
+    ModelQueue,
+)
 from spark_mq.embedded.server.core.state import Handle, QueueManagerState
 from spark_mq.embedded.server.verbs.definitions import save_definition
 from spark_mq.mqi.constants import CMQC

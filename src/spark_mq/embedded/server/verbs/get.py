@@ -5,17 +5,17 @@ that waits sleeps on the queue manager's `arrived` condition, which lets the loc
 core/message_matching.py picks the message; this module checks the get options against the handle,
 takes the message off its queue (into the connection's unit of work under syncpoint) or
 moves the browse cursor, and builds the outputs: MD, GMO, data (converted when asked),
-and properties (properties.py). `get_batch` serves a client's read-ahead buffer.
+and properties (core/property_rules.py). `get_batch` serves a client's read-ahead buffer.
 """
 from __future__ import annotations
 
 import time
 
 from spark_mq.embedded.server.core.convert import convert_message
-from spark_mq.embedded.server.core.errors import NONE, OK, WARNING, MQError
 from spark_mq.embedded.server.core.message_matching import BROWSE_GETS, MSG_TOKEN, find
-from spark_mq.embedded.server.core.properties import properties_for_getter
-from spark_mq.embedded.server.core.queues import (
+from spark_mq.embedded.server.core.outcomes import NONE, OK, WARNING, MQError
+from spark_mq.embedded.server.core.property_rules import properties_for_getter
+from spark_mq.embedded.server.core.queue_objects import (
     I_CCSID,
     I_ENCODING,
     I_EXPIRY,

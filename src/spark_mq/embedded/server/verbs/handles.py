@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server.core import namelist, processes
-from spark_mq.embedded.server.core.errors import WARNING, MQError
-from spark_mq.embedded.server.core.queues import TEMPORARY_DYNAMIC, AliasQueue, LocalQueue, ModelQueue
+from spark_mq.embedded.server.core.named_kinds import BY_OBJECT_TYPE
+from spark_mq.embedded.server.core.outcomes import WARNING, MQError
+from spark_mq.embedded.server.core.queue_objects import TEMPORARY_DYNAMIC, AliasQueue, LocalQueue, ModelQueue
 from spark_mq.embedded.server.core.security import checks
 from spark_mq.embedded.server.core.state import Connection, Handle, QueueManagerState
 from spark_mq.embedded.server.resolution import names
@@ -61,7 +61,7 @@ def open_handle(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
         handle = Handle(next(conn.hobj_counter), None, qm.name, options)
         conn.handles[handle.hobj] = handle
         return handle
-    if obj_type in (CMQC.MQOT_NAMELIST, CMQC.MQOT_PROCESS):
+    if obj_type in BY_OBJECT_TYPE:
         return _open_definition(qm, conn, obj_type, name, options, alternate_user)
     if obj_type != CMQC.MQOT_Q:
         raise MQError(CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
@@ -139,12 +139,11 @@ def _open_definition(qm: QueueManagerState, conn: Connection, obj_type: int, nam
     """MQOPEN of a namelist or a process definition: only to inquire on it (MQINQ), as in MQ."""
     if options & ~_QMGR_OPEN_OPTIONS:  # these take the queue manager object's few options
         raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
-    is_process = obj_type == CMQC.MQOT_PROCESS
-    if not (processes.exists(qm, name) if is_process else namelist.exists(qm, name)):
+    kind = BY_OBJECT_TYPE[obj_type]
+    if not kind.exists(qm, name):
         raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
     checks.check_open(qm, conn.user, obj_type, name, options, alternate_user)
-    handle = Handle(next(conn.hobj_counter), None, name, options, namelist=not is_process,
-                    process=is_process)
+    handle = Handle(next(conn.hobj_counter), None, name, options, named_kind=kind)
     conn.handles[handle.hobj] = handle
     return handle
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import time
 from typing import cast
 
-from spark_mq.embedded.server.core import namelist, processes
-from spark_mq.embedded.server.core.errors import MQError
 from spark_mq.embedded.server.core.mqsc_attributes import QUEUE_ATTRIBUTES, AttributeValue
+from spark_mq.embedded.server.core.named_objects import NamedKind
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.qmgr_attributes import CHAR_LENGTHS, qmgr_value
-from spark_mq.embedded.server.core.queues import (
+from spark_mq.embedded.server.core.queue_objects import (
     PERMANENT_DYNAMIC,
     PREDEFINED,
     TEMPORARY_DYNAMIC,
@@ -120,10 +120,8 @@ def inquire(qm: QueueManagerState, conn: Connection, hobj: int,
         raise MQError(CMQC.MQRC_NOT_OPEN_FOR_INQUIRE)
     if len(selectors) > 256:
         raise MQError(CMQC.MQRC_SELECTOR_COUNT_ERROR)
-    if handle.namelist:
-        return _definition_values(_namelist_table(qm, handle.name), selectors)
-    if handle.process:
-        return _definition_values(_process_table(qm, handle.name), selectors)
+    if handle.named_kind is not None:
+        return _definition_values(_named_table(qm, handle.named_kind, handle.name), selectors)
     queue = handle.queue
     if queue is not None and queue.deleted:
         raise MQError(CMQC.MQRC_Q_DELETED)
@@ -174,40 +172,29 @@ def inquire_values(qmgr: QueueManagerState,
     return ints, bytes(chars), warning
 
 
-def _namelist_table(qm: QueueManagerState, name: str) -> dict[int, int | bytes]:
-    """MQINQ's values of a namelist. MQCA_NAMES is NameCount names of 48 characters each, as
-    MQ returns it; MQIA_NAMELIST_TYPE is z/OS's, so it does not apply here (a warning)."""
-    attrs = namelist.namelists_of(qm).get(name)
+def _named_table(qm: QueueManagerState, kind: NamedKind, name: str) -> dict[int, int | bytes]:
+    """MQINQ's values of a namelist or process, by its kind's description: a list (a
+    namelist's MQCA_NAMES) is its names of `length` characters each, as MQ returns it; an
+    attribute not `inquired` (MQIA_NAMELIST_TYPE, z/OS's) is not there (a warning)."""
+    attrs = kind.find(qm, name)
     if attrs is None:  # deleted since it was opened
         raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
-    names: list[str] = list(attrs.get("NAMES", []))
-    return {
-        CMQC.MQIA_NAME_COUNT: len(names),
-        CMQC.MQCA_NAMELIST_NAME: blank(name, CMQC.MQ_NAMELIST_NAME_LENGTH),
-        CMQC.MQCA_NAMELIST_DESC: blank(str(attrs.get("DESCR", "")),
-                                              CMQC.MQ_NAMELIST_DESC_LENGTH),
-        CMQC.MQCA_NAMES: b"".join(blank(n, CMQC.MQ_OBJECT_NAME_LENGTH) for n in names),
-        CMQC.MQCA_ALTERATION_DATE: blank(str(attrs.get("ALTDATE", "")), CMQC.MQ_DATE_LENGTH),
-        CMQC.MQCA_ALTERATION_TIME: blank(str(attrs.get("ALTTIME", "")), CMQC.MQ_TIME_LENGTH),
-    }
-
-
-def _process_table(qm: QueueManagerState, name: str) -> dict[int, int | bytes]:
-    """MQINQ's values of a process definition (IBM's process attributes for MQINQ)."""
-    attrs = processes.find(qm, name)
-    if attrs is None:  # deleted since it was opened
-        raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
-    return {
-        CMQC.MQIA_APPL_TYPE: processes.appl_type_value(str(attrs["APPLTYPE"])),
-        CMQC.MQCA_PROCESS_NAME: blank(name, CMQC.MQ_PROCESS_NAME_LENGTH),
-        CMQC.MQCA_PROCESS_DESC: blank(str(attrs.get("DESCR", "")), CMQC.MQ_PROCESS_DESC_LENGTH),
-        CMQC.MQCA_APPL_ID: blank(str(attrs.get("APPLICID", "")), CMQC.MQ_PROCESS_APPL_ID_LENGTH),
-        CMQC.MQCA_ENV_DATA: blank(str(attrs.get("ENVRDATA", "")), CMQC.MQ_PROCESS_ENV_DATA_LENGTH),
-        CMQC.MQCA_USER_DATA: blank(str(attrs.get("USERDATA", "")),
-                                   CMQC.MQ_PROCESS_USER_DATA_LENGTH),
-        CMQC.MQCA_ALTERATION_DATE: blank(str(attrs.get("ALTDATE", "")), CMQC.MQ_DATE_LENGTH),
-        CMQC.MQCA_ALTERATION_TIME: blank(str(attrs.get("ALTTIME", "")), CMQC.MQ_TIME_LENGTH),
-    }
+    values: dict[int, int | bytes] = {kind.name_parameter: blank(name, kind.name_length)}
+    for key, attribute in kind.attributes.items():
+        if not attribute.inquired:
+            continue
+        if attribute.listed:
+            names = [str(n) for n in attrs.get(key, [])]
+            values[attribute.parameter] = b"".join(blank(n, attribute.length) for n in names)
+            if attribute.count is not None:
+                values[attribute.count[1]] = len(names)
+        elif attribute.to_number is not None:
+            values[attribute.parameter] = attribute.to_number(attrs[key])
+        else:
+            values[attribute.parameter] = blank(str(attrs.get(key, "")), attribute.length)
+    values[CMQC.MQCA_ALTERATION_DATE] = blank(str(attrs.get("ALTDATE", "")), CMQC.MQ_DATE_LENGTH)
+    values[CMQC.MQCA_ALTERATION_TIME] = blank(str(attrs.get("ALTTIME", "")), CMQC.MQ_TIME_LENGTH)
+    return values
 
 
 def _definition_values(values: dict[int, int | bytes],

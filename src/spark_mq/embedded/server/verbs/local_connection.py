@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from spark_mq.embedded.server.core.errors import MQError
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.state import Connection
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import GMO, MD, default_md

@@ -2,30 +2,27 @@
 
 Runs in the queue-manager process, under the queue manager's lock (see qmgr.py). A put
 gets the queue's defaults (persistence, priority), its context fields (identity and origin
-as the put options say: md_context.py), its ids, its group and segment fields (logical order
-is tracked on the handle), and is split into segments when the queue cannot hold it whole
-and the putter allows that. Outside syncpoint it lands on the queue at once; under
-syncpoint it waits on the connection's unit of work (units_of_work.py).
+as the put options say: md_context.py) and its ids as a publication does (prepare_put.py),
+then its group and segment fields (logical order is tracked on the handle), and is split
+into segments when the queue cannot hold it whole and the putter allows that. Outside
+syncpoint it lands on the queue at once; under syncpoint it waits on the connection's unit
+of work (units_of_work.py).
 """
 from __future__ import annotations
 
 import time
 
-from spark_mq.embedded.server.core.errors import MQError, WarnedPut
-from spark_mq.embedded.server.core.md_context import apply_context, pad_char_fields, put_stamp
-from spark_mq.embedded.server.core.properties import check_properties
-from spark_mq.embedded.server.core.queues import (
+from spark_mq.embedded.server.core.md_context import put_stamp
+from spark_mq.embedded.server.core.outcomes import MQError, WarnedPut
+from spark_mq.embedded.server.core.property_rules import check_properties
+from spark_mq.embedded.server.core.queue_objects import (
     GROUP_FLAGS,
-    I_CCSID,
-    I_CORRELID,
     I_EXPIRY,
     I_FLAGS,
     I_GROUPID,
-    I_MSGID,
     I_OFFSET,
     I_ORIGLEN,
     I_PERSISTENCE,
-    I_PRIORITY,
     I_SEQ,
     NONE_ID,
     SEGMENT_FLAGS,
@@ -35,27 +32,19 @@ from spark_mq.embedded.server.core.queues import (
     QueueDefinition,
 )
 from spark_mq.embedded.server.core.state import (
-    QMGR_CCSID,
     Connection,
     Handle,
     QueueManagerState,
     blank,
-    check_md_header,
-    check_reply_to,
 )
 from spark_mq.embedded.server.events import DepthChange, depth_changed
-from spark_mq.embedded.server.resolution import names, transmission
+from spark_mq.embedded.server.resolution import transmission
 from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.embedded.server.verbs.handles import handle_of, open_handle, release
+from spark_mq.embedded.server.verbs.prepare_put import Destination, prepare_md
 from spark_mq.embedded.server.verbs.pubsub.publish import publish
 from spark_mq.mqi.constants import CMQC
-from spark_mq.mqi.structs import MD, text
-
-_MDI = MD.index
-_I_REPLYTOQ, _I_REPLYTOQMGR = _MDI["ReplyToQ"], _MDI["ReplyToQMgr"]
-_BLANK_NAME = b" " * 48
-
-
+from spark_mq.mqi.structs import MD
 
 
 def put(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, pmo_options: int,
@@ -109,7 +98,7 @@ def put1(qm: QueueManagerState, conn: Connection, name: str, md_bytes: bytes, pm
 
 def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: bytes, options: int,
          context_hobj: int, props: list | None, body: bytes) -> bytes:
-    if len(md_bytes) != MD.size:
+    if len(md_bytes) != MD.size:  # before the queue's own refusals, which a publication checks first
         raise MQError(CMQC.MQRC_MD_ERROR)
     queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)  # a queue-manager handle has no OUTPUT
     if handle.remote is not None:   # the QREMOTE or queue-manager alias, else the xmitq
@@ -122,30 +111,9 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
         raise MQError(CMQC.MQRC_OPTIONS_ERROR)
     if options & CMQC.MQPMO_ASYNC_RESPONSE and options & CMQC.MQPMO_SYNC_RESPONSE:
         raise MQError(CMQC.MQRC_OPTIONS_ERROR)
-    md = MD.unpack(md_bytes)
-    check_md_header(md)
-    check_reply_to(conn, md)
-    if md[1] < 2:  # an MQMD version 1 has no group or segment fields
-        if options & CMQC.MQPMO_LOGICAL_ORDER:
-            raise MQError(CMQC.MQRC_WRONG_MD_VERSION)
-        md[I_GROUPID], md[I_SEQ], md[I_OFFSET] = NONE_ID, 1, 0
-        md[I_FLAGS], md[I_ORIGLEN] = CMQC.MQMF_NONE, CMQC.MQOL_UNDEFINED
-    if md[I_CCSID] == CMQC.MQCCSI_Q_MGR:
-        md[I_CCSID] = QMGR_CCSID  # MQ stores the queue manager's CCSID, not "as qmgr"
-    warning = _resolve_put_fields(md, definition)
-    if md[I_PERSISTENCE] == CMQC.MQPER_PERSISTENT and queue.definition_type == TEMPORARY_DYNAMIC:
-        raise MQError(CMQC.MQRC_PERSISTENT_NOT_ALLOWED)  # a temporary queue is never stored
-    apply_context(conn, handle, md, options, context_hobj)
-    pad_char_fields(md)
-    if md[_I_REPLYTOQMGR] == _BLANK_NAME:
-        # MQ names itself as the reply-to queue manager when the putter leaves it blank,
-        # unless ReplyToQ is a reply-to queue alias (a QREMOTE): then its RNAME and RQMNAME
-        reply_q, reply_qmgr = names.reply_to(qm, text(md[_I_REPLYTOQ]))
-        md[_I_REPLYTOQ], md[_I_REPLYTOQMGR] = blank(reply_q, 48), blank(reply_qmgr, 48)
-    if options & CMQC.MQPMO_NEW_MSG_ID or md[I_MSGID] == NONE_ID:
-        md[I_MSGID] = qm.new_msgid()
-    if options & CMQC.MQPMO_NEW_CORREL_ID:
-        md[I_CORRELID] = qm.new_msgid()
+    destination = Destination(definition.attrs["DEFPSIST"] == "YES", definition.attrs["DEFPRTY"],
+                              keeps_persistent=queue.definition_type != TEMPORARY_DYNAMIC)
+    md, warning = prepare_md(qm, conn, handle, md_bytes, options, context_hobj, destination)
     syncpoint = bool(options & CMQC.MQPMO_SYNCPOINT)
     next_group = _assign_group(qm, handle, md, options, len(body), syncpoint)
     if props:
@@ -190,28 +158,6 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
     if warning:
         raise WarnedPut(MD.pack(md), warning)
     return MD.pack(md)
-
-
-def _resolve_put_fields(md: list, definition: QueueDefinition) -> int:
-    """Apply queue defaults and check MD values; return a warning reason or 0."""
-    warning = CMQC.MQRC_NONE
-    persistence = md[I_PERSISTENCE]
-    if persistence == CMQC.MQPER_PERSISTENCE_AS_Q_DEF:
-        md[I_PERSISTENCE] = (CMQC.MQPER_PERSISTENT if definition.attrs["DEFPSIST"] == "YES"
-                             else CMQC.MQPER_NOT_PERSISTENT)
-    elif persistence not in (CMQC.MQPER_NOT_PERSISTENT, CMQC.MQPER_PERSISTENT):
-        raise MQError(CMQC.MQRC_PERSISTENCE_ERROR)
-    priority = md[I_PRIORITY]
-    if priority == CMQC.MQPRI_PRIORITY_AS_Q_DEF:
-        md[I_PRIORITY] = definition.attrs["DEFPRTY"]
-    elif priority < -1:
-        raise MQError(CMQC.MQRC_PRIORITY_ERROR)
-    elif priority > 9:
-        warning = CMQC.MQRC_PRIORITY_EXCEEDS_MAXIMUM
-    expiry = md[I_EXPIRY]
-    if expiry != CMQC.MQEI_UNLIMITED and expiry <= 0:
-        raise MQError(CMQC.MQRC_EXPIRY_ERROR)
-    return warning
 
 
 def _assign_group(qm: QueueManagerState, handle: Handle, md: list, options: int, length: int,

@@ -1,6 +1,6 @@
 """The embedded queue manager: one façade over the MQI verbs, each concern in its own module.
 
-Runs in the queue-manager process. `QueueManager` is what network/session.py and __main__.py
+Runs in the queue-manager process. `QueueManager` is what network/mqi_session.py and __main__.py
 use; it holds the state (core/state.py's QueueManagerState) and delegates every verb to a
 module of plain functions over that state (in this folder unless a path says otherwise):
 
@@ -8,10 +8,11 @@ module of plain functions over that state (in this folder unless a path says oth
     handles.py        object handles on queues, the queue manager, namelists: open, close
     dynamic_queues.py dynamic queues: created from a model by MQOPEN, deleted by MQCLOSE/MQDISC
     put.py            MQPUT/MQPUT1: MD defaults, groups, segmentation (to a topic: pubsub/)
+    prepare_put.py    the MQPUT preamble a put to a queue and a publication share
     core/md_context.py the MD context and character fields, for puts to queues and topics
     get.py            MQGET and read-ahead batches: checks, waiting, delivery
     core/message_matching.py which message a get returns (match options, cursors, selectors)
-    core/properties.py message properties: MAXPROPL at put, PROPCTL at get
+    core/property_rules.py message properties: MAXPROPL at put, PROPCTL at get
     units_of_work.py  MQCMIT/MQBACK
     inquire.py        MQINQ/MQSET
     async_status.py   asynchronous put outcomes and MQSTAT
@@ -25,7 +26,7 @@ a time (a waiting MQGET lets the lock go while it sleeps on `arrived`). Taking n
 the async-put counters and MQSTAT (per connection, touched only by that connection's own
 thread), and the MQSC definition commands (admin/mqsc_apply.run_mqsc holds the lock for a whole script).
 
-Verbs report failures by raising core/errors.MQError(reason); the listener turns that into the
+Verbs report failures by raising core/outcomes.MQError(reason); the listener turns that into the
 (CompCode, Reason) pair the MQI returns.
 """
 from __future__ import annotations
@@ -33,7 +34,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from spark_mq.embedded.server.core.queues import DEFAULT_QUEUE_MEMORY
+from spark_mq.embedded.server.core.queue_objects import DEFAULT_QUEUE_MEMORY
 from spark_mq.embedded.server.core.security.admission import FailedAuthentication
 from spark_mq.embedded.server.core.state import Connection, Handle, QueueManagerState
 from spark_mq.embedded.server.verbs import async_status, connections, definitions, inquire, units_of_work

@@ -11,8 +11,8 @@ restart from the stored one).
 """
 from __future__ import annotations
 
-from spark_mq.embedded.server.core.errors import MQError
-from spark_mq.embedded.server.core.queues import I_BACKOUT
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.queue_objects import I_BACKOUT
 from spark_mq.embedded.server.core.state import Connection, QueueManagerState
 from spark_mq.embedded.server.core.store import StoreError
 from spark_mq.embedded.server.events import backed_out

@@ -51,10 +51,10 @@ from spark_mq.embedded.server.admin import mqsc_apply as admin
 from spark_mq.embedded.server.admin.command_server import commands, pcf
 from spark_mq.embedded.server.admin.command_server.pcf import PCFError
 from spark_mq.embedded.server.admin.command_server.request import Reply, Request
-from spark_mq.embedded.server.core.errors import MQError
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.qmgr_attributes import COMMAND_QUEUE
 from spark_mq.embedded.server.core.security import admission
-from spark_mq.embedded.server.core.security.state import security_of
+from spark_mq.embedded.server.core.security.security_state import security_of
 from spark_mq.embedded.server.core.state import QMGR_CCSID, Connection
 from spark_mq.embedded.server.verbs.qmgr import QueueManager
 from spark_mq.mqi.constants import CMQC, CMQCFC

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from spark_mq.embedded.server.admin.command_server.pcf import PARM_ID_ERRORS, Parameter, PCFError, text
 from spark_mq.embedded.server.core.mqsc_attributes import attribute_specs
-from spark_mq.embedded.server.core.queues import (
+from spark_mq.embedded.server.core.queue_objects import (
     PERMANENT_DYNAMIC,
     PREDEFINED,
     TEMPORARY_DYNAMIC,

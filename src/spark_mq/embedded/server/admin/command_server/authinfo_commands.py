@@ -26,7 +26,7 @@ from spark_mq.embedded.server.admin.command_server.request import (
 from spark_mq.embedded.server.admin.mqsc_apply import apply_command
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.core.security import authinfo
-from spark_mq.embedded.server.core.security.state import security_of
+from spark_mq.embedded.server.core.security.security_state import security_of
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 _NAME = CMQC.MQCA_AUTH_INFO_NAME

@@ -1,7 +1,7 @@
 """The channel commands: Inquire Channel (Names), Create, Change and Delete Channel (runs
 in the queue-manager process, under the queue manager's lock).
 
-Channels are channels.py's table: server-connection (SVRCONN) channels, the ones clients
+Channels are core/channel_definitions.py's table: server-connection (SVRCONN) channels, the ones clients
 connect through, and sender (SDR) and receiver (RCVR) channels to other queue managers;
 changes go through admin.apply_command, as MQSC DEFINE/ALTER/DELETE CHANNEL do. Other
 channel types are not modelled: creating one fails (MQRCCF_COMMAND_FAILED) rather than
@@ -26,7 +26,7 @@ from spark_mq.embedded.server.admin.command_server.request import (
     unknown_object,
 )
 from spark_mq.embedded.server.admin.mqsc_apply import apply_command
-from spark_mq.embedded.server.core import channels
+from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
 from spark_mq.mqi.constants import CMQC, CMQCFC, CMQXC
 
@@ -211,7 +211,7 @@ def _apply(request: Request, verb: str, name: str, attributes: dict[str, object]
         # IBM's Create/Change Channel answer for an SSLCipherSpec that is not a CipherSpec
         raise PCFError(CMQCFC.MQRCCF_SSL_CIPHER_SPEC_ERROR) from None
     except ValueError as exc:
-        # channels.py validates names and values as MQSC does
+        # core/channel_definitions.py validates names and values as MQSC does
         reason = CMQCFC.MQRCCF_PARM_VALUE_ERROR if "attribute" in str(exc) \
             else CMQCFC.MQRCCF_COMMAND_FAILED
         raise PCFError(reason) from None

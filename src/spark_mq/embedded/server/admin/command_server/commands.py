@@ -6,8 +6,8 @@ entry (MQ's parameter-count, parameter-identifier, duplicate, missing-parameter 
 errors), check that the requesting user may run it (admin/security/command_checks.py), then call
 the command's function, leaving out of an inquiry's answer the objects the user may not
 display. The functions are in queue_commands.py,
-channel_commands.py, system_commands.py, authinfo_commands.py, namelist_commands.py,
-process_commands.py, chlauth_commands.py, escape_commands.py and authority.py, one per command.
+channel_commands.py, system_commands.py, authinfo_commands.py, named_object_commands.py
+(namelists, processes), chlauth_commands.py, escape_commands.py and authority_commands.py, one per command.
 """
 from __future__ import annotations
 
@@ -16,17 +16,18 @@ from dataclasses import dataclass
 
 from spark_mq.embedded.server.admin.command_server import (
     authinfo_commands,
-    authority,
     channel_commands,
     channel_control,
     chlauth_commands,
     escape_commands,
-    namelist_commands,
+    named_object_commands,
     pcf,
-    process_commands,
     pubsub_commands,
     queue_commands,
     system_commands,
+)
+from spark_mq.embedded.server.admin.command_server import (
+    authority_commands as authority,
 )
 from spark_mq.embedded.server.admin.command_server.attributes import STORED
 from spark_mq.embedded.server.admin.command_server.pcf import (
@@ -37,7 +38,7 @@ from spark_mq.embedded.server.admin.command_server.pcf import (
 )
 from spark_mq.embedded.server.admin.command_server.request import Reply, Request
 from spark_mq.embedded.server.admin.security import command_checks
-from spark_mq.embedded.server.core.errors import MQError
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 _IN, _ST, _IL, _SL, _BS = (CMQCFC.MQCFT_INTEGER, CMQCFC.MQCFT_STRING, CMQCFC.MQCFT_INTEGER_LIST,
@@ -180,44 +181,11 @@ COMMANDS: dict[int, Command] = {
 # MQSC in PCF (escape_commands.py)
 COMMANDS[CMQCFC.MQCMD_ESCAPE] = Command(
     escape_commands.escape, {CMQCFC.MQIACF_ESCAPE_TYPE: _IN, CMQCFC.MQCACF_ESCAPE_TEXT: _ST}, {})
-# the namelist commands (namelist_commands.py)
-_NAMELIST = {CMQC.MQCA_NAMELIST_NAME: _ST}
+# the named object kinds' commands: namelists, processes (named_object_commands.py)
 COMMANDS.update({
-    CMQCFC.MQCMD_INQUIRE_NAMELIST: Command(
-        namelist_commands.inquire_namelist, _NAMELIST, namelist_commands.INQUIRE_PARAMETERS,
-        filters=True),
-    CMQCFC.MQCMD_INQUIRE_NAMELIST_NAMES: Command(
-        namelist_commands.inquire_namelist_names, _NAMELIST, {CMQC.MQIA_NAMELIST_TYPE: _IN}),
-    CMQCFC.MQCMD_CREATE_NAMELIST: Command(
-        namelist_commands.create_namelist, _NAMELIST,
-        {**namelist_commands.CHANGE_PARAMETERS, **_REPLACE}),
-    CMQCFC.MQCMD_COPY_NAMELIST: Command(
-        namelist_commands.copy_namelist,
-        {CMQCFC.MQCACF_FROM_NAMELIST_NAME: _ST, CMQCFC.MQCACF_TO_NAMELIST_NAME: _ST},
-        {**namelist_commands.CHANGE_PARAMETERS, **_REPLACE}),
-    CMQCFC.MQCMD_CHANGE_NAMELIST: Command(
-        namelist_commands.change_namelist, _NAMELIST, namelist_commands.CHANGE_PARAMETERS),
-    CMQCFC.MQCMD_DELETE_NAMELIST: Command(namelist_commands.delete_namelist, _NAMELIST, {}),
-})
-# the process commands (process_commands.py)
-_PROCESS = {CMQC.MQCA_PROCESS_NAME: _ST}
-COMMANDS.update({
-    CMQCFC.MQCMD_INQUIRE_PROCESS: Command(
-        process_commands.inquire_process, _PROCESS, process_commands.INQUIRE_PARAMETERS,
-        filters=True),
-    CMQCFC.MQCMD_INQUIRE_PROCESS_NAMES: Command(
-        process_commands.inquire_process_names, _PROCESS, {}),
-    CMQCFC.MQCMD_CREATE_PROCESS: Command(
-        process_commands.create_process, _PROCESS,
-        {**process_commands.CHANGE_PARAMETERS, **_REPLACE}),
-    CMQCFC.MQCMD_COPY_PROCESS: Command(
-        process_commands.copy_process,
-        {CMQCFC.MQCACF_FROM_PROCESS_NAME: _ST, CMQCFC.MQCACF_TO_PROCESS_NAME: _ST},
-        {**process_commands.CHANGE_PARAMETERS, **_REPLACE}),
-    CMQCFC.MQCMD_CHANGE_PROCESS: Command(
-        process_commands.change_process, _PROCESS, process_commands.CHANGE_PARAMETERS),
-    CMQCFC.MQCMD_DELETE_PROCESS: Command(process_commands.delete_process, _PROCESS, {}),
-})
+    command: Command(function, required, optional,
+                     filters=command in named_object_commands.INQUIRIES)
+    for command, (function, required, optional) in named_object_commands.COMMANDS.items()})
 # the publish/subscribe commands (pubsub_commands.py); Inquire, Change and Delete Subscription
 # take a SubName or a SubId, so neither is required here (the functions check)
 COMMANDS.update({

@@ -26,8 +26,10 @@ from spark_mq.embedded.server.admin.command_server.request import Reply, Request
 from spark_mq.embedded.server.admin.mqsc import parse_mqsc
 from spark_mq.embedded.server.admin.mqsc_apply import apply_command
 from spark_mq.embedded.server.admin.security import command_checks
-from spark_mq.embedded.server.core.errors import MQError
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand, MQSCError
+from spark_mq.embedded.server.core.named_kinds import KINDS as NAMED_KINDS
+from spark_mq.embedded.server.core.named_objects import NamedKind
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.mqi.constants import CMQC, CMQCFC, CMQXC
 
 _ST, _IN = CMQCFC.MQCFT_STRING, CMQCFC.MQCFT_INTEGER
@@ -36,6 +38,14 @@ _CHANNEL_TYPES = {"SVRCONN": CMQXC.MQCHT_SVRCONN, "CLNTCONN": CMQXC.MQCHT_CLNTCO
                   "SDR": CMQXC.MQCHT_SENDER, "RCVR": CMQXC.MQCHT_RECEIVER}
 _AUTH_INFO_TYPES = {"IDPWOS": CMQC.MQAIT_IDPW_OS, "IDPWLDAP": CMQC.MQAIT_IDPW_LDAP,
                     "CRLLDAP": CMQC.MQAIT_CRL_LDAP, "OCSP": CMQC.MQAIT_OCSP}
+
+
+def _create_change_delete_inquire(kind: NamedKind) -> tuple[int, int, int, int]:
+    """A named kind's commands in _OBJECTS' order: DEFINE, ALTER, DELETE, DISPLAY."""
+    inquire, _, create, _, change, delete = kind.pcf_commands
+    return create, change, delete, inquire
+
+
 #: an object type's DEFINE/ALTER/DELETE/DISPLAY as PCF commands, the parameter naming the
 #: object, and the parameter and MQSC attribute giving a Create its object's type
 _OBJECTS: dict[str, tuple[tuple[int, int, int, int], int, int | None, str | None]] = {
@@ -47,12 +57,9 @@ _OBJECTS: dict[str, tuple[tuple[int, int, int, int], int, int | None, str | None
     "AUTHINFO": ((CMQCFC.MQCMD_CREATE_AUTH_INFO, CMQCFC.MQCMD_CHANGE_AUTH_INFO,
                   CMQCFC.MQCMD_DELETE_AUTH_INFO, CMQCFC.MQCMD_INQUIRE_AUTH_INFO),
                  CMQC.MQCA_AUTH_INFO_NAME, CMQC.MQIA_AUTH_INFO_TYPE, "AUTHTYPE"),
-    "NAMELIST": ((CMQCFC.MQCMD_CREATE_NAMELIST, CMQCFC.MQCMD_CHANGE_NAMELIST,
-                  CMQCFC.MQCMD_DELETE_NAMELIST, CMQCFC.MQCMD_INQUIRE_NAMELIST),
-                 CMQC.MQCA_NAMELIST_NAME, None, None),
-    "PROCESS": ((CMQCFC.MQCMD_CREATE_PROCESS, CMQCFC.MQCMD_CHANGE_PROCESS,
-                 CMQCFC.MQCMD_DELETE_PROCESS, CMQCFC.MQCMD_INQUIRE_PROCESS),
-                CMQC.MQCA_PROCESS_NAME, None, None),
+    # the named object kinds (namelists, processes)
+    **{kind.kind: (_create_change_delete_inquire(kind), kind.name_parameter, None, None)
+       for kind in NAMED_KINDS.values()},
     "TOPIC": ((CMQCFC.MQCMD_CREATE_TOPIC, CMQCFC.MQCMD_CHANGE_TOPIC, CMQCFC.MQCMD_DELETE_TOPIC,
                CMQCFC.MQCMD_INQUIRE_TOPIC), CMQC.MQCA_TOPIC_NAME, None, None),
 }

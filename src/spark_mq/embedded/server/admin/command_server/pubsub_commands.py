@@ -22,9 +22,9 @@ from spark_mq.embedded.server.admin.command_server.request import (
 )
 from spark_mq.embedded.server.admin.mqsc_apply import apply_command
 from spark_mq.embedded.server.admin.pubsub import administered
-from spark_mq.embedded.server.core.errors import MQError
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
-from spark_mq.embedded.server.core.pubsub.state import Subscription, TopicObject
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.pubsub.pubsub_state import Subscription, TopicObject
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 _UNSET = -99  # an integer parameter the request does not give

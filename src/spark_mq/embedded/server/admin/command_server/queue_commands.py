@@ -29,7 +29,7 @@ from spark_mq.embedded.server.admin.command_server.request import (
 )
 from spark_mq.embedded.server.admin.mqsc_apply import apply_command
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
-from spark_mq.embedded.server.core.queues import LocalQueue, QueueDefinition
+from spark_mq.embedded.server.core.queue_objects import LocalQueue, QueueDefinition
 from spark_mq.embedded.server.verbs.handles import INPUT_OPTIONS
 from spark_mq.mqi.constants import CMQC, CMQCFC
 

@@ -1,2 +1,2 @@
-"""Pub/sub's administration: MQSC DEFINE/ALTER/DELETE/DISPLAY TOPIC and SUB, TPSTATUS (mqsc_admin.py)
+"""Pub/sub's administration: MQSC DEFINE/ALTER/DELETE/DISPLAY TOPIC and SUB, TPSTATUS (pubsub_mqsc.py)
 and what they change (administered.py)."""

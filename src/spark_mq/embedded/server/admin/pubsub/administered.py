@@ -1,4 +1,4 @@
-"""What administrators do to topics and subscriptions, for MQSC (admin/pubsub/mqsc_admin.py) and PCF
+"""What administrators do to topics and subscriptions, for MQSC (admin/pubsub/pubsub_mqsc.py) and PCF
 (admin/command_server/pubsub_commands.py) alike (runs in the queue-manager process, under the
 lock). Failures are ValueErrors with the text runmqsc shows; PCF maps them to its reasons.
 """
@@ -10,16 +10,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from spark_mq.embedded.server.core.pubsub import storage, topics
-from spark_mq.embedded.server.core.pubsub.state import Subscription, TopicObject
+from spark_mq.embedded.server.core.pubsub.pubsub_state import Subscription, TopicObject
 from spark_mq.embedded.server.core.pubsub.topic_attributes import (
     BASE_TOPIC,
     TOPIC_ATTRIBUTES,
     default_topic_attributes,
 )
 from spark_mq.embedded.server.core.pubsub.topic_matching import compile_pattern, fixed_prefix
-from spark_mq.embedded.server.core.queues import LocalQueue, ModelQueue
+from spark_mq.embedded.server.core.queue_objects import LocalQueue, ModelQueue
 from spark_mq.embedded.server.verbs import dynamic_queues
-from spark_mq.embedded.server.verbs.pubsub import retained, subscriptions
+from spark_mq.embedded.server.verbs.pubsub import retained
+from spark_mq.embedded.server.verbs.pubsub import subscribe as subscriptions
 from spark_mq.mqi.constants import CMQC
 
 if TYPE_CHECKING:

@@ -31,11 +31,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.admin.security import subscription_checks
-from spark_mq.embedded.server.core import channels, namelist, processes
-from spark_mq.embedded.server.core.errors import MQError
+from spark_mq.embedded.server.core import channel_definitions as channels
+from spark_mq.embedded.server.core.named_kinds import BY_OBJECT_TYPE as NAMED_KINDS
+from spark_mq.embedded.server.core.named_objects import NamedKind
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.security import checks
 from spark_mq.embedded.server.core.security.authority import ENTITY_GROUP, ENTITY_PRINCIPAL
-from spark_mq.embedded.server.core.security.state import enforced, groups_of, privileged, security_of
+from spark_mq.embedded.server.core.security.security_state import enforced, groups_of, privileged, security_of
 from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.mqi.constants import CMQC, CMQCFC, CMQXC
 
@@ -46,8 +48,7 @@ _CONNECT, _DSP, _CHG = CMQCFC.MQAUTH_CONNECT, CMQCFC.MQAUTH_DISPLAY, CMQCFC.MQAU
 _DLT, _CLR, _CRT = CMQCFC.MQAUTH_DELETE, CMQCFC.MQAUTH_CLEAR, CMQCFC.MQAUTH_CREATE
 _CTRL, _CTRLX = CMQCFC.MQAUTH_CONTROL, CMQCFC.MQAUTH_CONTROL_EXTENDED
 _Q, _QMGR, _CHANNEL = CMQC.MQOT_Q, CMQC.MQOT_Q_MGR, CMQC.MQOT_CHANNEL
-_TOPIC, _NAMELIST, _AUTH_INFO = CMQC.MQOT_TOPIC, CMQC.MQOT_NAMELIST, CMQC.MQOT_AUTH_INFO
-_PROCESS = CMQC.MQOT_PROCESS
+_TOPIC, _AUTH_INFO = CMQC.MQOT_TOPIC, CMQC.MQOT_AUTH_INFO
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,24 @@ _AUTH_INFO_DEFAULTS = {CMQC.MQAIT_IDPW_OS: "SYSTEM.DEFAULT.AUTHINFO.IDPWOS",
                        CMQC.MQAIT_IDPW_LDAP: "SYSTEM.DEFAULT.AUTHINFO.IDPWLDAP",
                        CMQC.MQAIT_CRL_LDAP: "SYSTEM.DEFAULT.AUTHINFO.CRLLDAP",
                        CMQC.MQAIT_OCSP: "SYSTEM.DEFAULT.AUTHINFO.OCSP"}
+
+
+def _named_kind_needs(kind: NamedKind) -> dict[int, Need | None]:
+    """A named object kind's six commands, as MQ checks them: display to inquire, create on
+    the kind's SYSTEM.DEFAULT object to create (and on the target to copy), change, delete;
+    Inquire ... Names needs nothing beyond DSP on the queue manager, as the other kinds'."""
+    inquire, names, create, copy, change, delete = kind.pcf_commands
+    copy_from, copy_to = kind.copy_parameters
+    object_type, name = kind.object_type, kind.name_parameter
+    return {
+        inquire: Need(object_type, _DSP, name),
+        names: None,
+        create: Need(object_type, _CRT, name, defaults={0: f"SYSTEM.DEFAULT.{kind.kind}"}),
+        copy: Need(object_type, _CRT, copy_to, copy_from),
+        change: Need(object_type, _CHG, name),
+        delete: Need(object_type, _DLT, name),
+    }
+
 
 #: command -> what it needs beyond CONNECT and DSP on the queue manager (None: nothing)
 NEEDS: dict[int, Need | None] = {
@@ -121,24 +140,9 @@ NEEDS: dict[int, Need | None] = {
                                         defaults=_AUTH_INFO_DEFAULTS),
     CMQCFC.MQCMD_CHANGE_AUTH_INFO: Need(_AUTH_INFO, _CHG, CMQC.MQCA_AUTH_INFO_NAME),
     CMQCFC.MQCMD_DELETE_AUTH_INFO: Need(_AUTH_INFO, _DLT, CMQC.MQCA_AUTH_INFO_NAME),
-    # namelists
-    CMQCFC.MQCMD_INQUIRE_NAMELIST: Need(_NAMELIST, _DSP, CMQC.MQCA_NAMELIST_NAME),
-    CMQCFC.MQCMD_INQUIRE_NAMELIST_NAMES: None,
-    CMQCFC.MQCMD_CREATE_NAMELIST: Need(_NAMELIST, _CRT, CMQC.MQCA_NAMELIST_NAME,
-                                       defaults={0: "SYSTEM.DEFAULT.NAMELIST"}),
-    CMQCFC.MQCMD_COPY_NAMELIST: Need(_NAMELIST, _CRT, CMQCFC.MQCACF_TO_NAMELIST_NAME,
-                                     CMQCFC.MQCACF_FROM_NAMELIST_NAME),
-    CMQCFC.MQCMD_CHANGE_NAMELIST: Need(_NAMELIST, _CHG, CMQC.MQCA_NAMELIST_NAME),
-    CMQCFC.MQCMD_DELETE_NAMELIST: Need(_NAMELIST, _DLT, CMQC.MQCA_NAMELIST_NAME),
-    # processes
-    CMQCFC.MQCMD_INQUIRE_PROCESS: Need(_PROCESS, _DSP, CMQC.MQCA_PROCESS_NAME),
-    CMQCFC.MQCMD_INQUIRE_PROCESS_NAMES: None,
-    CMQCFC.MQCMD_CREATE_PROCESS: Need(_PROCESS, _CRT, CMQC.MQCA_PROCESS_NAME,
-                                      defaults={0: "SYSTEM.DEFAULT.PROCESS"}),
-    CMQCFC.MQCMD_COPY_PROCESS: Need(_PROCESS, _CRT, CMQCFC.MQCACF_TO_PROCESS_NAME,
-                                    CMQCFC.MQCACF_FROM_PROCESS_NAME),
-    CMQCFC.MQCMD_CHANGE_PROCESS: Need(_PROCESS, _CHG, CMQC.MQCA_PROCESS_NAME),
-    CMQCFC.MQCMD_DELETE_PROCESS: Need(_PROCESS, _DLT, CMQC.MQCA_PROCESS_NAME),
+    # the named object kinds: namelists, processes
+    **{command: need for kind in NAMED_KINDS.values()
+       for command, need in _named_kind_needs(kind).items()},
     # topics and subscriptions
     CMQCFC.MQCMD_INQUIRE_TOPIC: Need(_TOPIC, _DSP, CMQC.MQCA_TOPIC_NAME),
     CMQCFC.MQCMD_CREATE_TOPIC: Need(_TOPIC, _CRT, CMQC.MQCA_TOPIC_NAME,
@@ -166,10 +170,8 @@ def _objects(qm: QueueManagerState, object_type: int) -> Collection[str]:
         return channels.table(qm).channels.keys()
     if object_type == _TOPIC:
         return qm.pubsub.topics.keys()
-    if object_type == _NAMELIST:
-        return namelist.namelists_of(qm).keys()
-    if object_type == _PROCESS:
-        return processes.processes_of(qm).keys()
+    if object_type in NAMED_KINDS:
+        return NAMED_KINDS[object_type].table(qm).keys()
     if object_type == _AUTH_INFO:
         return security_of(qm).authinfos.keys()
     return ()

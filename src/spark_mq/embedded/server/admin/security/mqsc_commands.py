@@ -5,7 +5,7 @@ SET/DELETE/DISPLAY AUTHREC and REFRESH SECURITY.
 mqsc.py parses these as it parses any command it does not model (attributes as folded
 text) and hands them to `security_command`, which checks the keywords each takes, types
 their values (lists become lists of strings, enumerations are checked) and returns the
-command with typed attributes; mqsc_admin.py applies them. A mistake is an MQSCError, so a
+command with typed attributes; security_mqsc.py applies them. A mistake is an MQSCError, so a
 script with one changes nothing, as with every other syntax error.
 """
 from __future__ import annotations

@@ -5,7 +5,7 @@ MQSC alike, the MQSC ones seen as their PCF equivalents).
 
 A subscription is administered through the topic object that covers its topic string: the
 nearest topic object at or above it, then the next one up as far as SYSTEM.BASE.TOPIC, as
-MQSUB's SUB authority is found (core/pubsub/authority.py); authority on any of them is enough.
+MQSUB's SUB authority is found (core/pubsub/topic_authority.py); authority on any of them is enough.
 
 * Create Subscription (DEFINE SUB): the issuing user needs CTRL on the topic (the OAM's
   topic authority for administering subscriptions); the subscription's user (SUBUSER,
@@ -27,7 +27,7 @@ MQSUB's SUB authority is found (core/pubsub/authority.py); authority on any of t
   as for every other generic DISPLAY); naming one the user may not display is refused.
 
 A refusal is MQRC_NOT_AUTHORIZED (2035), with the AMQ8077W line naming the missing
-authority (core/security/refusals.py). A topic object or subscription that does not exist is
+authority (core/security/refusal_log.py). A topic object or subscription that does not exist is
 left to the command, which reports it as it reports it to anyone.
 """
 from __future__ import annotations
@@ -35,10 +35,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.admin.pubsub import administered
-from spark_mq.embedded.server.core.errors import MQError
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.pubsub import topics
-from spark_mq.embedded.server.core.pubsub.authority import SUBSCRIBE, authorize, authorize_administration
-from spark_mq.embedded.server.core.pubsub.state import Subscription
+from spark_mq.embedded.server.core.pubsub.pubsub_state import Subscription
+from spark_mq.embedded.server.core.pubsub.topic_authority import (
+    SUBSCRIBE,
+    authorize,
+    authorize_administration,
+)
 from spark_mq.embedded.server.core.security import checks
 from spark_mq.embedded.server.resolution import names
 from spark_mq.mqi.constants import CMQC, CMQCFC

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from spark_mq.embedded.server.core.pubsub.state import RetainedPublication, Subscription, TopicObject
+from spark_mq.embedded.server.core.pubsub.pubsub_state import RetainedPublication, Subscription, TopicObject
 from spark_mq.embedded.server.core.pubsub.topic_attributes import DURABLE_MODEL, NON_DURABLE_MODEL
 from spark_mq.embedded.server.core.pubsub.topic_matching import compile_pattern
 from spark_mq.embedded.server.core.pubsub.topics import ensure_base_topic
-from spark_mq.embedded.server.core.queues import ModelQueue
+from spark_mq.embedded.server.core.queue_objects import ModelQueue
 from spark_mq.embedded.wire import decode, encode
 from spark_mq.mqi.structs import MD
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from spark_mq.embedded.server.core.errors import MQError
-from spark_mq.embedded.server.core.pubsub.state import TopicObject
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.pubsub.pubsub_state import TopicObject
 from spark_mq.embedded.server.core.pubsub.topic_attributes import (
     AS_PARENT,
     BASE_TOPIC,

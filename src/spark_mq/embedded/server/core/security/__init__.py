@@ -11,16 +11,16 @@ MQSC scripts load on both.
 
 Modules (paths from server/; the administrative ones are on the administration floor):
 
-    core/security/state.py         one queue manager's security state, users' groups, store and recovery
-    core/security/authinfo.py      AUTHINFO objects and the CONNAUTH the queue manager runs with
-    core/security/chlauth.py       CHLAUTH rules: SET/DISPLAY CHLAUTH and which rule a connection meets
-    core/security/authority.py     authority records: SET/DELETE/DISPLAY AUTHREC (MQSC and PCF share them)
-    core/security/admission.py     MQCONN and a receiving channel's hello: who the connection (the
-                                   message channel agent) runs as, or MQRC_NOT_AUTHORIZED
-    core/security/checks.py        MQOPEN/MQPUT1: the authorities the open options need
+    core/security/security_state.py  one queue manager's security state, users' groups, store and recovery
+    core/security/authinfo.py        AUTHINFO objects and the CONNAUTH the queue manager runs with
+    core/security/chlauth.py         CHLAUTH rules: SET/DISPLAY CHLAUTH and which rule a connection meets
+    core/security/authority.py       authority records: SET/DELETE/DISPLAY AUTHREC (MQSC and PCF share them)
+    core/security/admission.py       MQCONN and a receiving channel's hello: who the connection (the
+                                     message channel agent) runs as, or MQRC_NOT_AUTHORIZED
+    core/security/checks.py          MQOPEN/MQPUT1: the authorities the open options need
     admin/security/command_checks.py PCF commands: the authorities the command server checks
-    admin/security/mqsc_commands.py the MQSC syntax of the security commands, checked when a script is parsed
-    admin/security/mqsc_admin.py    applying those commands and runmqsc's DISPLAY output for them
+    admin/security/mqsc_commands.py  the MQSC syntax of the security commands, checked when a script is parsed
+    admin/security/security_mqsc.py  applying those commands and runmqsc's DISPLAY output for them
 
 Users and groups: each user entry may name its groups after a second colon; without them
 `admin` (and `mqm`) are in the group `mqm`, any other user in `mqclient`, as in IBM's

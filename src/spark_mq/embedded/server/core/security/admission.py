@@ -33,11 +33,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from spark_mq.embedded.server.core import channels
-from spark_mq.embedded.server.core.errors import MQError
-from spark_mq.embedded.server.core.security import chlauth, refusals
+from spark_mq.embedded.server.core import channel_definitions as channels
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.security import chlauth
+from spark_mq.embedded.server.core.security import refusal_log as refusals
 from spark_mq.embedded.server.core.security.checks import check
-from spark_mq.embedded.server.core.security.state import RuleKey, privileged, security_of
+from spark_mq.embedded.server.core.security.security_state import RuleKey, privileged, security_of
 from spark_mq.embedded.server.core.state import Connection, FeatureState, QueueManagerState, os_user
 from spark_mq.mqi.constants import CMQC, CMQCFC
 

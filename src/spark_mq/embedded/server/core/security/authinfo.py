@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from spark_mq.embedded.server.core.mqsc_attributes import AttributeSpec
-from spark_mq.embedded.server.core.security.state import security_of
+from spark_mq.embedded.server.core.security.security_state import security_of
 from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.mqi.constants import CMQC, CMQCFC
 

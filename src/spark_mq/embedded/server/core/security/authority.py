@@ -1,8 +1,8 @@
 """Authority records (MQ's object authority manager): who may do what to which objects.
 
 Runs in the queue-manager process, under its lock. One store serves MQSC (SET, DELETE and
-DISPLAY AUTHREC, see mqsc_admin.py) and PCF (Set, Inquire and Delete Authority Record, see
-admin/command_server/authority.py); every change is written to the queue manager's store.
+DISPLAY AUTHREC, see admin/security/security_mqsc.py) and PCF (Set, Inquire and Delete Authority Record, see
+admin/command_server/authority_commands.py); every change is written to the queue manager's store.
 
 A record grants authorities (MQAUTH_* values) on a profile of one object type to one
 principal (user) or group. Profiles are object names or generic ones: `?` one character,

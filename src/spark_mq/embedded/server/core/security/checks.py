@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from spark_mq.embedded.server.core.errors import MQError
-from spark_mq.embedded.server.core.queues import ModelQueue
-from spark_mq.embedded.server.core.security import refusals
-from spark_mq.embedded.server.core.security.state import enforced, groups_of, privileged, security_of
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.queue_objects import ModelQueue
+from spark_mq.embedded.server.core.security import refusal_log as refusals
+from spark_mq.embedded.server.core.security.security_state import enforced, groups_of, privileged, security_of
 from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.mqi.constants import CMQC, CMQCFC
 

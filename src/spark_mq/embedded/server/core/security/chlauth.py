@@ -38,7 +38,7 @@ import fnmatch
 import re
 from typing import Any
 
-from spark_mq.embedded.server.core.security.state import RuleKey, privileged, rule_name, security_of
+from spark_mq.embedded.server.core.security.security_state import RuleKey, privileged, rule_name, security_of
 from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.embedded.tls import distinguished_names
 

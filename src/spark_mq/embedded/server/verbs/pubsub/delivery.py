@@ -22,10 +22,10 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server.core.errors import MQError
 from spark_mq.embedded.server.core.message_matching import selector_values
-from spark_mq.embedded.server.core.pubsub.state import Subscription
-from spark_mq.embedded.server.core.queues import (
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.pubsub.pubsub_state import Subscription
+from spark_mq.embedded.server.core.queue_objects import (
     I_CORRELID,
     I_EXPIRY,
     I_MSGID,

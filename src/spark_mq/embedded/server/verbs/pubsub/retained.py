@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server.core.errors import MQError
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.pubsub import storage
-from spark_mq.embedded.server.core.pubsub.state import RetainedPublication, Subscription
+from spark_mq.embedded.server.core.pubsub.pubsub_state import RetainedPublication, Subscription
 from spark_mq.embedded.server.verbs.pubsub.delivery import copy_for, place
 from spark_mq.mqi.constants import CMQC
 
 if TYPE_CHECKING:
-    from spark_mq.embedded.server.core.queues import Message
+    from spark_mq.embedded.server.core.queue_objects import Message
     from spark_mq.embedded.server.core.state import Connection, QueueManagerState
 
 

@@ -11,8 +11,8 @@ import time
 from typing import Any
 
 from spark_mq.embedded.server.core.md_context import pad_char_fields, put_stamp
-from spark_mq.embedded.server.core.processes import appl_type_value
-from spark_mq.embedded.server.core.queues import NONE_ID, LocalQueue, Message
+from spark_mq.embedded.server.core.process_definitions import appl_type_value
+from spark_mq.embedded.server.core.queue_objects import NONE_ID, LocalQueue, Message
 from spark_mq.embedded.server.core.state import QMGR_CCSID, QueueManagerState, blank
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import DLH, MD, TM, default_md

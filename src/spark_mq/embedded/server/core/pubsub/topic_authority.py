@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server.core.errors import MQError
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.security import checks
 from spark_mq.mqi.constants import CMQC
 

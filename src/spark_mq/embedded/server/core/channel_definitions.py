@@ -10,7 +10,7 @@ MQRC_UNKNOWN_CHANNEL_NAME when not, as IBM MQ does. Definitions are stored with 
 Every attribute IBM MQ's `dmpmqcfg` writes for these types is typed and validated
 (`SVRCONN_ATTRIBUTES` ...) and kept, displayed and restored. The name and the TLS attributes
 take part in connecting (SSLCIPH, SSLCAUTH, SSLPEER, CERTLABL: see server/network/tls.py),
-MAXINST and MAXINSTC bound its instances (server/network/session.py), its heartbeat interval
+MAXINST and MAXINSTC bound its instances (server/network/mqi_session.py), its heartbeat interval
 is the listener's, and messages are limited by the queue and queue-manager MAXMSGL; the ones
 `_STORED_ONLY` lists change nothing (compression, exits, keepalive, monitoring...). An SSLCIPH
 that names no CipherSpec IBM MQ knows is refused as runmqsc refuses it (AMQ8242E,
@@ -95,7 +95,7 @@ SVRCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
     "SSLCAUTH": _enum("REQUIRED", "OPTIONAL"),
     "SSLPEER": _str(1024),
     "CERTLABL": _str(64),
-    # instances running at once, in all and from one client address (network/session.py refuses
+    # instances running at once, in all and from one client address (network/mqi_session.py refuses
     # more with MQRC_CHANNEL_NOT_AVAILABLE); lowering them ends no running instance
     "MAXINST": _int(MAX_INSTANCES, 0, MAX_INSTANCES),
     "MAXINSTC": _int(MAX_INSTANCES, 0, MAX_INSTANCES),

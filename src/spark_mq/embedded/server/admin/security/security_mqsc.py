@@ -27,7 +27,7 @@ from spark_mq.embedded.server.core.security.authority import (
     Key,
     profile_covers,
 )
-from spark_mq.embedded.server.core.security.state import groups_of, refresh_connauth, security_of
+from spark_mq.embedded.server.core.security.security_state import groups_of, refresh_connauth, security_of
 from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.embedded.tls import distinguished_names
 

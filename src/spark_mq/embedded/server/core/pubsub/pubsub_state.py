@@ -54,7 +54,7 @@ class Subscription:
     matcher: Callable[[str], bool] | None = None  # compiled topic_string (topic_matching.py)
     compiled_selector: Any = None    # the selector grammar's compiled `selector`, when there is one
     last_delivered: float = 0.0
-    # DEFINE SUB's attributes that are kept and shown only (admin/pubsub/mqsc_admin.py)
+    # DEFINE SUB's attributes that are kept and shown only (admin/pubsub/pubsub_mqsc.py)
     stored: dict[str, str] = field(default_factory=dict)
 
 

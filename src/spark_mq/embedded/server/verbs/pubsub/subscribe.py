@@ -16,11 +16,12 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server.core.errors import MQError
-from spark_mq.embedded.server.core.pubsub import authority, storage, topics
-from spark_mq.embedded.server.core.pubsub.state import Subscription
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.pubsub import storage, topics
+from spark_mq.embedded.server.core.pubsub import topic_authority as authority
+from spark_mq.embedded.server.core.pubsub.pubsub_state import Subscription
 from spark_mq.embedded.server.core.pubsub.topic_matching import compile_pattern, fixed_prefix
-from spark_mq.embedded.server.core.queues import LocalQueue, ModelQueue
+from spark_mq.embedded.server.core.queue_objects import LocalQueue, ModelQueue
 from spark_mq.embedded.server.core.security.checks import acting_user
 from spark_mq.embedded.server.core.state import ACCOUNTING_TOKEN, Handle
 from spark_mq.embedded.server.verbs import dynamic_queues

@@ -42,15 +42,15 @@ import threading
 import time
 from collections.abc import Callable
 
-from spark_mq.embedded.server.core import channels
-from spark_mq.embedded.server.core.errors import FAILED, NONE, OK, WARNING, MQError, WarnedPut
+from spark_mq.embedded.server.core import channel_definitions as channels
+from spark_mq.embedded.server.core.outcomes import FAILED, NONE, OK, WARNING, MQError, WarnedPut
 from spark_mq.embedded.server.core.security import admission
 from spark_mq.embedded.server.core.state import Connection
 from spark_mq.embedded.server.message_channels import receiver
 from spark_mq.embedded.server.message_channels.link import HELLO_SIGNATURE
 from spark_mq.embedded.server.network import tls
 from spark_mq.embedded.server.verbs import consumers
-from spark_mq.embedded.server.verbs.pubsub import verbs as pubsub_verbs
+from spark_mq.embedded.server.verbs.pubsub import session_verbs as pubsub_verbs
 from spark_mq.embedded.server.verbs.qmgr import QueueManager
 from spark_mq.embedded.wire import FrameReader, ProtocolError, reply_frame
 from spark_mq.mqi import properties as props_mod
@@ -418,7 +418,7 @@ _SIGNATURES: dict[str, tuple] = {
     "CMIT": (), "BACK": (), "STAT": (int, bytes), "INQ": (int, list), "SET": (int, list, list, bytes),
     "CBWAIT": (list, int, int),
 }
-# the publish/subscribe verbs (TOPEN, SUB, SUBRQ) are served by verbs/pubsub/verbs.py
+# the publish/subscribe verbs (TOPEN, SUB, SUBRQ) are served by verbs/pubsub/session_verbs.py
 _VERBS.update(pubsub_verbs.VERBS)
 _SIGNATURES.update(pubsub_verbs.SIGNATURES)
 

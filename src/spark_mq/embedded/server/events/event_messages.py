@@ -20,7 +20,7 @@ import struct
 import time
 
 from spark_mq.embedded.server.core.md_context import put_stamp
-from spark_mq.embedded.server.core.queues import AliasQueue, LocalQueue, Message
+from spark_mq.embedded.server.core.queue_objects import AliasQueue, LocalQueue, Message
 from spark_mq.embedded.server.core.state import QMGR_CCSID, QueueManagerState, blank
 from spark_mq.embedded.server.core.store import StoreError
 from spark_mq.mqi.constants import CMQC, CMQCFC

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from spark_mq.embedded.server.admin.pubsub import administered
 from spark_mq.embedded.server.core.mqsc_attributes import AttributeSpec
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
-from spark_mq.embedded.server.core.pubsub.state import Subscription
+from spark_mq.embedded.server.core.pubsub.pubsub_state import Subscription
 from spark_mq.embedded.server.core.runmqsc_layout import format_display
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """One queue manager's security state: AUTHINFO objects, the CONNAUTH in force, CHLAUTH
 rules, authority records and the users' groups (runs in the queue-manager process).
 
-Found through the queue manager object, as channels.py finds its table, so that the verbs'
+Found through the queue manager object, as core/channel_definitions.py finds its table, so that the verbs'
 shared state (state.py) does not need to know about security. Definitions are stored with
 the queues' (kinds AUTHINFO, CHLAUTH and AUTHREC) and come back through `restore`.
 """

@@ -1,6 +1,6 @@
 """The listener's publish/subscribe verbs (runs in the queue-manager process).
 
-network/session.py adds these to its verb table: each is called with the client's session and the
+network/mqi_session.py adds these to its verb table: each is called with the client's session and the
 frame's arguments, and answers the outputs that follow [CompCode, Reason]. MQPUT on a topic
 handle and MQCLOSE of a subscription handle arrive as the ordinary PUT and CLOSE verbs.
 
@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from spark_mq.embedded.server.core.errors import MQError
-from spark_mq.embedded.server.core.pubsub.state import Subscription
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.pubsub.pubsub_state import Subscription
 from spark_mq.embedded.server.verbs.handles import handle_of
-from spark_mq.embedded.server.verbs.pubsub import retained, subscriptions
-from spark_mq.embedded.server.verbs.pubsub.subscriptions import SubRequest
+from spark_mq.embedded.server.verbs.pubsub import retained
+from spark_mq.embedded.server.verbs.pubsub import subscribe as subscriptions
+from spark_mq.embedded.server.verbs.pubsub.subscribe import SubRequest
 from spark_mq.mqi.constants import CMQC
 
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 import struct
 
-from spark_mq.embedded.server.core.errors import MQError
-from spark_mq.embedded.server.core.queues import I_CCSID, I_ENCODING, I_FORMAT, AliasQueue, LocalQueue
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.queue_objects import I_CCSID, I_ENCODING, I_FORMAT, AliasQueue, LocalQueue
 from spark_mq.embedded.server.core.state import Handle, QueueManagerState
 from spark_mq.mqi import codepages
 from spark_mq.mqi import properties as props_mod

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from spark_mq.embedded.server.core.queues import Message
+from spark_mq.embedded.server.core.queue_objects import Message
 from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 
 
