@@ -1,7 +1,8 @@
 """The listener's publish/subscribe verbs (runs in the queue-manager process).
 
-network/session.py adds these to its verb table: each is called with the client's session and the
-frame's arguments, and answers the outputs that follow [CompCode, Reason]. MQPUT on a topic
+network/session.py binds these to their entries of the verb table (embedded/wire_verbs.py,
+which holds their arguments): each is called with the client's session and the frame's
+arguments, and answers the outputs that follow [CompCode, Reason]. MQPUT on a topic
 handle and MQCLOSE of a subscription handle arrive as the ordinary PUT and CLOSE verbs.
 
     TOPEN  object name, object string, options, alternate user -> hobj, resolved topic string
@@ -18,6 +19,7 @@ from spark_mq.embedded.server.core.pubsub.state import Subscription
 from spark_mq.embedded.server.verbs.handles import handle_of
 from spark_mq.embedded.server.verbs.pubsub import retained, subscriptions
 from spark_mq.embedded.server.verbs.pubsub.subscriptions import SubRequest
+from spark_mq.embedded.wire_verbs import SUB, SUBRQ, TOPEN, Verb
 from spark_mq.mqi.constants import CMQC
 
 
@@ -74,9 +76,5 @@ def v_subrq(session: Any, hsub: int, action: int) -> list:
         return [retained.request(qm, handle.subscription)]
 
 
-VERBS: dict[str, Callable[..., list]] = {"TOPEN": v_topen, "SUB": v_sub, "SUBRQ": v_subrq}
-SIGNATURES: dict[str, tuple] = {
-    "TOPEN": (str, str, int, str),
-    "SUB": (int, str, str, str, str, bytes, int, bytes, bytes, int, str, int, int, str),
-    "SUBRQ": (int, int),
-}
+#: the verbs of wire_verbs.TABLE served here; network/session.py binds them with its own
+HANDLERS: dict[Verb, Callable[..., list]] = {TOPEN: v_topen, SUB: v_sub, SUBRQ: v_subrq}
