@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from spark_mq.embedded.client.connection import Connection, connect_bindings, connect_channel
+from spark_mq.embedded.data_directory import BINDINGS_SOCKET
 from spark_mq.embedded.wire_verbs import CLOSE, DISC, GET, OPEN, PUT
 from spark_mq.mqi.constants import CMQC, CMQCFC, reason_name
 from spark_mq.mqi.mqsc_text import MQSCSyntaxError, split_mqsc
@@ -233,8 +234,3 @@ def run_mqsc(host: str, port: int, text: str, user: str | None = None,
 def bindings_socket(data_dir: str) -> str:
     """The bindings socket of the queue manager whose data directory this is."""
     return os.path.join(data_dir, BINDINGS_SOCKET)
-
-
-#: the Unix-domain socket in a data directory (the server's embedded/server/network/bindings.py
-#: binds the same name)
-BINDINGS_SOCKET = "qmgr.sock"
