@@ -123,3 +123,46 @@ def _describe(group: set[str], graph: dict[str, set[str]]) -> str:
         return module.removeprefix(f"{SERVER}.")
     return "\n".join(f"  {short(module)} imports {', '.join(sorted(map(short, graph[module] & group)))}"
                      for module in sorted(group))
+
+
+# --- private names stay in their module ----------------------------------------------------
+def private_reach_ins(path: Path) -> list[str]:
+    """Where a module takes another module's private name: `from m import _x`, or `m._x` on a
+    module it imported (a name that starts with one underscore is its module's own), or
+    imports a package's __main__ (a program, not a library: what two programs share has a
+    module of its own)."""
+    tree = ast.parse(path.read_text(), str(path))
+    imported: set[str] = set()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("spark_mq"):
+            imported.update(alias.asname or alias.name for alias in node.names)
+            found += [f"{path.name}:{node.lineno}: from {node.module} import {alias.name}"
+                      for alias in node.names if _private(alias.name) or alias.name == "__main__"
+                      or (node.module or "").endswith(".__main__")]
+        elif isinstance(node, ast.Import):
+            imported.update((alias.asname or alias.name).split(".")[0] for alias in node.names
+                            if alias.name.startswith("spark_mq"))
+    found += [f"{path.name}:{node.lineno}: {node.value.id}.{node.attr}" for node in ast.walk(tree)
+              if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+              and node.value.id in imported and _private(node.attr)]
+    return sorted(found, key=lambda where: int(where.split(":")[1]))
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def test_private_check_finds_both_kinds(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("from spark_mq.x import _hidden, shown\nfrom spark_mq import y\n"
+                      "y._inner()\nshown._field\nself._own\nfrom spark_mq.z import __main__\n")
+    assert private_reach_ins(module) == ["m.py:1: from spark_mq.x import _hidden",
+                                         "m.py:3: y._inner", "m.py:4: shown._field",
+                                         "m.py:6: from spark_mq.z import __main__"]
+
+
+def test_no_module_takes_another_modules_private_names():
+    paths = sorted(Path(PROJECT_ROOT, "src").rglob("*.py"))
+    assert len(paths) > 100
+    assert [where for path in paths for where in private_reach_ins(path)] == []

@@ -13,7 +13,7 @@ import pytest
 from ibmmq import CMQC
 
 import spark_mq.embedded as embedded
-from spark_mq.embedded import wire
+from spark_mq.embedded import wire, wire_verbs
 from spark_mq.embedded.client import admin
 
 ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
@@ -118,7 +118,7 @@ def test_the_refusal_is_the_pcf_reason_the_command_server_answers(sqm):
         hobj, _ = session.command_queue
         request = admin.default_md(MsgType=CMQC.MQMT_REQUEST, Format=CMQC.MQFMT_ADMIN,
                                    ReplyToQ=session.reply_queue[1].encode())
-        reply = session.conn.call("PUT", hobj, admin.MD.pack(request),
+        reply = session.conn.call(wire_verbs.PUT, hobj, admin.MD.pack(request),
                                   CMQC.MQPMO_NO_SYNCPOINT | CMQC.MQPMO_NEW_MSG_ID, 0, None,
                                   admin._escape("SET AUTHREC PRINCIPAL('app') OBJTYPE(QMGR) "
                                                 "AUTHADD(ALL)"))

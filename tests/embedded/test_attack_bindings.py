@@ -14,7 +14,7 @@ import pytest
 from ibmmq import CMQC
 
 import spark_mq.embedded as embedded
-from spark_mq.embedded import wire
+from spark_mq.embedded import wire, wire_verbs
 from spark_mq.embedded.client import connection as client_connection
 
 USERS = {"app": "passw0rd", "admin": "adminpw"}
@@ -126,7 +126,7 @@ def bindings_conn(qm, user: str, password: str) -> list:
     conn, reply = client_connection.connect_bindings(qm.bindings_socket, qm.name, user, password,
                                                      "attack")
     if conn is not None:
-        conn.call("DISC")
+        conn.call(wire_verbs.DISC)
         conn.sock.close()
     return reply[:2]
 
@@ -142,11 +142,11 @@ def test_a_bindings_connection_has_the_authority_of_its_os_user(sqm):
                                                          "attack")
         assert conn is not None, reply
         try:
-            reply = conn.call("OPEN", CMQC.MQOT_Q, "SYSTEM.ADMIN.COMMAND.QUEUE",
+            reply = conn.call(wire_verbs.OPEN, CMQC.MQOT_Q, "SYSTEM.ADMIN.COMMAND.QUEUE",
                               CMQC.MQOO_OUTPUT, None, "", "", "")
             assert reply[:2] == refused
         finally:
-            conn.call("DISC")
+            conn.call(wire_verbs.DISC)
             conn.sock.close()
     finally:
         sqm.run_mqsc(f"SET AUTHREC PRINCIPAL('{ME}') OBJTYPE(QMGR) AUTHRMV(CONNECT)")

@@ -8,6 +8,7 @@ Shared by tests/fuzz (a small fixed budget in the suite) and bench/fuzz_long.py 
 | target | input | documented failure |
 |---|---|---|
 | wire frame decoder (embedded/wire.py) | a frame's body | ProtocolError |
+| request check (embedded/wire_verbs.py check_request) | a decoded request | ProtocolError |
 | MQSC parser (server/mqsc.py) | script text | MQSCError |
 | PCF parser (server/command_server/pcf.py) | a command message | PCFError |
 | MQRFH2 decoder (mqi/properties/_rfh2.py) | message data | PropertyError |
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from spark_mq.embedded import wire
+from spark_mq.embedded import wire, wire_verbs
 from spark_mq.embedded.server.admin import mqsc
 from spark_mq.embedded.server.admin.command_server import pcf
 from spark_mq.embedded.server.core.channel_definitions import SVRCONN_ATTRIBUTES
@@ -82,8 +83,7 @@ def inputs(valid: st.SearchStrategy[bytes], max_random: int = 2048) -> st.Search
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**63, 2**63 - 1),
                      st.floats(allow_nan=False), st.text(max_size=40), st.binary(max_size=40))
 values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=8), max_leaves=40)
-_verbs = st.sampled_from(("CONN", "PING", "MQSC", "OPEN", "PUT", "PUTA", "GET", "GETN", "INQ", "SET",
-                          "CBWAIT", "DISC", "HB", "SUB", "TOPEN"))
+_verbs = st.sampled_from((*wire_verbs.TABLE, "MQSC"))
 requests = st.builds(lambda verb, args: [verb, *args], _verbs, st.lists(values, max_size=8))
 _fixed = st.builds(lambda tag, rest: tag + rest, st.sampled_from((b"P", b"G", b"r", b"p", b"g", b"n")),
                    st.binary(max_size=700))
@@ -93,6 +93,38 @@ frame_bodies = inputs(st.one_of(requests.map(wire.encode), values.map(wire.encod
 def check_frame(body: bytes) -> object:
     try:
         return wire.decode(body, REQUEST_MAX_ELEMENTS)
+    except wire.ProtocolError:
+        return None
+
+
+# --- the request check (embedded/wire_verbs.py) ----------------------------------------
+_md = st.binary(min_size=wire.MD_SIZE, max_size=wire.MD_SIZE)
+_gmo = st.binary(min_size=wire.GMO_SIZE, max_size=wire.GMO_SIZE)
+# list members near what the table's item checks take: properties, CBWAIT consumers
+_items = st.one_of(values, st.lists(values, min_size=3, max_size=3),
+                   st.lists(st.one_of(st.integers(-2**31, 2**31), _md, _gmo, st.booleans()),
+                            min_size=6, max_size=6))
+_of_type = {int: st.integers(-2**63, 2**63 - 1), str: st.text(max_size=48), bool: st.booleans(),
+            bytes: st.one_of(st.binary(max_size=40), _md, _gmo),
+            list: st.lists(_items, max_size=4), type(None): st.none()}
+
+
+def _argument(shape: object) -> st.SearchStrategy[object]:
+    kinds = shape if isinstance(shape, tuple) else (shape,)
+    return st.one_of(*(_of_type[kind] for kind in kinds), values)
+
+
+def _fitting(verb: wire_verbs.Verb) -> st.SearchStrategy[list]:
+    """Requests shaped like `verb`'s entry, their arguments sometimes of the wrong type."""
+    return st.tuples(*(_argument(shape) for shape in verb.arguments)).map(lambda args: [verb.name, *args])
+
+
+decoded_requests = st.one_of(requests, values, *(_fitting(verb) for verb in wire_verbs.TABLE.values()))
+
+
+def check_request(value: object) -> object:
+    try:
+        return wire_verbs.check_request(value)
     except wire.ProtocolError:
         return None
 

@@ -15,10 +15,12 @@ from fuzz.targets import (
     check_message_frame,
     check_mqsc,
     check_pcf,
+    check_request,
     check_rfh2,
     check_stored_record,
     check_unwrap,
     check_wire_record,
+    decoded_requests,
     end_frames,
     frame_bodies,
     header_chains,
@@ -38,6 +40,11 @@ from spark_mq.embedded import wire
 @given(frame_bodies)
 def test_wire_decoder_answers_or_raises_protocol_error(body: bytes) -> None:
     check_frame(body)
+
+
+@given(decoded_requests)
+def test_request_check_answers_or_raises_protocol_error(value: object) -> None:
+    check_request(value)
 
 
 @given(requests)

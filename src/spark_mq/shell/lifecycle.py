@@ -1,7 +1,7 @@
 """`start` and `stop`: an embedded queue manager in the foreground (until Ctrl-C) or in the
 background, and stopping a background one by its data directory; `status`: the local ones.
 
-The queue-manager process holds a lock on its data directory (see spark_mq.embedded.__main__),
+The queue-manager process holds a lock on its data directory (see spark_mq.embedded.server_process),
 so `stop` knows whether one is running there without trusting a pid file alone. `start`
 records its data directory in the local registry (registry.py), where the client tools
 find it by name and `status` lists it.
@@ -14,7 +14,7 @@ import signal
 import time
 from typing import Any
 
-from spark_mq.embedded import __main__ as server_process
+from spark_mq.embedded import server_process
 from spark_mq.embedded.client.process import EmbeddedQueueManager, EmbeddedQueueManagerError
 from spark_mq.jobs.errors import JobError
 from spark_mq.shell import registry

@@ -3,7 +3,7 @@ for this user, so that the client tools find one by its name (`--queue-manager Q
 data directory (`--data-dir DIR`) without being told its port, and `status` lists them.
 
 A queue manager is its data directory: the ready file the queue-manager process writes once
-it listens (spark_mq.embedded.__main__.READY_FILE) says its name, host, port and pid, and
+it listens (spark_mq.embedded.data_directory.READY_FILE) says its name, host, port and pid, and
 the lock it holds on the directory while it runs says whether it runs (a pid alone could
 be one the system has reused since). The registry itself is only a list of data
 directories, one small file each in ~/.spark-mq/registry/, written by `start`; the default
@@ -19,7 +19,7 @@ import json
 import os
 from dataclasses import dataclass
 
-from spark_mq.embedded import __main__ as server_process
+from spark_mq.embedded.data_directory import LOCK_FILE, READY_FILE
 from spark_mq.jobs.errors import JobError
 
 
@@ -102,7 +102,7 @@ def read(data_dir: str, name: str | None = None, host: str = "127.0.0.1") -> Loc
     """The queue manager of a data directory, or None where none has ever listened."""
     data_dir = os.path.abspath(data_dir)
     try:
-        with open(os.path.join(data_dir, server_process.READY_FILE)) as handle:
+        with open(os.path.join(data_dir, READY_FILE)) as handle:
             ready = json.load(handle)
     except (OSError, ValueError):
         return None
@@ -117,7 +117,7 @@ def read(data_dir: str, name: str | None = None, host: str = "127.0.0.1") -> Loc
 
 def running_pid(directory: str) -> int | None:
     """The pid of the queue manager holding `directory`, or None when none holds it."""
-    lock = os.path.join(directory, server_process.LOCK_FILE)
+    lock = os.path.join(directory, LOCK_FILE)
     if not os.path.exists(lock):
         return None
     with open(lock) as handle:
@@ -131,7 +131,7 @@ def running_pid(directory: str) -> int | None:
 
 def _ready_pid(directory: str) -> int:
     try:
-        with open(os.path.join(directory, server_process.READY_FILE)) as handle:
+        with open(os.path.join(directory, READY_FILE)) as handle:
             return int(json.load(handle)["pid"])
     except (OSError, ValueError, KeyError):
         raise JobError(f"a queue manager holds {directory} but has not said its pid yet "

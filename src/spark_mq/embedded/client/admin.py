@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from spark_mq.embedded.client.connection import Connection, connect_bindings, connect_channel
+from spark_mq.embedded.data_directory import BINDINGS_SOCKET
+from spark_mq.embedded.wire_verbs import CLOSE, DISC, GET, OPEN, PUT
 from spark_mq.mqi.constants import CMQC, CMQCFC, reason_name
 from spark_mq.mqi.mqsc_text import MQSCSyntaxError, split_mqsc
 from spark_mq.mqi.structs import GMO, MD, default_md
@@ -70,7 +72,7 @@ class MQSCSession:
             raise
 
     def _open(self, name: str, options: int, dynamic_name: str) -> tuple[int, str]:
-        reply = self.conn.call("OPEN", CMQC.MQOT_Q, name, options | CMQC.MQOO_FAIL_IF_QUIESCING,
+        reply = self.conn.call(OPEN, CMQC.MQOT_Q, name, options | CMQC.MQOO_FAIL_IF_QUIESCING,
                                None, dynamic_name, "", "")
         if reply[0] == CMQC.MQCC_FAILED:
             raise MQSCRefused(reply[1])
@@ -83,7 +85,7 @@ class MQSCSession:
                              Persistence=CMQC.MQPER_NOT_PERSISTENT,
                              ReplyToQ=self.reply_queue[1].encode())
         options = CMQC.MQPMO_NO_SYNCPOINT | CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_FAIL_IF_QUIESCING
-        reply = self.conn.call("PUT", hobj, MD.pack(request), options, 0, None, _escape(text))
+        reply = self.conn.call(PUT, hobj, MD.pack(request), options, 0, None, _escape(text))
         if reply[0] == CMQC.MQCC_FAILED:
             raise MQSCRefused(reply[1])
         msgid = MD.get(reply[2], "MsgId")
@@ -107,7 +109,7 @@ class MQSCSession:
                         CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT | CMQC.MQGMO_FAIL_IF_QUIESCING,
                         _WAIT_MS, 0, 0, b"", CMQC.MQMO_MATCH_CORREL_ID, ord(" "), ord(" "),
                         ord(" "), b" ", b"", CMQC.MQRL_UNDEFINED, 0, 0])
-        reply = self.conn.call("GET", hobj, md, gmo, _MAX_REPLY, False)
+        reply = self.conn.call(GET, hobj, md, gmo, _MAX_REPLY, False)
         if reply[1] == CMQC.MQRC_NO_MSG_AVAILABLE:   # the command server is not running
             return _NO_ANSWER, [_TIMED_OUT]
         if reply[0] == CMQC.MQCC_FAILED:
@@ -121,8 +123,8 @@ class MQSCSession:
             for name in ("reply_queue", "command_queue"):
                 opened = getattr(self, name, None)
                 if opened is not None:
-                    self.conn.call("CLOSE", opened[0], CMQC.MQCO_NONE)
-            self.conn.call("DISC")
+                    self.conn.call(CLOSE, opened[0], CMQC.MQCO_NONE)
+            self.conn.call(DISC)
         finally:
             try:
                 self.conn.sock.close()
@@ -232,8 +234,3 @@ def run_mqsc(host: str, port: int, text: str, user: str | None = None,
 def bindings_socket(data_dir: str) -> str:
     """The bindings socket of the queue manager whose data directory this is."""
     return os.path.join(data_dir, BINDINGS_SOCKET)
-
-
-#: the Unix-domain socket in a data directory (the server's embedded/server/network/bindings.py
-#: binds the same name)
-BINDINGS_SOCKET = "qmgr.sock"

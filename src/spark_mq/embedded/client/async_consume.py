@@ -63,6 +63,7 @@ from spark_mq.embedded.client.packed import (
     md_ok,
     read_gmo,
 )
+from spark_mq.embedded.wire_verbs import CBWAIT
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import GMO, Layout
 
@@ -285,7 +286,7 @@ class _Consumption:
         deadlines = [cb.deadline for cb in active if cb.deadline is not None]
         wait = min([_SLICE, *retries, *(deadline - now for deadline in deadlines)])
         first = self.next_first % len(active) if active else 0
-        reply = conn.call("CBWAIT", [[cb.hobj, cb.md, cb.gmo, cb.max_length, bool(cb.hmsg),
+        reply = conn.call(CBWAIT, [[cb.hobj, cb.md, cb.gmo, cb.max_length, bool(cb.hmsg),
                                       cb.batch] for cb in active],
                           max(0, int(wait * 1000)), first)
         if reply[0] == FAILED and len(reply) == 2:

@@ -34,7 +34,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from spark_mq.embedded.client import ccdt, tls
-from spark_mq.embedded.wire import FrameReader, ProtocolError, frame
+from spark_mq.embedded.wire import FrameReader, ProtocolError
+from spark_mq.embedded.wire_verbs import CONN, DISC, HB, Verb, request
 from spark_mq.mqi.constants import CMQC, CMQXC
 from spark_mq.mqi.message_ids import MessageIds
 from spark_mq.mqi.structs import CD, CNO, CSP, Layout, text
@@ -105,9 +106,9 @@ class Connection:
         self.new_msgid = MessageIds(b"AMQ " + qm_name.encode()[:8].ljust(8, b" ")
                                     + os.urandom(4))
 
-    def call(self, *request: object) -> list:
+    def call(self, verb: Verb, *args: object) -> list:
         """Send one verb (after any pipelined puts) and wait for its answer."""
-        return self.call_frame(frame(request))
+        return self.call_frame(request(verb, *args))
 
     def call_frame(self, data: bytes) -> list:
         with self.lock:
@@ -247,7 +248,7 @@ class _Flusher:
 
 
 _flusher = _Flusher()
-_HEARTBEAT = frame(("HB",))
+_HEARTBEAT = request(HB)
 
 
 class _Heartbeats:
@@ -557,7 +558,7 @@ def _conn_on(sock: socket.socket, qm_name: str, user: str, password: str, appl_n
              channel: str | None, tls_used: bool) -> tuple[Connection | None, list]:
     """CONN on a connected socket: the connection and the answer, or None and [FAILED, reason]."""
     conn = Connection(sock, qm_name)
-    reply = conn.call("CONN", qm_name, user, password, appl_name, channel)
+    reply = conn.call(CONN, qm_name, user, password, appl_name, channel)
     if conn.broken or not _is_conn_answer(reply):
         sock.close()
         return None, [FAILED, CMQC.MQRC_SSL_INITIALIZATION_ERROR if tls_used
@@ -626,7 +627,7 @@ def MQDISC(hconn: int) -> tuple[int, int]:
     conn = connections.pop(hconn, None)
     if conn is None:
         return (FAILED, CMQC.MQRC_HCONN_ERROR)
-    reply = conn.call("DISC")
+    reply = conn.call(DISC)
     try:
         conn.sock.close()
     except OSError:

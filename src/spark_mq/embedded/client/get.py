@@ -20,7 +20,8 @@ from spark_mq.embedded.client.packed import (
     md_ok,
     read_gmo,
 )
-from spark_mq.embedded.wire import frame, get_request
+from spark_mq.embedded.wire import get_request
+from spark_mq.embedded.wire_verbs import GET, GETN, request
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import GMO
 
@@ -106,20 +107,20 @@ def _read_ahead_get(conn: Connection, hobj: int, handle: ObjectHandle, md: bytes
                 del handle.buffer[position]
                 handle.buffer.appendleft(result)
                 return _serve_buffered(handle, options, hmsg, max_length)
-        return _get_result(conn.call("GET", hobj, md, gmo, max_length, bool(hmsg)), md, gmo, hmsg)
+        return _get_result(conn.call(GET, hobj, md, gmo, max_length, bool(hmsg)), md, gmo, hmsg)
     if not handle.buffer:
-        reply = conn.call("GETN", hobj, gmo, bool(hmsg), READ_AHEAD_COUNT, READ_AHEAD_BYTES)
+        reply = conn.call(GETN, hobj, gmo, bool(hmsg), READ_AHEAD_COUNT, READ_AHEAD_BYTES)
         if reply[0] == FAILED:
             return (b"", md, gmo, 0, reply[0], reply[1])
         handle.buffer.extend(reply[2])
         handle.last_batch = len(reply[2])
         if not handle.buffer:  # only persistent messages: get one synchronously
-            return _get_result(conn.call("GET", hobj, md, gmo, max_length, bool(hmsg)), md, gmo, hmsg)
+            return _get_result(conn.call(GET, hobj, md, gmo, max_length, bool(hmsg)), md, gmo, hmsg)
     if not handle.prefetching and handle.last_batch >= _PREFETCH_AFTER:
         # the queue had plenty: ask for the next batch now, without waiting
         nowait = gmo[:GMO_OPTIONS_AT] + INT.pack(options & ~CMQC.MQGMO_WAIT) + gmo[GMO_OPTIONS_AT + 4:]
-        conn.prefetch(handle, frame(("GETN", hobj, nowait, bool(hmsg), READ_AHEAD_COUNT,
-                                     READ_AHEAD_BYTES)))
+        conn.prefetch(handle, request(GETN, hobj, nowait, bool(hmsg), READ_AHEAD_COUNT,
+                                       READ_AHEAD_BYTES))
     return _serve_buffered(handle, options, hmsg, max_length)
 
 

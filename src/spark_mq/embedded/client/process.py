@@ -1,11 +1,11 @@
 """Starting and stopping an embedded queue manager process from Python.
 
 Runs in the application's process; the queue manager itself runs in the child process it
-starts (`python -m spark_mq.embedded`, see __main__.py).
+starts (`python -m spark_mq.embedded`, see server_process.py).
 
 The queue manager ends with the process that started it, however that process ends (SIGKILL
 included): it holds the write end of a pipe whose read end the child watches (`--owner-fd`,
-see __main__.py for why a pipe), unless `outlive_owner` asks it to run on
+see server_process.py for why a pipe), unless `outlive_owner` asks it to run on
 (`spark-mq-qmgr start --background`). The write end is not inherited by what this process
 starts (Spark's JVM, say); a fork() without exec would share it, and the queue manager then
 runs until the forked child has ended too.
@@ -33,10 +33,12 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 
+from spark_mq.embedded.data_directory import BINDINGS_SOCKET, READY_FILE
+
 DEFAULT_CHANNEL = "DEV.APP.SVRCONN"
 ADMIN_USER = "admin"
 ADMIN_GROUP = "mqm"
-#: the queue manager's environment variable for users (embedded/__main__.py): never passed on
+#: the queue manager's environment variable for users (embedded/server_process.py): never passed on
 USERS_ENVIRONMENT = "SPARK_MQ_QMGR_USERS"
 #: a user's password and groups, where `users` gives groups (a plain string: the password)
 UserEntry = tuple[str, Sequence[str]]
@@ -94,7 +96,7 @@ class EmbeddedQueueManager:
             return self
         os.makedirs(self.data_dir, mode=0o700, exist_ok=True)
         os.chmod(self.data_dir, 0o700)
-        ready = os.path.join(self.data_dir, "ready.json")
+        ready = os.path.join(self.data_dir, READY_FILE)
         if os.path.exists(ready):
             os.unlink(ready)
         command = [sys.executable, "-m", "spark_mq.embedded", "--data-dir", self.data_dir,
@@ -274,7 +276,7 @@ class EmbeddedQueueManager:
     @property
     def bindings_socket(self) -> str:
         """The queue manager's bindings socket (server/network/bindings.py), in its data directory."""
-        return os.path.join(self.data_dir, "qmgr.sock")
+        return os.path.join(self.data_dir, BINDINGS_SOCKET)
 
     def _mqsc_file(self, mqsc: str) -> str:
         """The file of the start-up MQSC: `mqsc` itself when it names one, else a file of its text."""

@@ -18,6 +18,7 @@ from spark_mq.embedded.client.connection import (
     read_pointer,
 )
 from spark_mq.embedded.client.packed import error
+from spark_mq.embedded.wire_verbs import SUB, SUBRQ, TOPEN
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import OD, Layout, text
 
@@ -62,7 +63,7 @@ def open_topic(conn: Connection, fields: list, options: int) -> tuple[int, bytes
     """MQOPEN with MQOT_TOPIC: ObjectName and (MQOD version 4) ObjectString name it."""
     name = text(fields[_ODI["ObjectName"]])
     string = _charv(fields, OD, "ObjectString") if fields[_ODI["Version"]] >= 4 else ""
-    reply = conn.call("TOPEN", name, string, options, text(fields[_ODI["AlternateUserId"]]))
+    reply = conn.call(TOPEN, name, string, options, text(fields[_ODI["AlternateUserId"]]))
     if reply[0] == FAILED or len(reply) < 4:
         return (0, OD.pack(fields), reply[0], reply[1])
     hobj, topic = reply[2], reply[3]
@@ -84,7 +85,7 @@ def MQSUB(hconn: int, sd: bytes, hobj: int) -> tuple[bytes, int, int, int, int]:
     if fields[_SDI["StrucId"]] != b"SD  " or fields[_SDI["Version"]] != CMQC.MQSD_VERSION_1:
         return (sd, hobj, 0, FAILED, CMQC.MQRC_SD_ERROR)
     reply = conn.call(
-        "SUB", fields[_SDI["Options"]], text(fields[_SDI["ObjectName"]]),
+        SUB, fields[_SDI["Options"]], text(fields[_SDI["ObjectName"]]),
         _charv(fields, SD, "ObjectString"), _charv(fields, SD, "SubName"),
         _charv(fields, SD, "SubUserData"), fields[_SDI["SubCorrelId"]],
         fields[_SDI["PubPriority"]], fields[_SDI["PubAccountingToken"]],
@@ -117,7 +118,7 @@ def MQSUBRQ(hconn: int, hsub: int, action: int, sro: bytes) -> tuple[bytes, int,
     fields = SRO.unpack(sro)
     if fields[SRO.index["StrucId"]] != b"SRO ":
         return (sro, FAILED, CMQC.MQRC_SRO_ERROR)
-    reply = conn.call("SUBRQ", hsub, action)
+    reply = conn.call(SUBRQ, hsub, action)
     if len(reply) > 2:
         fields[SRO.index["NumPubs"]] = reply[2]
     return (SRO.pack(fields), reply[0], reply[1])

@@ -27,7 +27,21 @@ from spark_mq.embedded.client.connection import (
 )
 from spark_mq.embedded.client.message_handles import properties_to_send
 from spark_mq.embedded.client.packed import NONE_ID, error, md_ok, read_pmo
-from spark_mq.embedded.wire import frame, put_request
+from spark_mq.embedded.wire import put_request
+from spark_mq.embedded.wire_verbs import (
+    BACK,
+    CLOSE,
+    CMIT,
+    INQ,
+    OPEN,
+    PUT,
+    PUT1,
+    PUTA,
+    SET,
+    STAT,
+    Verb,
+    request,
+)
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD, OD, PMO, text
 
@@ -49,7 +63,7 @@ def MQOPEN(hconn: int, od: bytes, options: int) -> tuple[int, bytes, int, int]:
                                  fields[OD.index["SelectionStringVSLength"]]).decode() or None
     dynamic_name = text(fields[OD.index["DynamicQName"]])  # used when `name` is a model queue
     # the server uses AlternateUserId only with MQOO_ALTERNATE_USER_AUTHORITY, as MQ does
-    reply = conn.call("OPEN", fields[OD.index["ObjectType"]], name, options, selection,
+    reply = conn.call(OPEN, fields[OD.index["ObjectType"]], name, options, selection,
                       dynamic_name, _alternate_user(fields), text(fields[OD.index["ObjectQMgrName"]]))
     if reply[0] == FAILED:
         return (0, od, reply[0], reply[1])
@@ -127,7 +141,7 @@ def MQCLOSE(hconn: int, hobj: int, options: int) -> tuple[int, int]:
     if handle is not None and handle.buffer and options & CMQC.MQCO_QUIESCE:
         # MQ keeps the handle open so that the application can get what was read ahead
         return (WARNING, CMQC.MQRC_READ_AHEAD_MSGS)
-    reply = conn.call("CLOSE", hobj, options)
+    reply = conn.call(CLOSE, hobj, options)
     if reply[0] != FAILED:  # a failed MQCLOSE (MQCO_DELETE of a queue not empty) keeps it open
         conn.handles.pop(hobj, None)
         _resolved_names.pop((hconn, hobj), None)
@@ -169,15 +183,15 @@ def MQPUT(hconn: int, hobj: int, md: bytes, pmo: bytes, msg: bytes) -> tuple[byt
             handle.async_default and not options & CMQC.MQPMO_SYNC_RESPONSE)):
         md = _with_client_ids(conn, md, options)
         options &= ~(CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_NEW_CORREL_ID)
-        request = (put_request(hobj, md, options, context, msg, True) if props is None
-                   else frame(("PUTA", hobj, md, options, context, props, msg)))
-        if not conn.pipeline(request):
+        data = (put_request(hobj, md, options, context, msg, True) if props is None
+                else request(PUTA, hobj, md, options, context, props, msg))
+        if not conn.pipeline(data):
             return (md, pmo, *BROKEN)
         return (md, _pmo_out(pmo, _resolved_names.get((hconn, hobj))), OK, NONE)
     if props is None:
         reply = conn.call_frame(put_request(hobj, md, options, context, msg, False))
     else:
-        reply = conn.call("PUT", hobj, md, options, context, props, msg)
+        reply = conn.call(PUT, hobj, md, options, context, props, msg)
     if reply[0] == FAILED:
         return (md, pmo, reply[0], reply[1])
     return (reply[2], _pmo_out(pmo, _resolved_names.get((hconn, hobj))), reply[0], reply[1])
@@ -220,7 +234,7 @@ def MQPUT1(hconn: int, od: bytes, md: bytes, pmo: bytes, msg: bytes) -> tuple[by
     fields = OD.unpack(od)
     if fields[OD.index["ObjectType"]] == CMQC.MQOT_TOPIC:
         return _put1_topic(hconn, od, md, pmo, msg, options)
-    reply = conn.call("PUT1", fields[OD.index["ObjectType"]], text(fields[OD.index["ObjectName"]]),
+    reply = conn.call(PUT1, fields[OD.index["ObjectType"]], text(fields[OD.index["ObjectName"]]),
                       text(fields[OD.index["ObjectQMgrName"]]), _alternate_user(fields), md,
                       options, context, props, msg)
     if reply[0] == FAILED or len(reply) < 3:
@@ -254,7 +268,7 @@ def MQBEGIN(hconn: int) -> tuple[int, int]:
     return (FAILED, CMQC.MQRC_ENVIRONMENT_ERROR) if hconn in connections else (FAILED, CMQC.MQRC_HCONN_ERROR)
 
 
-def _simple(hconn: int, verb: str) -> tuple[int, int]:
+def _simple(hconn: int, verb: Verb) -> tuple[int, int]:
     conn = connection_of(hconn)
     if conn is None:
         return (FAILED, CMQC.MQRC_HCONN_ERROR)
@@ -263,18 +277,18 @@ def _simple(hconn: int, verb: str) -> tuple[int, int]:
 
 
 def MQCMIT(hconn: int) -> tuple[int, int]:
-    return _simple(hconn, "CMIT")
+    return _simple(hconn, CMIT)
 
 
 def MQBACK(hconn: int) -> tuple[int, int]:
-    return _simple(hconn, "BACK")
+    return _simple(hconn, BACK)
 
 
 def MQSTAT(hconn: int, stat_type: int, sts: bytes) -> tuple[bytes, int, int]:
     conn = connection_of(hconn)
     if conn is None:
         return (sts, FAILED, CMQC.MQRC_HCONN_ERROR)
-    reply = conn.call("STAT", stat_type, sts)
+    reply = conn.call(STAT, stat_type, sts)
     return (reply[2] if len(reply) > 2 else sts, reply[0], reply[1])
 
 
@@ -287,7 +301,7 @@ def MQINQ(hconn: int, hobj: int, selectors: list[int], int_attrs: list[int], int
     conn = connection_of(hconn)
     if conn is None:
         return (int_attrs, no_chars, FAILED, CMQC.MQRC_HCONN_ERROR)
-    reply = conn.call("INQ", hobj, list(selectors))
+    reply = conn.call(INQ, hobj, list(selectors))
     if len(reply) < 4:
         return (int_attrs, no_chars, reply[0], reply[1])
     ints, chars = reply[2], reply[3]
@@ -305,7 +319,7 @@ def MQSET(hconn: int, hobj: int, selectors: list[int], int_attrs: list[int],
     conn = connection_of(hconn)
     if conn is None:
         return (FAILED, CMQC.MQRC_HCONN_ERROR)
-    reply = conn.call("SET", hobj, list(selectors), list(int_attrs), bytes(char_attrs or b""))
+    reply = conn.call(SET, hobj, list(selectors), list(int_attrs), bytes(char_attrs or b""))
     return (reply[0], reply[1])
 
 

@@ -107,34 +107,42 @@ _STOP_STATUSES = ("STOPPED", "INACTIVE")
 _RESOLVE_ACTIONS = ("COMMIT", "BACKOUT")
 
 
-def _channel_control(qmgr: QueueManager, command: MQSCCommand) -> str:
-    """START, STOP, PING, RESET, RESOLVE CHANNEL and DISPLAY CHSTATUS: the channel
-    initiator's."""
-    initiator = initiator_of(qmgr)
-    if command.object_type == "CHSTATUS":
-        found = initiator.display_status(command.name)
-        if not found:
-            raise ValueError(f"AMQ8420I: Channel Status not found: {command.name}.")
-        return "\n".join(format_display("CHSTATUS", name, _requested(attrs, command.flags))
-                         for name, attrs in found)
-    if command.verb == "START":
-        return initiator.start_channel(command.name)
-    if command.verb == "STOP":
-        after = str(command.attributes.get("STATUS", "STOPPED")).upper()
-        if after not in _STOP_STATUSES:
-            raise ValueError(f"STATUS({after}) is not valid (valid: STOPPED, INACTIVE)")
-        return initiator.stop_channel(command.name, after)
-    if command.verb == "PING":
-        return initiator.ping_channel(command.name)
-    if command.verb == "RESET":
-        seq = str(command.attributes.get("SEQNUM", "1"))
-        if not seq.isdigit():
-            raise ValueError(f"SEQNUM({seq}) is not valid (valid: 1..SEQWRAP)")
-        return initiator.reset_channel(command.name, int(seq))
+# START, STOP, PING, RESET, RESOLVE CHANNEL and DISPLAY CHSTATUS: the channel initiator's
+def _display_chstatus(qmgr: QueueManager, command: MQSCCommand) -> str:
+    found = initiator_of(qmgr).display_status(command.name)
+    if not found:
+        raise ValueError(f"AMQ8420I: Channel Status not found: {command.name}.")
+    return "\n".join(format_display("CHSTATUS", name, _requested(attrs, command.flags))
+                     for name, attrs in found)
+
+
+def _start_channel(qmgr: QueueManager, command: MQSCCommand) -> str:
+    return initiator_of(qmgr).start_channel(command.name)
+
+
+def _stop_channel(qmgr: QueueManager, command: MQSCCommand) -> str:
+    after = str(command.attributes.get("STATUS", "STOPPED")).upper()
+    if after not in _STOP_STATUSES:
+        raise ValueError(f"STATUS({after}) is not valid (valid: STOPPED, INACTIVE)")
+    return initiator_of(qmgr).stop_channel(command.name, after)
+
+
+def _ping_channel(qmgr: QueueManager, command: MQSCCommand) -> str:
+    return initiator_of(qmgr).ping_channel(command.name)
+
+
+def _reset_channel(qmgr: QueueManager, command: MQSCCommand) -> str:
+    seq = str(command.attributes.get("SEQNUM", "1"))
+    if not seq.isdigit():
+        raise ValueError(f"SEQNUM({seq}) is not valid (valid: 1..SEQWRAP)")
+    return initiator_of(qmgr).reset_channel(command.name, int(seq))
+
+
+def _resolve_channel(qmgr: QueueManager, command: MQSCCommand) -> str:
     action = str(command.attributes.get("ACTION", "")).upper()
     if action not in _RESOLVE_ACTIONS:
         raise ValueError(f"ACTION({action}) is required and must be COMMIT or BACKOUT")
-    return initiator.resolve_channel(command.name, action)
+    return initiator_of(qmgr).resolve_channel(command.name, action)
 
 
 def _named_object(qmgr: QueueManager, command: MQSCCommand) -> str:
@@ -255,9 +263,12 @@ _BY_COMMAND: dict[tuple[str, str], Handler] = {
     ("PING", "QMGR"): _ping_qmgr,
     ("DISPLAY", "QSTATUS"): qstatus_mqsc.display,
     **{(verb, "CHANNEL"): _channel for verb in ("DEFINE", "ALTER", "DELETE", "DISPLAY")},
-    **{(verb, "CHANNEL"): _channel_control
-       for verb in ("START", "STOP", "PING", "RESET", "RESOLVE")},
-    ("DISPLAY", "CHSTATUS"): _channel_control,
+    ("START", "CHANNEL"): _start_channel,
+    ("STOP", "CHANNEL"): _stop_channel,
+    ("PING", "CHANNEL"): _ping_channel,
+    ("RESET", "CHANNEL"): _reset_channel,
+    ("RESOLVE", "CHANNEL"): _resolve_channel,
+    ("DISPLAY", "CHSTATUS"): _display_chstatus,
     ("MOVE", "QLOCAL"): move_queue.move,
 }
 #: object type -> the handler of every verb on it (its module checks the verb)

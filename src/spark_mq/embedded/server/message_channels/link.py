@@ -34,12 +34,14 @@ import time
 
 from spark_mq.embedded.server.message_channels.sync import valid_luwid
 from spark_mq.embedded.wire import FrameReader, ProtocolError, frame
+from spark_mq.embedded.wire_verbs import CHL
 
-HELLO, MESSAGE, END, DONE, HEARTBEAT, BYE = "CHL", "MSG", "END", "DONE", "HB", "BYE"
+# the hello is a verb of the listener's table (it arrives where a client's CONN would); the
+# frames after it are the channel's own
+HELLO = CHL.name
+MESSAGE, END, DONE, HEARTBEAT, BYE = "MSG", "END", "DONE", "HB", "BYE"
 MAX_BATCH_SIZE = 9999          # BATCHSZ's largest value
 MAX_MSG_LENGTH = 104_857_600   # MAXMSGL's largest value (100 MB)
-#: a hello, like a client's first frame, is small and bounded before it is trusted
-HELLO_SIGNATURE = (str, str, int, bool, int, int)
 
 
 class ChannelRefused(Exception):
@@ -78,11 +80,11 @@ class Link:
 def check_hello(args: list) -> tuple[str, str, int, bool, int]:
     """(channel, sender queue manager, BATCHSZ, ping?, MAXMSGL) of a hello's arguments; its
     reset sequence number is `hello_reset`'s."""
-    if len(args) != len(HELLO_SIGNATURE) or not all(
-            isinstance(value, kind) and not (kind is int and isinstance(value, bool))
-            for value, kind in zip(args, HELLO_SIGNATURE)):
+    try:
+        CHL.check(args)
+    except ProtocolError:
         raise ProtocolError("a channel hello is [CHL, channel, queue manager, BATCHSZ, ping, "
-                            "reset sequence number, MAXMSGL]")
+                            "reset sequence number, MAXMSGL]") from None
     if not 1 <= args[2] <= MAX_BATCH_SIZE:
         raise ProtocolError(f"a channel hello's BATCHSZ is 1..{MAX_BATCH_SIZE}, not {args[2]}")
     if not 1 <= args[5] <= MAX_MSG_LENGTH:

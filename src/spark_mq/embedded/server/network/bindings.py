@@ -22,14 +22,13 @@ import socket
 import struct
 import threading
 
+from spark_mq.embedded.data_directory import BINDINGS_SOCKET
 from spark_mq.embedded.server.network.mqi_session import DEFAULT_HEARTBEAT_INTERVAL, Session
 from spark_mq.embedded.server.verbs.qmgr import QueueManager
 from spark_mq.embedded.wire import ProtocolError
 
 log = logging.getLogger("spark_mq.embedded")
 
-#: the socket's name in the data directory (client/admin.py's BINDINGS_SOCKET)
-BINDINGS_SOCKET = "qmgr.sock"
 _PEERCRED = struct.Struct("3i")   # struct ucred: pid, uid, gid
 
 

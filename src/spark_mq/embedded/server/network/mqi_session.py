@@ -2,19 +2,21 @@
 on the connection's own thread (network/listener.py accepts it, network/bindings.py accepts
 a bindings one), and the verbs they name.
 
-Each frame is a tuple (verb, args...). Synchronous verbs are answered with
-[CompCode, Reason, outputs...]; asynchronous puts are not answered at all (their outcome
-is counted for MQSTAT), which is what lets a client pipeline them, and neither are
-heartbeats (HB).
+Each frame is a list [verb, args...]; the verbs, their arguments, which are answered and
+when each may come are the table both ends share (embedded/wire_verbs.py), and each is bound
+here to the handler that serves it (`_DISPATCH`, where `bind` refuses a verb without a handler
+or a handler without a verb). Synchronous verbs are answered with [CompCode, Reason,
+outputs...]; asynchronous puts are not answered at all (their outcome is counted for
+MQSTAT), which is what lets a client pipeline them, and neither are heartbeats (HB).
 
 Heartbeats, as IBM MQ's channel heartbeat interval (HBINT): the CONN answer tells the client
 the interval, and the client sends a heartbeat whenever its connection has been quiet for a
 third of it. A connection from which nothing arrives for a whole interval between two calls
 (a process that is stopped, a host that died, a network that split) is ended and its unit of
 work backed out. Until then it is held, exactly as IBM MQ holds it: the locks of its open
-unit of work stay in place. A frame that does not
-decode, or has arguments of the wrong shape, closes that one connection: the unit of work
-it had open is backed out and the server carries on.
+unit of work stay in place. A frame that does not decode, or does not fit its verb's entry
+in the table, closes that one connection: the unit of work it had open is backed out and
+the server carries on.
 
 What one client can make the queue manager hold is bounded (a hostile one included); the
 listener bounds the connections at once (network/listener.py):
@@ -31,7 +33,8 @@ listener bounds the connections at once (network/listener.py):
   (`Instances`), before its credentials are checked.
 
 A sender channel of another queue manager arrives on the same port: its first frame (CHL)
-makes this connection that channel's receiver (message_channels/receiver.py).
+makes this connection that channel's receiver (message_channels/receiver.py). CHL after a
+successful MQCONN is a protocol error.
 """
 from __future__ import annotations
 
@@ -41,19 +44,43 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core.outcomes import FAILED, NONE, OK, WARNING, MQError, WarnedPut
 from spark_mq.embedded.server.core.security import admission
 from spark_mq.embedded.server.core.state import Connection
 from spark_mq.embedded.server.message_channels import receiver
-from spark_mq.embedded.server.message_channels.link import HELLO_SIGNATURE
 from spark_mq.embedded.server.network import tls
 from spark_mq.embedded.server.verbs import consumers
 from spark_mq.embedded.server.verbs.pubsub import session_verbs as pubsub_verbs
 from spark_mq.embedded.server.verbs.qmgr import QueueManager
 from spark_mq.embedded.wire import FrameReader, ProtocolError, reply_frame
-from spark_mq.mqi import properties as props_mod
+from spark_mq.embedded.wire_verbs import (
+    BACK,
+    BEFORE_CONNECT,
+    CBWAIT,
+    CHL,
+    CLOSE,
+    CMIT,
+    CONN,
+    CONNECTED,
+    DISC,
+    GET,
+    GETN,
+    HB,
+    INQ,
+    OPEN,
+    PING,
+    PUT,
+    PUT1,
+    PUTA,
+    SET,
+    STAT,
+    Verb,
+    bind,
+    check_request,
+)
 from spark_mq.mqi.constants import CMQC
 
 log = logging.getLogger("spark_mq.embedded")
@@ -199,71 +226,32 @@ class Session:
                 self.sock.settimeout(self.heartbeat_interval)
                 request = reader.read()
             self.sock.settimeout(None)
-            if not isinstance(request, list) or not request or not isinstance(request[0], str):
-                raise ProtocolError("a request must be a list starting with a verb")
-            verb, args = request[0], request[1:]
-            _check_arguments(verb, args)
-            if verb == "CHL" and self.conn is None:
-                # a sender channel of another queue manager: this connection is its receiver
-                receiver.serve(self.qmgr, self.sock, reader, args, self.peer,
-                               _connected_max_frame(self.qmgr), REQUEST_MAX_ELEMENTS, self.tls)
-                return
-            if verb == "PUTA":  # asynchronous put: no answer, outcome counted for MQSTAT
-                self._put_async(args)
-                continue
-            if verb == "HB":    # a heartbeat: the client lives, nothing to answer
-                continue
-            reply = self._connect(args) if verb == "CONN" else self._call(verb, args)
-            if verb == "DISC" and self.conn is None:
-                # before the answer: a client that reconnects at once must find it free
-                self._release_instance()
-            self.sock.sendall(reply_frame(reply))
-            if verb == "DISC":
+            verb, args = check_request(request)
+            if verb.when == BEFORE_CONNECT and self.conn is not None:
+                raise ProtocolError(f"{verb.name} comes only before MQCONN")
+            reply = self._call(verb, args)
+            if reply is not None:
+                self.sock.sendall(reply_frame(reply))
+            if verb.ends:
                 return
 
-    def _connect(self, args: list) -> list:
-        """CONN, counted against the channel's MAXINST and MAXINSTC (checked when the channel
-        starts, as IBM MQ does: before the client's credentials are)."""
-        channel = args[4]
-        if (self.conn is not None or self.instance is not None or channel is None
-                or not channels.is_svrconn(self.qmgr, channel)):
-            return self._call("CONN", args)   # answered there: connected, bindings, unknown channel
-        address = self.peer.rpartition("(")[0]
-        if not self.instances.take(self.qmgr, channel, address):
-            return [FAILED, NOT_AVAILABLE]
-        reply = self._call("CONN", args)
-        if self.conn is None:
-            self.instances.release(channel, address)
-        else:
-            self.instance = (channel, address)
-        return reply
+    def _call(self, verb: Verb, args: list) -> list | None:
+        """The answer to one verb (None for a verb that is not answered)."""
+        reply = self._outcome(verb, args)
+        return reply if verb.answered else None
 
-    def _call(self, verb: str, args: list) -> list:
-        handler = _VERBS[verb]
-        if self.conn is None and verb not in ("CONN", "PING"):
+    def _outcome(self, verb: Verb, args: list) -> list:
+        """[CompCode, Reason, outputs...] of one verb."""
+        if self.conn is None and verb.when == CONNECTED:
             return [FAILED, CMQC.MQRC_HCONN_ERROR]
         try:
-            return [OK, NONE, *handler(self, *args)]
+            return [OK, NONE, *_DISPATCH[verb.name](self, *args)]
         except _Outputs as partial:
             return [partial.comp_code, partial.reason, *partial.outputs]
         except WarnedPut as warned:
             return [WARNING, warned.reason, warned.md]
         except MQError as exc:
             return [exc.comp_code, exc.reason]
-
-    def _put_async(self, args: list) -> None:
-        if self.conn is None:
-            return
-        hobj = args[0]
-        handle = self.conn.handles.get(hobj)
-        name = handle.name if handle else ""
-        try:
-            self.qmgr.put(self.conn, *args)
-            self.qmgr.record_async(self.conn, OK, NONE, name)
-        except WarnedPut as warned:
-            self.qmgr.record_async(self.conn, WARNING, warned.reason, name)
-        except MQError as exc:
-            self.qmgr.record_async(self.conn, exc.comp_code, exc.reason, name)
 
     def close(self) -> None:
         try:
@@ -278,12 +266,46 @@ class Session:
             self.instances.release(*self.instance)
             self.instance = None
 
-    # --- verbs -----------------------------------------------------------------------------
+    # --- verbs: each bound to its entry of wire_verbs.TABLE below ----------------------------
     def v_ping(self) -> list:
         return [self.qmgr.name]
 
+    def v_heartbeat(self) -> list:
+        """The client lives: nothing to do, nothing to answer."""
+        return []
+
+    def v_channel(self, *hello: Any) -> list:
+        """A sender channel of another queue manager: this connection is its receiver."""
+        receiver.serve(self.qmgr, self.sock, self.reader, list(hello), self.peer,
+                       _connected_max_frame(self.qmgr), REQUEST_MAX_ELEMENTS, self.tls)
+        return []
+
     def v_conn(self, qm_name: str, user: str, password: str, appl_name: str,
                channel: str | None) -> list:
+        """CONN, counted against the channel's MAXINST and MAXINSTC (checked when the channel
+        starts, as IBM MQ does: before the client's credentials are)."""
+        counted = self._take_instance(channel)
+        try:
+            return self._conn(qm_name, user, password, appl_name, channel)
+        except BaseException:
+            if counted:
+                self._release_instance()
+            raise
+
+    def _take_instance(self, channel: str | None) -> bool:
+        """Count this connection as an instance of its SVRCONN channel (False: not counted:
+        connected already, bindings, an unknown channel, which `_conn` answers)."""
+        if (self.conn is not None or self.instance is not None or channel is None
+                or not channels.is_svrconn(self.qmgr, channel)):
+            return False
+        address = self.peer.rpartition("(")[0]
+        if not self.instances.take(self.qmgr, channel, address):
+            raise MQError(NOT_AVAILABLE)
+        self.instance = (channel, address)
+        return True
+
+    def _conn(self, qm_name: str, user: str, password: str, appl_name: str,
+              channel: str | None) -> list:
         """`channel`: the SVRCONN channel the client names; None for a bindings connection,
         which only the bindings socket takes (server/network/bindings.py: the OS names its user). Over
         TCP a channel is always needed, loopback included: a client naming none is answered
@@ -313,7 +335,11 @@ class Session:
     def v_disc(self) -> list:
         self.clean = True
         conn, self.conn = self.connected, None
-        reason = self.qmgr.disconnect(conn, clean=True)
+        try:
+            reason = self.qmgr.disconnect(conn, clean=True)
+        finally:
+            # before the answer: a client that reconnects at once must find it free
+            self._release_instance()
         if reason:
             raise MQError(reason, WARNING)
         return []
@@ -342,6 +368,21 @@ class Session:
     def v_put(self, hobj: int, md: bytes, pmo_options: int, context: int, props: list | None,
               body: bytes) -> list:
         return [self.qmgr.put(self.connected, hobj, md, pmo_options, context, props, body)]
+
+    def v_puta(self, hobj: int, md: bytes, pmo_options: int, context: int, props: list | None,
+               body: bytes) -> list:
+        """An asynchronous put: not answered, its outcome counted for MQSTAT."""
+        conn = self.connected
+        handle = conn.handles.get(hobj)
+        name = handle.name if handle else ""
+        try:
+            self.qmgr.put(conn, hobj, md, pmo_options, context, props, body)
+            self.qmgr.record_async(conn, OK, NONE, name)
+        except WarnedPut as warned:
+            self.qmgr.record_async(conn, WARNING, warned.reason, name)
+        except MQError as exc:
+            self.qmgr.record_async(conn, exc.comp_code, exc.reason, name)
+        return []
 
     def v_put1(self, obj_type: int, name: str, qmgr_name: str, alternate_user: str, md: bytes,
                pmo_options: int, context: int, props: list | None, body: bytes) -> list:
@@ -395,32 +436,17 @@ class _Outputs(MQError):
         self.outputs = outputs
 
 
-#: verb -> the Session method that serves it (called with the session and the frame's arguments)
-_VERBS: dict[str, Callable[..., list]] = {
-    "PING": Session.v_ping, "CONN": Session.v_conn, "DISC": Session.v_disc,
-    "OPEN": Session.v_open, "CLOSE": Session.v_close, "PUT": Session.v_put,
-    "PUT1": Session.v_put1, "GET": Session.v_get, "GETN": Session.v_getn,
-    "CMIT": Session.v_cmit, "BACK": Session.v_back, "STAT": Session.v_stat,
-    "INQ": Session.v_inq, "SET": Session.v_set, "CBWAIT": Session.v_cbwait,
-}
-
-
-_PROPS = (list, type(None))
-_PUT_ARGS = (int, bytes, int, int, _PROPS, bytes)
-#: the argument types of every verb; a frame that does not fit is a protocol error
-_SIGNATURES: dict[str, tuple] = {
-    "PING": (), "HB": (), "CONN": (str, str, str, str, (str, type(None))), "DISC": (),
-    "CHL": HELLO_SIGNATURE,
-    "OPEN": (int, str, int, (str, type(None)), str, str, str), "CLOSE": (int, int),
-    "PUT": _PUT_ARGS, "PUTA": _PUT_ARGS,
-    "PUT1": (int, str, str, str, bytes, int, int, _PROPS, bytes),
-    "GET": (int, bytes, bytes, int, bool), "GETN": (int, bytes, bool, int, int),
-    "CMIT": (), "BACK": (), "STAT": (int, bytes), "INQ": (int, list), "SET": (int, list, list, bytes),
-    "CBWAIT": (list, int, int),
-}
-# the publish/subscribe verbs (TOPEN, SUB, SUBRQ) are served by verbs/pubsub/session_verbs.py
-_VERBS.update(pubsub_verbs.VERBS)
-_SIGNATURES.update(pubsub_verbs.SIGNATURES)
+#: verb name -> the handler that serves it, called with the session and the frame's arguments
+#: (the publish/subscribe verbs TOPEN, SUB and SUBRQ are verbs/pubsub/session_verbs.py's). `bind`
+#: refuses a verb without a handler and a v_ method without a verb: the server does not start.
+_DISPATCH: dict[str, Callable[..., list]] = bind({
+    PING: Session.v_ping, HB: Session.v_heartbeat, CONN: Session.v_conn, DISC: Session.v_disc,
+    CHL: Session.v_channel, OPEN: Session.v_open, CLOSE: Session.v_close, PUT: Session.v_put,
+    PUTA: Session.v_puta, PUT1: Session.v_put1, GET: Session.v_get, GETN: Session.v_getn,
+    CMIT: Session.v_cmit, BACK: Session.v_back, STAT: Session.v_stat, INQ: Session.v_inq,
+    SET: Session.v_set, CBWAIT: Session.v_cbwait, **pubsub_verbs.HANDLERS,
+}, offered=[*(getattr(Session, name) for name in vars(Session) if name.startswith("v_")),
+            *pubsub_verbs.HANDLERS.values()])
 
 
 def peer(sock: socket.socket | None) -> str:
@@ -431,37 +457,3 @@ def peer(sock: socket.socket | None) -> str:
         return f"{host}({port})"
     except OSError:
         return "a client"
-
-
-def _check_arguments(verb: str, args: list) -> None:
-    signature = _SIGNATURES.get(verb)
-    if signature is None:
-        raise ProtocolError(f"unknown verb {verb!r}")
-    if len(args) != len(signature):
-        raise ProtocolError(f"{verb} takes {len(signature)} arguments, not {len(args)}")
-    for position, (value, expected) in enumerate(zip(args, signature)):
-        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-            raise ProtocolError(f"{verb} argument {position + 1} has the wrong type")
-    if verb in ("PUT", "PUTA", "PUT1"):
-        _check_properties(args[-2])
-    elif verb == "CBWAIT":
-        consumers.check_consumers(args[0])
-    elif verb == "INQ" or verb == "SET":
-        if not all(type(item) is int for item in args[1]) or (
-                verb == "SET" and not all(type(item) is int for item in args[2])):
-            raise ProtocolError(f"{verb} selectors and values must be integers")
-
-
-def _check_properties(props: list | None) -> None:
-    """Properties come from the client's message handle: [name, MQTYPE, value] each."""
-    if props is None:
-        return
-    for item in props:
-        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
-                and type(item[1]) is int):
-            raise ProtocolError("a message property must be [name, type, value]")
-        try:
-            props_mod.validate_name(item[0])
-            props_mod.coerce_value(item[1], item[2], len(item[2]) if isinstance(item[2], bytes) else -1)
-        except props_mod.PropertyError as exc:
-            raise ProtocolError(f"message property {item[0]!r}: {exc}") from None

@@ -44,7 +44,7 @@ HANDSHAKE_TIMEOUT = 30.0   # seconds a client may take over its TLS handshake
 _HANDSHAKE_RECORD = 0x16
 _REFUSED = CMQC.MQRC_SSL_INITIALIZATION_ERROR
 
-# The key repository a blank SSLKEYR stands for, per queue manager (set by __main__).
+# The key repository a blank SSLKEYR stands for, per queue manager (set by server_process.py).
 _DEFAULT_REPOSITORY: FeatureState[str] = FeatureState("default key repository",
                                                    lambda qm: os.path.join("ssl", "key"))
 

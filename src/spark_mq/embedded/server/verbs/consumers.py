@@ -31,7 +31,6 @@ import time
 from spark_mq.embedded.server.core.outcomes import FAILED, MQError
 from spark_mq.embedded.server.core.state import Connection, QueueManagerState
 from spark_mq.embedded.server.verbs import get as get_verb
-from spark_mq.embedded.wire import GMO_SIZE, MD_SIZE, ProtocolError
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import GMO
 
@@ -39,17 +38,6 @@ _OPTIONS_AT = GMO.offsets["Options"]
 _INT = struct.Struct("=i")  # MQLONG, in the client's (native) encoding
 _MAX_WAIT_MS = 60_000  # no client asks for more; a bound keeps a bad frame from pinning a thread
 _TICK = 0.25           # as a waiting MQGET: notices quiescing and a vanished client
-
-
-def check_consumers(consumers: list) -> None:
-    """The shape of CBWAIT's consumer list; a frame that does not fit is a protocol error."""
-    for item in consumers:
-        if not (isinstance(item, list) and len(item) == 6 and type(item[0]) is int
-                and isinstance(item[1], bytes) and len(item[1]) == MD_SIZE
-                and isinstance(item[2], bytes) and len(item[2]) == GMO_SIZE
-                and type(item[3]) is int and isinstance(item[4], bool) and type(item[5]) is int):
-            raise ProtocolError("a CBWAIT consumer must be [hobj, md, gmo, max_length, "
-                                "has_handle, batch]")
 
 
 def wait_for_consumers(qm: QueueManagerState, conn: Connection, consumers: list, wait_ms: int,

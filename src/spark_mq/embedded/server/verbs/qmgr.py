@@ -1,6 +1,6 @@
 """The embedded queue manager: one façade over the MQI verbs, each concern in its own module.
 
-Runs in the queue-manager process. `QueueManager` is what network/mqi_session.py and __main__.py
+Runs in the queue-manager process. `QueueManager` is what network/mqi_session.py and server_process.py
 use; it holds the state (core/state.py's QueueManagerState) and delegates every verb to a
 module of plain functions over that state (in this folder unless a path says otherwise):
 

@@ -1,7 +1,8 @@
 """The listener's publish/subscribe verbs (runs in the queue-manager process).
 
-network/mqi_session.py adds these to its verb table: each is called with the client's session and the
-frame's arguments, and answers the outputs that follow [CompCode, Reason]. MQPUT on a topic
+network/mqi_session.py binds these to their entries of the verb table (embedded/wire_verbs.py,
+which holds their arguments): each is called with the client's session and the frame's
+arguments, and answers the outputs that follow [CompCode, Reason]. MQPUT on a topic
 handle and MQCLOSE of a subscription handle arrive as the ordinary PUT and CLOSE verbs.
 
     TOPEN  object name, object string, options, alternate user -> hobj, resolved topic string
@@ -19,6 +20,7 @@ from spark_mq.embedded.server.verbs.handles import handle_of
 from spark_mq.embedded.server.verbs.pubsub import retained
 from spark_mq.embedded.server.verbs.pubsub import subscribe as subscriptions
 from spark_mq.embedded.server.verbs.pubsub.subscribe import SubRequest
+from spark_mq.embedded.wire_verbs import SUB, SUBRQ, TOPEN, Verb
 from spark_mq.mqi.constants import CMQC
 
 
@@ -75,9 +77,5 @@ def v_subrq(session: Any, hsub: int, action: int) -> list:
         return [retained.request(qm, handle.subscription)]
 
 
-VERBS: dict[str, Callable[..., list]] = {"TOPEN": v_topen, "SUB": v_sub, "SUBRQ": v_subrq}
-SIGNATURES: dict[str, tuple] = {
-    "TOPEN": (str, str, int, str),
-    "SUB": (int, str, str, str, str, bytes, int, bytes, bytes, int, str, int, int, str),
-    "SUBRQ": (int, int),
-}
+#: the verbs of wire_verbs.TABLE served here; network/mqi_session.py binds them with its own
+HANDLERS: dict[Verb, Callable[..., list]] = {TOPEN: v_topen, SUB: v_sub, SUBRQ: v_subrq}
