@@ -62,10 +62,8 @@ class PlainMQ:
         return queue_manager_limits(self.qmgr, self.ibmmq)[0]
 
     def close(self) -> None:
-        try:
-            self.qmgr.disconnect()
-        except self.ibmmq.MQMIError:
-            pass
+        from spark_mq.mq.connection import disconnect_quietly
+        disconnect_quietly(self.ibmmq, self.qmgr)
 
     def _open(self, queue: str, options: int) -> Any:
         try:
@@ -80,10 +78,8 @@ class PlainMQ:
             raise _describe(exc, action) from exc
 
     def _backout(self) -> None:
-        try:
-            self.qmgr.backout()
-        except self.ibmmq.MQMIError:
-            pass
+        from spark_mq.mq.connection import quietly
+        quietly(self.ibmmq, "backing out the job's puts", self.qmgr.backout)
 
     def __enter__(self) -> PlainMQ:
         return self

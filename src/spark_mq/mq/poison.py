@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from spark_mq.mq.connection import quietly
 from spark_mq.mq.errors import MQConnectorError, describe
 
 
@@ -87,8 +88,5 @@ class PoisonMover:
 
     def close(self) -> None:
         if self._queue is not None:
-            try:
-                self._queue.close()
-            except self._ibmmq.MQMIError:
-                pass
+            quietly(self._ibmmq, f"closing {self.destination}", self._queue.close)
             self._queue = None

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
-from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
+from spark_mq.mq.connection import ConnectionOptions, connect, hand_over, load_ibmmq
 from spark_mq.mq.producer import Producer, ProducerSettings, queue_manager_limits
 
 _Key: TypeAlias = tuple[ConnectionOptions, ProducerSettings]
@@ -39,13 +39,13 @@ def acquire(connection: ConnectionOptions, settings: ProducerSettings) -> tuple[
         ibmmq = load_ibmmq(connection.transport)
         qmgr = connect(connection, f"connecting to queue manager {connection.queue_manager} "
                                    f"at {connection.conn_name} to write")
-        try:
-            _limits[key] = queue_manager_limits(qmgr, ibmmq)
-        except Exception:
-            qmgr.disconnect()
-            raise
-        producer = Producer(qmgr, ibmmq, settings, _limits[key][1])
+        producer = hand_over(ibmmq, qmgr, lambda qmgr: _new_producer(ibmmq, qmgr, key))
     return producer, _limits[key][0]
+
+
+def _new_producer(ibmmq: Any, qmgr: Any, key: _Key) -> Producer:
+    _limits[key] = queue_manager_limits(qmgr, ibmmq)
+    return Producer(qmgr, ibmmq, key[1], _limits[key][1])
 
 
 def _alive(producer: Producer, key: _Key) -> bool:

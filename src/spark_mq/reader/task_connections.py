@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from spark_mq.mq.claims import StateQueue
-from spark_mq.mq.connection import connect, load_ibmmq
+from spark_mq.mq.connection import connect, load_ibmmq, quietly
 from spark_mq.options import ReadOptions
+from spark_mq.reader.slots import consumer_settings
 
 IDLE_SECONDS = 60.0
 KEPT_PER_READER = 4         # one per concurrent task of this process; Spark runs one per worker
@@ -41,35 +42,23 @@ class TaskConnection:
 
     def close(self) -> None:
         """Back out (MQDISC would commit open work), close the queues, disconnect."""
-        try:
-            self.qmgr.backout()
-        except self.ibmmq.MQMIError:
-            pass
+        quietly(self.ibmmq, "backing out a task's unit of work", self.qmgr.backout)
         self.state.close()
         self.consumer.close()
 
 
 def _open(options: ReadOptions) -> TaskConnection:
-    from spark_mq.mq.consumer import Consumer
+    from spark_mq.mq.consumer import open_consumer
     connection = options.connection
     ibmmq = load_ibmmq(connection.transport)
     qmgr = connect(connection, f"connecting to queue manager {connection.queue_manager} "
                                f"at {connection.conn_name} to read")
-    state: StateQueue | None = None
+    consumer = open_consumer(ibmmq, qmgr, options.queue, syncpoint=True,
+                             **consumer_settings(options))
     try:
         state = StateQueue(ibmmq, qmgr, options.state_queue)
-        consumer = Consumer(ibmmq, qmgr, options.queue, selector=options.selector, syncpoint=True,
-                            backout_threshold=options.backout_threshold,
-                            backout_queue=options.backout_queue, conversion=options.conversion,
-                            typed_properties=options.typed_properties,
-                            require_text=options.require_text)
     except BaseException:
-        if state is not None:
-            state.close()
-        try:
-            qmgr.disconnect()
-        except ibmmq.MQMIError:
-            pass
+        consumer.close()        # disconnects too
         raise
     return TaskConnection(ibmmq, qmgr, state, consumer)
 

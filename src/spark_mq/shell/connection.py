@@ -20,6 +20,8 @@ from __future__ import annotations
 import argparse
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from spark_mq.jobs.cli import CONNECTION_ARGUMENTS, connection_options
@@ -168,3 +170,15 @@ def connect(args: argparse.Namespace) -> tuple[Any, Any]:
         if better is None:
             raise
         raise better from exc
+
+
+@contextmanager
+def connected(args: argparse.Namespace) -> Iterator[tuple[Any, Any]]:
+    """(the ibmmq module, a connected QueueManager) for the length of the `with`, then
+    disconnected quietly (spark_mq.mq.connection.connected)."""
+    from spark_mq.mq.connection import disconnect_quietly
+    ibmmq, qmgr = connect(args)
+    try:
+        yield ibmmq, qmgr
+    finally:
+        disconnect_quietly(ibmmq, qmgr)

@@ -226,12 +226,7 @@ def _dead_letter(ibmmq: Any, qmgr: Any, md: Any, data: bytes, reason: int, initq
 
 
 def _close(ibmmq: Any, qmgr: Any, queue: Any) -> None:
-    try:
-        if queue is not None:
-            queue.close()
-    except ibmmq.MQMIError:
-        pass
-    try:
-        qmgr.disconnect()
-    except ibmmq.MQMIError:
-        pass
+    from spark_mq.mq.connection import disconnect_quietly, quietly
+    if queue is not None:
+        quietly(ibmmq, "closing the initiation queue", queue.close)
+    disconnect_quietly(ibmmq, qmgr)
