@@ -191,8 +191,8 @@ def poison_udf(flag: str, poison_row: int, options: dict, queue: str, first_atte
                 return payload
         elif _os.path.exists(flag):
             return payload
-        from spark_mq.mq.connection import connect as _connect
-        from spark_mq.mq.connection import load_ibmmq as _load
+        from spark_mq.mq.connecting import connect as _connect
+        from spark_mq.mq.connecting import load_ibmmq as _load
         from spark_mq.options import parse_connection as _parse
         module = _load("auto")
         qmgr = _connect(_parse(options))

@@ -129,8 +129,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from spark_mq.mq.connection import TRANSPORTS, ConnectionOptions
-from spark_mq.mq.errors import MQOptionError, UnknownOptionError
+from spark_mq.mq.connecting import TRANSPORTS, ConnectionOptions
+from spark_mq.mq.exceptions import MQOptionError, UnknownOptionError
 from spark_mq.mq.markers import DEFAULT_CLAIM_TIMEOUT_MS, LOCK_MODEL_QUEUE
 
 # --- option names -----------------------------------------------------------------------------

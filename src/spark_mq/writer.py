@@ -45,7 +45,7 @@ from pyspark.sql.datasource import DataSourceArrowWriter, DataSourceStreamArrowW
 from pyspark.sql.types import MapType, StructType
 
 from spark_mq.errors import MQOptionError, reports_to_spark
-from spark_mq.mq.connection import ConnectionOptions, connected, load_ibmmq
+from spark_mq.mq.connecting import ConnectionOptions, connected, load_ibmmq
 from spark_mq.mq.markers import check_locks_allowed, ensure_state_queue, remove_markers
 from spark_mq.mq.outgoing import Column, MessageDefaults, MessagePlan
 from spark_mq.mq.producer import ProducerSettings, queue_manager_limits

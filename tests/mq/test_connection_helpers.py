@@ -1,4 +1,4 @@
-"""The connector's one way of ending a connection (spark_mq.mq.connection: `connected`,
+"""The connector's one way of ending a connection (spark_mq.mq.connecting: `connected`,
 `hand_over`, `disconnect_quietly`; spark_mq.mq.consumer.open_consumer), against a real
 embedded queue manager of their own: what they leave connected is counted by the queue
 manager (its metrics endpoint's ibmmq_qmgr_connection_count), not inferred from Python
@@ -12,9 +12,9 @@ import pytest
 from ibmmq import CMQC
 
 import spark_mq.embedded as embedded
-from spark_mq.mq.connection import ConnectionOptions, connect, connected, load_ibmmq
+from spark_mq.mq.connecting import ConnectionOptions, connect, connected, load_ibmmq
 from spark_mq.mq.consumer import open_consumer
-from spark_mq.mq.errors import MQConnectorError
+from spark_mq.mq.exceptions import MQConnectorError
 from support import connection_count as connections
 from support import is_connected as alive
 

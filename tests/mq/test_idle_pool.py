@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import spark_mq.embedded as embedded
-from spark_mq.mq.connection import ConnectionOptions, connect
+from spark_mq.mq.connecting import ConnectionOptions, connect
 from spark_mq.mq.idle_pool import IdlePool
 from support import connection_count as connections
 from support import is_connected as alive

@@ -14,7 +14,7 @@ class PlainMQ:
     """One connection: persistent puts under syncpoint, queue depths. A context manager."""
 
     def __init__(self, options: dict[str, str]):
-        from spark_mq.mq.connection import connect, load_ibmmq
+        from spark_mq.mq.connecting import connect, load_ibmmq
         from spark_mq.options import parse_connection
         parsed = parse_connection(options)
         self.ibmmq = load_ibmmq(parsed.transport)
@@ -62,7 +62,7 @@ class PlainMQ:
         return queue_manager_limits(self.qmgr, self.ibmmq)[0]
 
     def close(self) -> None:
-        from spark_mq.mq.connection import disconnect_quietly
+        from spark_mq.mq.connecting import disconnect_quietly
         disconnect_quietly(self.ibmmq, self.qmgr)
 
     def _open(self, queue: str, options: int) -> Any:
@@ -78,7 +78,7 @@ class PlainMQ:
             raise _describe(exc, action) from exc
 
     def _backout(self) -> None:
-        from spark_mq.mq.connection import quietly
+        from spark_mq.mq.connecting import quietly
         quietly(self.ibmmq, "backing out the job's puts", self.qmgr.backout)
 
     def __enter__(self) -> PlainMQ:
@@ -89,5 +89,5 @@ class PlainMQ:
 
 
 def _describe(exc: Exception, action: str) -> Exception:
-    from spark_mq.mq.errors import describe
+    from spark_mq.mq.exceptions import describe
     return describe(exc, action)

@@ -38,7 +38,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    from spark_mq.mq.connection import connected, load_ibmmq
+    from spark_mq.mq.connecting import connected, load_ibmmq
     from spark_mq.mq.markers import MarkerInfo, list_markers, remove_idle_markers
     from spark_mq.options import parse_connection
     connection = parse_connection(cli.connection_options(args))

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from spark_mq.mq import records
-from spark_mq.mq.connection import disconnect_quietly, quietly
-from spark_mq.mq.errors import describe
+from spark_mq.mq.connecting import disconnect_quietly, quietly
+from spark_mq.mq.exceptions import describe
 from spark_mq.mq.message import (
     DATA_FORMAT,
     DATA_GROUP_PROPERTY,

@@ -23,8 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from spark_mq.mq.connection import quietly
-from spark_mq.mq.errors import describe
+from spark_mq.mq.connecting import quietly
+from spark_mq.mq.exceptions import describe
 from spark_mq.mq.markers import open_state_queue
 from spark_mq.mq.mqget import found, get_message
 from spark_mq.mq.properties import set_property
@@ -191,6 +191,6 @@ class StateQueue:
 
 
 def describe_incomplete(key: PartitionKey, queue: str, found: int, count: int) -> Exception:
-    from spark_mq.mq.errors import MQConnectorError
+    from spark_mq.mq.exceptions import MQConnectorError
     return MQConnectorError(f"the record of {key} on {queue!r} is incomplete ({found} of its {count} "
                             "chunks): was the state queue cleared while the query ran?")

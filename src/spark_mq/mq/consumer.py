@@ -34,8 +34,8 @@ import time
 from typing import Any
 
 from spark_mq.mq import records
-from spark_mq.mq.connection import disconnect_quietly, hand_over, quietly
-from spark_mq.mq.errors import MQConnectorError, describe
+from spark_mq.mq.connecting import disconnect_quietly, hand_over, quietly
+from spark_mq.mq.exceptions import MQConnectorError, describe
 from spark_mq.mq.message import (
     DATA_GROUP_PROPERTY,
     DATA_LENGTH_PROPERTY,

@@ -38,8 +38,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from spark_mq.mq.connection import ConnectionOptions, quietly
-from spark_mq.mq.errors import MQConnectorError, describe
+from spark_mq.mq.connecting import ConnectionOptions, quietly
+from spark_mq.mq.exceptions import MQConnectorError, describe
 from spark_mq.mq.refusals import open_refused
 from spark_mq.mqi.constants import CMQC, reason_name
 

@@ -18,8 +18,8 @@ import logging
 import time
 from typing import Any
 
-from spark_mq.mq.connection import ConnectionOptions, connected, load_ibmmq
-from spark_mq.mq.errors import MQConnectorError, describe
+from spark_mq.mq.connecting import ConnectionOptions, connected, load_ibmmq
+from spark_mq.mq.exceptions import MQConnectorError, describe
 from spark_mq.mqi.constants import CMQC
 
 log = logging.getLogger(__name__)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from spark_mq.mq.connection import quietly
-from spark_mq.mq.errors import MQConnectorError, describe
+from spark_mq.mq.connecting import quietly
+from spark_mq.mq.exceptions import MQConnectorError, describe
 
 
 def _name(value: str | bytes) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, TypeAlias
 
-from spark_mq.mq.connection import ConnectionOptions, connect, hand_over, load_ibmmq
+from spark_mq.mq.connecting import ConnectionOptions, connect, hand_over, load_ibmmq
 from spark_mq.mq.idle_pool import IdlePool
 from spark_mq.mq.producer import Producer, ProducerSettings, queue_manager_limits
 

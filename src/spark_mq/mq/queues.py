@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from spark_mq.mq.connection import ConnectionOptions, connected, load_ibmmq
-from spark_mq.mq.errors import MQOptionError
+from spark_mq.mq.connecting import ConnectionOptions, connected, load_ibmmq
+from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.mq.refusals import open_refused
 from spark_mq.mqi.constants import CMQC, reason_name
 

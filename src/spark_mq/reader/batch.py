@@ -11,7 +11,7 @@ from pyspark.sql.types import StructType
 
 from spark_mq.columns import Source, to_record_batch
 from spark_mq.errors import reports_to_spark
-from spark_mq.mq.connection import ConnectionOptions, connect, hand_over, load_ibmmq
+from spark_mq.mq.connecting import ConnectionOptions, connect, hand_over, load_ibmmq
 from spark_mq.mq.message import MD_INDEX, Message
 from spark_mq.options import ReadOptions
 from spark_mq.reader.rows import ARROW_CHUNK, arrow_schema, column_specs

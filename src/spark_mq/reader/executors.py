@@ -60,7 +60,7 @@ from pyspark.sql.types import StructType
 from spark_mq.columns import Source
 from spark_mq.errors import MQConnectorError, reports_to_spark
 from spark_mq.mq.claims import CHUNK, PartitionKey, StateQueue
-from spark_mq.mq.connection import (
+from spark_mq.mq.connecting import (
     connect,
     disconnect_quietly,
     hand_over,
@@ -68,7 +68,7 @@ from spark_mq.mq.connection import (
     quietly,
     retry_while_lost,
 )
-from spark_mq.mq.errors import connection_lost
+from spark_mq.mq.exceptions import connection_lost
 from spark_mq.options import ReadOptions
 from spark_mq.reader import task_connections
 from spark_mq.reader.commit_notes import TakesCommitNotes, one_at_a_time
@@ -318,7 +318,7 @@ class _DriverConnection:
         try:
             return int(self.queue.inquire(self.ibmmq.CMQC.MQIA_CURRENT_Q_DEPTH))
         except self.ibmmq.MQMIError as exc:
-            from spark_mq.mq.errors import describe
+            from spark_mq.mq.exceptions import describe
             raise describe(exc, f"inquiring the depth of {self.options.queue}") from exc
 
     def message_available(self, wait_ms: int) -> bool:
@@ -346,7 +346,7 @@ class _DriverConnection:
         try:
             self.qmgr.commit()
         except self.ibmmq.MQMIError as exc:
-            from spark_mq.mq.errors import describe
+            from spark_mq.mq.exceptions import describe
             raise describe(exc, f"committing the claims of batch {batch}") from exc
 
     def close(self) -> None:

@@ -11,8 +11,8 @@ import weakref
 from concurrent.futures import Future
 from typing import Any
 
-from spark_mq.mq.connection import connect, load_ibmmq, retry_while_lost
-from spark_mq.mq.errors import MQConnectorError, connection_lost
+from spark_mq.mq.connecting import connect, load_ibmmq, retry_while_lost
+from spark_mq.mq.exceptions import MQConnectorError, connection_lost
 from spark_mq.mq.worker import ConnectionThread
 from spark_mq.options import ReadOptions
 

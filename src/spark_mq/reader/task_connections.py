@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spark_mq.mq.claims import StateQueue
-from spark_mq.mq.connection import connect, load_ibmmq, quietly
+from spark_mq.mq.connecting import connect, load_ibmmq, quietly
 from spark_mq.mq.idle_pool import IdlePool
 from spark_mq.options import ReadOptions
 from spark_mq.reader.slots import consumer_settings

@@ -17,11 +17,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from spark_mq.jobs.errors import JobError
+from spark_mq.jobs.job_errors import JobError
 from spark_mq.mq.message import Message
 from spark_mq.mq.properties import SPARK_TO_MQTYPE, set_property
 from spark_mq.shell import show
-from spark_mq.shell.connection import connect, connected
+from spark_mq.shell.client_connection import connect, connected
 
 _UTF8 = 1208
 #: MQMD Encoding values by the name a person knows them by
@@ -124,7 +124,7 @@ def run_put(args: argparse.Namespace) -> int:
                 queue.close()
         except ibmmq.MQMIError as exc:
             _backout(ibmmq, qmgr)
-            from spark_mq.mq.errors import describe
+            from spark_mq.mq.exceptions import describe
             done = f" ({committed} message(s) before it were committed)" if committed else ""
             raise describe(exc, f"putting message {count + 1} on {args.queue}{done}") from exc
         except BaseException:
@@ -312,7 +312,7 @@ def _next_batch(consumer: Any, count: int, wait: float) -> list[Message]:
 
 def run_browse(args: argparse.Namespace) -> int:
     from spark_mq.mq.browser import Browser
-    from spark_mq.mq.connection import hand_over
+    from spark_mq.mq.connecting import hand_over
     ibmmq, qmgr = connect(args)
     browser = hand_over(ibmmq, qmgr, lambda qmgr: Browser(ibmmq, qmgr, args.queue, args.selector))
     count = 0
@@ -352,5 +352,5 @@ def _open(ibmmq: Any, qmgr: Any, name: str, options: int, purpose: str) -> Any:
 
 
 def _backout(ibmmq: Any, qmgr: Any) -> None:
-    from spark_mq.mq.connection import quietly
+    from spark_mq.mq.connecting import quietly
     quietly(ibmmq, "backing out the puts", qmgr.backout)

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from spark_mq.mq.errors import MQConnectorError, connection_lost, describe
+from spark_mq.mq.exceptions import MQConnectorError, connection_lost, describe
 from spark_mq.mqi.constants import reason_name
 
 log = logging.getLogger(__name__)
@@ -115,7 +115,7 @@ def load_ibmmq(transport: str = "auto") -> Any:
 def connect(options: ConnectionOptions, action: str | None = None,
             words: Mapping[str, str] | None = None) -> Any:
     """A connected `ibmmq.QueueManager` for these options; a failure's hint names the
-    options as `words` says (spark_mq.mq.errors.in_words: a shell tool's flags)."""
+    options as `words` says (spark_mq.mq.exceptions.in_words: a shell tool's flags)."""
     ibmmq = load_ibmmq(options.transport)
     cd = ibmmq.CD()
     cd.ChannelName = options.channel.encode()

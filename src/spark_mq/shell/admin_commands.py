@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from spark_mq.jobs.errors import JobError
-from spark_mq.shell.connection import client_options, connected, refused
+from spark_mq.jobs.job_errors import JobError
+from spark_mq.shell.client_connection import client_options, connected, refused
 
 SOME_FAILED = 10
 #: the model queue name of the reply queues `mqsc` opens (embedded/client/admin.py): `depth`
@@ -143,7 +143,7 @@ def mqsc_sender(args: argparse.Namespace) -> Iterator[Callable[[str], tuple[bool
         run_script,
         session_on_channel,
     )
-    from spark_mq.mq.errors import MQConnectorError
+    from spark_mq.mq.exceptions import MQConnectorError
     from spark_mq.mqi.constants import reason_name
     options = client_options(args)
     if "connName" not in options:
@@ -206,7 +206,7 @@ def _named_depths(args: argparse.Namespace) -> list[tuple[str, int, int]]:
                 rows.append((name, int(queue.inquire(CMQC.MQIA_CURRENT_Q_DEPTH)),
                              int(queue.inquire(CMQC.MQIA_MAX_Q_DEPTH))))
             except ibmmq.MQMIError as exc:
-                from spark_mq.mq.errors import describe
+                from spark_mq.mq.exceptions import describe
                 raise describe(exc, f"inquiring the depth of {name}") from exc
             finally:
                 queue.close()
