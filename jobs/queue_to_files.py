@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import argparse
 
-from spark_mq.jobs import cli, codepages, queue_to_files
+from spark_mq.jobs import cli, job_text, queue_to_files
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = cli.new_parser("queue_to_files.py", __doc__, codepages.HELP)
+    parser = cli.new_parser("queue_to_files.py", __doc__, job_text.HELP)
     parser.add_argument("--queue", default="SPARK.MQ.EXPORT", help="queue to read (default: SPARK.MQ.EXPORT)")
     parser.add_argument("--format", choices=queue_to_files.FORMATS, default="parquet",
                         help="file format (default: parquet)")

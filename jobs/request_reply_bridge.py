@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import argparse
 
-from spark_mq.jobs import cli, codepages, request_reply_bridge
+from spark_mq.jobs import cli, job_text, request_reply_bridge
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = cli.new_parser("request_reply_bridge.py", __doc__, codepages.HELP)
+    parser = cli.new_parser("request_reply_bridge.py", __doc__, job_text.HELP)
     parser.add_argument("--request-queue", default="SPARK.MQ.REQUEST", help="(default: SPARK.MQ.REQUEST)")
     parser.add_argument("--no-reply-queue", default="SPARK.MQ.BRIDGE.NOREPLY",
                         help="where replies to requests without ReplyToQ go "

@@ -191,8 +191,8 @@ def poison_udf(flag: str, poison_row: int, options: dict, queue: str, first_atte
                 return payload
         elif _os.path.exists(flag):
             return payload
-        from spark_mq.mq.connection import connect as _connect
-        from spark_mq.mq.connection import load_ibmmq as _load
+        from spark_mq.mq.connecting import connect as _connect
+        from spark_mq.mq.connecting import load_ibmmq as _load
         from spark_mq.options import parse_connection as _parse
         module = _load("auto")
         qmgr = _connect(_parse(options))
@@ -537,3 +537,25 @@ def events_on(conn, queue: str) -> list[tuple]:
     while (event := next_event(conn, queue)) is not None:
         found.append(event)
     return found
+
+
+def connection_count(manager) -> int:
+    """The queue manager's own count of its connections (ibmmq_qmgr_connection_count on the
+    metrics endpoint of a queue manager started with metrics_port=0)."""
+    import urllib.request
+    with urllib.request.urlopen(manager.metrics_url, timeout=30) as answer:
+        text = answer.read().decode()
+    counts = [line for line in text.splitlines()
+              if line.startswith("ibmmq_qmgr_connection_count{")]
+    assert len(counts) == 1, text
+    return int(float(counts[0].rsplit(" ", 1)[1]))
+
+
+def is_connected(qmgr) -> bool:
+    """Whether an ibmmq QueueManager still answers (an MQINQ of its name)."""
+    from ibmmq import CMQC
+    try:
+        qmgr.inquire(CMQC.MQCA_Q_MGR_NAME)
+        return True
+    except Exception:   # noqa: BLE001 - disconnected: ibmmq's PYIFError; broken: MQMIError
+        return False

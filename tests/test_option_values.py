@@ -12,8 +12,8 @@ import pytest
 
 from spark_mq.columns import Source, plan_columns, to_rows
 from spark_mq.errors import MQConnectorError, MQOptionError, MQSchemaError, reports_to_spark
-from spark_mq.mq.connection import ConnectionOptions
-from spark_mq.mq.errors import describe, summary_first
+from spark_mq.mq.connecting import ConnectionOptions
+from spark_mq.mq.exceptions import describe, summary_first
 from spark_mq.mq.message import MD_FIELDS, Message
 from spark_mq.mq.refusals import authorities, connect_refused_hint, missing_authority_hint
 from spark_mq.mqi.constants import CMQC
@@ -60,7 +60,7 @@ def test_an_error_leaving_for_spark_leads_with_its_line_and_names_its_queue_mana
     with pytest.raises(MQConnectorError) as failure:
         Reader().latestOffset()
     lines = formatted(failure.value)
-    assert lines[0] == ("spark_mq.mq.errors.MQConnectorError: queue manager QMX at localhost(16990): "
+    assert lines[0] == ("spark_mq.mq.exceptions.MQConnectorError: queue manager QMX at localhost(16990): "
                         "opening queue 'NO.SUCH.Q' for input failed: MQ reason 2085 "
                         "MQRC_UNKNOWN_OBJECT_NAME (completion code 2): no such queue on this "
                         "queue manager: check the queue name (MQ names are case-sensitive)")
@@ -74,7 +74,7 @@ def test_an_error_leaving_for_spark_leads_with_its_line_and_names_its_queue_mana
 def test_generators_report_too_and_other_exceptions_pass_untouched():
     with pytest.raises(MQOptionError) as failure:
         list(Reader().read())
-    assert formatted(failure.value)[0] == ("spark_mq.mq.errors.MQOptionError: option 'numPartitions': "
+    assert formatted(failure.value)[0] == ("spark_mq.mq.exceptions.MQOptionError: option 'numPartitions': "
                                            "invalid value '0'; valid: an integer from 1 to 1024")
     with pytest.raises(ValueError) as bug:
         Reader().other()
@@ -87,7 +87,7 @@ def test_the_summary_is_made_once():
     summary = error.__cause__
     assert summary is not None and summary.__cause__ is None and summary.__traceback__ is None
     assert str(summary) == str(error) and summary.reason == 2009
-    assert formatted(error).count("spark_mq.mq.errors.MQConnectorError: x failed: MQ reason 2009") == 2
+    assert formatted(error).count("spark_mq.mq.exceptions.MQConnectorError: x failed: MQ reason 2009") == 2
 
 
 def test_the_queue_manager_is_named_once():

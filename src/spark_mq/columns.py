@@ -45,7 +45,7 @@ from typing import Any, NamedTuple
 
 from spark_mq.mq import jms
 from spark_mq.mq.column_table import COLUMNS
-from spark_mq.mq.errors import MQSchemaError
+from spark_mq.mq.exceptions import MQSchemaError
 from spark_mq.mq.message import MD_INDEX, Message
 from spark_mq.mq.properties import as_text, type_name_of
 from spark_mq.mqi.codepages import QMGR_CCSID, decode_text

@@ -1,4 +1,4 @@
-"""The connector's exceptions, for users to catch (defined in spark_mq.mq.errors), and how they
+"""The connector's exceptions, for users to catch (defined in spark_mq.mq.exceptions), and how they
 leave the methods Spark calls.
 
 Spark shows an exception raised in its Python workers as the worker's formatted text, behind
@@ -17,11 +17,11 @@ SPARK_HIDE_TRACEBACK, which spark.sql.execution.pyspark.udf.hideTraceback.enable
 whole session). Every pyspark worker reports the exception that ends its call and then exits
 (`handle_worker_exception`, then `sys.exit(-1)`, in pyspark 4.x), so that setting lasts for
 this one error in a process about to end, and the user's own UDFs keep their tracebacks. What
-the user sees is Spark's prefix, then `spark_mq.mq.errors.MQConnectorError: <the line>`, and
+the user sees is Spark's prefix, then `spark_mq.mq.exceptions.MQConnectorError: <the line>`, and
 the traceback of their script ends in their own call.
 
 Outside a worker (the connector called directly), the error leaves as the root of its chain
-(spark_mq.mq.errors.summary_first), without the frames of the connector's own code (its
+(spark_mq.mq.exceptions.summary_first), without the frames of the connector's own code (its
 message says what and where; the MQMIError in its chain keeps the frames of the MQ call).
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from spark_mq.mq.errors import (
+from spark_mq.mq.exceptions import (
     MQConnectorError,
     MQOptionError,
     MQSchemaError,

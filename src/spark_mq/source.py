@@ -22,7 +22,7 @@ from pyspark.sql.types import StructType
 
 from spark_mq.columns import default_schema
 from spark_mq.errors import reports_to_spark
-from spark_mq.mq.connection import ConnectionOptions
+from spark_mq.mq.connecting import ConnectionOptions
 from spark_mq.options import (
     READ_OPTIONS,
     WRITE_OPTIONS,

@@ -45,7 +45,7 @@ from pyspark.sql.datasource import DataSourceArrowWriter, DataSourceStreamArrowW
 from pyspark.sql.types import MapType, StructType
 
 from spark_mq.errors import MQOptionError, reports_to_spark
-from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
+from spark_mq.mq.connecting import ConnectionOptions, connected, load_ibmmq
 from spark_mq.mq.markers import check_locks_allowed, ensure_state_queue, remove_markers
 from spark_mq.mq.outgoing import Column, MessageDefaults, MessagePlan
 from spark_mq.mq.producer import ProducerSettings, queue_manager_limits
@@ -155,12 +155,9 @@ class MQBatchWriter(_MQWriter, DataSourceArrowWriter):
         if not results:
             return
         ibmmq = load_ibmmq(self.options.connection.transport)
-        qmgr = connect(self.options.connection)
-        try:
+        with connected(self.options.connection) as qmgr:
             remove_markers(qmgr, ibmmq, self.options.state_queue, self.job_id,
                            sorted({m.partition for m in results}))
-        finally:
-            qmgr.disconnect()
 
 
 @reports_to_spark("__init__", "write", "commit", "abort")
@@ -203,10 +200,9 @@ def _check_at_start(options: WriteOptions) -> WriteOptions:
 def _check_with_queue_manager(options: WriteOptions) -> WriteOptions:
     """Connect once on the driver: MAXUMSGS against commitEvery, the queue, the state queue."""
     ibmmq = load_ibmmq(options.connection.transport)
-    qmgr = connect(options.connection, f"connecting to queue manager "
+    with connected(options.connection, f"connecting to queue manager "
                                        f"{options.connection.queue_manager} at "
-                                       f"{options.connection.conn_name} to write")
-    try:
+                                       f"{options.connection.conn_name} to write") as qmgr:
         max_uncommitted, _ = queue_manager_limits(qmgr, ibmmq)
         options = options.check_commit_every(max_uncommitted)
         if options.queue:
@@ -232,9 +228,4 @@ def _check_with_queue_manager(options: WriteOptions) -> WriteOptions:
         if options.exactly_once:
             ensure_state_queue(qmgr, ibmmq, options.state_queue, options.connection)
             check_locks_allowed(qmgr, ibmmq, options.model_queue)
-    finally:
-        try:
-            qmgr.disconnect()
-        except ibmmq.MQMIError:
-            pass
     return options

@@ -43,7 +43,7 @@ def docker_unavailable_reason() -> str | None:
 
 
 def ibm_client_unavailable_reason() -> str | None:
-    from spark_mq.mq.connection import ibm_client_available
+    from spark_mq.mq.connecting import ibm_client_available
     if ibm_client_available():
         return None
     return ("IBM's MQ C client (libmqm_r.so) cannot be loaded: install the redistributable client "
@@ -100,7 +100,7 @@ def run_contract(options: dict[str, str], queue: str) -> dict:
 
 def contract(options: dict[str, str], queue: str) -> dict:
     """Syncpoint, backout, CorrelId matching, BackoutCount and properties, as facts."""
-    from spark_mq.mq.connection import connect, load_ibmmq
+    from spark_mq.mq.connecting import connect, load_ibmmq
     from spark_mq.mq.properties import read_all, set_property
     from spark_mq.options import parse_connection
     parsed = parse_connection(options)

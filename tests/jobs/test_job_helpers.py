@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from spark_mq.jobs import cli
-from spark_mq.jobs.errors import JobError, explain
+from spark_mq.jobs.job_errors import JobError, explain
 from spark_mq.jobs.queue_manager import require_connection
 from support import JOBS, python_job
 from support import explain as explain_process
@@ -137,7 +137,8 @@ def test_key_values_and_positive_reject_what_they_cannot_use():
 
 def test_explain_finds_the_connector_error_inside_a_spark_error():
     wrapped = RuntimeError("[STREAM_FAILED] Query terminated\nTraceback ...\n"
-                           "spark_mq.mq.errors.MQOptionError: option 'delivery': invalid value 'x'\n  more")
+                           "spark_mq.mq.exceptions.MQOptionError: option 'delivery': invalid value "
+                           "'x'\n  more")
     assert explain(wrapped) == "option 'delivery': invalid value 'x'"
     assert explain(JobError("--stream needs --checkpoint")) == "--stream needs --checkpoint"
     assert explain(ValueError("first\n\nsecond")) == "ValueError: first\nsecond"
@@ -208,7 +209,7 @@ def test_the_live_display_and_the_log_lines_show_the_depth_the_reader_reports():
     import json
     from types import SimpleNamespace
 
-    from spark_mq.jobs.progress import ProgressMonitor
+    from spark_mq.jobs.job_progress import ProgressMonitor
 
     def progress(batch: int, rows: int, report: dict) -> SimpleNamespace:
         # the shape of pyspark's StreamingQueryProgress that the monitor reads
@@ -227,7 +228,7 @@ def test_the_live_display_and_the_log_lines_show_the_depth_the_reader_reports():
     assert lines[0].endswith("depth APP.IN=41,000 (lag 41,004)") and lines[1].endswith("depth APP.IN=0")
     assert monitor.report("queue -> files")["notTextMessagesMoved"] == 3
 
-    from spark_mq.jobs.codepages import not_text_line
+    from spark_mq.jobs.job_text import not_text_line
     line = not_text_line(monitor.report("queue -> files"), "APP.IN")
     assert line is not None and "3 messages of APP.IN" in line and "moved to APP.BACKOUT" in line
     assert not_text_line({"queueDepth": 0}, "APP.IN") is None
@@ -243,7 +244,7 @@ def test_the_live_display_and_the_log_lines_show_the_depth_the_reader_reports():
 def test_the_archive_job_reads_text_with_require_text_and_refuses_it_without_a_unit_of_work():
     import argparse
 
-    from spark_mq.jobs.errors import JobError
+    from spark_mq.jobs.job_errors import JobError
     from spark_mq.jobs.queue_to_files import text_options
 
     def args(**given) -> argparse.Namespace:

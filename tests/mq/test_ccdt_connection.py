@@ -6,8 +6,8 @@ import json
 import pytest
 from ibmmq import CMQC
 
-from spark_mq.mq.connection import ConnectionOptions, connect
-from spark_mq.mq.errors import MQConnectorError
+from spark_mq.mq.connecting import ConnectionOptions, connect
+from spark_mq.mq.exceptions import MQConnectorError
 from spark_mq.options import parse_connection
 from support import drain_payloads, put_messages
 

@@ -251,7 +251,7 @@ def test_browse_is_a_snapshot_that_consumes_nothing(qm, conn, make_queue):
 
 
 def test_unknown_queue_names_the_reason(qm, make_queue):
-    from spark_mq.mq.errors import MQConnectorError
+    from spark_mq.mq.exceptions import MQConnectorError
     with pytest.raises(MQConnectorError, match=r"2085 MQRC_UNKNOWN_OBJECT_NAME.*NO.SUCH.QUEUE|"
                                                r"NO.SUCH.QUEUE.*2085"):
         _consumer(qm, "NO.SUCH.QUEUE")
@@ -259,8 +259,8 @@ def test_unknown_queue_names_the_reason(qm, make_queue):
 
 def test_refused_credentials_and_unreachable_queue_manager_name_the_reason(tmp_path):
     import spark_mq.embedded as embedded
-    from spark_mq.mq.connection import connect
-    from spark_mq.mq.errors import MQConnectorError
+    from spark_mq.mq.connecting import connect
+    from spark_mq.mq.exceptions import MQConnectorError
     from spark_mq.options import ReadOptions
     with embedded.EmbeddedQueueManager(str(tmp_path / "qm-auth"), name="QMAUTH",
                                        users={"app": "s3cret"}) as secured:

@@ -13,7 +13,7 @@ import pytest
 
 import spark_mq.embedded as embedded
 from spark_mq.errors import MQConnectorError
-from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
+from spark_mq.mq.connecting import ConnectionOptions, connect, load_ibmmq
 from spark_mq.mq.queues import check_input_queue
 
 USERS = {"app": "passw0rd", "blocked": ("passw0rd", ["mqclient"]), "lonely": ("passw0rd", ["nobody"])}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from ibmmq import CMQC
 
-from spark_mq.mq.errors import MQOptionError
+from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.mq.outgoing import Column, MessageDefaults, MessagePlan, RowValueError
 from spark_mq.mq.producer import ProducerSettings
 from spark_mq.mq.sink import write_rows

@@ -9,7 +9,7 @@ from ibmmq import CMQC
 import spark_mq.embedded as embedded
 from spark_mq.columns import COLUMN_TYPES
 from spark_mq.mq import producer_pool
-from spark_mq.mq.errors import MQOptionError
+from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.mq.outgoing import IGNORED_COLUMNS, MD_COLUMNS, Column, ColumnError, MessagePlan, RowValueError
 from spark_mq.mq.producer import AsyncPutError, ProducerSettings
 from spark_mq.mq.sink import write_partition
@@ -181,7 +181,7 @@ def test_packed_mqmd_is_byte_for_byte_what_ibmmq_packs():
 
 
 def test_a_missing_state_queue_is_explained_and_created_on_the_embedded_queue_manager(qm, conn):
-    from spark_mq.mq.errors import MQConnectorError
+    from spark_mq.mq.exceptions import MQConnectorError
     from spark_mq.mq.markers import ensure_state_queue, open_state_queue
     name = f"TEST.NEW.STATE.{id(conn) % 100000}"
     with pytest.raises(MQConnectorError) as excinfo:

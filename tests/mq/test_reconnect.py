@@ -13,7 +13,7 @@ import ibmmq
 import pytest
 
 from spark_mq.embedded import EmbeddedQueueManager
-from spark_mq.mq.errors import MQConnectorError, describe
+from spark_mq.mq.exceptions import MQConnectorError, describe
 from spark_mq.mq.outgoing import Column, MessagePlan
 from spark_mq.mq.producer import Producer, ProducerSettings
 from spark_mq.mq.sink import Exactly, SinkResult, write_rows

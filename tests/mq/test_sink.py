@@ -11,7 +11,7 @@ import ibmmq
 import pytest
 
 from spark_mq.mq import producer_pool
-from spark_mq.mq.errors import MQConnectorError
+from spark_mq.mq.exceptions import MQConnectorError
 from spark_mq.mq.markers import ChunkLedger, ensure_state_queue, marker_id
 from spark_mq.mq.outgoing import Column, MessagePlan
 from spark_mq.mq.producer import ProducerSettings

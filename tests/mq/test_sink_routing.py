@@ -9,7 +9,7 @@ import os
 import pytest
 from ibmmq import CMQC
 
-from spark_mq.mq.errors import MQConnectorError
+from spark_mq.mq.exceptions import MQConnectorError
 from spark_mq.mq.outgoing import Column, MessagePlan
 from spark_mq.mq.producer import ProducerSettings
 from spark_mq.mq.sink import Topic, write_rows

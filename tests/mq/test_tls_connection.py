@@ -1,5 +1,5 @@
 """The connector's `cipherSpec` / `keyRepository` options end to end: the MQCD SSLCipherSpec and
-the MQSCO that spark_mq.mq.connection builds, against an embedded queue manager serving TLS."""
+the MQSCO that spark_mq.mq.connecting builds, against an embedded queue manager serving TLS."""
 from __future__ import annotations
 
 import shutil
@@ -7,8 +7,8 @@ import shutil
 import pytest
 
 import spark_mq.embedded as embedded
-from spark_mq.mq.connection import ConnectionOptions, connect
-from spark_mq.mq.errors import MQConnectorError
+from spark_mq.mq.connecting import ConnectionOptions, connect
+from spark_mq.mq.exceptions import MQConnectorError
 from spark_mq.options import parse_connection
 from support import drain_payloads, put_messages
 from tls_keys import KeyRepositories

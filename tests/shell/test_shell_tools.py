@@ -221,7 +221,7 @@ def test_bad_input_names_the_argument_and_the_valid_values(running):
 
 def test_unsubscribe_removes_a_durable_subscription_and_says_2428_when_none(running):
     """The subscription a topic read owns stays until removed with `unsubscribe`."""
-    from spark_mq.mq.connection import ConnectionOptions
+    from spark_mq.mq.connecting import ConnectionOptions
     from spark_mq.mq.subscriptions import ensure_durable_subscription
     cwd, env, _ = running
     options = ConnectionOptions(conn_name=env["SPARK_MQ_CONN_NAME"], transport="embedded")

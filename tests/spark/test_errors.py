@@ -84,7 +84,7 @@ def test_with_a_user_schema_a_bad_value_fails_the_stream_first_thing(spark, qm, 
     options = {**reader_options(qm, "DEV.QUEUE.1"), "maxMessagesPerTrigger": "-5"}
     text = stream_failure(spark, options, tmp_path, schema="payload binary")
     assert first_line(text).endswith(
-        "spark_mq.mq.errors.MQOptionError: option 'maxMessagesPerTrigger': invalid value '-5'; "
+        "spark_mq.mq.exceptions.MQOptionError: option 'maxMessagesPerTrigger': invalid value '-5'; "
         "valid: an integer from 1 to 2147483647"), text
     assert len(text.splitlines()) <= 25, text
 

@@ -75,7 +75,7 @@ def test_a_replayed_partition_emits_its_record(qm, conn, make_queue, spark, tmp_
 
 
 def test_delivery_other_than_exactly_once_is_refused(qm, make_queue):
-    from spark_mq.mq.errors import MQOptionError
+    from spark_mq.mq.exceptions import MQOptionError
     from spark_mq.options import ReadOptions
     with pytest.raises(MQOptionError, match="option 'delivery'.*exactlyOnce with readMode executors"):
         ReadOptions.parse(reader_options(qm, make_queue(), readMode="executors", delivery="atLeastOnce"))

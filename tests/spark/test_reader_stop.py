@@ -75,7 +75,7 @@ def test_query_stop_of_a_topic_read_commits_every_batch_spark_committed(qm, conn
     """A topic read is the queue reader on its durable subscription's managed queue."""
     import ibmmq
 
-    from spark_mq.mq.connection import ConnectionOptions
+    from spark_mq.mq.connecting import ConnectionOptions
     from spark_mq.mq.subscriptions import ensure_durable_subscription, remove_subscription
     from spark_mq.options import subscription_name
 

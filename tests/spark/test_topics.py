@@ -17,8 +17,8 @@ import ibmmq
 import pytest
 from ibmmq import CMQC
 
-from spark_mq.mq.connection import ConnectionOptions
-from spark_mq.mq.errors import MQOptionError
+from spark_mq.mq.connecting import ConnectionOptions
+from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.mq.subscriptions import ensure_durable_subscription, remove_subscription
 from spark_mq.options import ReadOptions, WriteOptions, subscription_name
 from support import (

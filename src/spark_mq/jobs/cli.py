@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Iterable
 
 from spark_mq.jobs.ctrl_c import Interrupted, resume_command
-from spark_mq.jobs.errors import JobError, explain
+from spark_mq.jobs.job_errors import JobError, explain
 from spark_mq.mqi.private_files import PrivateFileError, read_private
 
 # (argument, Spark option, environment variable, help)

@@ -14,7 +14,7 @@ print tracebacks for that. So the jobs' MQ readers get the option stopFile=`STOP
 the wait loops stop each query once its batch in flight is done (streaming.py).
 
 The second Ctrl-C does not wait: Spark's JVM and every Python worker under it are ended
-(processes.py), the command that goes on is printed, and the job exits with 130. What was
+(job_processes.py), the command that goes on is printed, and the job exits with 130. What was
 in flight is backed out in MQ (the connections die with the processes) and replayed by the
 next run on the same checkpoint. A job that needs more than its own command line to go on
 (the quickstart's temporary directories) says how with `on_resume`."""
@@ -30,8 +30,8 @@ from collections.abc import Callable
 from types import FrameType
 from typing import NoReturn
 
-from spark_mq.jobs import processes
-from spark_mq.jobs.errors import JobError
+from spark_mq.jobs import job_processes
+from spark_mq.jobs.job_errors import JobError
 
 _requested = threading.Event()
 #: the arguments that run the job again from where it stopped (None: the same as this run's)
@@ -67,7 +67,7 @@ def on_resume(arguments: Callable[[], list[str]]) -> None:
 def resume_command() -> str:
     """The exact shell command that goes on where the job stopped."""
     arguments = _resume_arguments() if _resume_arguments is not None else sys.argv[1:]
-    return processes.command_line(arguments)
+    return job_processes.command_line(arguments)
 
 
 def handle_ctrl_c() -> None:
@@ -96,14 +96,14 @@ def _quit_now() -> NoReturn:
     """End Spark's processes and this one, at once (module docstring)."""
     command = resume_command()      # before the JVM, whose command line it may read, is gone
     _show_cursor()
-    processes.end_spark_now(f"\nquit at once: what was in flight is backed out in MQ and comes "
+    job_processes.end_spark_now(f"\nquit at once: what was in flight is backed out in MQ and comes "
                             f"again on the next run\nto go on where it stopped: {command}")
     _remove_stop_file()
     os._exit(130)     # no clean-up that waits on Spark: its processes are gone
 
 
 def _show_cursor() -> None:
-    """The live display (progress.py) hides the terminal's cursor until it is stopped, which
+    """The live display (job_progress.py) hides the terminal's cursor until it is stopped, which
     a job that quits at once does not wait for: show it, without the display's locks."""
     terminal = sys.__stdout__
     if terminal is not None and terminal.isatty():

@@ -6,10 +6,10 @@ import argparse
 from typing import TYPE_CHECKING
 
 from spark_mq.jobs.cli import csv_list, key_values
-from spark_mq.jobs.errors import JobError
-from spark_mq.jobs.progress import ProgressMonitor
+from spark_mq.jobs.job_errors import JobError
+from spark_mq.jobs.job_progress import ProgressMonitor
+from spark_mq.jobs.job_session import spark_session
 from spark_mq.jobs.queue_manager import require_connection
-from spark_mq.jobs.session import spark_session
 from spark_mq.jobs.streaming import apply_trigger, await_query
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ class PlainMQ:
     """One connection: persistent puts under syncpoint, queue depths. A context manager."""
 
     def __init__(self, options: dict[str, str]):
-        from spark_mq.mq.connection import connect, load_ibmmq
+        from spark_mq.mq.connecting import connect, load_ibmmq
         from spark_mq.options import parse_connection
         parsed = parse_connection(options)
         self.ibmmq = load_ibmmq(parsed.transport)
@@ -62,10 +62,8 @@ class PlainMQ:
         return queue_manager_limits(self.qmgr, self.ibmmq)[0]
 
     def close(self) -> None:
-        try:
-            self.qmgr.disconnect()
-        except self.ibmmq.MQMIError:
-            pass
+        from spark_mq.mq.connecting import disconnect_quietly
+        disconnect_quietly(self.ibmmq, self.qmgr)
 
     def _open(self, queue: str, options: int) -> Any:
         try:
@@ -80,10 +78,8 @@ class PlainMQ:
             raise _describe(exc, action) from exc
 
     def _backout(self) -> None:
-        try:
-            self.qmgr.backout()
-        except self.ibmmq.MQMIError:
-            pass
+        from spark_mq.mq.connecting import quietly
+        quietly(self.ibmmq, "backing out the job's puts", self.qmgr.backout)
 
     def __enter__(self) -> PlainMQ:
         return self
@@ -93,5 +89,5 @@ class PlainMQ:
 
 
 def _describe(exc: Exception, action: str) -> Exception:
-    from spark_mq.mq.errors import describe
+    from spark_mq.mq.exceptions import describe
     return describe(exc, action)

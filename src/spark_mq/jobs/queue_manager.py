@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from spark_mq.jobs.cli import connection_options
 from spark_mq.jobs.ctrl_c import Interrupted
-from spark_mq.jobs.errors import JobError
+from spark_mq.jobs.job_errors import JobError
 
 
 def given(options: dict[str, str]) -> bool:
@@ -73,7 +73,7 @@ JOBS_MQSC = "mqsc/spark-mq.mqsc"
 def unknown_queue(exc: BaseException, queue: str, flag: str, connection: dict[str, str]) -> JobError | None:
     """A JobError for MQ's 2085 on `queue` (given with `flag`), saying how to see the queues
     that exist and how to define it, in spark-mq-qmgr's words; None for any other failure."""
-    from spark_mq.jobs.errors import explain
+    from spark_mq.jobs.job_errors import explain
     text = explain(exc)
     if "2085" not in text and "MQRC_UNKNOWN_OBJECT_NAME" not in text:
         return None

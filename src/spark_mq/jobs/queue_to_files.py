@@ -4,7 +4,7 @@ batch's files.
 
 The payload written as text (--payload-encoding utf8, the default, and --format text) is
 the reader's `text` column, decoded by each message's own CCSID, read with requireText: a
-message that is not text goes to the backout queue with its reason (spark_mq.jobs.codepages),
+message that is not text goes to the backout queue with its reason (spark_mq.jobs.job_text),
 never into the files as replacement characters. base64 and binary write the bytes as they
 are, so every message is written."""
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 from spark_mq.jobs import ctrl_c
 from spark_mq.jobs.cli import csv_list, key_values
-from spark_mq.jobs.codepages import not_text_line, text_read_options
-from spark_mq.jobs.errors import JobError
-from spark_mq.jobs.progress import ProgressMonitor
+from spark_mq.jobs.job_errors import JobError
+from spark_mq.jobs.job_progress import ProgressMonitor
+from spark_mq.jobs.job_session import spark_session
+from spark_mq.jobs.job_text import not_text_line, text_read_options
 from spark_mq.jobs.queue_manager import require_connection, unknown_queue
-from spark_mq.jobs.session import spark_session
 from spark_mq.jobs.streaming import apply_trigger, await_query
 
 if TYPE_CHECKING:

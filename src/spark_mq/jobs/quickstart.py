@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 from spark_mq.jobs import ctrl_c
 from spark_mq.jobs.cli import key_values
-from spark_mq.jobs.codepages import text_read_options
-from spark_mq.jobs.errors import JobError
+from spark_mq.jobs.job_errors import JobError
+from spark_mq.jobs.job_progress import ProgressMonitor
+from spark_mq.jobs.job_session import spark_session
+from spark_mq.jobs.job_text import text_read_options
 from spark_mq.jobs.plain_mq import PlainMQ
-from spark_mq.jobs.progress import ProgressMonitor
 from spark_mq.jobs.queue_manager import queue_manager
-from spark_mq.jobs.session import spark_session
 from spark_mq.jobs.streaming import wait_for_pipeline
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ MsgType reply and the request's context passed on.
 
 The text transforms (upper, lower, reverse) work on the request's `text` column, decoded by
 its own CCSID, read with requireText: a request that is not text goes to the backout queue
-with its reason (spark_mq.jobs.codepages), never answered with replacement characters. The
+with its reason (spark_mq.jobs.job_text), never answered with replacement characters. The
 reply is MQSTR in UTF-8 (the writer's default CCSID 1208), which a requester in another code
 page gets converted with MQGMO_CONVERT, as MQ's own servers answer. echo answers with the
 request's bytes and the request's CCSID and Format, and takes every request."""
@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 from spark_mq.jobs import ctrl_c
 from spark_mq.jobs.cli import csv_list, key_values
-from spark_mq.jobs.codepages import not_text_line, text_read_options
-from spark_mq.jobs.errors import JobError
-from spark_mq.jobs.progress import ProgressMonitor
+from spark_mq.jobs.job_errors import JobError
+from spark_mq.jobs.job_progress import ProgressMonitor
+from spark_mq.jobs.job_session import spark_session
+from spark_mq.jobs.job_text import not_text_line, text_read_options
 from spark_mq.jobs.queue_manager import require_connection, unknown_queue
-from spark_mq.jobs.session import spark_session
 from spark_mq.jobs.streaming import apply_trigger, await_query
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from spark_mq.jobs.ctrl_c import Interrupted, stop_requested
-from spark_mq.jobs.errors import JobError
-from spark_mq.jobs.progress import ProgressMonitor
+from spark_mq.jobs.job_errors import JobError
+from spark_mq.jobs.job_progress import ProgressMonitor
 
 if TYPE_CHECKING:
     from pyspark.sql.streaming import DataStreamWriter, StreamingQuery

@@ -38,12 +38,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    from spark_mq.mq.connection import connect, load_ibmmq
+    from spark_mq.mq.connecting import connected, load_ibmmq
     from spark_mq.mq.markers import MarkerInfo, list_markers, remove_idle_markers
     from spark_mq.options import parse_connection
     connection = parse_connection(cli.connection_options(args))
     ibmmq = load_ibmmq(connection.transport)
-    qmgr = connect(connection, f"connecting to queue manager {connection.queue_manager}")
 
     def show(markers: list[MarkerInfo]) -> None:
         for m in sorted(markers, key=lambda m: (m.writer_id, m.partition)):
@@ -51,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {m.writer_id}  partition {m.partition}  batch {m.batch}  rows {rows}  "
                   f"updated {m.updated:%Y-%m-%d %H:%M:%S} UTC")
 
-    try:
+    with connected(connection, f"connecting to queue manager {connection.queue_manager}") as qmgr:
         if args.command == "list":
             markers = list_markers(qmgr, ibmmq, args.state_queue)
             writers = {m.writer_id for m in markers}
@@ -67,8 +66,6 @@ def main(argv: list[str] | None = None) -> int:
                   "query may still be running; stop it, or lower --idle):")
             show(kept)
         return 0
-    finally:
-        qmgr.disconnect()
 
 
 def run() -> None:

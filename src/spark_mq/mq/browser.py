@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from spark_mq.mq import records
-from spark_mq.mq.errors import describe
+from spark_mq.mq.connecting import disconnect_quietly, quietly
+from spark_mq.mq.exceptions import describe
 from spark_mq.mq.message import (
     DATA_FORMAT,
     DATA_GROUP_PROPERTY,
@@ -109,11 +110,5 @@ class Browser:
 
     def close(self) -> None:
         for queue in (self._queue, self._data):
-            try:
-                queue.close()
-            except self.ibmmq.MQMIError:
-                pass
-        try:
-            self.qmgr.disconnect()
-        except self.ibmmq.MQMIError:
-            pass
+            quietly(self.ibmmq, f"closing {self.queue_name}", queue.close)
+        disconnect_quietly(self.ibmmq, self.qmgr)

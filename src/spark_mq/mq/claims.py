@@ -23,7 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from spark_mq.mq.errors import describe
+from spark_mq.mq.connecting import quietly
+from spark_mq.mq.exceptions import describe
 from spark_mq.mq.markers import open_state_queue
 from spark_mq.mq.mqget import found, get_message
 from spark_mq.mq.properties import set_property
@@ -152,10 +153,7 @@ class StateQueue:
             if ok and keep_open:
                 self._removers[selector] = queue
             else:
-                try:
-                    queue.close()
-                except ibmmq.MQMIError:
-                    pass
+                quietly(ibmmq, f"closing {self.name}", queue.close)
 
     def _open_remover(self, selector: str) -> Any:
         from spark_mq.mq.queues import open_queue
@@ -172,10 +170,7 @@ class StateQueue:
 
     def close(self) -> None:
         for queue in [self.queue, *self._removers.values()]:
-            try:
-                queue.close()
-            except self.ibmmq.MQMIError:
-                pass
+            quietly(self.ibmmq, f"closing {self.name}", queue.close)
         self._removers.clear()
 
     def _put(self, key: PartitionKey, correl_id: bytes, body: bytes, response: int = 0) -> None:
@@ -196,6 +191,6 @@ class StateQueue:
 
 
 def describe_incomplete(key: PartitionKey, queue: str, found: int, count: int) -> Exception:
-    from spark_mq.mq.errors import MQConnectorError
+    from spark_mq.mq.exceptions import MQConnectorError
     return MQConnectorError(f"the record of {key} on {queue!r} is incomplete ({found} of its {count} "
                             "chunks): was the state queue cleared while the query ran?")

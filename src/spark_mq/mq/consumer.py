@@ -34,7 +34,8 @@ import time
 from typing import Any
 
 from spark_mq.mq import records
-from spark_mq.mq.errors import MQConnectorError, describe
+from spark_mq.mq.connecting import disconnect_quietly, hand_over, quietly
+from spark_mq.mq.exceptions import MQConnectorError, describe
 from spark_mq.mq.message import (
     DATA_GROUP_PROPERTY,
     DATA_LENGTH_PROPERTY,
@@ -88,8 +89,15 @@ def _text(value: str | bytes) -> str:
     return value.rstrip("\0 ").strip()
 
 
+def open_consumer(ibmmq: Any, qmgr: Any, queue: str, **settings: Any) -> Consumer:
+    """A Consumer of `queue` (`settings`: Consumer's keyword arguments) that owns the
+    connection `qmgr` from then on; when it cannot be made (the queue does not open: 2085,
+    2035, a bad selector) the connection is disconnected before the error goes on."""
+    return hand_over(ibmmq, qmgr, lambda qmgr: Consumer(ibmmq, qmgr, queue, **settings))
+
+
 class Consumer:
-    """One connection to one queue; see the module docstring."""
+    """One connection to one queue; see the module docstring. Made by `open_consumer`."""
 
     def __init__(self, ibmmq: Any, qmgr: Any, queue: str, *, selector: str | None = None,
                  syncpoint: bool = True, read_ahead: bool = False,
@@ -477,21 +485,12 @@ class Consumer:
     def close(self) -> None:
         """Back out whatever is open, then disconnect (MQDISC alone would commit it)."""
         ibmmq = self.ibmmq
-        try:
-            self.qmgr.backout()
-        except ibmmq.MQMIError:
-            pass
+        quietly(ibmmq, f"backing out the gets from {self.queue_name}", self.qmgr.backout)
         for queue in (self._queue, self._by_id):
             if queue is not None:
-                try:
-                    queue.close()
-                except ibmmq.MQMIError:
-                    pass
+                quietly(ibmmq, f"closing {self.queue_name}", queue.close)
         self._not_text_open = 0
         for mover in (self._poison, self._not_text):
             if mover is not None:
                 mover.close()
-        try:
-            self.qmgr.disconnect()
-        except ibmmq.MQMIError:
-            pass
+        disconnect_quietly(ibmmq, self.qmgr)

@@ -38,8 +38,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from spark_mq.mq.connection import ConnectionOptions
-from spark_mq.mq.errors import MQConnectorError, describe
+from spark_mq.mq.connecting import ConnectionOptions, quietly
+from spark_mq.mq.exceptions import MQConnectorError, describe
 from spark_mq.mq.refusals import open_refused
 from spark_mq.mqi.codepages import UTF8
 from spark_mq.mqi.constants import CMQC, reason_name
@@ -85,7 +85,7 @@ class ChunkLedger:
         try:
             self.queue = open_state_queue(qmgr, ibmmq, state_queue)
         except BaseException:
-            _close_quietly(ibmmq, self.lock)
+            quietly(ibmmq, "closing the exactly-once lock", self.lock.close)
             raise
 
     def close(self) -> None:
@@ -177,13 +177,6 @@ def _lock_error(exc: Any, doing: str, model_queue: str) -> MQConnectorError:
         f"configuration: DEV.APP.MODEL.QUEUE), or authority to open this one, e.g. setmqaut -t "
         f"q -n {model_queue} -p <user> +dsp +inq, or delivery=atLeastOnce",
         error.reason, error.reason_name)
-
-
-def _close_quietly(ibmmq: Any, queue: Any) -> None:
-    try:
-        queue.close()
-    except ibmmq.MQMIError:
-        pass
 
 
 def remove_markers(qmgr: Any, ibmmq: Any, state_queue: str, writer_id: str,

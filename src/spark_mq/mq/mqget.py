@@ -15,7 +15,7 @@ import struct
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
-from spark_mq.mq.errors import describe
+from spark_mq.mq.exceptions import describe
 from spark_mq.mq.message import MD_FIELDS
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import GMO, MD, Layout

@@ -18,8 +18,8 @@ import logging
 import time
 from typing import Any
 
-from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
-from spark_mq.mq.errors import MQConnectorError, describe
+from spark_mq.mq.connecting import ConnectionOptions, connected, load_ibmmq
+from spark_mq.mq.exceptions import MQConnectorError, describe
 from spark_mq.mqi.constants import CMQC
 
 log = logging.getLogger(__name__)
@@ -30,10 +30,9 @@ def wait_for_sole_consumer(connection: ConnectionOptions, queue: str, timeout_ms
     """Block until no other connection has `queue` open for input; returns the seconds
     waited. Raises MQConnectorError naming the option when `timeout_ms` runs out."""
     ibmmq = load_ibmmq(connection.transport)
-    qmgr = connect(connection, f"connecting to queue manager {connection.queue_manager} to "
-                               f"check {queue} for orphaned units of work")
-    started = time.monotonic()
-    try:
+    with connected(connection, f"connecting to queue manager {connection.queue_manager} to "
+                               f"check {queue} for orphaned units of work") as qmgr:
+        started = time.monotonic()
         handle = _open_for_inquire(ibmmq, qmgr, queue)
         try:
             warned = False
@@ -55,11 +54,6 @@ def wait_for_sole_consumer(connection: ConnectionOptions, queue: str, timeout_ms
                 time.sleep(poll_seconds)
         finally:
             handle.close()
-    finally:
-        try:
-            qmgr.disconnect()
-        except ibmmq.MQMIError:
-            pass
 
 
 def _open_for_inquire(ibmmq: Any, qmgr: Any, queue: str) -> Any:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from spark_mq.mq.errors import MQConnectorError, describe
+from spark_mq.mq.connecting import quietly
+from spark_mq.mq.exceptions import MQConnectorError, describe
 from spark_mq.mqi.codepages import UTF8
 
 
@@ -88,8 +89,5 @@ class PoisonMover:
 
     def close(self) -> None:
         if self._queue is not None:
-            try:
-                self._queue.close()
-            except self._ibmmq.MQMIError:
-                pass
+            quietly(self._ibmmq, f"closing {self.destination}", self._queue.close)
             self._queue = None

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spark_mq.mq import jms
-from spark_mq.mq.errors import MQConnectorError, describe
+from spark_mq.mq.exceptions import MQConnectorError, describe
 from spark_mq.mq.large_messages import DATA_FORMAT, REFERENCE_FORMAT, new_group_id, reference_properties
 from spark_mq.mq.outgoing import Outgoing, RowValueError, property_size
 from spark_mq.mq.packed_put import PackedPut

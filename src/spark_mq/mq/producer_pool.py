@@ -5,33 +5,27 @@ queue handles) made for one task serves the next: no MQCONNX per microbatch. A p
 that saw a failure is closed (after a backout: MQDISC alone would commit open work) and the
 next task connects afresh. A producer left idle for IDLE_SECONDS is closed by a daemon
 thread, so that an idle worker does not keep queues open (an open queue cannot be cleared
-or deleted by the administrator).
+or deleted by the administrator); the pool is spark_mq.mq.idle_pool's, one producer per key.
 """
 from __future__ import annotations
 
-import threading
-import time
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
-from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
+from spark_mq.mq.connecting import ConnectionOptions, connect, hand_over, load_ibmmq
+from spark_mq.mq.idle_pool import IdlePool
 from spark_mq.mq.producer import Producer, ProducerSettings, queue_manager_limits
 
 _Key: TypeAlias = tuple[ConnectionOptions, ProducerSettings]
 
 IDLE_SECONDS = 60.0
-_lock = threading.Lock()
-_pool: dict[_Key, Producer] = {}
-_idle_since: dict[_Key, float] = {}
+_pool: IdlePool[_Key, Producer] = IdlePool("spark-mq-producer", Producer.close, IDLE_SECONDS)
 _limits: dict[_Key, tuple[int, int]] = {}   # (MAXUMSGS, MAXMSGL)
-_reaper: threading.Thread | None = None
 
 
 def acquire(connection: ConnectionOptions, settings: ProducerSettings) -> tuple[Producer, int]:
     """(a connected producer, the queue manager's MAXUMSGS); take it back with release()."""
     key: _Key = (connection, settings)
-    with _lock:
-        producer = _pool.pop(key, None)
-        _idle_since.pop(key, None)
+    producer = _pool.take(key)
     if producer is not None and not _alive(producer, key):
         producer.close()
         producer = None
@@ -39,13 +33,13 @@ def acquire(connection: ConnectionOptions, settings: ProducerSettings) -> tuple[
         ibmmq = load_ibmmq(connection.transport)
         qmgr = connect(connection, f"connecting to queue manager {connection.queue_manager} "
                                    f"at {connection.conn_name} to write")
-        try:
-            _limits[key] = queue_manager_limits(qmgr, ibmmq)
-        except Exception:
-            qmgr.disconnect()
-            raise
-        producer = Producer(qmgr, ibmmq, settings, _limits[key][1])
+        producer = hand_over(ibmmq, qmgr, lambda qmgr: _new_producer(ibmmq, qmgr, key))
     return producer, _limits[key][0]
+
+
+def _new_producer(ibmmq: Any, qmgr: Any, key: _Key) -> Producer:
+    _limits[key] = queue_manager_limits(qmgr, ibmmq)
+    return Producer(qmgr, ibmmq, key[1], _limits[key][1])
 
 
 def _alive(producer: Producer, key: _Key) -> bool:
@@ -60,40 +54,12 @@ def _alive(producer: Producer, key: _Key) -> bool:
 
 def release(connection: ConnectionOptions, settings: ProducerSettings, producer: Producer,
             healthy: bool) -> None:
-    if not healthy:
+    if healthy:
+        _pool.put_back((connection, settings), producer)
+    else:
         producer.close()
-        return
-    key = (connection, settings)
-    with _lock:
-        spare = _pool.pop(key, None)
-        _pool[key] = producer
-        _idle_since[key] = time.monotonic()
-        _start_reaper()
-    if spare is not None:
-        spare.close()
 
 
 def close_idle(max_idle: float = IDLE_SECONDS) -> int:
     """Close the producers idle for longer than `max_idle` seconds; returns how many."""
-    now = time.monotonic()
-    with _lock:
-        stale = [key for key, since in _idle_since.items() if now - since >= max_idle]
-        producers = [_pool.pop(key) for key in stale]
-        for key in stale:
-            del _idle_since[key]
-    for producer in producers:
-        producer.close()
-    return len(producers)
-
-
-def _start_reaper() -> None:
-    global _reaper
-    if _reaper is None or not _reaper.is_alive():
-        _reaper = threading.Thread(target=_reap, name="spark-mq-producer-reaper", daemon=True)
-        _reaper.start()
-
-
-def _reap() -> None:
-    while True:
-        time.sleep(IDLE_SECONDS / 4)
-        close_idle()
+    return _pool.close_idle(max_idle)

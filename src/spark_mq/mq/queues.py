@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
-from spark_mq.mq.errors import MQOptionError
+from spark_mq.mq.connecting import ConnectionOptions, connected, load_ibmmq
+from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.mq.refusals import open_refused
 from spark_mq.mqi.constants import CMQC, reason_name
 
@@ -48,13 +48,7 @@ def selector_error(selector: str, reason: int) -> MQOptionError:
 def check_input_queue(connection: ConnectionOptions, queue: str, selector: str | None) -> None:
     """Open and close the queue for input (with the selector) once, at query start."""
     ibmmq = load_ibmmq(connection.transport)
-    qmgr = connect(connection, f"connecting to queue manager {connection.queue_manager} at "
-                               f"{connection.conn_name} to read")
-    try:
+    with connected(connection, f"connecting to queue manager {connection.queue_manager} at "
+                               f"{connection.conn_name} to read") as qmgr:
         open_queue(ibmmq, qmgr, queue, CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_FAIL_IF_QUIESCING,
                    selector).close()
-    finally:
-        try:
-            qmgr.disconnect()
-        except ibmmq.MQMIError:
-            pass

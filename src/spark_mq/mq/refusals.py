@@ -23,8 +23,8 @@ import re
 import socket
 from typing import Any
 
-from spark_mq.mq.connection import ConnectionOptions, options_of
-from spark_mq.mq.errors import MQConnectorError, describe
+from spark_mq.mq.connecting import ConnectionOptions, options_of
+from spark_mq.mq.exceptions import MQConnectorError, describe
 from spark_mq.mqi.constants import CMQC
 
 #: open option -> (setmqaut's name, SET AUTHREC's name) of the authority it needs

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from spark_mq.mq import producer_pool
-from spark_mq.mq.connection import ConnectionOptions, retry_while_lost
-from spark_mq.mq.errors import MQConnectorError, connection_lost
+from spark_mq.mq.connecting import ConnectionOptions, retry_while_lost
+from spark_mq.mq.exceptions import MQConnectorError, connection_lost
 from spark_mq.mq.markers import DEFAULT_CLAIM_TIMEOUT_MS, LOCK_MODEL_QUEUE, ChunkLedger, Position
 from spark_mq.mq.outgoing import MessagePlan, Outgoing, RowValueError
 from spark_mq.mq.producer import Producer, ProducerSettings, Target

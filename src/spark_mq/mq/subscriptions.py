@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
-from spark_mq.mq.errors import MQOptionError, describe
+from spark_mq.mq.connecting import ConnectionOptions, connected, load_ibmmq
+from spark_mq.mq.exceptions import MQOptionError, describe
 from spark_mq.mq.refusals import open_refused
 from spark_mq.mqi.constants import CMQC
 
@@ -59,9 +59,8 @@ def ensure_durable_subscription(connection: ConnectionOptions, name: str, topic:
 
     A subscription of that name on another topic fails with an error naming the options."""
     ibmmq = load_ibmmq(connection.transport)
-    qmgr = connect(connection, f"connecting to queue manager {connection.queue_manager} at "
-                               f"{connection.conn_name} to subscribe")
-    try:
+    with connected(connection, f"connecting to queue manager {connection.queue_manager} at "
+                               f"{connection.conn_name} to subscribe") as qmgr:
         sd = _descriptor(ibmmq, CMQC.MQSO_CREATE | CMQC.MQSO_RESUME | CMQC.MQSO_DURABLE
                          | CMQC.MQSO_MANAGED | CMQC.MQSO_FAIL_IF_QUIESCING, name, topic,
                          topic_object)
@@ -84,11 +83,6 @@ def ensure_durable_subscription(connection: ConnectionOptions, name: str, topic:
                                 f"another 'subscription' name (that subscription is kept: "
                                 f"spark-mq-qmgr unsubscribe {name!r} removes it)")
         return str(managed.decode() if isinstance(managed, bytes) else managed).strip()
-    finally:
-        try:
-            qmgr.disconnect()
-        except ibmmq.MQMIError:
-            pass
 
 
 def remove_subscription(ibmmq: Any, qmgr: Any, name: str) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from spark_mq.mq.connection import ConnectionOptions
-from spark_mq.mq.errors import MQOptionError
+from spark_mq.mq.connecting import ConnectionOptions
+from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.options.spec import CONNECTION, lower_keys, of
 
 

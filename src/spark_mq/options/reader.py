@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from spark_mq.mq.connection import ConnectionOptions
-from spark_mq.mq.errors import MQOptionError
+from spark_mq.mq.connecting import ConnectionOptions
+from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.mq.markers import DEFAULT_CLAIM_TIMEOUT_MS
 from spark_mq.options.connection import parse_connection
 from spark_mq.options.spec import (

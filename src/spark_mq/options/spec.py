@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from spark_mq.mq.connection import TRANSPORTS
-from spark_mq.mq.errors import MQOptionError, UnknownOptionError
+from spark_mq.mq.connecting import TRANSPORTS
+from spark_mq.mq.exceptions import MQOptionError, UnknownOptionError
 from spark_mq.mq.jms import JAVA_ENCODING
 from spark_mq.mq.markers import DEFAULT_CLAIM_TIMEOUT_MS, LOCK_MODEL_QUEUE
 from spark_mq.mqi.codepages import UTF8

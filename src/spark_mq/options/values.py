@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from spark_mq.mq.errors import MQOptionError
+from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.mqi.codepages import code_page
 
 #: (option name, value as given) -> the value the connector uses

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from spark_mq.mq.connection import ConnectionOptions
-from spark_mq.mq.errors import MQOptionError
+from spark_mq.mq.connecting import ConnectionOptions
+from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.mq.markers import DEFAULT_CLAIM_TIMEOUT_MS, LOCK_MODEL_QUEUE
 from spark_mq.options.connection import parse_connection
 from spark_mq.options.spec import (

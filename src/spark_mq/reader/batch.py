@@ -11,7 +11,7 @@ from pyspark.sql.types import StructType
 
 from spark_mq.columns import Source, to_record_batch
 from spark_mq.errors import reports_to_spark
-from spark_mq.mq.connection import ConnectionOptions, connect, load_ibmmq
+from spark_mq.mq.connecting import ConnectionOptions, connect, hand_over, load_ibmmq
 from spark_mq.mq.message import MD_INDEX, Message
 from spark_mq.options import ReadOptions
 from spark_mq.reader.rows import ARROW_CHUNK, arrow_schema, column_specs
@@ -38,8 +38,11 @@ class MQBatchReader(DataSourceReader):
         from spark_mq.mq.browser import Browser
         opts = self.options
         ibmmq = load_ibmmq(opts.connection.transport)
-        browser = Browser(ibmmq, connect(opts.connection), opts.queue, opts.selector,
-                          conversion=opts.conversion, typed_properties=opts.typed_properties)
+        # the Browser owns the connection once made; hand_over disconnects it when the queue
+        # does not open (gone since the start check, or browsing refused)
+        browser = hand_over(ibmmq, connect(opts.connection), lambda qmgr: Browser(
+            ibmmq, qmgr, opts.queue, opts.selector, conversion=opts.conversion,
+            typed_properties=opts.typed_properties))
         try:
             schema = arrow_schema(self.schema)
             chunk: list[Message] = []

@@ -60,8 +60,15 @@ from pyspark.sql.types import StructType
 from spark_mq.columns import Source
 from spark_mq.errors import MQConnectorError, reports_to_spark
 from spark_mq.mq.claims import CHUNK, PartitionKey, StateQueue
-from spark_mq.mq.connection import connect, load_ibmmq, retry_while_lost
-from spark_mq.mq.errors import connection_lost
+from spark_mq.mq.connecting import (
+    connect,
+    disconnect_quietly,
+    hand_over,
+    load_ibmmq,
+    quietly,
+    retry_while_lost,
+)
+from spark_mq.mq.exceptions import connection_lost
 from spark_mq.options import ReadOptions
 from spark_mq.reader import task_connections
 from spark_mq.reader.commit_notes import TakesCommitNotes, one_at_a_time
@@ -287,17 +294,20 @@ class _DriverConnection:
     """The driver's one connection: planning claims, removing finished ones, queue facts."""
 
     def __init__(self, options: ReadOptions) -> None:
-        from spark_mq.mq.markers import ensure_state_queue
-        from spark_mq.mq.queues import open_queue
         self.options = options
         self.ibmmq = ibmmq = load_ibmmq(options.connection.transport)
         self.qmgr = connect(options.connection)
-        C = ibmmq.CMQC
-        self.queue = open_queue(ibmmq, self.qmgr, options.queue,
+        hand_over(ibmmq, self.qmgr, self._open)
+
+    def _open(self, qmgr: Any) -> None:
+        from spark_mq.mq.markers import ensure_state_queue
+        from spark_mq.mq.queues import open_queue
+        options, ibmmq, C = self.options, self.ibmmq, self.ibmmq.CMQC
+        self.queue = open_queue(ibmmq, qmgr, options.queue,
                                 C.MQOO_BROWSE | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING,
                                 options.selector, "browsing")
-        ensure_state_queue(self.qmgr, ibmmq, options.state_queue, options.connection)
-        self.state = StateQueue(ibmmq, self.qmgr, options.state_queue)
+        ensure_state_queue(qmgr, ibmmq, options.state_queue, options.connection)
+        self.state = StateQueue(ibmmq, qmgr, options.state_queue)
         try:
             self.max_uow = int(self.qmgr.inquire(C.MQIA_MAX_UNCOMMITTED_MSGS))
         except ibmmq.MQMIError:
@@ -308,7 +318,7 @@ class _DriverConnection:
         try:
             return int(self.queue.inquire(self.ibmmq.CMQC.MQIA_CURRENT_Q_DEPTH))
         except self.ibmmq.MQMIError as exc:
-            from spark_mq.mq.errors import describe
+            from spark_mq.mq.exceptions import describe
             raise describe(exc, f"inquiring the depth of {self.options.queue}") from exc
 
     def message_available(self, wait_ms: int) -> bool:
@@ -336,11 +346,16 @@ class _DriverConnection:
         try:
             self.qmgr.commit()
         except self.ibmmq.MQMIError as exc:
-            from spark_mq.mq.errors import describe
+            from spark_mq.mq.exceptions import describe
             raise describe(exc, f"committing the claims of batch {batch}") from exc
 
     def close(self) -> None:
-        _close(self.ibmmq, self.qmgr, self.state, None, self.queue)
+        """Back out (MQDISC would commit open work), close, disconnect."""
+        ibmmq, qmgr = self.ibmmq, self.qmgr
+        quietly(ibmmq, "backing out the driver's claims", qmgr.backout)
+        self.state.close()
+        quietly(ibmmq, f"closing {self.options.queue}", self.queue.close)
+        disconnect_quietly(ibmmq, qmgr)
 
 
 def _ipc(schema: Any, batches: list[Any]) -> bytes:
@@ -355,25 +370,3 @@ def _ipc(schema: Any, batches: list[Any]) -> bytes:
 def _batches_of(data: bytes) -> list[Any]:
     import pyarrow as pa
     return list(pa.ipc.open_stream(data))
-
-
-def _close(ibmmq: Any, qmgr: Any, state: StateQueue | None, consumer: Any, *queues: Any) -> None:
-    """Back out (MQDISC would commit open work), close, disconnect."""
-    try:
-        qmgr.backout()
-    except ibmmq.MQMIError:
-        pass
-    if state is not None:
-        state.close()
-    for queue in queues:
-        try:
-            queue.close()
-        except ibmmq.MQMIError:
-            pass
-    if consumer is not None:
-        consumer.close()          # disconnects too
-        return
-    try:
-        qmgr.disconnect()
-    except ibmmq.MQMIError:
-        pass

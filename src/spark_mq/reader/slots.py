@@ -9,9 +9,10 @@ import atexit
 import logging
 import weakref
 from concurrent.futures import Future
+from typing import Any
 
-from spark_mq.mq.connection import connect, load_ibmmq, retry_while_lost
-from spark_mq.mq.errors import MQConnectorError, connection_lost
+from spark_mq.mq.connecting import connect, load_ibmmq, retry_while_lost
+from spark_mq.mq.exceptions import MQConnectorError, connection_lost
 from spark_mq.mq.worker import ConnectionThread
 from spark_mq.options import ReadOptions
 
@@ -32,24 +33,14 @@ class ConnectionSlot:
 
     def _open(self):
         if self.consumer is None:
-            from spark_mq.mq.consumer import Consumer
+            from spark_mq.mq.consumer import open_consumer
             opts = self.options
             ibmmq = load_ibmmq(opts.connection.transport)
-            qmgr = connect(opts.connection)
-            try:
-                self.consumer = Consumer(
-                    ibmmq, qmgr, opts.queue, selector=opts.selector, syncpoint=opts.syncpoint,
-                    read_ahead=opts.read_ahead and not opts.syncpoint,
-                    backout_threshold=opts.backout_threshold, backout_queue=opts.backout_queue,
-                    conversion=opts.conversion, typed_properties=opts.typed_properties,
-                    require_text=opts.require_text)
-                self.not_text_destination = self.consumer.not_text_destination
-            except Exception:
-                try:
-                    qmgr.disconnect()
-                except Exception:  # noqa: BLE001
-                    pass
-                raise
+            self.consumer = open_consumer(ibmmq, connect(opts.connection), opts.queue,
+                                          syncpoint=opts.syncpoint,
+                                          read_ahead=opts.read_ahead and not opts.syncpoint,
+                                          **consumer_settings(opts))
+            self.not_text_destination = self.consumer.not_text_destination
         return self.consumer
 
     def submit(self, action) -> Future:
@@ -111,6 +102,14 @@ class ConnectionSlot:
             self.reset(timeout)
         finally:
             self.thread.stop()
+
+
+def consumer_settings(options: ReadOptions) -> dict[str, Any]:
+    """The Consumer's keyword arguments the reader's options decide, whichever connection
+    reads (a stream slot's, a readMode executors task's)."""
+    return {"selector": options.selector, "backout_threshold": options.backout_threshold,
+            "backout_queue": options.backout_queue, "conversion": options.conversion,
+            "typed_properties": options.typed_properties, "require_text": options.require_text}
 
 
 live_slots: weakref.WeakSet[ConnectionSlot] = weakref.WeakSet()

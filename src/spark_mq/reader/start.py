@@ -22,7 +22,7 @@ from dataclasses import replace
 from pyspark.sql.types import StructType
 
 from spark_mq.columns import ColumnSpec
-from spark_mq.mq.connection import ConnectionOptions
+from spark_mq.mq.connecting import ConnectionOptions
 from spark_mq.options import ReadOptions, parse_connection
 from spark_mq.reader.rows import column_specs
 

@@ -11,25 +11,23 @@ fails closes its connection (backing out first: MQDISC would commit), so the nex
 connects afresh; a connection that broke while kept (a queue-manager restart) fails on first
 use, and the reader does the attempt again on a new one (retry_while_lost). A connection idle
 for IDLE_SECONDS is closed by a daemon thread: an open queue cannot be cleared or deleted by
-its administrator. What the consumer learnt when it opened (BOTHRESH, BOQNAME, MAXUMSGS) holds
-while its connection is kept, as for readMode driver's connections.
+its administrator (the pool is spark_mq.mq.idle_pool's, KEPT_PER_READER per reader). What
+the consumer learnt when it opened (BOTHRESH, BOQNAME, MAXUMSGS) holds while its connection
+is kept, as for readMode driver's connections.
 """
 from __future__ import annotations
 
-import threading
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from spark_mq.mq.claims import StateQueue
-from spark_mq.mq.connection import connect, load_ibmmq
+from spark_mq.mq.connecting import connect, load_ibmmq, quietly
+from spark_mq.mq.idle_pool import IdlePool
 from spark_mq.options import ReadOptions
+from spark_mq.reader.slots import consumer_settings
 
 IDLE_SECONDS = 60.0
 KEPT_PER_READER = 4         # one per concurrent task of this process; Spark runs one per worker
-_lock = threading.Lock()
-_kept: dict[ReadOptions, list[tuple[TaskConnection, float]]] = {}
-_reaper: threading.Thread | None = None
 
 
 @dataclass
@@ -41,90 +39,45 @@ class TaskConnection:
 
     def close(self) -> None:
         """Back out (MQDISC would commit open work), close the queues, disconnect."""
-        try:
-            self.qmgr.backout()
-        except self.ibmmq.MQMIError:
-            pass
+        quietly(self.ibmmq, "backing out a task's unit of work", self.qmgr.backout)
         self.state.close()
         self.consumer.close()
 
 
 def _open(options: ReadOptions) -> TaskConnection:
-    from spark_mq.mq.consumer import Consumer
+    from spark_mq.mq.consumer import open_consumer
     connection = options.connection
     ibmmq = load_ibmmq(connection.transport)
     qmgr = connect(connection, f"connecting to queue manager {connection.queue_manager} "
                                f"at {connection.conn_name} to read")
-    state: StateQueue | None = None
+    consumer = open_consumer(ibmmq, qmgr, options.queue, syncpoint=True,
+                             **consumer_settings(options))
     try:
         state = StateQueue(ibmmq, qmgr, options.state_queue)
-        consumer = Consumer(ibmmq, qmgr, options.queue, selector=options.selector, syncpoint=True,
-                            backout_threshold=options.backout_threshold,
-                            backout_queue=options.backout_queue, conversion=options.conversion,
-                            typed_properties=options.typed_properties,
-                            require_text=options.require_text)
     except BaseException:
-        if state is not None:
-            state.close()
-        try:
-            qmgr.disconnect()
-        except ibmmq.MQMIError:
-            pass
+        consumer.close()        # disconnects too
         raise
     return TaskConnection(ibmmq, qmgr, state, consumer)
 
 
+_kept: IdlePool[ReadOptions, TaskConnection] = IdlePool(
+    "spark-mq-reader", TaskConnection.close, IDLE_SECONDS, KEPT_PER_READER)
+
+
 def acquire(options: ReadOptions) -> TaskConnection:
     """A kept connection for these options, or a new one; give it back with release()."""
-    with _lock:
-        kept = _kept.get(options)
-        if kept:
-            return kept.pop()[0]
-    return _open(options)
+    return _kept.take(options) or _open(options)
 
 
 def release(options: ReadOptions, connection: TaskConnection, reusable: bool) -> None:
     """Keep the connection for the next task, or close it. `reusable` only when its unit of
     work is committed or empty and nothing failed on it."""
-    spare = None
     if reusable:
-        with _lock:
-            kept = _kept.setdefault(options, [])
-            kept.append((connection, time.monotonic()))
-            if len(kept) > KEPT_PER_READER:
-                spare = kept.pop(0)[0]
-            _start_reaper()
+        _kept.put_back(options, connection)
     else:
-        spare = connection
-    if spare is not None:
-        spare.close()
+        connection.close()
 
 
 def close_idle(max_idle: float = IDLE_SECONDS) -> int:
     """Close the connections kept idle for at least `max_idle` seconds; returns how many."""
-    now = time.monotonic()
-    stale: list[TaskConnection] = []
-    with _lock:
-        for options in list(_kept):
-            fresh = [(c, since) for c, since in _kept[options] if now - since < max_idle]
-            stale += [c for c, since in _kept[options] if now - since >= max_idle]
-            if fresh:
-                _kept[options] = fresh
-            else:
-                del _kept[options]
-    for connection in stale:
-        connection.close()
-    return len(stale)
-
-
-def _start_reaper() -> None:
-    global _reaper
-    if _reaper is None or not _reaper.is_alive():
-        _reaper = threading.Thread(target=_reap, name="spark-mq-reader-reaper", daemon=True)
-        _reaper.start()
-
-
-def _reap() -> None:
-    while True:
-        time.sleep(IDLE_SECONDS / 4)
-        close_idle()
+    return _kept.close_idle(max_idle)

@@ -3,7 +3,7 @@ transmission queues with their depths) and `move-xmitq` (move a stuck transmissi
 messages to another one and point its sender channels there).
 
 Both speak the queue manager's own MQSC (DISPLAY CHANNEL, DISPLAY CHSTATUS, DISPLAY QLOCAL,
-ALTER CHANNEL, MOVE QLOCAL) on the administrative connection `mqsc` uses (admin.py), so the
+ALTER CHANNEL, MOVE QLOCAL) on the administrative connection `mqsc` uses (admin_commands.py), so the
 queue manager checks the user's authority for each command as it does for `mqsc`.
 
 `channels` shows, for each sender (SDR) and receiver (RCVR) channel, DISPLAY CHSTATUS's
@@ -31,8 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from spark_mq.jobs.errors import JobError
-from spark_mq.shell.admin import mqsc_sender
+from spark_mq.jobs.job_errors import JobError
+from spark_mq.shell.admin_commands import mqsc_sender
 
 Send = Callable[[str], tuple[bool, str]]
 #: a channel whose agent runs (holding its transmission queue open), in DISPLAY CHSTATUS's words
@@ -245,7 +245,7 @@ def _must(send: Send, command: str) -> str:
 
 def _move_failed(output: str, senders: list[str], new: str) -> Exception:
     """Why MOVE QLOCAL failed, as one line: with its MQ reason when it stopped on one."""
-    from spark_mq.mq.errors import MQConnectorError
+    from spark_mq.mq.exceptions import MQConnectorError
     text = " ".join(output.split())
     if senders:
         text += f" (the sender channels {', '.join(senders)} already serve {new}: run " \

@@ -16,7 +16,7 @@ from typing import Any
 
 from spark_mq.embedded import server_process
 from spark_mq.embedded.client.process import EmbeddedQueueManager, EmbeddedQueueManagerError
-from spark_mq.jobs.errors import JobError
+from spark_mq.jobs.job_errors import JobError
 from spark_mq.shell import registry
 from spark_mq.shell.registry import connectable, running_pid
 

@@ -4,7 +4,7 @@ jobs use (each also read from its SPARK_MQ_* environment variable), and errors a
 Without --conn-name (or --ccdt-url) the client tools talk to a local embedded queue manager:
 the one of --data-dir, else the one named --queue-manager that `spark-mq-qmgr start` runs
 (the local registry, shell/registry.py; `status` lists them), else the one it runs by
-default, localhost(1414), transport embedded (shell/connection.py).
+default, localhost(1414), transport embedded (shell/client_connection.py).
 
 Exit status: 0 done, 1 an MQ or connection failure (its reason code and name in the line
 printed), 2 a usage error or a queue manager that cannot start, 10 an MQSC script in which
@@ -17,9 +17,9 @@ import sys
 from collections.abc import Callable
 
 from spark_mq.jobs.cli import add_connection_arguments
-from spark_mq.jobs.errors import JobError, explain
-from spark_mq.shell import admin, channels, lifecycle, messages, trigger_monitor
-from spark_mq.shell.connection import add_local_arguments
+from spark_mq.jobs.job_errors import JobError, explain
+from spark_mq.shell import admin_commands, channels, lifecycle, messages, trigger_monitor
+from spark_mq.shell.client_connection import add_local_arguments
 
 PROG = "spark-mq-qmgr"
 
@@ -33,9 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=f"Run '{PROG} COMMAND --help' for a command's arguments.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     lifecycle.add_commands(commands)
-    clients = [admin.add_mqsc(commands), admin.add_depth(commands), messages.add_put(commands),
-               messages.add_get(commands), messages.add_browse(commands),
-               admin.add_unsubscribe(commands), channels.add_channels(commands),
+    clients = [admin_commands.add_mqsc(commands), admin_commands.add_depth(commands),
+               messages.add_put(commands), messages.add_get(commands), messages.add_browse(commands),
+               admin_commands.add_unsubscribe(commands), channels.add_channels(commands),
                channels.add_move_xmitq(commands), trigger_monitor.add_trigger_monitor(commands)]
     for sub in clients:
         add_connection_arguments(sub)

@@ -17,11 +17,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from spark_mq.jobs.errors import JobError
+from spark_mq.jobs.job_errors import JobError
 from spark_mq.mq.message import Message
 from spark_mq.mq.properties import SPARK_TO_MQTYPE, set_property
 from spark_mq.shell import show
-from spark_mq.shell.connection import connect
+from spark_mq.shell.client_connection import connect, connected
 
 _UTF8 = 1208
 #: MQMD Encoding values by the name a person knows them by
@@ -101,36 +101,35 @@ def run_put(args: argparse.Namespace) -> int:
     _check_ccsid(args)
     payloads, typing = _payloads(args)
     properties = [parse_property(text) for text in args.property]
-    ibmmq, qmgr = connect(args)
-    CMQC = ibmmq.CMQC
     committed = count = 0
-    try:
-        queue = _open(ibmmq, qmgr, args.queue, CMQC.MQOO_OUTPUT | CMQC.MQOO_FAIL_IF_QUIESCING, "output")
-        handle = ibmmq.MessageHandle(qmgr) if properties else None
-        for name, value, spark_type in properties:
-            set_property(handle, name, value, spark_type)
-        commit_every = 1 if typing else COMMIT_EVERY
+    with connected(args) as (ibmmq, qmgr):
+        CMQC = ibmmq.CMQC
         try:
-            for payload in payloads:
-                queue.put(payload, _md(ibmmq, args, text=not args.file), _pmo(ibmmq, handle))
-                count += 1
-                if count % commit_every == 0:
-                    qmgr.commit()
-                    committed = count
-            qmgr.commit()
-            committed = count
-        finally:
-            queue.close()
-    except ibmmq.MQMIError as exc:
-        _backout(ibmmq, qmgr)
-        from spark_mq.mq.errors import describe
-        done = f" ({committed} message(s) before it were committed)" if committed else ""
-        raise describe(exc, f"putting message {count + 1} on {args.queue}{done}") from exc
-    except BaseException:
-        _backout(ibmmq, qmgr)    # a line it cannot encode, Ctrl-C: MQDISC would commit the rest
-        raise
-    finally:
-        _disconnect(ibmmq, qmgr)
+            queue = _open(ibmmq, qmgr, args.queue, CMQC.MQOO_OUTPUT | CMQC.MQOO_FAIL_IF_QUIESCING,
+                          "output")
+            handle = ibmmq.MessageHandle(qmgr) if properties else None
+            for name, value, spark_type in properties:
+                set_property(handle, name, value, spark_type)
+            commit_every = 1 if typing else COMMIT_EVERY
+            try:
+                for payload in payloads:
+                    queue.put(payload, _md(ibmmq, args, text=not args.file), _pmo(ibmmq, handle))
+                    count += 1
+                    if count % commit_every == 0:
+                        qmgr.commit()
+                        committed = count
+                qmgr.commit()
+                committed = count
+            finally:
+                queue.close()
+        except ibmmq.MQMIError as exc:
+            _backout(ibmmq, qmgr)
+            from spark_mq.mq.exceptions import describe
+            done = f" ({committed} message(s) before it were committed)" if committed else ""
+            raise describe(exc, f"putting message {count + 1} on {args.queue}{done}") from exc
+        except BaseException:
+            _backout(ibmmq, qmgr)  # a line it cannot encode, Ctrl-C: MQDISC would commit the rest
+            raise
     print(f"put {count} message(s) on {args.queue}", file=sys.stderr)
     return 0
 
@@ -277,10 +276,10 @@ def _pmo(ibmmq: Any, handle: Any) -> Any:
 # --- get and browse ------------------------------------------------------------------------------
 
 def run_get(args: argparse.Namespace) -> int:
-    from spark_mq.mq.consumer import Consumer
+    from spark_mq.mq.consumer import open_consumer
     ibmmq, qmgr = connect(args)
     # backout_threshold 0: show a poison message rather than move it, as amqsget does
-    consumer = Consumer(ibmmq, qmgr, args.queue, selector=args.selector, backout_threshold=0)
+    consumer = open_consumer(ibmmq, qmgr, args.queue, selector=args.selector, backout_threshold=0)
     count, limit = 0, _limit(args.count)
     try:
         while count < limit:
@@ -313,8 +312,9 @@ def _next_batch(consumer: Any, count: int, wait: float) -> list[Message]:
 
 def run_browse(args: argparse.Namespace) -> int:
     from spark_mq.mq.browser import Browser
+    from spark_mq.mq.connecting import hand_over
     ibmmq, qmgr = connect(args)
-    browser = Browser(ibmmq, qmgr, args.queue, args.selector)
+    browser = hand_over(ibmmq, qmgr, lambda qmgr: Browser(ibmmq, qmgr, args.queue, args.selector))
     count = 0
     try:
         for message in browser.messages(None if args.count is None else _limit(args.count)):
@@ -352,14 +352,5 @@ def _open(ibmmq: Any, qmgr: Any, name: str, options: int, purpose: str) -> Any:
 
 
 def _backout(ibmmq: Any, qmgr: Any) -> None:
-    try:
-        qmgr.backout()
-    except ibmmq.MQMIError:
-        pass
-
-
-def _disconnect(ibmmq: Any, qmgr: Any) -> None:
-    try:
-        qmgr.disconnect()
-    except ibmmq.MQMIError:
-        pass
+    from spark_mq.mq.connecting import quietly
+    quietly(ibmmq, "backing out the puts", qmgr.backout)

@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 
 from spark_mq.embedded.data_directory import LOCK_FILE, READY_FILE
-from spark_mq.jobs.errors import JobError
+from spark_mq.jobs.job_errors import JobError
 
 
 @dataclass(frozen=True)

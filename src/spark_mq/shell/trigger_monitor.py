@@ -58,8 +58,8 @@ def add_trigger_monitor(commands: Any) -> argparse.ArgumentParser:
 
 
 def run_trigger_monitor(args: argparse.Namespace) -> int:
-    from spark_mq.mq.errors import describe
-    from spark_mq.shell.connection import connect
+    from spark_mq.mq.exceptions import describe
+    from spark_mq.shell.client_connection import connect
     ibmmq, qmgr = connect(args)
     CMQC = ibmmq.CMQC
     queue = None
@@ -226,12 +226,7 @@ def _dead_letter(ibmmq: Any, qmgr: Any, md: Any, data: bytes, reason: int, initq
 
 
 def _close(ibmmq: Any, qmgr: Any, queue: Any) -> None:
-    try:
-        if queue is not None:
-            queue.close()
-    except ibmmq.MQMIError:
-        pass
-    try:
-        qmgr.disconnect()
-    except ibmmq.MQMIError:
-        pass
+    from spark_mq.mq.connecting import disconnect_quietly, quietly
+    if queue is not None:
+        quietly(ibmmq, "closing the initiation queue", queue.close)
+    disconnect_quietly(ibmmq, qmgr)

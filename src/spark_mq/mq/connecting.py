@@ -8,6 +8,14 @@ package binds its C extension at import time.
 `retry_while_lost` is how the reader and the writer ride out a queue-manager restart: the
 work that failed with a lost connection is done again on a new one, with back-off, for up to
 `reconnectTimeoutMs`; after that the query fails with one error that says so.
+
+Ending a connection is done one way: `connected` (a connection for the length of a `with`)
+and `hand_over` (a connection given to an object that owns it from then on, a Consumer or a
+Browser, and disconnected at once when that object cannot be made, as when its queue does not
+open) both disconnect with `disconnect_quietly`. An MQ error while cleaning up (MQBACK,
+MQCLOSE, MQDISC, through `quietly`) is logged at debug with its reason's name and otherwise
+ignored: the error worth seeing is the one that made the clean-up necessary, and on a
+connection that is already gone every clean-up call fails (2009 MQRC_CONNECTION_BROKEN).
 """
 from __future__ import annotations
 
@@ -17,11 +25,13 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from spark_mq.mq.errors import MQConnectorError, connection_lost, describe
+from spark_mq.mq.exceptions import MQConnectorError, connection_lost, describe
+from spark_mq.mqi.constants import reason_name
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -105,7 +115,7 @@ def load_ibmmq(transport: str = "auto") -> Any:
 def connect(options: ConnectionOptions, action: str | None = None,
             words: Mapping[str, str] | None = None) -> Any:
     """A connected `ibmmq.QueueManager` for these options; a failure's hint names the
-    options as `words` says (spark_mq.mq.errors.in_words: a shell tool's flags)."""
+    options as `words` says (spark_mq.mq.exceptions.in_words: a shell tool's flags)."""
     ibmmq = load_ibmmq(options.transport)
     cd = ibmmq.CD()
     cd.ChannelName = options.channel.encode()
@@ -148,6 +158,47 @@ def connect(options: ConnectionOptions, action: str | None = None,
                                       f"at {where}", hint, words) from exc
     _connections[qmgr] = options
     return qmgr
+
+
+@contextmanager
+def connected(options: ConnectionOptions, action: str | None = None,
+              words: Mapping[str, str] | None = None) -> Iterator[Any]:
+    """A connection made by `connect` for the length of the `with`, then disconnected
+    quietly. MQDISC commits open work: a body that can leave a unit of work open backs it out
+    itself."""
+    ibmmq = load_ibmmq(options.transport)
+    qmgr = connect(options, action, words)
+    try:
+        yield qmgr
+    finally:
+        disconnect_quietly(ibmmq, qmgr)
+
+
+def hand_over(ibmmq: Any, qmgr: Any, build: Callable[[Any], T]) -> T:
+    """build(qmgr): an object that owns the connection from then on (its close() disconnects).
+    When it cannot be built (its queue does not open: 2085, 2035, a bad selector), nothing
+    owns the connection, so it is disconnected here before the error goes on."""
+    try:
+        return build(qmgr)
+    except BaseException:
+        disconnect_quietly(ibmmq, qmgr)
+        raise
+
+
+def disconnect_quietly(ibmmq: Any, qmgr: Any) -> None:
+    """MQDISC, an MQ error ignored (`quietly`)."""
+    options = options_of(qmgr)
+    where = f" {options.queue_manager}" if options is not None else ""
+    quietly(ibmmq, f"disconnecting from queue manager{where}", qmgr.disconnect)
+
+
+def quietly(ibmmq: Any, doing: str, call: Callable[[], object]) -> None:
+    """call(), for a clean-up (MQBACK, MQCLOSE, MQDISC): an MQ error is logged at debug with
+    its reason's name and otherwise ignored (see the module docstring)."""
+    try:
+        call()
+    except ibmmq.MQMIError as exc:
+        log.debug("%s: MQ reason %s %s, ignored", doing, exc.reason, reason_name(exc.reason))
 
 
 FIRST_DELAY, LONGEST_DELAY = 0.1, 5.0     # seconds between attempts: doubling, capped

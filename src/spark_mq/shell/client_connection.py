@@ -1,7 +1,7 @@
 """Which queue manager the client tools talk to, and connecting to it the way the connector
 does (same options, same transport choice, same errors with reason codes), the hints in the
 shell's words: --conn-name where the connector says 'connName' (FLAGS, passed to
-spark_mq.mq.errors as `words`).
+spark_mq.mq.exceptions as `words`).
 
 Which queue manager: the address of --conn-name (or the table of --ccdt-url) where given;
 else a local one from the registry (registry.py): the one of --data-dir, else the running one
@@ -20,11 +20,13 @@ from __future__ import annotations
 import argparse
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from spark_mq.jobs.cli import CONNECTION_ARGUMENTS, connection_options
-from spark_mq.jobs.errors import JobError
-from spark_mq.mq.errors import MQConnectorError
+from spark_mq.jobs.job_errors import JobError
+from spark_mq.mq.exceptions import MQConnectorError
 from spark_mq.mqi.constants import CMQC, reason_name
 from spark_mq.shell import registry
 from spark_mq.shell.registry import LocalQueueManager
@@ -156,8 +158,8 @@ def _failure(action: str, reason: int, hint: str) -> MQConnectorError:
 
 def connect(args: argparse.Namespace) -> tuple[Any, Any]:
     """(the ibmmq module, a connected QueueManager)."""
-    from spark_mq.mq.connection import connect as connect_options
-    from spark_mq.mq.connection import load_ibmmq
+    from spark_mq.mq.connecting import connect as connect_options
+    from spark_mq.mq.connecting import load_ibmmq
     from spark_mq.options import parse_connection
     options = parse_connection(client_options(args))
     ibmmq = load_ibmmq(options.transport)
@@ -168,3 +170,15 @@ def connect(args: argparse.Namespace) -> tuple[Any, Any]:
         if better is None:
             raise
         raise better from exc
+
+
+@contextmanager
+def connected(args: argparse.Namespace) -> Iterator[tuple[Any, Any]]:
+    """(the ibmmq module, a connected QueueManager) for the length of the `with`, then
+    disconnected quietly (spark_mq.mq.connecting.connected)."""
+    from spark_mq.mq.connecting import disconnect_quietly
+    ibmmq, qmgr = connect(args)
+    try:
+        yield ibmmq, qmgr
+    finally:
+        disconnect_quietly(ibmmq, qmgr)

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from spark_mq.jobs.errors import JobError
-from spark_mq.shell.connection import client_options, connect, refused
+from spark_mq.jobs.job_errors import JobError
+from spark_mq.shell.client_connection import client_options, connected, refused
 
 SOME_FAILED = 10
 #: the model queue name of the reply queues `mqsc` opens (embedded/client/admin.py): `depth`
@@ -70,14 +70,8 @@ def add_unsubscribe(commands: Any) -> argparse.ArgumentParser:
 
 def run_unsubscribe(args: argparse.Namespace) -> int:
     from spark_mq.mq.subscriptions import remove_subscription
-    ibmmq, qmgr = connect(args)
-    try:
+    with connected(args) as (ibmmq, qmgr):
         remove_subscription(ibmmq, qmgr, args.name)
-    finally:
-        try:
-            qmgr.disconnect()
-        except ibmmq.MQMIError:
-            pass
     print(f"removed subscription {args.name}")
     return 0
 
@@ -149,7 +143,7 @@ def mqsc_sender(args: argparse.Namespace) -> Iterator[Callable[[str], tuple[bool
         run_script,
         session_on_channel,
     )
-    from spark_mq.mq.errors import MQConnectorError
+    from spark_mq.mq.exceptions import MQConnectorError
     from spark_mq.mqi.constants import reason_name
     options = client_options(args)
     if "connName" not in options:
@@ -203,22 +197,19 @@ def run_depth(args: argparse.Namespace) -> int:
 def _named_depths(args: argparse.Namespace) -> list[tuple[str, int, int]]:
     """MQINQ on each queue: works on any queue manager."""
     from spark_mq.mq.queues import open_queue
-    ibmmq, qmgr = connect(args)
-    CMQC = ibmmq.CMQC
     rows = []
-    try:
+    with connected(args) as (ibmmq, qmgr):
+        CMQC = ibmmq.CMQC
         for name in args.queues:
             queue = open_queue(ibmmq, qmgr, name, CMQC.MQOO_INQUIRE, None, "inquiry")
             try:
                 rows.append((name, int(queue.inquire(CMQC.MQIA_CURRENT_Q_DEPTH)),
                              int(queue.inquire(CMQC.MQIA_MAX_Q_DEPTH))))
             except ibmmq.MQMIError as exc:
-                from spark_mq.mq.errors import describe
+                from spark_mq.mq.exceptions import describe
                 raise describe(exc, f"inquiring the depth of {name}") from exc
             finally:
                 queue.close()
-    finally:
-        qmgr.disconnect()
     return rows
 
 

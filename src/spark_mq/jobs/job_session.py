@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import spark_mq
 from spark_mq.jobs import log4j
 from spark_mq.jobs.ctrl_c import handle_ctrl_c
-from spark_mq.jobs.processes import under_spark_submit
+from spark_mq.jobs.job_processes import under_spark_submit
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
