@@ -6,7 +6,7 @@ the default as the docs show it, meaning, parser); the names lists, the unknown-
 (with its "did you mean"), the list below and the test of the docs' option tables
 (tests/test_option_docs.py) all come from it. values.py holds the parsers, one per kind of
 value: `ccsid` and `encoding` go through the same two on both sides (the reader's also need
-`convert=true`). The rules between options are named checks in reader.py and writer.py.
+`convert=true`). The rules between options are named checks in read_options.py and write_options.py.
 
 The default code page of text, CCSID 1208 (UTF-8) with the native Encoding 546, is
 DEFAULT_CCSID / DEFAULT_ENCODING in spec.py: the reader converts to it, and the writer's
@@ -16,8 +16,8 @@ option nor a `ccsid` column names another.
 """
 from __future__ import annotations
 
-from spark_mq.options.connection import parse_connection
-from spark_mq.options.reader import ReadOptions, requested_read_mode, subscription_name
+from spark_mq.options.connection_options import parse_connection
+from spark_mq.options.read_options import ReadOptions, requested_read_mode, subscription_name
 from spark_mq.options.spec import (
     CONNECTION_OPTIONS,
     DEFAULT_CCSID,
@@ -32,7 +32,7 @@ from spark_mq.options.spec import (
     lower_keys,
     path_as_queue,
 )
-from spark_mq.options.writer import WriteOptions
+from spark_mq.options.write_options import WriteOptions
 
 __all__ = ["CONNECTION_OPTIONS", "DEFAULT_CCSID", "DEFAULT_ENCODING", "OPTIONS", "READ_OPTIONS",
            "SPARK_OPTIONS", "WRITE_OPTIONS", "Option", "ReadOptions", "WriteOptions",

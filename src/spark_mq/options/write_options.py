@@ -11,7 +11,7 @@ from typing import Any
 from spark_mq.mq.connecting import ConnectionOptions
 from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.mq.markers import DEFAULT_CLAIM_TIMEOUT_MS, LOCK_MODEL_QUEUE
-from spark_mq.options.connection import parse_connection
+from spark_mq.options.connection_options import parse_connection
 from spark_mq.options.spec import (
     DEFAULT_COMMIT_EVERY,
     DEFAULT_LARGE_MESSAGE_THRESHOLD,

@@ -14,7 +14,7 @@ from typing import Any
 from spark_mq.mq.connecting import ConnectionOptions
 from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.mq.markers import DEFAULT_CLAIM_TIMEOUT_MS
-from spark_mq.options.connection import parse_connection
+from spark_mq.options.connection_options import parse_connection
 from spark_mq.options.spec import (
     DEFAULT_CCSID,
     DEFAULT_ENCODING,
