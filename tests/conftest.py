@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+import file_seconds
 import spark_mq.embedded as embedded
 
 embedded.install()  # before anything imports ibmmq: this test process uses the embedded transport
@@ -76,11 +77,27 @@ def spark():
 _SPARK_FOLDERS = ("spark",)
 
 
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     """Tests under tests/spark, and every test that uses the Spark session, are `spark`
     tests (modules that start Spark in child processes mark themselves): `pytest -m "not
-    spark"` is the fast loop."""
+    spark"` is the fast loop. Then the longest files first (tests/file_seconds.py)."""
     for item in items:
         folder = item.path.parent.name
         if folder in _SPARK_FOLDERS or "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
+    longest_files_first(config, items)
+
+
+def longest_files_first(config, items) -> None:
+    """Each file's tests stay together and in their order; the files go longest first, so
+    that the two workers end together (xdist hands files out in this order with
+    --no-loadscope-reorder, pyproject.toml's addopts)."""
+    seconds = file_seconds.load()
+    root = config.rootpath
+    spark_files = {item.path for item in items if item.get_closest_marker("spark")}
+
+    def cost(item) -> float:
+        path = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
+        return seconds.get(path, file_seconds.DEFAULT_SECONDS if item.path not in spark_files
+                           else file_seconds.DEFAULT_SPARK_SECONDS)
+    items.sort(key=lambda item: -cost(item))   # stable: a file's own order is kept

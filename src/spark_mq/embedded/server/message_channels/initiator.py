@@ -55,6 +55,8 @@ class ChannelInitiator:
     def stop(self) -> None:
         """The queue manager is ending: every channel ends (INACTIVE) after its batch."""
         self._stop.set()
+        with self.qmgr.arrived:   # the watcher waits on `arrived`: it ends now, not at its timeout
+            self.qmgr.arrived.notify_all()
         for status in statuses.table(self.qmgr).all():
             if status.status in _ACTIVE:
                 _request_stop(status, statuses.INACTIVE)
@@ -243,6 +245,8 @@ class ChannelInitiator:
         while not self._stop.is_set():
             with self.qmgr.arrived:
                 self.qmgr.arrived.wait(1.0)
+                if self._stop.is_set():
+                    return
                 for name in self._triggered():
                     try:
                         self.start_channel(name, triggered=True)

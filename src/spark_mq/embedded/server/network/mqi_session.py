@@ -229,9 +229,13 @@ class Session:
             verb, args = check_request(request)
             if verb.when == BEFORE_CONNECT and self.conn is not None:
                 raise ProtocolError(f"{verb.name} comes only before MQCONN")
-            reply = self._call(verb, args)
-            if reply is not None:
-                self.sock.sendall(reply_frame(reply))
+            if verb.answered:
+                with self.qmgr.answering():   # a stopping queue manager waits for the answer
+                    reply = self._call(verb, args)
+                    if reply is not None:
+                        self.sock.sendall(reply_frame(reply))
+            else:   # nothing to wait for (a CHL's receiver runs here for the channel's life)
+                self._call(verb, args)
             if verb.ends:
                 return
 

@@ -31,8 +31,10 @@ Verbs report failures by raising core/outcomes.MQError(reason); the listener tur
 """
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from spark_mq.embedded.server.core.queue_objects import DEFAULT_QUEUE_MEMORY
 from spark_mq.embedded.server.core.security.admission import FailedAuthentication
@@ -48,6 +50,10 @@ class QueueManager(QueueManagerState):
     def __init__(self, name: str, data_dir: str, users: dict[str, str] | None = None,
                  queue_memory: int = DEFAULT_QUEUE_MEMORY):
         super().__init__(name, data_dir, users, queue_memory)
+        # client requests between their verb and their answer (`answering`); a lock of its
+        # own: counting must not wait for the queue manager's lock, which a get may hold
+        self._in_flight = 0
+        self._in_flight_changed = threading.Condition(threading.Lock())
         definitions.recover(self)
 
     # === definitions (admin/mqsc_apply.run_mqsc holds the lock) =====================================
@@ -148,14 +154,30 @@ class QueueManager(QueueManagerState):
             inquire.set_attributes(self, conn, hobj, selectors, ints, chars)
 
     # === stopping ========================================================================
+    @contextmanager
+    def answering(self) -> Iterator[None]:
+        """Around one client request, from its verb to its answer sent: `shutdown` waits for
+        the requests in flight, so that a waiting get's MQRC_Q_MGR_QUIESCING reaches its client."""
+        with self._in_flight_changed:
+            self._in_flight += 1
+        try:
+            yield
+        finally:
+            with self._in_flight_changed:
+                self._in_flight -= 1
+                if not self._in_flight:
+                    self._in_flight_changed.notify_all()
+
     def shutdown(self, grace: float = 0.5) -> None:
         """Clean stop: waiting gets are answered (MQRC_Q_MGR_QUIESCING or MQRC_Q_MGR_STOPPING),
         then the store is closed. Open units of work are not written, so they are backed out,
-        as MQ does."""
+        as MQ does. The answers are waited for, not a fixed time: `grace` seconds at most,
+        for a client that does not read its answer."""
         with self.lock:
             self.quiescing = True
             self.arrived.notify_all()
-        time.sleep(grace)  # lets the waiting gets' answers reach their clients
+        with self._in_flight_changed:
+            self._in_flight_changed.wait_for(lambda: not self._in_flight, grace)
         with self.lock:
             self.store.close()
 
