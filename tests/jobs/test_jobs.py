@@ -213,13 +213,15 @@ def test_files_to_queue_streams_new_files_once_across_restarts(qm, ibmmq, conn, 
 
 
 def put_requests(ibmmq, conn, queue: str, requests: list[tuple[str, str, str]]) -> list[bytes]:
-    """(text, reply-to queue, ApplIdentityData) requests; returns their MsgIds."""
+    """(text, reply-to queue, ApplIdentityData) requests; returns their MsgIds. One without a
+    reply-to queue is a datagram: MQ refuses a request without one (2027 MQRC_MISSING_REPLY_TO_Q)."""
     CMQC = ibmmq.CMQC
     handle = ibmmq.Queue(conn, queue, CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_IDENTITY_CONTEXT)
     ids = []
     try:
         for text, reply_to, identity in requests:
-            md = ibmmq.MD(MsgType=CMQC.MQMT_REQUEST, ReplyToQ=reply_to.encode(), Format=CMQC.MQFMT_STRING,
+            kind = CMQC.MQMT_REQUEST if reply_to else CMQC.MQMT_DATAGRAM
+            md = ibmmq.MD(MsgType=kind, ReplyToQ=reply_to.encode(), Format=CMQC.MQFMT_STRING,
                           Persistence=CMQC.MQPER_PERSISTENT, ApplIdentityData=identity.encode())
             pmo = ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_NEW_MSG_ID
                             | CMQC.MQPMO_SET_IDENTITY_CONTEXT)
@@ -233,7 +235,8 @@ def put_requests(ibmmq, conn, queue: str, requests: list[tuple[str, str, str]]) 
 
 @pytest.fixture(scope="module")
 def bridge_run(qm, ibmmq, tmp_path_factory):
-    """One run of the bridge over 13 requests: 6 + 6 to two reply queues, 1 without ReplyToQ."""
+    """One run of the bridge over 13 messages: 6 + 6 requests to two reply queues, 1 datagram
+    without ReplyToQ (answered on the no-reply queue)."""
     names = [f"BRIDGE.{os.getpid()}.{role}" for role in ("REQ", "A", "B", "NOREPLY")]
     qm.run_mqsc("\n".join(f"DEFINE QLOCAL({name}) REPLACE" for name in names))
     requests_q, replies_a, replies_b, no_reply = names
