@@ -1,7 +1,8 @@
 """The MQPUT preamble a put to a queue (put.py) and a publication (pubsub/publish.py) share:
-the MQMD unpacked and checked, its "as definition" values taken from the destination, its
-context filled (core/md_context.py), its character fields blank padded, its reply-to queue
-manager named and its ids made (runs in the queue-manager process, under the lock).
+the put options checked against each other, the MQMD unpacked and checked, its "as
+definition" values taken from the destination, its context filled (core/md_context.py), its
+character fields blank padded, its reply-to queue manager named and its ids made (runs in
+the queue-manager process, under the lock).
 
 What differs between a queue and a topic is data, a `Destination`: where DEFPSIST and DEFPRTY
 come from (MQPER_PERSISTENCE_AS_Q_DEF and MQPER_PERSISTENCE_AS_TOPIC_DEF are the same value,
@@ -11,7 +12,7 @@ as are the two MQPRI_PRIORITY_AS_... values), whether message groups and segment
 ReplyToQMgr resolves a reply-to queue alias. The checks run in one order for both, so a put
 and a publication that are wrong in the same way fail with the same reason code.
 
-What comes before (the destination's own refusals: PUT(DISABLED), the put options) and after
+What comes before (the destination's own refusals: PUT(DISABLED)) and after
 (groups and segments, properties, placing the message) stays with each verb: their order
 differs between the two, and IBM's reason codes depend on it.
 """
@@ -68,6 +69,7 @@ def prepare_md(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes
                options: int, context_hobj: int, destination: Destination) -> tuple[list, int]:
     """The put's MQMD as it will be stored, and a warning reason (MQRC_NONE for none); the
     first failing check raises MQError with IBM's reason code."""
+    _check_options(options)
     md = _unpacked(conn, md_bytes, options, destination.groups)
     if md[I_CCSID] == CMQC.MQCCSI_Q_MGR:
         md[I_CCSID] = QMGR_CCSID  # MQ stores the queue manager's CCSID, not "as qmgr"
@@ -83,6 +85,14 @@ def prepare_md(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes
     if options & CMQC.MQPMO_NEW_CORREL_ID:
         md[I_CORRELID] = qm.new_msgid()
     return md, warning
+
+
+def _check_options(options: int) -> None:
+    """Options that contradict each other, for a queue and a topic alike."""
+    if options & CMQC.MQPMO_SYNCPOINT and options & CMQC.MQPMO_NO_SYNCPOINT:
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+    if options & CMQC.MQPMO_ASYNC_RESPONSE and options & CMQC.MQPMO_SYNC_RESPONSE:
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
 
 
 def _unpacked(conn: Connection, md_bytes: bytes, options: int, groups: bool) -> list:

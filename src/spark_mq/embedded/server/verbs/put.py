@@ -107,10 +107,6 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
         definition = qm.queues.get(handle.name, queue)
     if definition.attrs["PUT"] == "DISABLED" or queue.attrs["PUT"] == "DISABLED":
         raise MQError(CMQC.MQRC_PUT_INHIBITED)
-    if options & CMQC.MQPMO_SYNCPOINT and options & CMQC.MQPMO_NO_SYNCPOINT:
-        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
-    if options & CMQC.MQPMO_ASYNC_RESPONSE and options & CMQC.MQPMO_SYNC_RESPONSE:
-        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
     destination = Destination(definition.attrs["DEFPSIST"] == "YES", definition.attrs["DEFPRTY"],
                               keeps_persistent=queue.definition_type != TEMPORARY_DYNAMIC)
     md, warning = prepare_md(qm, conn, handle, md_bytes, options, context_hobj, destination)

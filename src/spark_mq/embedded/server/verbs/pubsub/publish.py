@@ -41,8 +41,6 @@ def publish(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: b
     attrs = topics.attributes(qm, topic, _TOPIC_KEYS)
     if attrs["PUB"] == "DISABLED":
         raise MQError(CMQC.MQRC_PUT_INHIBITED)
-    if options & CMQC.MQPMO_SYNCPOINT and options & CMQC.MQPMO_NO_SYNCPOINT:
-        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
     destination = Destination(attrs["DEFPSIST"] == "YES", int(attrs["DEFPRTY"]), groups=False,
                               reply_aliases=False)
     md, warning = prepare_md(qm, conn, handle, md_bytes, options, context_hobj, destination)
