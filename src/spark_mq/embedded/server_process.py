@@ -45,7 +45,7 @@ import threading
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
-from spark_mq.embedded.data_directory import BINDINGS_SOCKET, LOCK_FILE, READY_FILE
+from spark_mq.embedded.data_directory import BINDINGS_SOCKET, LOCK_FILE, READY_FILE, USERS_ENVIRONMENT
 from spark_mq.embedded.server.admin.command_server import CommandServer
 from spark_mq.embedded.server.admin.mqsc_apply import log_script, run_mqsc
 from spark_mq.embedded.server.core.addresses import is_loopback
@@ -64,7 +64,6 @@ if TYPE_CHECKING:   # imported when --metrics-port asks for it: prometheus_clien
     from spark_mq.embedded.server.metrics import MetricsEndpoint
 
 #: users as USER:PASSWORD[:GROUP,GROUP] lines, when no file or standard input gives them
-USERS_ENVIRONMENT = "SPARK_MQ_QMGR_USERS"
 _USERS_FORMAT = "USER:PASSWORD[:GROUP,GROUP]"
 
 

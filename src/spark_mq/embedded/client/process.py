@@ -33,13 +33,11 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 
-from spark_mq.embedded.data_directory import BINDINGS_SOCKET, READY_FILE
+from spark_mq.embedded.data_directory import BINDINGS_SOCKET, READY_FILE, USERS_ENVIRONMENT
 
 DEFAULT_CHANNEL = "DEV.APP.SVRCONN"
 ADMIN_USER = "admin"
 ADMIN_GROUP = "mqm"
-#: the queue manager's environment variable for users (embedded/server_process.py): never passed on
-USERS_ENVIRONMENT = "SPARK_MQ_QMGR_USERS"
 #: a user's password and groups, where `users` gives groups (a plain string: the password)
 UserEntry = tuple[str, Sequence[str]]
 
