@@ -20,8 +20,8 @@ import pytest
 from ibmmq import CMQC
 
 import spark_mq.embedded as embedded
-from spark_mq.embedded import EmbeddedQueueManagerError
 from channel_topology import connect, link, put_remote, receive, start
+from spark_mq.embedded import EmbeddedQueueManagerError
 
 QM = "QMSTREAM"
 _numbers = itertools.count(1)
@@ -188,6 +188,23 @@ def test_backout_removes_both_and_commit_delivers_both(conn, sqm, streamed, qos)
         assert [body for _, body in get_all(other, source)] == [b"committed"]
     finally:
         other.disconnect()
+
+
+# stream-transactions, note 1: "The additional put to the stream queue does not count towards
+# the MAXUMSGS limit."
+def test_the_copies_do_not_count_towards_maxumsgs(conn, sqm, streamed):
+    source, stream = streamed()
+    sqm.run_mqsc("ALTER QMGR MAXUMSGS(2)")
+    try:
+        put(conn, source, b"first", CMQC.MQPMO_SYNCPOINT)
+        put(conn, source, b"second", CMQC.MQPMO_SYNCPOINT)
+        with pytest.raises(ibmmq.MQMIError) as exc:
+            put(conn, source, b"third", CMQC.MQPMO_SYNCPOINT)
+        assert exc.value.reason == CMQC.MQRC_SYNCPOINT_LIMIT_REACHED
+        conn.commit()
+    finally:
+        sqm.run_mqsc("ALTER QMGR MAXUMSGS(10000)")
+    assert (depth(conn, source), depth(conn, stream)) == (2, 2)
 
 
 # streamqremalias.html: "By streaming messages to an alias queue, it is possible to send the

@@ -41,9 +41,9 @@ from spark_mq.embedded.server.core.state import (
 from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.resolution import transmission
 from spark_mq.embedded.server.triggering import hook as triggering
+from spark_mq.embedded.server.verbs import streaming
 from spark_mq.embedded.server.verbs.handles import handle_of, open_handle, release
 from spark_mq.embedded.server.verbs.prepare_put import Destination, prepare_md
-from spark_mq.embedded.server.verbs import streaming
 from spark_mq.embedded.server.verbs.pubsub.publish import publish
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD
@@ -132,7 +132,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
     if queue.depth + len(pieces) > queue.attrs["MAXDEPTH"]:
         depth_changed(qm, queue, DepthChange.FULL)
         raise MQError(CMQC.MQRC_Q_FULL)
-    if syncpoint and len(conn.uow_puts) + len(conn.uow_gets) + len(pieces) > qm.attrs["MAXUMSGS"]:
+    if syncpoint and conn.uow_count() + len(pieces) > qm.attrs["MAXUMSGS"]:
         raise MQError(CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
     # after the original's own refusals: a copy is only made of a message that is put
     copies = streaming.copies(qm, queue, pieces) if handle.remote is None else None
@@ -146,6 +146,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
         for target, arrived in placed:
             conn.uow_puts.extend(arrived)
             target.pending_puts += len(arrived)
+        conn.uow_stream_copies += len(copies.messages) if copies else 0
     else:
         # one store transaction: the original and its copy are stored both or neither
         rows = [m for _, arrived in placed for m in arrived if m.persistent]
