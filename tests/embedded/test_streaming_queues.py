@@ -312,3 +312,28 @@ def test_streaming_across_channels_both_ways(tmp_path):
     finally:
         qma.stop()
         qmb.stop()
+
+
+# "Configuring streaming queues": the queue manager, not the application, puts the copy, so
+# the putter needs authority to the production queue only
+def test_the_putter_needs_no_authority_to_the_stream_queue(tmp_path):
+    manager = embedded.EmbeddedQueueManager(
+        str(tmp_path / "qm"), name="QMSTRSEC", users={"app": "apppw", "admin": "adminpw"},
+        mqsc="DEFINE QLOCAL(PAID.COPY)\nDEFINE QLOCAL(PAID.ORDERS) STREAMQ(PAID.COPY)\n"
+             "SET AUTHREC PROFILE('PAID.ORDERS') OBJTYPE(QUEUE) PRINCIPAL('app') "
+             "AUTHADD(PUT)\n").start()
+    try:
+        app = ibmmq.connect(manager.name, "DEV.APP.SVRCONN", manager.conn_name,
+                            user="app", password="apppw")
+        with pytest.raises(ibmmq.MQMIError) as exc:
+            ibmmq.Queue(app, "PAID.COPY", CMQC.MQOO_OUTPUT)
+        assert exc.value.reason == CMQC.MQRC_NOT_AUTHORIZED
+        sent = put(app, "PAID.ORDERS", b"paid")
+        app.disconnect()
+        admin = ibmmq.connect(manager.name, "DEV.ADMIN.SVRCONN", manager.conn_name,
+                              user="admin", password="adminpw")
+        [(copy, _)] = get_all(admin, "PAID.COPY")
+        assert copy.MsgId == sent.MsgId
+        admin.disconnect()
+    finally:
+        manager.stop()

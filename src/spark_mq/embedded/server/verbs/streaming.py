@@ -23,7 +23,8 @@ put. STRMQOS(MUSTDUP): the put of the original fails with the copy's reason code
 is put. The copy is placed with the original: in the same unit of work under syncpoint (it
 commits or backs out with it, and does not count towards MAXUMSGS), otherwise in the same store
 transaction, which is IBM's internal unit of work. The putter needs no authority to the stream
-queue: the queue manager puts the copy.
+queue: the queue manager puts the copy (IBM's streaming pages name no check on the putter; the
+one they imply is the administrator's, who chose the stream queue, and is not made here).
 
 DEFINE and ALTER refuse what IBM's restrictions refuse (`check_definition`): STREAMQ on a
 transmission queue, on a SYSTEM.* queue other than IBM's exceptions, naming itself, a model
