@@ -17,7 +17,7 @@ import re
 
 import ibmmq
 import pytest
-from ibmmq import CMQC
+from ibmmq import CMQC, CMQCFC
 
 import spark_mq.embedded as embedded
 from channel_topology import connect, link, put_remote, receive, start
@@ -264,6 +264,28 @@ def test_the_restricted_configurations_are_refused(sqm, command, words):
                  "DEFINE QLOCAL(R.STREAMING) STREAMQ(R.TARGET) REPLACE")
     with pytest.raises(EmbeddedQueueManagerError, match=re.escape(words)):
         sqm.run_mqsc(command)
+
+
+# the same restrictions through PCF (Change Queue): the MQRCCF_STREAMQ_* reason codes, each
+# by its name (IBM's reference lists them without saying which restriction is which)
+@pytest.mark.parametrize(("queue", "stream", "reason"), [
+    ("R.XMITQ.PCF", "R.TARGET", CMQCFC.MQRCCF_STREAMQ_NOT_SUPPORTED),
+    ("R.PCF", "SYSTEM.ADMIN.COMMAND.QUEUE", CMQCFC.MQRCCF_STREAMQ_DEST_NOT_SUPP),
+    ("R.PCF", "R.STREAMING", CMQCFC.MQRCCF_STREAMQ_DEST_CONFLICT),
+    ("R.TARGET", "R.OTHER", CMQCFC.MQRCCF_STREAMQ_CONFLICT),
+])
+def test_pcf_refuses_them_with_the_streamq_reason_codes(conn, sqm, queue, stream, reason):
+    sqm.run_mqsc("DEFINE QLOCAL(R.TARGET) REPLACE\nDEFINE QLOCAL(R.OTHER) REPLACE\n"
+                 "DEFINE QLOCAL(R.PCF) REPLACE\nDEFINE QLOCAL(R.XMITQ.PCF) USAGE(XMITQ) REPLACE\n"
+                 "DEFINE QLOCAL(R.STREAMING) STREAMQ(R.TARGET) REPLACE")
+    pcf = ibmmq.PCFExecute(conn, response_wait_interval=10000)
+    try:
+        with pytest.raises(ibmmq.MQMIError) as exc:
+            pcf.MQCMD_CHANGE_Q({CMQC.MQCA_Q_NAME: queue.encode(), CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL,
+                                CMQC.MQCA_STREAM_QUEUE_NAME: stream.encode()})
+        assert exc.value.reason == reason
+    finally:
+        pcf.disconnect()
 
 
 # "Configuring streaming queues": the attributes are part of the queue's definition, kept

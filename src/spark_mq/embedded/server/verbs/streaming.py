@@ -53,7 +53,7 @@ from spark_mq.embedded.server.core.queue_objects import (
 from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.resolution import names, transmission
-from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.constants import CMQC, CMQCFC
 from spark_mq.mqi.structs import MD
 
 MUST_DUPLICATE = "MUSTDUP"
@@ -63,6 +63,9 @@ _NOT_COPIED_REPORTS = (CMQC.MQRO_COA_WITH_FULL_DATA | CMQC.MQRO_COD_WITH_FULL_DA
                        | CMQC.MQRO_EXPIRATION_WITH_FULL_DATA | CMQC.MQRO_EXCEPTION_WITH_FULL_DATA
                        | CMQC.MQRO_ACTIVITY)
 _NO_CAP = -1
+_NOT_SUPPORTED = CMQCFC.MQRCCF_STREAMQ_NOT_SUPPORTED
+_DESTINATION_NOT_SUPPORTED = CMQCFC.MQRCCF_STREAMQ_DEST_NOT_SUPP
+_DESTINATION_CONFLICT = CMQCFC.MQRCCF_STREAMQ_DEST_CONFLICT
 #: the only SYSTEM.* queue a STREAMQ may name
 _SYSTEM_STREAM_QUEUE = "SYSTEM.DEFAULT.LOCAL.QUEUE"
 #: the SYSTEM.* queues that may have a STREAMQ
@@ -74,6 +77,19 @@ _SYSTEM_STREAMING = frozenset({
     "SYSTEM.ADMIN.PUBSUB.EVENT", "SYSTEM.ADMIN.QMGR.EVENT"})
 
 Piece = tuple[list, bytes, "list | None"]
+
+
+class StreamingRefused(ValueError):
+    """A DEFINE or ALTER a streaming queue restriction refuses: runmqsc's text, and the PCF
+    reason the command server answers. IBM's reference names the four MQRCCF_STREAMQ_*
+    codes without saying which restriction each stands for; they are given here by their
+    names: NOT_SUPPORTED for a queue that may not stream, DEST_NOT_SUPP for a stream queue
+    that may not be one, DEST_CONFLICT for a stream queue that streams, CONFLICT for a queue
+    that is another's stream queue."""
+
+    def __init__(self, text: str, pcf_reason: int):
+        super().__init__(text)
+        self.pcf_reason = pcf_reason
 
 
 @dataclass(frozen=True)
@@ -153,53 +169,57 @@ def _check_room(qm: QueueManagerState, queue: LocalQueue, made: list[Piece]) -> 
 
 def check_definition(qm: QueueManagerState, kind: str, name: str, attrs: dict,
                      existing: QueueDefinition | None) -> None:
-    """Refuse (ValueError, runmqsc's text) a DEFINE or ALTER that IBM's streaming queue
-    restrictions refuse; `attrs` are the command's, `existing` the definition it changes."""
+    """Refuse (StreamingRefused) a DEFINE or ALTER that IBM's streaming queue restrictions
+    refuse; `attrs` are the command's, `existing` the definition it changes."""
     if kind not in ("QLOCAL", "QMODEL"):
         return
     old = existing.attrs if existing is not None else {}
     stream = str(attrs.get("STREAMQ", old.get("STREAMQ", ""))).strip()
     if isinstance(existing, LocalQueue) and existing.definition_type != PREDEFINED \
             and stream != str(old.get("STREAMQ", "")).strip():
-        raise ValueError(f"STREAMQ of dynamic queue {name} cannot be altered: a dynamic queue "
-                         f"streams as the model it was created from")
+        raise StreamingRefused(f"STREAMQ of dynamic queue {name} cannot be altered: a dynamic "
+                               f"queue streams as the model it was created from", _NOT_SUPPORTED)
     if not stream:
         return
     usage = attrs.get("USAGE", old.get("USAGE", "NORMAL"))
     if usage == names.XMITQ_USAGE:
-        raise ValueError(f"STREAMQ({stream}) not allowed on {kind}({name}): it is a "
-                         f"transmission queue (USAGE(XMITQ)); only USAGE(NORMAL) queues stream")
+        raise StreamingRefused(f"STREAMQ({stream}) not allowed on {kind}({name}): it is a "
+                               f"transmission queue (USAGE(XMITQ)); only USAGE(NORMAL) queues "
+                               f"stream", _NOT_SUPPORTED)
     if name.startswith("SYSTEM.") and name not in _SYSTEM_STREAMING:
-        raise ValueError(f"STREAMQ({stream}) not allowed on {kind}({name}): of the SYSTEM.* "
-                         f"queues only {', '.join(sorted(_SYSTEM_STREAMING))} may stream")
+        raise StreamingRefused(f"STREAMQ({stream}) not allowed on {kind}({name}): of the "
+                               f"SYSTEM.* queues only {', '.join(sorted(_SYSTEM_STREAMING))} "
+                               f"may stream", _NOT_SUPPORTED)
     if stream == name:
-        raise ValueError(f"STREAMQ({stream}) of {kind}({name}) names the queue itself; "
-                         f"name another queue")
+        raise StreamingRefused(f"STREAMQ({stream}) of {kind}({name}) names the queue itself; "
+                               f"name another queue", _DESTINATION_NOT_SUPPORTED)
     if stream.startswith("SYSTEM.") and stream != _SYSTEM_STREAM_QUEUE:
-        raise ValueError(f"STREAMQ({stream}) of {kind}({name}) is a SYSTEM.* queue; of "
-                         f"those only {_SYSTEM_STREAM_QUEUE} may be a stream queue")
+        raise StreamingRefused(f"STREAMQ({stream}) of {kind}({name}) is a SYSTEM.* queue; of "
+                               f"those only {_SYSTEM_STREAM_QUEUE} may be a stream queue",
+                               _DESTINATION_NOT_SUPPORTED)
     _check_no_chain(qm, kind, name, stream)
 
 
 def _check_no_chain(qm: QueueManagerState, kind: str, name: str, stream: str) -> None:
     target = qm.queues.get(stream)
     if isinstance(target, ModelQueue):
-        raise ValueError(f"STREAMQ({stream}) of {kind}({name}) is a model queue; name a "
-                         f"local, alias or remote queue")
+        raise StreamingRefused(f"STREAMQ({stream}) of {kind}({name}) is a model queue; name a "
+                               f"local, alias or remote queue", _DESTINATION_NOT_SUPPORTED)
     if isinstance(target, AliasQueue):
         target = qm.queues.get(str(target.attrs["TARGET"]))
         if target is not None and target.name == name:
-            raise ValueError(f"STREAMQ({stream}) of {kind}({name}) is an alias of the queue "
-                             f"itself; name another queue")
+            raise StreamingRefused(f"STREAMQ({stream}) of {kind}({name}) is an alias of the "
+                                   f"queue itself; name another queue", _DESTINATION_NOT_SUPPORTED)
     if isinstance(target, LocalQueue) and stream_queue_of(target):
-        raise ValueError(f"STREAMQ({stream}) of {kind}({name}) streams to "
-                         f"{stream_queue_of(target)} itself; a stream queue cannot stream "
-                         f"(no chains)")
+        raise StreamingRefused(f"STREAMQ({stream}) of {kind}({name}) streams to "
+                               f"{stream_queue_of(target)} itself; a stream queue cannot stream "
+                               f"(no chains)", _DESTINATION_CONFLICT)
     for other in qm.queues.values():
         if isinstance(other, (LocalQueue, ModelQueue)) and other.name != name \
                 and _streams_to(qm, other, name):
-            raise ValueError(f"{kind}({name}) is the stream queue of {other.name}; a stream "
-                             f"queue cannot stream (no chains): STREAMQ must stay blank")
+            raise StreamingRefused(f"{kind}({name}) is the stream queue of {other.name}; a "
+                                   f"stream queue cannot stream (no chains): STREAMQ must stay "
+                                   f"blank", CMQCFC.MQRCCF_STREAMQ_CONFLICT)
 
 
 def _streams_to(qm: QueueManagerState, queue: LocalQueue | ModelQueue, name: str) -> bool:
