@@ -7,8 +7,8 @@ definition (the copy then travels behind an MQXQH like any remote put). Every pu
 MQPUT, MQPUT1, a receiving channel's puts, a dead letter put by an agent; they all land
 through put.py, which asks `copies` for the copy of what it is about to place. Publications
 delivered to a subscription's queue are not streamed (IBM does not support a provided
-destination that has a STREAMQ), nor are the trigger and event messages the queue manager
-places itself.
+destination that has a STREAMQ), nor, unlike IBM MQ, are the trigger and event messages the
+queue manager places itself (triggering/ and events/ insert them below this floor).
 
 The copy is the original as put (MsgId, CorrelId, GroupId, context, persistence, priority,
 format, properties, segments) except that its Expiry is unlimited, or the stream queue's
