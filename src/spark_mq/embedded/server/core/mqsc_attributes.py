@@ -149,7 +149,10 @@ def _list(values: str, types: frozenset[str]) -> AttributeSpec:
 #: - no media images (IMGRCOVQ), no queue-file size limit of its own (MAXFSIZE; the store is
 #:   one SQLite file), nothing expires queues (RETINTVL), NPMCLASS(HIGH) keeps nothing more;
 #: - HARDENBO: backout counts are hardened whatever it says (they survive a restart here);
-#: - no streaming queues yet (STREAMQ, STRMQOS), no expiry cap (CAPEXPRY), CUSTOM is text.
+#: - no expiry cap (CAPEXPRY) on the messages put, only on a streaming queue's copies;
+#:   CUSTOM is text.
+#: STREAMQ and STRMQOS stream a copy of each message put (verbs/streaming.py), and
+#: MQINQ answers them.
 #: MQINQ answers what the queue manager does (MQIA_HARDEN_GET_BACKOUT: hardened).
 STORED_QUEUE_ATTRIBUTES: dict[str, AttributeSpec] = {
     "ACCTQ": _enum("QMGR ON OFF", _STORING),

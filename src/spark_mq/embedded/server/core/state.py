@@ -88,6 +88,8 @@ class Connection:
     handles: dict[int, Handle] = field(default_factory=dict)
     uow_puts: list[Message] = field(default_factory=list)
     uow_gets: list[Message] = field(default_factory=list)
+    # of uow_puts, the streaming queues' copies (verbs/streaming.py): not counted in MAXUMSGS
+    uow_stream_copies: int = 0
     hobj_counter: itertools.count = field(default_factory=lambda: itertools.count(101))
     # asynchronous put results since the last MQSTAT
     put_success: int = 0
@@ -98,6 +100,10 @@ class Connection:
     # messages applications put, checked when they were put, so the put rules that are the
     # application's (check_reply_to) are not its to fail on
     agent: bool = False
+
+    def uow_count(self) -> int:
+        """The messages put and got in the unit of work, as MAXUMSGS counts them."""
+        return len(self.uow_puts) + len(self.uow_gets) - self.uow_stream_copies
 
     @property
     def appl_name_field(self) -> bytes:

@@ -29,6 +29,7 @@ from spark_mq.embedded.server.core.queue_objects import (
 from spark_mq.embedded.server.core.security import security_state as security
 from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.embedded.server.triggering import hook as triggering
+from spark_mq.embedded.server.verbs import streaming
 
 #: the class that holds each kind of queue definition
 _QUEUE_CLASSES: dict[str, type[QueueDefinition]] = {
@@ -73,6 +74,8 @@ def define(qm: QueueManagerState, kind: str, name: str, attrs: dict, replace: bo
             raise ValueError(f"{existing.kind}({name}) already exists; use REPLACE")
         if existing.kind != kind:
             raise ValueError(f"{name} exists as {existing.kind}, not {kind}")
+    streaming.check_definition(qm, kind, name, attrs, existing)
+    if existing is not None:
         _alter(qm, existing, attrs)
         queue = existing
     else:
@@ -87,6 +90,7 @@ def define(qm: QueueManagerState, kind: str, name: str, attrs: dict, replace: bo
 
 def alter(qm: QueueManagerState, kind: str, name: str, attrs: dict) -> None:
     queue = _definition(qm, kind, name)
+    streaming.check_definition(qm, kind, name, attrs, queue)
     _alter(qm, queue, attrs)
     save_definition(qm, queue)
     triggering.attributes_changed(qm, queue, attrs)  # e.g. TRIGGER again: a DEPTH re-arm

@@ -259,7 +259,7 @@ def _take(qm: QueueManagerState, conn: Connection, found: list[Message], options
     queue = found[0].queue
     syncpoint = options & CMQC.MQGMO_SYNCPOINT or (
         options & CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT and found[0].persistent)
-    if syncpoint and len(conn.uow_puts) + len(conn.uow_gets) + len(found) > qm.attrs["MAXUMSGS"]:
+    if syncpoint and conn.uow_count() + len(found) > qm.attrs["MAXUMSGS"]:
         raise MQError(CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
     if not syncpoint and len(found) > 1 and found[0].persistent and (conn.uow_puts or conn.uow_gets):
         # reassembling persistent segments needs the queue manager's own unit of work

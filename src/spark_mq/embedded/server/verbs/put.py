@@ -6,7 +6,8 @@ as the put options say: md_context.py) and its ids as a publication does (prepar
 then its group and segment fields (logical order is tracked on the handle), and is split
 into segments when the queue cannot hold it whole and the putter allows that. Outside
 syncpoint it lands on the queue at once; under syncpoint it waits on the connection's unit
-of work (units_of_work.py).
+of work (units_of_work.py). A queue with a STREAMQ gets its copy placed with the original, in
+the same unit of work or store transaction (streaming.py).
 """
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ from spark_mq.embedded.server.core.state import (
 from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.resolution import transmission
 from spark_mq.embedded.server.triggering import hook as triggering
+from spark_mq.embedded.server.verbs import streaming
 from spark_mq.embedded.server.verbs.handles import handle_of, open_handle, release
 from spark_mq.embedded.server.verbs.prepare_put import Destination, prepare_md
 from spark_mq.embedded.server.verbs.pubsub.publish import publish
@@ -130,25 +132,33 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
     if queue.depth + len(pieces) > queue.attrs["MAXDEPTH"]:
         depth_changed(qm, queue, DepthChange.FULL)
         raise MQError(CMQC.MQRC_Q_FULL)
-    if syncpoint and len(conn.uow_puts) + len(conn.uow_gets) + len(pieces) > qm.attrs["MAXUMSGS"]:
+    if syncpoint and conn.uow_count() + len(pieces) > qm.attrs["MAXUMSGS"]:
         raise MQError(CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+    # after the original's own refusals: a copy is only made of a message that is put
+    copies = streaming.copies(qm, queue, pieces) if handle.remote is None else None
     expires_at = None
     if md[I_EXPIRY] > 0:
         expires_at = time.time() + md[I_EXPIRY] / 10.0
     messages = [Message(next(qm.seq), piece_md, piece_body, piece_props, expires_at, queue)
                 for piece_md, piece_body, piece_props in pieces]
+    placed = [(queue, messages)] + ([(copies.queue, copies.messages)] if copies else [])
     if syncpoint:
-        conn.uow_puts.extend(messages)
-        queue.pending_puts += len(messages)
+        for target, arrived in placed:
+            conn.uow_puts.extend(arrived)
+            target.pending_puts += len(arrived)
+        conn.uow_stream_copies += len(copies.messages) if copies else 0
     else:
-        rows = [m for m in messages if m.persistent]
+        # one store transaction: the original and its copy are stored both or neither
+        rows = [m for _, arrived in placed for m in arrived if m.persistent]
         if rows:
             qm.store.apply(inserts=rows)
-        for message in messages:
-            queue.insert(message)
+        for target, arrived in placed:
+            for message in arrived:
+                target.insert(message)
         qm.arrived.notify_all()
-    triggering.put(qm, conn, queue, messages, syncpoint)
-    depth_changed(qm, queue, DepthChange.PUT, messages)
+    for target, arrived in placed:
+        triggering.put(qm, conn, target, arrived, syncpoint)
+        depth_changed(qm, target, DepthChange.PUT, arrived)
     if options & CMQC.MQPMO_LOGICAL_ORDER:
         handle.put_group = next_group  # only a put that succeeded moves the group on
     if warning:

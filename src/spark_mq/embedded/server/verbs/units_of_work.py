@@ -43,7 +43,7 @@ def commit(qm: QueueManagerState, conn: Connection) -> None:
         if qm.queues.get(queue.name) is queue:  # a queue deleted meanwhile takes nothing
             queue.insert(message)
     triggering.unit_of_work_ended(qm, conn, committed=True)
-    conn.uow_puts, conn.uow_gets = [], []
+    conn.uow_puts, conn.uow_gets, conn.uow_stream_copies = [], [], 0
     if puts:
         qm.arrived.notify_all()
 
@@ -70,6 +70,6 @@ def backout(qm: QueueManagerState, conn: Connection) -> None:
             qm.store.apply(backouts=hardened)
         except StoreError:
             pass    # the store logged it; the messages are back on their queues
-    conn.uow_puts, conn.uow_gets = [], []
+    conn.uow_puts, conn.uow_gets, conn.uow_stream_copies = [], [], 0
     if gets:
         qm.arrived.notify_all()

@@ -31,6 +31,7 @@ from spark_mq.embedded.server.admin.mqsc_apply import apply_command
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.core.queue_objects import LocalQueue, QueueDefinition
 from spark_mq.embedded.server.verbs.handles import INPUT_OPTIONS
+from spark_mq.embedded.server.verbs.streaming import StreamingRefused
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 # MQIA_Q_TYPE values that select queues of no type the embedded queue manager has
@@ -202,6 +203,8 @@ def _apply(request: Request, verb: str, kind: str, name: str, attributes: dict[s
            flags: frozenset[str] = frozenset()) -> None:
     try:
         apply_command(request.qm, MQSCCommand(verb, kind, name, attributes, flags))
+    except StreamingRefused as refused:
+        raise PCFError(refused.pcf_reason) from None
     except ValueError:
         # what the checks above did not foresee: a failure MQ has no more precise reason for
         raise PCFError(CMQCFC.MQRCCF_COMMAND_FAILED) from None

@@ -62,7 +62,7 @@ def publish(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: b
             continue
         if copy is not None:
             copies.append(copy)
-    if syncpoint and len(conn.uow_puts) + len(conn.uow_gets) + len(copies) > qm.attrs["MAXUMSGS"]:
+    if syncpoint and conn.uow_count() + len(copies) > qm.attrs["MAXUMSGS"]:
         raise MQError(CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
     place(qm, conn, copies, syncpoint)
     if options & CMQC.MQPMO_RETAIN:
