@@ -1,14 +1,18 @@
 """Event messages (IBM MQ's "event monitoring"): PCF messages the queue manager puts on its
 SYSTEM.ADMIN.*.EVENT queues when something an administrator watches happens.
 
-Two kinds are generated here, each switched on the queue manager:
+These kinds are generated here, each switched on the queue manager:
 
 * performance events (ALTER QMGR PERFMEV(ENABLED); performance.py): Queue Depth High, Queue
   Depth Low and Queue Full on SYSTEM.ADMIN.PERFM.EVENT, by each local queue's QDEPTHHI,
   QDEPTHLO, QDPHIEV, QDPLOEV and QDPMAXEV, with IBM's switching of those flags after each
   event and the queue statistics (statistics.py) that each event reports and resets;
 * channel events (ALTER QMGR CHLEV(ENABLED|EXCEPTION); channel.py): Channel Started and
-  Channel Stopped on SYSTEM.ADMIN.CHANNEL.EVENT, from the message channel agents.
+  Channel Stopped on SYSTEM.ADMIN.CHANNEL.EVENT, from the message channel agents;
+* queue manager events (AUTHOREV, INHIBTEV, LOCALEV, REMOTEEV, STRSTPEV; queue_manager.py) on
+  SYSTEM.ADMIN.QMGR.EVENT: the verbs call `open_refused`, `inhibited`, `connect_refused`
+  as they refuse a call, the command server `command_refused`, the process `started` and
+  the queue manager's clean shutdown `stopping`.
 
 The put and get paths (put.py, get.py, verbs/pubsub/delivery.py) call one hook, `depth_changed`,
 after every change of a queue's depth and for every put a full queue refuses; it counts the
