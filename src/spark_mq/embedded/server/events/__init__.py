@@ -31,7 +31,10 @@ cycles, tests/test_code_checks.py).
 from __future__ import annotations
 
 from spark_mq.embedded.server.events.channel import channel_started, channel_stopped
+from spark_mq.embedded.server.events.command import command_run
+from spark_mq.embedded.server.events.origin import Origin, commands_from
 from spark_mq.embedded.server.events.performance import DepthChange, depth_changed
 from spark_mq.embedded.server.events.statistics import backed_out
 
-__all__ = ["DepthChange", "backed_out", "channel_started", "channel_stopped", "depth_changed"]
+__all__ = ["DepthChange", "Origin", "backed_out", "channel_started", "channel_stopped",
+           "command_run", "commands_from", "depth_changed"]
