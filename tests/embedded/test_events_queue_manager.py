@@ -240,6 +240,9 @@ def test_not_authorized_connect_open_and_command(secured):
         try:
             with pytest.raises(ibmmq.MQMIError) as exc:
                 pcf.MQCMD_DELETE_Q({CMQC.MQCA_Q_NAME: b"PRIVATE.Q"})
+            with pytest.raises(ibmmq.MQMIError):     # the same as MQSC: its PCF equivalent
+                pcf.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC,
+                                  CMQCFC.MQCACF_ESCAPE_TEXT: b"DELETE QLOCAL(PRIVATE.Q)"})
         finally:
             pcf.disconnect()
     finally:
@@ -247,7 +250,9 @@ def test_not_authorized_connect_open_and_command(secured):
     assert exc.value.reason == CMQC.MQRC_NOT_AUTHORIZED
     found = [values for _, header, values in admin_events(secured)
              if values.get(CMQCFC.MQIACF_REASON_QUALIFIER) == CMQCFC.MQRQ_CMD_NOT_AUTHORIZED]
-    assert found == [{CMQC.MQCA_Q_MGR_NAME: "QMAUTHEV",
-                      CMQCFC.MQIACF_REASON_QUALIFIER: CMQCFC.MQRQ_CMD_NOT_AUTHORIZED,
-                      CMQCFC.MQIACF_COMMAND: CMQCFC.MQCMD_DELETE_Q,
-                      CMQCFC.MQCACF_USER_IDENTIFIER: "app"}]
+    expected = {CMQC.MQCA_Q_MGR_NAME: "QMAUTHEV",
+                CMQCFC.MQIACF_REASON_QUALIFIER: CMQCFC.MQRQ_CMD_NOT_AUTHORIZED,
+                CMQCFC.MQIACF_COMMAND: CMQCFC.MQCMD_DELETE_Q, CMQCFC.MQCACF_USER_IDENTIFIER: "app"}
+    # app lacks +dsp on the queue manager, which every command needs: the MQSC one is
+    # refused as the Escape it came in, before its text is read
+    assert found == [expected, {**expected, CMQCFC.MQIACF_COMMAND: CMQCFC.MQCMD_ESCAPE}]
