@@ -180,3 +180,18 @@ def test_cmdev_nodisplay_leaves_out_display_and_inquire(manager, client):
     [(header, values)] = command_events(client)
     assert values[CMQCFC.MQGACF_COMMAND_CONTEXT][CMQCFC.MQIACF_COMMAND] in (
         CMQCFC.MQCMD_CREATE_Q, CMQCFC.MQCMD_ESCAPE)
+
+
+def test_other_object_types_are_named(manager, client):
+    """A channel (and namelist, process, authentication information) is reported by type and
+    name, without its attributes."""
+    manager.run_mqsc("ALTER QMGR CONFIGEV(ENABLED)")
+    config_events(client)
+    manager.run_mqsc("DEFINE CHANNEL(CFG.SVRCONN) CHLTYPE(SVRCONN)\n"
+                     "DEFINE NAMELIST(CFG.NL) NAMES(A, B)\nDELETE CHANNEL(CFG.SVRCONN)")
+    found = [(h.Reason, v[CMQCFC.MQIACF_OBJECT_TYPE],
+              v.get(CMQCFC.MQCACH_CHANNEL_NAME) or v.get(CMQC.MQCA_NAMELIST_NAME))
+             for _, h, v in config_events(client)]
+    assert found == [(CMQC.MQRC_CONFIG_CREATE_OBJECT, CMQC.MQOT_CHANNEL, "CFG.SVRCONN"),
+                     (CMQC.MQRC_CONFIG_CREATE_OBJECT, CMQC.MQOT_NAMELIST, "CFG.NL"),
+                     (CMQC.MQRC_CONFIG_DELETE_OBJECT, CMQC.MQOT_CHANNEL, "CFG.SVRCONN")]
