@@ -49,7 +49,7 @@ def test_nothing_while_configev_and_cmdev_are_disabled(manager, client):
 
 def test_create_change_and_delete_by_mqsc(manager, client):
     manager.run_mqsc("ALTER QMGR CONFIGEV(ENABLED)")
-    assert config_events(client) == []     # CONFIGEV was off when that ALTER began
+    config_events(client)     # the refresh that switching CONFIGEV on brings
     manager.run_mqsc("DEFINE QLOCAL(CFG.Q) MAXDEPTH(50) DESCR('first')")
     [(md, header, created)] = config_events(client)
     assert header.Reason == CMQC.MQRC_CONFIG_CREATE_OBJECT
@@ -195,3 +195,15 @@ def test_other_object_types_are_named(manager, client):
     assert found == [(CMQC.MQRC_CONFIG_CREATE_OBJECT, CMQC.MQOT_CHANNEL, "CFG.SVRCONN"),
                      (CMQC.MQRC_CONFIG_CREATE_OBJECT, CMQC.MQOT_NAMELIST, "CFG.NL"),
                      (CMQC.MQRC_CONFIG_DELETE_OBJECT, CMQC.MQOT_CHANNEL, "CFG.SVRCONN")]
+
+
+def test_switching_configev_on_refreshes_everything(manager, client):
+    """IBM "MQCMD_REFRESH_Q_MGR": a refresh with MQRT_CONFIGURATION is generated automatically
+    when ConfigurationEvent changes from disabled to enabled; not when it was enabled."""
+    manager.run_mqsc("DEFINE QLOCAL(ALREADY.THERE) REPLACE\nALTER QMGR CONFIGEV(ENABLED)")
+    found = config_events(client)
+    assert {h.Reason for _, h, _ in found} == {CMQC.MQRC_CONFIG_REFRESH_OBJECT}
+    named = {v.get(CMQC.MQCA_Q_NAME) or v.get(CMQC.MQCA_Q_MGR_NAME) for _, _, v in found}
+    assert {manager.name, "ALREADY.THERE", "SYSTEM.DEFAULT.LOCAL.QUEUE", CONFIG} <= named
+    manager.run_mqsc("ALTER QMGR CONFIGEV(ENABLED)")        # already on: a change, no refresh
+    assert [h.Reason for _, h, _ in config_events(client)] == [CMQC.MQRC_CONFIG_CHANGE_OBJECT] * 2

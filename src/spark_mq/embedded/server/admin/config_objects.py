@@ -2,7 +2,8 @@
 type and its attributes as PCF names them, its name first (runs in the queue-manager
 process, under its lock). A queue's attributes are those Inquire Queue returns
 (command_server/attributes.py), the queue manager's those Inquire Queue Manager returns;
-the other object types are named only. Also REFRESH QMGR TYPE(CONFIGEV).
+the other object types are named only. Also REFRESH QMGR TYPE(CONFIGEV), which switching
+CONFIGEV on does too, as on IBM MQ (for the queue manager and its queues).
 """
 from __future__ import annotations
 
@@ -65,15 +66,24 @@ def refresh(qmgr: QueueManager, command: MQSCCommand) -> str:
     if wanted not in _REFRESH_OBJECTS:
         raise ValueError(f"OBJECT({wanted}) is not valid for REFRESH QMGR TYPE(CONFIGEV) "
                          f"(valid: {', '.join(sorted(_REFRESH_OBJECTS))})")
-    pattern = str(command.attributes.get("NAME", "*"))
+    count = _refresh(qmgr, wanted, str(command.attributes.get("NAME", "*")))
+    return f"REFRESH QMGR TYPE(CONFIGEV): {count} Refresh object events generated."
+
+
+def refresh_all(qmgr: QueueManager) -> None:
+    """CONFIGEV has just been switched on: IBM MQ then refreshes every object, as REFRESH
+    QMGR TYPE(CONFIGEV) OBJECT(ALL) does, so that a monitor starts from the whole picture."""
+    _refresh(qmgr, "ALL", "*")
+
+
+def _refresh(qmgr: QueueManager, wanted: str, pattern: str) -> int:
     objects: list[Described] = []
     if wanted in ("ALL", "QMGR"):
         objects.append(_qmgr(qmgr))
     if wanted != "QMGR":
         objects += [_queue(qmgr, queue.kind, name) for name, queue in sorted(qmgr.queues.items())
                     if wanted in ("ALL", "QUEUE", queue.kind) and fnmatch.fnmatchcase(name, pattern)]
-    count = configuration.refresh(qmgr, objects)
-    return f"REFRESH QMGR TYPE(CONFIGEV): {count} Refresh object events generated."
+    return configuration.refresh(qmgr, objects)
 
 
 def _queue(qmgr: QueueManager, kind: str, name: str) -> Described:

@@ -212,7 +212,10 @@ def _alter_qmgr(qmgr: QueueManager, command: MQSCCommand) -> str:
     if ccsid != QMGR_CCSID:
         raise ValueError(f"CCSID({ccsid}) cannot be set: this queue manager's CCSID is fixed "
                          f"(valid: {QMGR_CCSID})")
+    was = qmgr.attrs.get("CONFIGEV")
     qmgr.alter_qmgr({k: v for k, v in attrs.items() if k in default_attributes("QMGR")})
+    if was != "ENABLED" and qmgr.attrs.get("CONFIGEV") == "ENABLED":
+        config_objects.refresh_all(qmgr)    # as IBM MQ does when CONFIGEV is switched on
     return "AMQ8005I: IBM MQ queue manager changed."
 
 

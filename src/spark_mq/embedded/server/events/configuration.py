@@ -10,7 +10,9 @@ before and `applied` after each). Runs in the queue-manager process, under its l
   the object before (MsgSeqNumber 1, MQCFC_NOT_LAST) and after (2, MQCFC_LAST), with one
   CorrelId, as IBM's.
 * Delete object (2369): a DELETE; the object as it was.
-* Refresh object (2370): REFRESH QMGR TYPE(CONFIGEV), one per object it selects.
+* Refresh object (2370): REFRESH QMGR TYPE(CONFIGEV), one per object it selects; switching
+  CONFIGEV from DISABLED to ENABLED refreshes the queue manager and every queue, as IBM MQ
+  refreshes every object then (admin/config_objects.py).
 
 Each message: the origin (origin.py: EventUserId, EventOrigin, EventQMgr, and the command
 message's context for a PCF or MQSC command that came as a message), ObjectType, the
