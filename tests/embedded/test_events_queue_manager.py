@@ -222,6 +222,8 @@ def test_not_authorized_connect_open_and_command(secured):
     assert (header.Command, header.Reason) == (CMQCFC.MQCMD_Q_MGR_EVENT, CMQC.MQRC_NOT_AUTHORIZED)
     assert values[CMQCFC.MQIACF_REASON_QUALIFIER] == CMQCFC.MQRQ_CSP_NOT_AUTHORIZED
     assert values[CMQCFC.MQCACF_USER_IDENTIFIER] == "app"
+    assert values[CMQCFC.MQCACH_CHANNEL_NAME] == "DEV.APP.SVRCONN"
+    assert values[CMQCFC.MQCACH_CONNECTION_NAME]            # the client's address
 
     conn = ibmmq.connect(secured.name, "DEV.APP.SVRCONN", secured.conn_name, user="app",
                          password="apppw")

@@ -24,7 +24,8 @@ dictionary look-up):
 
 The event data is IBM's, in IBM's order; ApplType is MQAT_DEFAULT for every application (the
 queue manager does not learn a client's platform), ConnName and ChannelName are left out (IBM
-returns them only for clients, and a connection here does not keep them).
+returns them only for clients, and a connection here does not keep them), but for the
+Not Authorized (type 1) of a client, where they say where the refused connection came from.
 """
 from __future__ import annotations
 
@@ -80,9 +81,11 @@ def inhibited(qm: QueueManagerState, conn: Connection, reason: int, name: str,
     _put(qm, reason, parameters)
 
 
-def connect_refused(qm: QueueManagerState, user: str, appl_name: str, with_password: bool) -> None:
+def connect_refused(qm: QueueManagerState, user: str, appl_name: str, with_password: bool,
+                    channel: str | None = None, address: str = "") -> None:
     """MQCONN refused for authority: Not Authorized (type 1), qualified
-    MQRQ_CSP_NOT_AUTHORIZED when an MQCSP user and password were refused."""
+    MQRQ_CSP_NOT_AUTHORIZED when an MQCSP user and password were refused; a client's
+    (`channel` not None) with its ConnName and ChannelName, as IBM's."""
     if qm.attrs.get("AUTHOREV") != ENABLED:
         return
     qualifier = CMQCFC.MQRQ_CSP_NOT_AUTHORIZED if with_password \
@@ -90,6 +93,9 @@ def connect_refused(qm: QueueManagerState, user: str, appl_name: str, with_passw
     parameters = [_qmgr(qm), cfin(CMQCFC.MQIACF_REASON_QUALIFIER, qualifier), _user(user),
                   cfin(CMQC.MQIA_APPL_TYPE, _APPL_TYPE),
                   cfst(CMQCFC.MQCACF_APPL_NAME, appl_name, CMQC.MQ_APPL_NAME_LENGTH)]
+    if channel is not None:
+        parameters += [cfst(CMQCFC.MQCACH_CONNECTION_NAME, address, CMQC.MQ_CONN_NAME_LENGTH),
+                       cfst(CMQCFC.MQCACH_CHANNEL_NAME, channel, CMQC.MQ_CHANNEL_NAME_LENGTH)]
     if with_password:
         parameters.append(cfst(CMQCFC.MQCACF_CSP_USER_IDENTIFIER, user))
     _put(qm, CMQC.MQRC_NOT_AUTHORIZED, parameters)

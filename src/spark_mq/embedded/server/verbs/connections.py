@@ -34,7 +34,8 @@ def connect(qm: QueueManagerState, user: str, password: str, appl_name: str,
             runs_as = admission.admit(qm, user, password, channel, address, peer_user)
         except MQError as exc:
             if exc.reason == CMQC.MQRC_NOT_AUTHORIZED:
-                qmgr_events.connect_refused(qm, user or peer_user or "", appl_name, bool(password))
+                qmgr_events.connect_refused(qm, user or peer_user or "", appl_name, bool(password),
+                                            channel, address)
             raise
     conn = Connection(next(qm.conn_ids), runs_as, appl_name, alive)
     qm.connections[conn.conn_id] = conn
