@@ -1,7 +1,7 @@
 """Queue manager events on SYSTEM.ADMIN.QMGR.EVENT (IBM docs "Queue manager events" and the
 page of each event: "Unknown Object Name", "Unknown Alias Base Queue", "Unknown Remote Queue
 Manager", "Unknown Transmission Queue", "Transmission Queue Usage Error", "Get Inhibited",
-"Put Inhibited", "Not Authorized (type 1)", "(type 2)", "(type 4)", "Queue Manager Active",
+"Put Inhibited", "Not Authorized (type 1)", "(type 2)", "(type 4)", "(type 5)", "Queue Manager Active",
 "Queue Manager Not Active"): each family only while its ALTER QMGR switch is ENABLED, read
 through ibmmq and parsed as PCF. Real queue-manager processes, IBM's ibmmq API."""
 from __future__ import annotations
@@ -258,3 +258,28 @@ def test_not_authorized_connect_open_and_command(secured):
     # app lacks +dsp on the queue manager, which every command needs: the MQSC one is
     # refused as the Escape it came in, before its text is read
     assert found == [expected, {**expected, CMQCFC.MQIACF_COMMAND: CMQCFC.MQCMD_ESCAPE}]
+
+
+def test_not_authorized_subscribe(secured):
+    """IBM "Not Authorized (type 5)": MQSUB to a topic the user may not subscribe to:
+    ReasonQualifier MQRQ_SUB_NOT_AUTHORIZED, the MQSUB Options, UserIdentifier, ApplType,
+    ApplName, TopicString."""
+    secured.run_mqsc("ALTER QMGR AUTHOREV(ENABLED)")
+    admin_events(secured)
+    conn = ibmmq.connect(secured.name, "DEV.APP.SVRCONN", secured.conn_name, user="app",
+                         password="apppw")
+    options = CMQC.MQSO_CREATE | CMQC.MQSO_MANAGED | CMQC.MQSO_NON_DURABLE
+    try:
+        sd = ibmmq.SD(Options=options)
+        sd.set_vs("ObjectString", "secret/prices")
+        with pytest.raises(ibmmq.MQMIError) as exc:
+            ibmmq.Subscription(conn).sub(sub_desc=sd)
+    finally:
+        conn.disconnect()
+    assert exc.value.reason == CMQC.MQRC_NOT_AUTHORIZED
+    [(_, header, values)] = admin_events(secured)
+    assert header.Reason == CMQC.MQRC_NOT_AUTHORIZED
+    assert values[CMQCFC.MQIACF_REASON_QUALIFIER] == CMQCFC.MQRQ_SUB_NOT_AUTHORIZED
+    assert values[CMQCFC.MQIACF_SUB_OPTIONS] & options == options
+    assert values[CMQCFC.MQCACF_USER_IDENTIFIER] == "app"
+    assert values[CMQC.MQCA_TOPIC_STRING] == "secret/prices"

@@ -7,10 +7,12 @@ Each family has its ALTER QMGR switch, checked first (a switch that is off costs
 dictionary look-up):
 
 * AUTHOREV, authority: Not Authorized type 1 (MQCONN refused, `connect_refused`), type 2
-  (MQOPEN or MQPUT1 refused, `open_refused`), type 4 (a command refused, `command_refused`).
-  IBM's type 3 (MQCLOSE deleting a permanent dynamic queue) and types 5 and 6 (MQSUB) are not
-  generated: this queue manager lets the close through and its subscriptions check
-  authority without an event.
+  (MQOPEN or MQPUT1 of a queue, namelist or process refused, `open_refused`), type 4 (a
+  command refused, `command_refused`), type 5 (MQSUB refused, `subscribe_refused`). IBM's
+  type 3 (MQCLOSE deleting a permanent dynamic queue) and type 6 (MQSUB to a queue of one's
+  own) are not generated: this queue manager lets that close through, and checks a
+  subscription's own queue when it is opened (type 2); an MQOPEN of a topic refused raises
+  nothing either.
 * INHIBTEV, inhibit: Get Inhibited (2016) and Put Inhibited (2051), `inhibited`.
 * LOCALEV, local: Unknown Object Name (2085), Unknown Alias Base Queue (2082), Alias Base
   Queue Type Error (2001), from `open_refused`.
@@ -99,6 +101,17 @@ def connect_refused(qm: QueueManagerState, user: str, appl_name: str, with_passw
     if with_password:
         parameters.append(cfst(CMQCFC.MQCACF_CSP_USER_IDENTIFIER, user))
     _put(qm, CMQC.MQRC_NOT_AUTHORIZED, parameters)
+
+
+def subscribe_refused(qm: QueueManagerState, conn: Connection, user: str, options: int,
+                      topic: str) -> None:
+    """MQSUB refused: `user` may not subscribe to `topic`: Not Authorized (type 5)."""
+    if qm.attrs.get("AUTHOREV") != ENABLED:
+        return
+    _put(qm, CMQC.MQRC_NOT_AUTHORIZED, [
+        _qmgr(qm), cfin(CMQCFC.MQIACF_REASON_QUALIFIER, CMQCFC.MQRQ_SUB_NOT_AUTHORIZED),
+        cfin(CMQCFC.MQIACF_SUB_OPTIONS, options), _user(user), *_appl(conn),
+        cfst(CMQC.MQCA_TOPIC_STRING, topic)])
 
 
 def command_refused(qm: QueueManagerState, user: str, command: int) -> None:
