@@ -1,8 +1,8 @@
 """Queue manager events on SYSTEM.ADMIN.QMGR.EVENT (IBM docs "Queue manager events" and the
 page of each event: "Unknown Object Name", "Unknown Alias Base Queue", "Unknown Remote Queue
 Manager", "Unknown Transmission Queue", "Transmission Queue Usage Error", "Get Inhibited",
-"Put Inhibited", "Not Authorized (type 1)", "(type 2)", "(type 4)", "(type 5)", "Queue Manager Active",
-"Queue Manager Not Active"): each family only while its ALTER QMGR switch is ENABLED, read
+"Put Inhibited", "Not Authorized (type 1)", "(type 2)", "(type 4)", "(type 5)", "Queue
+Manager Active", "Queue Manager Not Active"): each family only while its ALTER QMGR switch is ENABLED, read
 through ibmmq and parsed as PCF. Real queue-manager processes, IBM's ibmmq API."""
 from __future__ import annotations
 
