@@ -482,18 +482,30 @@ def mqsc_error(text: str):
 # --- event messages (SYSTEM.ADMIN.*.EVENT) ------------------------------------------------------
 def parse_event(data: bytes) -> tuple[object, dict[int, object]]:
     """(MQCFH, {parameter: value}) of an event message, read with ibmmq's own PCF classes:
-    strings as text without their padding. (ibmmq.PCFExecute.unpack refuses a header whose
-    CompCode is not MQCC_OK, and every event message's is MQCC_WARNING, as IBM MQ sends them.)"""
-    import struct
-
+    strings as text without their padding, byte strings as bytes, lists as lists, an MQCFGR
+    group as a dict of its members. (ibmmq.PCFExecute.unpack refuses a header whose CompCode
+    is not MQCC_OK, and every event message's is MQCC_WARNING, as IBM MQ sends them.)"""
     import ibmmq
     from ibmmq import CMQCFC
     header = ibmmq.CFH()
     header.unpack(data[:CMQCFC.MQCFH_STRUC_LENGTH])
+    values, cursor = _event_parameters(data, CMQCFC.MQCFH_STRUC_LENGTH, header.ParameterCount)
+    assert cursor == len(data), "bytes after the event's last parameter"
+    return header, values
+
+
+def _event_parameters(data: bytes, cursor: int, count: int) -> tuple[dict[int, object], int]:
+    import struct
+
+    import ibmmq
+    from ibmmq import CMQCFC
     values: dict[int, object] = {}
-    cursor = CMQCFC.MQCFH_STRUC_LENGTH
-    for _ in range(header.ParameterCount):
+    for _ in range(count):
         kind, length = struct.unpack_from("=2i", data, cursor)
+        if kind == CMQCFC.MQCFT_GROUP:
+            parameter, members = struct.unpack_from("=2i", data, cursor + 8)
+            values[parameter], cursor = _event_parameters(data, cursor + length, members)
+            continue
         if kind == CMQCFC.MQCFT_INTEGER:
             parameter = ibmmq.CFIN()
             parameter.unpack(data[cursor:cursor + length])
@@ -504,11 +516,20 @@ def parse_event(data: bytes) -> tuple[object, dict[int, object]]:
             parameter = ibmmq.CFST(StringLength=fixed.StringLength)
             parameter.unpack(data[cursor:cursor + length])
             values[parameter.Parameter] = parameter.String[:parameter.StringLength].decode().rstrip()
+        elif kind == CMQCFC.MQCFT_BYTE_STRING:
+            identifier, size = struct.unpack_from("=2i", data, cursor + 8)
+            values[identifier] = data[cursor + 16:cursor + 16 + size]
+        elif kind == CMQCFC.MQCFT_INTEGER_LIST:
+            identifier, size = struct.unpack_from("=2i", data, cursor + 8)
+            values[identifier] = list(struct.unpack_from(f"={size}i", data, cursor + 16))
+        elif kind == CMQCFC.MQCFT_STRING_LIST:
+            identifier, _, size, width = struct.unpack_from("=4i", data, cursor + 8)
+            raw = data[cursor + 24:cursor + 24 + size * width]
+            values[identifier] = [raw[i:i + width].decode().rstrip() for i in range(0, len(raw), width)]
         else:
             raise AssertionError(f"an event parameter of type {kind}")
         cursor += length
-    assert cursor == len(data), "bytes after the event's last parameter"
-    return header, values
+    return values, cursor
 
 
 def next_event(conn, queue: str, wait_ms: int = 0):

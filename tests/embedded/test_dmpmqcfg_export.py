@@ -214,14 +214,16 @@ def test_pcf_change_queue_sets_them_as_mqsc_does(loaded):
         with pytest.raises(ibmmq.MQMIError):   # out of CLWLRANK's 0 to 9
             pcf.MQCMD_CHANGE_Q({CMQC.MQCA_Q_NAME: b"EXP.XMITQ",
                                 CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL, CMQC.MQIA_CLWL_Q_RANK: 10})
-        [qmgr] = pcf.MQCMD_INQUIRE_Q_MGR({CMQCFC.MQIACF_Q_MGR_ATTRS: [CMQC.MQIA_LOCAL_EVENT]})
+        [qmgr] = pcf.MQCMD_INQUIRE_Q_MGR({CMQCFC.MQIACF_Q_MGR_ATTRS: [
+            CMQC.MQIA_SSL_EVENT, CMQC.MQIA_LOCAL_EVENT]})
     finally:
         pcf.disconnect()
         conn.disconnect()
     values, _ = shown(loaded.run_mqsc("DISPLAY QLOCAL(EXP.XMITQ) DEFBIND MAXFSIZE CUSTOM CLWLRANK"))
     assert (values["DEFBIND"], values["MAXFSIZE"], values["CUSTOM"], values["CLWLRANK"]) == (
         "GROUP", "DEFAULT", "set by PCF", "0")
-    # LOCALEV(ENABLED) is kept and shown, but no local event is ever generated: what the
-    # queue manager answers a program says so
-    assert shown(loaded.run_mqsc("DISPLAY QMGR LOCALEV"))[0]["LOCALEV"] == "ENABLED"
-    assert qmgr[CMQC.MQIA_LOCAL_EVENT] == CMQCFC.MQEVR_DISABLED
+    # SSLEV(ENABLED) is kept and shown, but no SSL event is ever generated: what the
+    # queue manager answers a program says so; LOCALEV, which it acts on, answers as set
+    assert shown(loaded.run_mqsc("DISPLAY QMGR SSLEV"))[0]["SSLEV"] == "ENABLED"
+    assert qmgr[CMQC.MQIA_SSL_EVENT] == CMQCFC.MQEVR_DISABLED
+    assert qmgr[CMQC.MQIA_LOCAL_EVENT] == CMQCFC.MQEVR_ENABLED

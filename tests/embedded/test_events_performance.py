@@ -254,3 +254,71 @@ def test_the_switched_flags_are_kept_across_a_restart(manager, client):
         assert flags(again, name) == (OFF, ON, ON)
     finally:
         again.disconnect()
+
+
+# --- queue service interval events ---------------------------------------------------------
+# IBM docs "Queue service interval events" (examples 1 to 3), "Queue Service Interval High",
+# "Queue Service Interval OK". QSVCINT(0) makes every put or get that finds the timer running
+# late (some time always passes between two calls), QSVCINT(999999999) never: the events
+# depend on the order of the calls, not on how long they take.
+NEVER_LATE, ALWAYS_LATE = "QSVCINT(999999999)", "QSVCINT(0)"
+
+
+def service_flag(conn, name: str) -> int:
+    queue = ibmmq.Queue(conn, name, CMQC.MQOO_INQUIRE)
+    try:
+        return queue.inquire(CMQC.MQIA_Q_SERVICE_INTERVAL_EVENT)
+    finally:
+        queue.close()
+
+
+_QSIE_HIGH, _QSIE_OK = 1, 2      # IBM's MQQSIE_HIGH and MQQSIE_OK
+
+
+def test_service_interval_high_then_ok(manager, client):
+    """Example 1: a get after the interval is High (then OK is enabled), and with the
+    interval long again, the next get within it is OK (then High is enabled)."""
+    manager.run_mqsc("ALTER QMGR PERFMEV(ENABLED)")
+    name = define(manager, f"QSVCIEV(HIGH) {ALWAYS_LATE}")
+    put(client, name, 1)                    # starts the timer: nothing yet
+    assert events_on(client, EVENTS) == []
+    get(client, name, 1)                    # late: High, and the timer stops (empty)
+    assert_event(next_event(client, EVENTS), manager, name, CMQC.MQRC_Q_SERVICE_INTERVAL_HIGH,
+                 1, 1, 1)
+    assert service_flag(client, name) == _QSIE_OK
+    assert "QSVCIEV(OK)" in manager.run_mqsc(f"DISPLAY QLOCAL({name}) QSVCIEV")
+    manager.run_mqsc(f"ALTER QLOCAL({name}) {NEVER_LATE}")
+    put(client, name, 1)
+    get(client, name, 1)                    # within the interval: OK
+    assert_event(next_event(client, EVENTS), manager, name, CMQC.MQRC_Q_SERVICE_INTERVAL_OK,
+                 1, 1, 1)
+    assert service_flag(client, name) == _QSIE_HIGH
+    put(client, name, 1)
+    get(client, name, 1)                    # OK again is not enabled: nothing
+    assert events_on(client, EVENTS) == []
+
+
+def test_a_put_finds_the_timer_late_too(manager, client):
+    """Example 3: the timer started by the first put is late at the third put: High."""
+    manager.run_mqsc("ALTER QMGR PERFMEV(ENABLED)")
+    name = define(manager, f"QSVCIEV(HIGH) {ALWAYS_LATE}")
+    put(client, name, 1)
+    assert events_on(client, EVENTS) == []
+    put(client, name, 1)
+    assert_event(next_event(client, EVENTS), manager, name, CMQC.MQRC_Q_SERVICE_INTERVAL_HIGH,
+                 2, 2, 0)
+    put(client, name, 1)                    # High is disabled now
+    assert events_on(client, EVENTS) == []
+
+
+def test_no_service_interval_event_when_off(manager, client):
+    """QSVCIEV(NONE), IBM's default, or PERFMEV(DISABLED): nothing, and no flag moves."""
+    name = define(manager, f"QSVCIEV(HIGH) {ALWAYS_LATE}")
+    put(client, name, 2)
+    get(client, name, 2)
+    assert events_on(client, EVENTS) == [] and service_flag(client, name) == _QSIE_HIGH
+    manager.run_mqsc("ALTER QMGR PERFMEV(ENABLED)")
+    quiet = define(manager, ALWAYS_LATE)
+    put(client, quiet, 2)
+    get(client, quiet, 2)
+    assert events_on(client, EVENTS) == []

@@ -52,6 +52,7 @@ from spark_mq.embedded.server.core.addresses import is_loopback
 from spark_mq.embedded.server.core.mqsc_attributes import DEFAULT_MQSC
 from spark_mq.embedded.server.core.queue_objects import DEFAULT_QUEUE_MEMORY
 from spark_mq.embedded.server.core.security import security_state as security
+from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.embedded.server.message_channels.initiator import ChannelInitiator
 from spark_mq.embedded.server.network.bindings import BindingsListener
 from spark_mq.embedded.server.network.listener import DEFAULT_MAX_CHANNELS, Server
@@ -253,6 +254,7 @@ def run(args: argparse.Namespace) -> int:
         threading.Thread(target=bindings.serve_forever, name="bindings", daemon=True).start()
         for label, _ in scripts:   # logged once started: a failed start stays one line
             log_script(qmgr, label)
+        qmgr_events.started(qmgr)
         serve(server, args.name, args.host, args.ready_file or os.path.join(args.data_dir, READY_FILE),
               stop, metrics)
     finally:

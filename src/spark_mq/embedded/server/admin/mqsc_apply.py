@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server.admin import move_queue, qstatus_mqsc
+from spark_mq.embedded.server.admin import config_objects, move_queue, qstatus_mqsc
 from spark_mq.embedded.server.admin.mqsc import parse_mqsc
 from spark_mq.embedded.server.admin.pubsub import pubsub_mqsc as pubsub_admin
 from spark_mq.embedded.server.admin.security import security_mqsc as security_admin
@@ -32,6 +32,7 @@ from spark_mq.embedded.server.core.runmqsc_layout import format_display
 from spark_mq.embedded.server.core.security import admission, authinfo
 from spark_mq.embedded.server.core.security.security_state import security_of
 from spark_mq.embedded.server.core.state import QMGR_CCSID
+from spark_mq.embedded.server.events import configuration
 from spark_mq.embedded.server.message_channels.initiator import initiator_of
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
@@ -163,7 +164,10 @@ _AUTHREC_TYPES = {"QLOCAL": CMQC.MQOT_Q, "QALIAS": CMQC.MQOT_Q, "QMODEL": CMQC.M
 
 
 def _apply(qmgr: QueueManager, command: MQSCCommand) -> str:
+    watched = config_objects.watch(qmgr, command)     # None unless CONFIGEV(ENABLED)
     output = _dispatch(qmgr, command)
+    if watched is not None:
+        configuration.applied(qmgr, watched)
     object_type = _AUTHREC_TYPES.get(command.object_type)
     if command.verb == "DELETE" and object_type is not None and "NOAUTHREC" not in command.flags:
         # AUTHREC(YES), MQ's default: the records of the object's own name go with it
@@ -208,7 +212,10 @@ def _alter_qmgr(qmgr: QueueManager, command: MQSCCommand) -> str:
     if ccsid != QMGR_CCSID:
         raise ValueError(f"CCSID({ccsid}) cannot be set: this queue manager's CCSID is fixed "
                          f"(valid: {QMGR_CCSID})")
+    was = qmgr.attrs.get("CONFIGEV")
     qmgr.alter_qmgr({k: v for k, v in attrs.items() if k in default_attributes("QMGR")})
+    if was != "ENABLED" and qmgr.attrs.get("CONFIGEV") == "ENABLED":
+        config_objects.refresh_all(qmgr)    # as IBM MQ does when CONFIGEV is switched on
     return "AMQ8005I: IBM MQ queue manager changed."
 
 
@@ -261,6 +268,7 @@ _BY_COMMAND: dict[tuple[str, str], Handler] = {
     ("ALTER", "QMGR"): _alter_qmgr,
     ("DISPLAY", "QMGR"): _display_qmgr,
     ("PING", "QMGR"): _ping_qmgr,
+    ("REFRESH", "QMGR"): config_objects.refresh,
     ("DISPLAY", "QSTATUS"): qstatus_mqsc.display,
     **{(verb, "CHANNEL"): _channel for verb in ("DEFINE", "ALTER", "DELETE", "DISPLAY")},
     ("START", "CHANNEL"): _start_channel,

@@ -145,7 +145,8 @@ def _list(values: str, types: frozenset[str]) -> AttributeSpec:
 #: loads, but none of them changes what this queue manager does:
 #: - no clusters (CLUSTER, CLUSNL, CLWLPRTY, CLWLRANK, CLWLUSEQ, CLCHNAME), no cell
 #:   directory (SCOPE), no bind-on-open routing (DEFBIND), no distribution lists (DISTL);
-#: - no accounting, statistics or service-interval messages (ACCTQ, STATQ, QSVCIEV, QSVCINT);
+#: - no accounting or statistics messages (ACCTQ, STATQ); QSVCIEV and QSVCINT do act: they
+#:   drive service interval events (events/performance.py), and are kept here with the rest;
 #: - no media images (IMGRCOVQ), no queue-file size limit of its own (MAXFSIZE; the store is
 #:   one SQLite file), nothing expires queues (RETINTVL), NPMCLASS(HIGH) keeps nothing more;
 #: - HARDENBO: backout counts are hardened whatever it says (they survive a restart here);
@@ -256,13 +257,16 @@ def _qmgr_enum(values: str) -> AttributeSpec:
 #: The rest of what `dmpmqcfg` writes in its ALTER QMGR, with IBM MQ 9.4's types, ranges and
 #: defaults (MQSC "ALTER QMGR"): accepted, validated, stored, shown by DISPLAY QMGR and kept
 #: across restarts, so that an exported configuration loads; none of them changes what this
-#: queue manager does. It generates no events but queue depth and channel events (PERFMEV,
-#: CHLEV), no accounting, statistics, activity-trace, route or activity reports, defines no
+#: queue manager does, except the event switches it acts on (events/: AUTHOREV, INHIBTEV,
+#: LOCALEV, REMOTEEV, STRSTPEV, CONFIGEV, CMDEV; PERFMEV and CHLEV are its own attributes).
+#: It generates no SSL, logger or channel auto-definition events (SSLEV, LOGGEREV, CHADEV),
+#: no accounting, statistics, activity-trace, route or activity reports, defines no
 #: channels automatically (CHAD), has no clusters (CLW*, REPOS*, DEFCLXQ, PSCLUS), no media
 #: images (IMG*), no certificate revocation lists, FIPS or Suite B modes of its own (SSLCRLNL,
 #: SSLCRYP, SSLFIPS, SUITEB, CERTVPOL, SSLRKEYC), and its publish/subscribe engine is always
 #: on and keeps its own rules (PSMODE, PSNPMSG, PSNPRES, PSRTYCNT, PSSYNCPT, TREELIFE, PARENT).
-#: MQINQ answers what the queue manager does (qmgr_attributes.py: these events DISABLED).
+#: MQINQ answers what the queue manager does (qmgr_attributes.py: SSLEV, LOGGEREV and
+#: CHADEV DISABLED).
 STORED_QMGR_ATTRIBUTES: dict[str, AttributeSpec] = {
     "ACCTCONO": _qmgr_enum("DISABLED ENABLED"),
     "ACCTINT": _int(1, _STATS_INTERVAL, 1800, _QMGR),

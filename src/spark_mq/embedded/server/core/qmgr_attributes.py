@@ -6,10 +6,11 @@ Attributes an administrator can change live in `QueueManagerState.attrs` (see
 mqsc_attributes.QMGR_ATTRIBUTES: DEADQ, DESCR, MAXMSGL, MAXUMSGS, MAXPROPL, MAXHANDS,
 TRIGINT, CONNAUTH, CHLAUTH, PERFMEV, CHLEV, MONQ... act; STORED_QMGR_ATTRIBUTES, everything
 else `dmpmqcfg` writes, are only kept and shown by DISPLAY QMGR); the rest are fixed here.
-Where the embedded queue manager lacks a facility MQ has (distribution lists, the event
-messages other than performance and channel events (events/), channel auto-definition),
-MQINQ says so rather than claim it, whatever ALTER QMGR stored (LOCALEV(ENABLED) is shown
-by DISPLAY QMGR, but MQINQ's MQIA_LOCAL_EVENT stays MQEVR_DISABLED: no such event comes).
+Where the embedded queue manager lacks a facility MQ has (distribution lists, the SSL,
+logger and channel auto-definition events, channel auto-definition), MQINQ says so rather
+than claim it, whatever ALTER QMGR stored (SSLEV(ENABLED) is shown by DISPLAY QMGR, but
+MQINQ's MQIA_SSL_EVENT stays MQEVR_DISABLED: no such event comes). The event switches it
+acts on (events/) answer as set.
 """
 from __future__ import annotations
 
@@ -45,15 +46,21 @@ _FIXED_INTS = {
     CMQC.MQIA_DIST_LISTS: CMQC.MQDL_NOT_SUPPORTED,
     CMQC.MQIA_CHANNEL_AUTO_DEF: CMQC.MQCHAD_DISABLED,
     **{selector: _EVENTS_DISABLED for selector in (
-        CMQC.MQIA_AUTHORITY_EVENT, CMQC.MQIA_INHIBIT_EVENT, CMQC.MQIA_LOCAL_EVENT,
-        CMQC.MQIA_REMOTE_EVENT, CMQC.MQIA_START_STOP_EVENT,
-        CMQC.MQIA_CHANNEL_AUTO_DEF_EVENT, CMQC.MQIA_CONFIGURATION_EVENT,
-        CMQC.MQIA_COMMAND_EVENT, CMQC.MQIA_SSL_EVENT, CMQC.MQIA_LOGGER_EVENT)},
+        CMQC.MQIA_CHANNEL_AUTO_DEF_EVENT, CMQC.MQIA_SSL_EVENT, CMQC.MQIA_LOGGER_EVENT)},
 }
 #: MQINQ selectors of the switches that ALTER QMGR sets by keyword -> (the QMGR attribute, its
 #: MQSC keywords as MQI values): the event switches (MQEVR_*; the selectors in _FIXED_INTS are
 #: events never generated) and queue monitoring (MQMON_*)
+_ON_OFF_EVENT = {"DISABLED": CMQCFC.MQEVR_DISABLED, "ENABLED": CMQCFC.MQEVR_ENABLED}
 KEYWORD_SWITCHES: dict[int, tuple[str, dict[str, int]]] = {
+    CMQC.MQIA_AUTHORITY_EVENT: ("AUTHOREV", _ON_OFF_EVENT),
+    CMQC.MQIA_INHIBIT_EVENT: ("INHIBTEV", _ON_OFF_EVENT),
+    CMQC.MQIA_LOCAL_EVENT: ("LOCALEV", _ON_OFF_EVENT),
+    CMQC.MQIA_REMOTE_EVENT: ("REMOTEEV", _ON_OFF_EVENT),
+    CMQC.MQIA_START_STOP_EVENT: ("STRSTPEV", _ON_OFF_EVENT),
+    CMQC.MQIA_CONFIGURATION_EVENT: ("CONFIGEV", _ON_OFF_EVENT),
+    CMQC.MQIA_COMMAND_EVENT: ("CMDEV", {**_ON_OFF_EVENT,
+                                        "NODISPLAY": CMQCFC.MQEVR_NO_DISPLAY}),
     CMQC.MQIA_PERFORMANCE_EVENT: ("PERFMEV", {"DISABLED": CMQCFC.MQEVR_DISABLED,
                                               "ENABLED": CMQCFC.MQEVR_ENABLED}),
     CMQC.MQIA_CHANNEL_EVENT: ("CHLEV", {"DISABLED": CMQCFC.MQEVR_DISABLED,

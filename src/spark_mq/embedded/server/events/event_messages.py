@@ -30,18 +30,33 @@ log = logging.getLogger("spark_mq.embedded")
 
 PERFORMANCE_QUEUE = "SYSTEM.ADMIN.PERFM.EVENT"
 CHANNEL_QUEUE = "SYSTEM.ADMIN.CHANNEL.EVENT"
+QMGR_QUEUE = "SYSTEM.ADMIN.QMGR.EVENT"
+CONFIG_QUEUE = "SYSTEM.ADMIN.CONFIG.EVENT"
+COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.EVENT"
 _HEADER = struct.Struct("=9i")
+_GROUP = struct.Struct("=4i")
+NO_CORREL_ID = b"\0" * 24
 
 
-def header(command: int, reason: int, count: int) -> bytes:
+def header(command: int, reason: int, count: int, sequence: int = 1, last: bool = True) -> bytes:
     """The MQCFH of an event message."""
     return _HEADER.pack(CMQCFC.MQCFT_EVENT, CMQCFC.MQCFH_STRUC_LENGTH, CMQCFC.MQCFH_VERSION_1,
-                        command, 1, CMQCFC.MQCFC_LAST, CMQC.MQCC_WARNING, reason, count)
+                        command, sequence, CMQCFC.MQCFC_LAST if last else CMQCFC.MQCFC_NOT_LAST,
+                        CMQC.MQCC_WARNING, reason, count)
+
+
+def cfgr(parameter: int, members: list[bytes]) -> bytes:
+    """An MQCFGR group of `members` (already encoded), as one parameter of the message."""
+    return _GROUP.pack(CMQCFC.MQCFT_GROUP, CMQCFC.MQCFGR_STRUC_LENGTH, parameter,
+                       len(members)) + b"".join(members)
 
 
 def put_event(qm: QueueManagerState, queue_name: str, command: int, reason: int,
-              parameters: list[bytes]) -> bool:
-    """Put one event message on `queue_name`; False (logged) when the event is lost."""
+              parameters: list[bytes], sequence: int = 1, last: bool = True,
+              correl_id: bytes = NO_CORREL_ID) -> bool:
+    """Put one event message on `queue_name`; False (logged) when the event is lost. An event
+    of more than one message (Change object: before and after) numbers them by `sequence`,
+    `last` on the last, and gives them one `correl_id`, as IBM's do."""
     with qm.lock:
         queue = _event_queue(qm, queue_name)
         why = _unavailable(queue, queue_name)
@@ -49,8 +64,8 @@ def put_event(qm: QueueManagerState, queue_name: str, command: int, reason: int,
             log.warning("event %d lost: %s", reason, why)
             return False
         assert queue is not None    # _unavailable says why a missing queue cannot take it
-        data = header(command, reason, len(parameters)) + b"".join(parameters)
-        message = Message(next(qm.seq), _md(qm, queue), data, None, None, queue)
+        data = header(command, reason, len(parameters), sequence, last) + b"".join(parameters)
+        message = Message(next(qm.seq), _md(qm, queue, correl_id), data, None, None, queue)
         if message.persistent:
             try:
                 qm.store.apply(inserts=[message])
@@ -81,7 +96,7 @@ def _unavailable(queue: LocalQueue | None, name: str) -> str:
     return ""
 
 
-def _md(qm: QueueManagerState, queue: LocalQueue) -> list:
+def _md(qm: QueueManagerState, queue: LocalQueue, correl_id: bytes) -> list:
     date, hms = put_stamp(int(time.time()))
     persistent = queue.attrs.get("DEFPSIST") == "YES"
     return default_md(
@@ -89,7 +104,7 @@ def _md(qm: QueueManagerState, queue: LocalQueue) -> list:
         CodedCharSetId=QMGR_CCSID, Format=CMQC.MQFMT_EVENT,
         Priority=int(queue.attrs.get("DEFPRTY", 0)),
         Persistence=CMQC.MQPER_PERSISTENT if persistent else CMQC.MQPER_NOT_PERSISTENT,
-        MsgId=qm.new_msgid(), CorrelId=b"\0" * 24, ReplyToQ=blank("", 48),
+        MsgId=qm.new_msgid(), CorrelId=correl_id, ReplyToQ=blank("", 48),
         ReplyToQMgr=blank(qm.name, 48), UserIdentifier=blank("", 12),
         AccountingToken=b"\0" * 32, ApplIdentityData=blank("", 32),
         PutApplType=CMQC.MQAT_QMGR, PutApplName=blank(qm.name, 28), PutDate=date,

@@ -20,6 +20,17 @@ statistics (statistics.py) and resets them. The flags the queue manager switches
 queue's own attributes: DISPLAY shows them, and they are stored with the definition, so a
 restart keeps them. With PERFMEV(DISABLED) nothing is generated and no flag moves; the
 statistics are counted either way.
+
+Queue service interval events (IBM docs "Queue service interval events", "Queue Service
+Interval High", "Queue Service Interval OK", and its examples 1 to 3), also with
+PERFMEV(ENABLED), by the queue's QSVCINT (milliseconds) and QSVCIEV (HIGH, OK or NONE):
+the service timer starts at a put to an empty queue, restarts at a get that leaves messages
+on the queue and stops at a get that empties it. A put or a get that finds the timer running
+for longer than QSVCINT is Queue Service Interval High (2226 MQRC_Q_SERVICE_INTERVAL_HIGH)
+while QSVCIEV is HIGH, which then becomes OK; a get within QSVCINT is Queue Service Interval
+OK (2227 MQRC_Q_SERVICE_INTERVAL_OK) while QSVCIEV is OK, which then becomes HIGH. As on IBM
+MQ the queue manager looks only when a put or a get comes: a queue nobody touches raises
+nothing. The timer is kept in memory only (statistics.py); a restart stops it.
 """
 from __future__ import annotations
 
@@ -73,9 +84,29 @@ def depth_changed(qm: QueueManagerState, queue: LocalQueue, change: DepthChange,
         statistics.totals_of(qm).gets += len(messages)
     if qm.attrs.get("PERFMEV") != ENABLED:
         return
+    _service_interval(qm, queue, change, stats, len(messages))
     reason = _event(queue, change)
     if reason and queue.attrs.get(_RULES[reason][0]) == ENABLED:
-        _generate(qm, queue, reason, stats)
+        _generate(qm, queue, reason, stats, _RULES[reason][1])
+
+
+def _service_interval(qm: QueueManagerState, queue: LocalQueue, change: DepthChange,
+                      stats: statistics.QueueStatistics, count: int) -> None:
+    """The service timer and its events (see the module docstring)."""
+    if change is DepthChange.FULL:
+        return      # a refused put is no put
+    now, started = time.monotonic(), stats.service_timer
+    if started is not None:
+        late = (now - started) * 1000 > int(queue.attrs.get("QSVCINT", 0))
+        wanted = queue.attrs.get("QSVCIEV")
+        if late and wanted == "HIGH":
+            _generate(qm, queue, CMQC.MQRC_Q_SERVICE_INTERVAL_HIGH, stats, {"QSVCIEV": "OK"})
+        elif not late and wanted == "OK" and change is DepthChange.GOT:
+            _generate(qm, queue, CMQC.MQRC_Q_SERVICE_INTERVAL_OK, stats, {"QSVCIEV": "HIGH"})
+    if change is DepthChange.GOT:
+        stats.service_timer = now if queue.depth else None
+    elif started is None and queue.depth - count <= 0:
+        stats.service_timer = now      # a put to an empty queue
 
 
 def _event(queue: LocalQueue, change: DepthChange) -> int:
@@ -92,7 +123,8 @@ def _event(queue: LocalQueue, change: DepthChange) -> int:
 
 
 def _generate(qm: QueueManagerState, queue: LocalQueue, reason: int,
-              stats: statistics.QueueStatistics) -> None:
+              stats: statistics.QueueStatistics, flags: dict[str, str]) -> None:
+    """One performance event on `queue`; then its statistics are reset and `flags` set."""
     parameters = [
         cfst(CMQC.MQCA_Q_MGR_NAME, qm.name, CMQC.MQ_Q_MGR_NAME_LENGTH),
         cfst(CMQC.MQCA_BASE_OBJECT_NAME, queue.name, CMQC.MQ_Q_NAME_LENGTH),
@@ -104,7 +136,7 @@ def _generate(qm: QueueManagerState, queue: LocalQueue, reason: int,
     put_event(qm, PERFORMANCE_QUEUE, CMQCFC.MQCMD_PERFM_EVENT, reason, parameters)
     stats.reset(queue.depth)
     # the flags move whether or not the event queue could take the message, as IBM's do
-    queue.attrs.update(_RULES[reason][1])
+    queue.attrs.update(flags)
     if queue.definition_type != TEMPORARY_DYNAMIC:   # a temporary queue is never stored
         try:
             qm.store.save_object(queue.kind, queue.name, dict(queue.attrs))

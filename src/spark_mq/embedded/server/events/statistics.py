@@ -46,6 +46,9 @@ class QueueStatistics:
     enqueued: int = 0        # messages put since the reset (uncommitted puts included)
     dequeued: int = 0        # messages taken by gets since the reset
     reset_at: float = field(default_factory=time.monotonic)
+    # the service timer of service interval events (performance.py): time.monotonic() of its
+    # start, None while it is stopped
+    service_timer: float | None = None
     # since the queue manager started (DISPLAY QSTATUS with MONQ on, the metrics exporter)
     puts: int = 0            # messages put (uncommitted puts included, as MQ counts them)
     put_bytes: int = 0

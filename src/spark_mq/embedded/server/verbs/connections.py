@@ -10,6 +10,7 @@ from collections.abc import Callable
 from spark_mq.embedded.server.core.outcomes import NONE, MQError
 from spark_mq.embedded.server.core.security import admission
 from spark_mq.embedded.server.core.state import Connection, Handle, QueueManagerState, os_user
+from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.embedded.server.verbs import dynamic_queues, units_of_work
 from spark_mq.embedded.server.verbs.handles import close_handle, handle_of, open_handle, release
 from spark_mq.embedded.server.verbs.pubsub import subscribe as subscriptions
@@ -29,7 +30,13 @@ def connect(qm: QueueManagerState, user: str, password: str, appl_name: str,
     if qm.users is None:
         runs_as = user or peer_user or os_user()
     else:
-        runs_as = admission.admit(qm, user, password, channel, address, peer_user)
+        try:
+            runs_as = admission.admit(qm, user, password, channel, address, peer_user)
+        except MQError as exc:
+            if exc.reason == CMQC.MQRC_NOT_AUTHORIZED:
+                qmgr_events.connect_refused(qm, user or peer_user or "", appl_name, bool(password),
+                                            channel, address)
+            raise
     conn = Connection(next(qm.conn_ids), runs_as, appl_name, alive)
     qm.connections[conn.conn_id] = conn
     return conn
@@ -64,8 +71,12 @@ def open_object(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
     """MQOPEN (see handles.open_handle for the arguments)."""
     if obj_type == CMQC.MQOT_TOPIC:  # the topic string comes by the pub/sub verb TOPEN
         return subscriptions.open_topic(qm, conn, name, "", options, alternate_user)
-    return open_handle(qm, conn, obj_type, name, options, selection, dynamic_name, alternate_user,
-                       qmgr_name)
+    try:
+        return open_handle(qm, conn, obj_type, name, options, selection, dynamic_name,
+                           alternate_user, qmgr_name)
+    except MQError as exc:
+        qmgr_events.open_refused(qm, conn, obj_type, name, qmgr_name, options, exc.reason)
+        raise
 
 
 def close(qm: QueueManagerState, conn: Connection, hobj: int, options: int) -> None:

@@ -32,6 +32,7 @@ from spark_mq.embedded.server.core.queue_objects import (
 from spark_mq.embedded.server.core.state import Connection, Handle, QueueManagerState, blank, check_md_header
 from spark_mq.embedded.server.core.store import StoreError
 from spark_mq.embedded.server.events import DepthChange, depth_changed
+from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.embedded.server.verbs.handles import INPUT_OPTIONS, handle_of
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import GMO, MD, default_md
@@ -74,7 +75,7 @@ def get(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, gmo
     options = gmo[_GI["Options"]]
     wait = gmo[_GI["WaitInterval"]]
     handle = handle_of(conn, hobj)
-    _check_get(qm, handle, options, wait, max_length)
+    _check_get(qm, handle, options, wait, max_length, conn)
     deadline = None
     if options & CMQC.MQGMO_WAIT and wait != CMQC.MQWI_UNLIMITED:
         deadline = time.monotonic() + wait / 1000.0
@@ -99,7 +100,7 @@ def get(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, gmo
             raise MQError(CMQC.MQRC_CONNECTION_BROKEN)
         if conn.handles.get(hobj) is not handle:
             raise MQError(CMQC.MQRC_HOBJ_ERROR)
-        _check_get(qm, handle, options, wait, max_length)
+        _check_get(qm, handle, options, wait, max_length, conn)
 
 
 def get_batch(qm: QueueManagerState, conn: Connection, hobj: int, gmo_bytes: bytes,
@@ -142,7 +143,7 @@ def get_batch(qm: QueueManagerState, conn: Connection, hobj: int, gmo_bytes: byt
 
 
 def _check_get(qm: QueueManagerState, handle: Handle, options: int, wait: int,
-               max_length: int) -> None:
+               max_length: int, conn: Connection) -> None:
     queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_INPUT)
     browse = options & BROWSE_GETS
     if browse & (browse - 1):
@@ -170,6 +171,7 @@ def _check_get(qm: QueueManagerState, handle: Handle, options: int, wait: int,
         raise MQError(CMQC.MQRC_BUFFER_LENGTH_ERROR)
     definition = qm.queues.get(handle.name, queue)
     if not browse and (definition.attrs["GET"] == "DISABLED" or queue.attrs["GET"] == "DISABLED"):
+        qmgr_events.inhibited(qm, conn, CMQC.MQRC_GET_INHIBITED, handle.name)
         raise MQError(CMQC.MQRC_GET_INHIBITED)
 
 

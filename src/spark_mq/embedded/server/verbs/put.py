@@ -39,6 +39,7 @@ from spark_mq.embedded.server.core.state import (
     blank,
 )
 from spark_mq.embedded.server.events import DepthChange, depth_changed
+from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.embedded.server.resolution import transmission
 from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.embedded.server.verbs import streaming
@@ -81,8 +82,12 @@ def put1(qm: QueueManagerState, conn: Connection, name: str, md_bytes: bytes, pm
         open_options |= CMQC.MQOO_PASS_IDENTITY_CONTEXT
     if pmo_options & CMQC.MQPMO_ALTERNATE_USER_AUTHORITY:
         open_options |= CMQC.MQOO_ALTERNATE_USER_AUTHORITY
-    handle = open_handle(qm, conn, CMQC.MQOT_Q, name, open_options, None, dynamic_name=None,
-                         alternate_user=alternate_user, qmgr_name=qmgr_name)
+    try:
+        handle = open_handle(qm, conn, CMQC.MQOT_Q, name, open_options, None, dynamic_name=None,
+                             alternate_user=alternate_user, qmgr_name=qmgr_name)
+    except MQError as exc:
+        qmgr_events.open_refused(qm, conn, CMQC.MQOT_Q, name, qmgr_name, open_options, exc.reason)
+        raise
     resolved = b""
     try:
         queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)
@@ -108,6 +113,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
     else:
         definition = qm.queues.get(handle.name, queue)
     if definition.attrs["PUT"] == "DISABLED" or queue.attrs["PUT"] == "DISABLED":
+        qmgr_events.inhibited(qm, conn, CMQC.MQRC_PUT_INHIBITED, handle.name)
         raise MQError(CMQC.MQRC_PUT_INHIBITED)
     destination = Destination(definition.attrs["DEFPSIST"] == "YES", definition.attrs["DEFPRTY"],
                               keeps_persistent=queue.definition_type != TEMPORARY_DYNAMIC)

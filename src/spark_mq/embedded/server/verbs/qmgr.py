@@ -39,6 +39,7 @@ from contextlib import contextmanager
 from spark_mq.embedded.server.core.queue_objects import DEFAULT_QUEUE_MEMORY
 from spark_mq.embedded.server.core.security.admission import FailedAuthentication
 from spark_mq.embedded.server.core.state import Connection, Handle, QueueManagerState
+from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.embedded.server.verbs import async_status, connections, definitions, inquire, units_of_work
 from spark_mq.embedded.server.verbs import get as get_verb
 from spark_mq.embedded.server.verbs import put as put_verb
@@ -174,6 +175,7 @@ class QueueManager(QueueManagerState):
         as MQ does. The answers are waited for, not a fixed time: `grace` seconds at most,
         for a client that does not read its answer."""
         with self.lock:
+            qmgr_events.stopping(self)
             self.quiescing = True
             self.arrived.notify_all()
         with self._in_flight_changed:

@@ -47,6 +47,7 @@ import logging
 import threading
 from dataclasses import dataclass
 
+from spark_mq.embedded.server import events
 from spark_mq.embedded.server.admin import mqsc_apply as admin
 from spark_mq.embedded.server.admin.command_server import commands, pcf
 from spark_mq.embedded.server.admin.command_server.pcf import PCFError
@@ -156,9 +157,14 @@ class CommandServer:
                 request = Request(self.qm, self.authority, header.command, {},
                                   server_conn_id=conn.conn_id,
                                   user=text(md[_MDI["UserIdentifier"]]))
-                with self.qm.lock:
+                origin = _origin(md)
+                with self.qm.lock, events.commands_from(origin):
                     # an inquiry whose filter excluded every object still gets its last reply
                     replies = commands.run(request, parameters, header.parameter_count) or [Reply()]
+                if all(reply.comp_code == CMQC.MQCC_OK for reply in replies):
+                    events.command_run(self.qm, origin, replies[0].command or header.command,
+                                       data[CMQCFC.MQCFH_STRUC_LENGTH:], header.parameter_count,
+                                       _escape_text(parameters))
             except PCFError as err:
                 found = [] if err.parameter is None else [pcf.cfin(CMQCFC.MQIACF_PARAMETER_ID,
                                                                    err.parameter)]
@@ -224,6 +230,15 @@ class _ReplyTo:
     queue: str
     qmgr: str
     user: str
+
+
+def _origin(md: list) -> events.Origin:
+    """What a request's configuration and command events say caused them: its MQMD's user
+    and context (events/origin.py)."""
+    return events.Origin(text(md[_MDI["UserIdentifier"]]), CMQCFC.MQEVO_MSG,
+                         md[_MDI["AccountingToken"]], text(md[_MDI["ApplIdentityData"]]),
+                         md[_MDI["PutApplType"]], text(md[_MDI["PutApplName"]]),
+                         text(md[_MDI["ApplOriginData"]]))
 
 
 def _escape_text(parameters: list) -> str | None:

@@ -39,6 +39,7 @@ from spark_mq.embedded.server.admin.command_server.pcf import (
 from spark_mq.embedded.server.admin.command_server.request import Reply, Request
 from spark_mq.embedded.server.admin.security import command_checks
 from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 _IN, _ST, _IL, _SL, _BS = (CMQCFC.MQCFT_INTEGER, CMQCFC.MQCFT_STRING, CMQCFC.MQCFT_INTEGER_LIST,
@@ -101,7 +102,10 @@ COMMANDS: dict[int, Command] = {
          CMQC.MQIA_TRIGGER_INTERVAL: _IN, CMQC.MQCA_CONN_AUTH: _ST,
          CMQC.MQCA_SSL_KEY_REPOSITORY: _ST, CMQC.MQCA_CERT_LABEL: _ST,
          CMQC.MQIA_PERFORMANCE_EVENT: _IN, CMQC.MQIA_CHANNEL_EVENT: _IN,
-         CMQC.MQIA_MONITORING_Q: _IN}),
+         CMQC.MQIA_MONITORING_Q: _IN, CMQC.MQIA_AUTHORITY_EVENT: _IN,
+         CMQC.MQIA_INHIBIT_EVENT: _IN, CMQC.MQIA_LOCAL_EVENT: _IN, CMQC.MQIA_REMOTE_EVENT: _IN,
+         CMQC.MQIA_START_STOP_EVENT: _IN, CMQC.MQIA_CONFIGURATION_EVENT: _IN,
+         CMQC.MQIA_COMMAND_EVENT: _IN}),
     CMQCFC.MQCMD_PING_Q_MGR: Command(system_commands.ping_q_mgr, {}, {}),
     CMQCFC.MQCMD_INQUIRE_CHANNEL: Command(
         channel_commands.inquire_channel, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
@@ -237,6 +241,8 @@ def _run_authorized(request: Request, function: Callable[[Request], list[Reply]]
     try:
         command_checks.check(request)
     except MQError as exc:
+        if exc.reason == CMQC.MQRC_NOT_AUTHORIZED:
+            qmgr_events.command_refused(request.qm, request.user, request.command)
         raise PCFError(exc.reason) from None
     replies = function(request)
     shown = command_checks.display_filter(request)

@@ -30,6 +30,7 @@ from spark_mq.embedded.server.core.mqsc_command import MQSCCommand, MQSCError
 from spark_mq.embedded.server.core.named_kinds import KINDS as NAMED_KINDS
 from spark_mq.embedded.server.core.named_objects import NamedKind
 from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.mqi.constants import CMQC, CMQCFC, CMQXC
 
 _ST, _IN = CMQCFC.MQCFT_STRING, CMQCFC.MQCFT_INTEGER
@@ -119,6 +120,9 @@ def escape(request: Request) -> list[Reply]:
     try:
         command_checks.check(equivalent)
     except MQError as exc:
+        if exc.reason == CMQC.MQRC_NOT_AUTHORIZED:
+            qmgr_events.command_refused(request.qm, request.user,
+                                        equivalent.command or CMQCFC.MQCMD_ESCAPE)
         raise PCFError(exc.reason) from None
     answered = equivalent.command or CMQCFC.MQCMD_ESCAPE
     command = _owned(request, command)

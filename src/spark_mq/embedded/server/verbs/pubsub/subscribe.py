@@ -24,6 +24,7 @@ from spark_mq.embedded.server.core.pubsub.topic_matching import compile_pattern,
 from spark_mq.embedded.server.core.queue_objects import LocalQueue, ModelQueue
 from spark_mq.embedded.server.core.security.checks import acting_user
 from spark_mq.embedded.server.core.state import ACCOUNTING_TOKEN, Handle
+from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.embedded.server.verbs import dynamic_queues
 from spark_mq.embedded.server.verbs.handles import open_handle
 from spark_mq.embedded.server.verbs.pubsub import retained
@@ -128,7 +129,12 @@ def _create(qm: QueueManagerState, conn: Connection, request: SubRequest,
     char_wildcards = bool(options & CMQC.MQSO_WILDCARD_CHAR)
     topic = topics.topic_string(qm, request.object_name, request.object_string)
     node = fixed_prefix(topic, char_wildcards)
-    authority.authorize(qm, user, node, authority.SUBSCRIBE)
+    try:
+        authority.authorize(qm, user, node, authority.SUBSCRIBE)
+    except MQError as exc:
+        if exc.reason == CMQC.MQRC_NOT_AUTHORIZED:
+            qmgr_events.subscribe_refused(qm, conn, user, options, topic)
+        raise
     attrs = topics.attributes(qm, node, ("SUB", "DURSUB", "MDURMDL", "MNDURMDL"))
     if attrs["SUB"] == "DISABLED":
         raise MQError(CMQC.MQRC_SUB_INHIBITED)

@@ -1,0 +1,93 @@
+"""Configuration events (IBM docs "Configuration events", "Create object", "Change object",
+"Delete object", "Refresh object"): with ALTER QMGR CONFIGEV(ENABLED), PCF messages on
+SYSTEM.ADMIN.CONFIG.EVENT, MQCFH Command MQCMD_CONFIG_EVENT, for every DEFINE, ALTER and
+DELETE that succeeds, by MQSC or PCF (the command server turns PCF changes into the same
+MQSC commands: admin/mqsc_apply.py is the one place they are applied, and calls `watch`
+before and `applied` after each). Runs in the queue-manager process, under its lock.
+
+* Create object (2367): a DEFINE of an object that did not exist; the object after.
+* Change object (2368): an ALTER, or a DEFINE REPLACE of an existing object: two messages,
+  the object before (MsgSeqNumber 1, MQCFC_NOT_LAST) and after (2, MQCFC_LAST), with one
+  CorrelId, as IBM's.
+* Delete object (2369): a DELETE; the object as it was.
+* Refresh object (2370): REFRESH QMGR TYPE(CONFIGEV), one per object it selects; switching
+  CONFIGEV from DISABLED to ENABLED refreshes the queue manager and every queue, as IBM MQ
+  refreshes every object then (admin/config_objects.py).
+
+Each message: the origin (origin.py: EventUserId, EventOrigin, EventQMgr, and the command
+message's context for a PCF or MQSC command that came as a message), ObjectType, the
+object's name parameter, Disposition MQQSGD_Q_MGR, then the object's attributes as an
+inquiry returns them. The attributes are described by the administration layer, which
+knows their PCF names (`Described`): for queues and the queue manager every attribute; the
+other object types (channels, namelists, processes, topics, authentication information)
+are named without their attributes.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from spark_mq.embedded.server.core.pcf_structures import cfin
+from spark_mq.embedded.server.core.state import QueueManagerState
+from spark_mq.embedded.server.events import origin as origins
+from spark_mq.embedded.server.events.event_messages import CONFIG_QUEUE, put_event
+from spark_mq.mqi.constants import CMQC, CMQCFC
+
+#: an object's ObjectType and its parameters (its name's first), None when it does not exist
+Described = tuple[int, list[bytes]] | None
+Describe = Callable[[], Described]
+
+_CHANGES = frozenset({"DEFINE", "ALTER", "DELETE"})
+
+
+@dataclass
+class Watched:
+    """A change about to be applied: what the object was, and how to describe it again."""
+    verb: str
+    describe: Describe
+    before: Described
+
+
+def watch(qm: QueueManagerState, verb: str, describe: Describe) -> Watched | None:
+    """Before a command: None unless CONFIGEV is ENABLED and the command changes objects."""
+    if qm.attrs.get("CONFIGEV") != "ENABLED" or verb not in _CHANGES:
+        return None
+    return Watched(verb, describe, describe())
+
+
+def applied(qm: QueueManagerState, watched: Watched) -> None:
+    """After the command succeeded: its event."""
+    if watched.verb == "DELETE":
+        if watched.before is not None:
+            _put(qm, CMQC.MQRC_CONFIG_DELETE_OBJECT, watched.before)
+        return
+    after = watched.describe()
+    if after is None:
+        return
+    if watched.before is None:
+        _put(qm, CMQC.MQRC_CONFIG_CREATE_OBJECT, after)
+        return
+    correl_id = qm.new_msgid()
+    _put(qm, CMQC.MQRC_CONFIG_CHANGE_OBJECT, watched.before, 1, False, correl_id)
+    _put(qm, CMQC.MQRC_CONFIG_CHANGE_OBJECT, after, 2, True, correl_id)
+
+
+def refresh(qm: QueueManagerState, objects: list[Described]) -> int:
+    """REFRESH QMGR TYPE(CONFIGEV): a Refresh object event for each of `objects`; how many."""
+    count = 0
+    for described in objects:
+        if described is not None:
+            _put(qm, CMQC.MQRC_CONFIG_REFRESH_OBJECT, described)
+            count += 1
+    return count
+
+
+def _put(qm: QueueManagerState, reason: int, described: tuple[int, list[bytes]],
+         sequence: int = 1, last: bool = True, correl_id: bytes = b"\0" * 24) -> None:
+    object_type, attributes = described
+    name, rest = attributes[0], attributes[1:]
+    parameters = [*origins.parameters(qm, origins.current()),
+                  cfin(CMQCFC.MQIACF_OBJECT_TYPE, object_type), name,
+                  cfin(CMQC.MQIA_QSG_DISP, CMQC.MQQSGD_Q_MGR), *rest]
+    put_event(qm, CONFIG_QUEUE, CMQCFC.MQCMD_CONFIG_EVENT, reason, parameters, sequence, last,
+              correl_id)
