@@ -103,3 +103,16 @@ def test_a_batch_larger_than_one_write_arrives_whole_and_once(pair):
     assert sorted(body for _, body in got) == bodies
     assert receive(b, "IN.B", 1, seconds=2) == []
     wait_for(lambda: depth(connect(qma), "QMB") == 0, what="the transmission queue drained")
+
+
+def test_batchlim_ends_a_batch_after_the_message_that_reaches_it(pair):
+    """BATCHLIM(1): 1 KB a batch; six 2 KiB messages waiting (BATCHSZ 50 would take them
+    in one batch) cross in six batches, each ended by the message that passed the limit."""
+    qma, qmb, name = pair
+    qma.run_mqsc(f"STOP CHANNEL({name})\nALTER CHANNEL({name}) CHLTYPE(SDR) BATCHLIM(1)")
+    sent = put_remote(connect(qma), "IN.B", "QMB", [b"%d" % n + b"y" * 2048 for n in range(6)])
+    qma.run_mqsc(f"START CHANNEL({name})")
+    assert sorted(md.MsgId for md, _ in receive(connect(qmb), "IN.B", 6)) == sorted(sent)
+    wait_for(lambda: "MSGS(6)" in qma.run_mqsc(f"DISPLAY CHSTATUS({name})"),
+             what="the sender's sixth message committed")
+    assert "BATCHES(6)" in qma.run_mqsc(f"DISPLAY CHSTATUS({name})")
