@@ -128,7 +128,9 @@ def main() -> int:
         qma = spark_mq.embedded.EmbeddedQueueManager(f"{folder}/QMA", name="QMA",
                                                      port=free_port()).start()
         try:
-            define_receiver(qmb, "QMA")
+            # BATCHSZ is the lower of the two ends': the receiver's must not cap the sender's
+            qmb.run_mqsc(f"ALTER CHANNEL({define_receiver(qmb, 'QMA')}) CHLTYPE(RCVR) "
+                         "BATCHSZ(9999)")
             results, async_puts = {}, {}
             for run, (label, batch, persistent, speed) in enumerate((
                     ("persistent, BATCHSZ(50)", 50, True, "NORMAL"),
