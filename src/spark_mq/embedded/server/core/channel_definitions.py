@@ -62,8 +62,8 @@ _EXITS = 999        # a list of exit names (or their data), as IBM MQ's MQSC tak
 #: monitoring data (MONCHL, STATCHL), convert nothing at the sender (CONVERT), have no LU 6.2
 #: (MODENAME, TPNAME) and no policy-based protection (SPLPROT); KAINT is TCP's keepalive,
 #: which the listener leaves to the operating system, and a SVRCONN's DISCINT ends no idle
-#: client; PROPCTL, BATCHHB, BATCHLIM, MCANAME, MCATYPE, LOCLADDR, PASSWORD and USERID of a
-#: sender are not used by its agent.
+#: client; PROPCTL, BATCHHB, MCANAME, MCATYPE, LOCLADDR, PASSWORD and USERID of a sender
+#: are not used by its agent (BATCHLIM is: message_channels/sender.py).
 _STORED_ONLY: dict[str, AttributeSpec] = {
     "COMPHDR": _list("NONE", "SYSTEM"),
     "COMPMSG": _list("NONE", "RLE", "ZLIBFAST", "ZLIBHIGH", "LZ4FAST", "LZ4HIGH", "ANY"),
@@ -124,7 +124,7 @@ SENDER_ATTRIBUTES: dict[str, AttributeSpec] = {
     "DISCINT": _int(6000, 0, 999_999),      # s idle before the channel ends (INACTIVE)
     "SHORTRTY": _int(10, 0, _FOREVER), "SHORTTMR": _int(60, 0, _FOREVER),
     "LONGRTY": _int(_FOREVER, 0, _FOREVER), "LONGTMR": _int(1200, 0, _FOREVER),
-    # kept only (_STORED_ONLY says why)
+    # kept only (_STORED_ONLY says why), but BATCHLIM: KB a batch may carry (0: no limit)
     "BATCHHB": _int(0, 0, _FOREVER), "BATCHLIM": _int(5000, 0, 999_999),
     "CONVERT": _enum("NO", "YES"), "LOCLADDR": _str(48), "MCANAME": _str(20),
     "MCATYPE": _enum("PROCESS", "THREAD"), "MODENAME": _str(8), "TPNAME": _str(64),
