@@ -5,8 +5,8 @@ gets the queue's defaults (persistence, priority), its context fields (identity 
 as the put options say: md_context.py) and its ids as a publication does (prepare_put.py),
 then its group and segment fields (logical order is tracked on the handle), and is split
 into segments when the queue cannot hold it whole and the putter allows that. Outside
-syncpoint it lands on the queue at once; under syncpoint it waits on the connection's unit
-of work (units_of_work.py).
+syncpoint it lands on the queue at once, and sends its COA reports (reports.py); under
+syncpoint it waits on the connection's unit of work (units_of_work.py).
 """
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ from spark_mq.embedded.server.core.state import (
 from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.resolution import transmission
 from spark_mq.embedded.server.triggering import hook as triggering
+from spark_mq.embedded.server.verbs import reports
 from spark_mq.embedded.server.verbs.handles import handle_of, open_handle, release
 from spark_mq.embedded.server.verbs.prepare_put import Destination, prepare_md
 from spark_mq.embedded.server.verbs.pubsub.publish import publish
@@ -147,6 +148,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
         for message in messages:
             queue.insert(message)
         qm.arrived.notify_all()
+        reports.arrived(qm, messages, conn.appl_name if conn.agent else "")
     triggering.put(qm, conn, queue, messages, syncpoint)
     depth_changed(qm, queue, DepthChange.PUT, messages)
     if options & CMQC.MQPMO_LOGICAL_ORDER:

@@ -1,0 +1,204 @@
+"""Report messages, as IBM MQ's queue manager and message channel agents generate them (IBM
+docs: "Report (MQLONG)", "Types of report message", "Feedback (MQLONG)").
+
+When: confirm on arrival (COA) when a message is placed on its destination queue (a put
+outside syncpoint, the commit of one under syncpoint, a receiver MCA's batch commit; not a
+transmission queue: a message for another queue manager arrives there); confirm on delivery
+(COD) when an application gets it destructively (on commit in a unit of work); expiration
+when a get or browse comes across it expired and discards it (core/message_matching.py);
+exception when a receiving MCA cannot deliver it (message_channels/receiver.py: dead-lettered,
+or discarded when the message says MQRO_DISCARD_MSG). PAN and NAN are the applications' to
+send: the queue manager never generates them.
+
+What: a new message, MsgType MQMT_REPORT, Feedback MQFB_COA / MQFB_COD / MQFB_EXPIRATION or
+the exception's reason code; MsgId new unless MQRO_PASS_MSG_ID; CorrelId the original's
+MsgId unless MQRO_PASS_CORREL_ID (then its CorrelId); Report MQRO_NONE and no expiry, unless
+MQRO_PASS_DISCARD_AND_EXPIRY passes MQRO_DISCARD_MSG and what is left of the expiry; the
+original's Priority, Persistence, Format, Encoding, CCSID, group and segment fields and
+identity context; origin context of the queue manager (PutApplType MQAT_QMGR, PutApplName
+the queue manager's name, or the MCA's); ReplyToQ blank, ReplyToQMgr this queue manager;
+data none, the first 100 bytes (_WITH_DATA) or all of it (_WITH_FULL_DATA); OriginalLength
+the length of the data the report is about.
+
+Where: the original's ReplyToQ at its ReplyToQMgr, resolved as any put (a remote ReplyToQMgr
+goes through its transmission queue), put with the queue manager's own authority (mqm, as
+IBM's queue manager and MCAs put reports) and MQPMO_SET_ALL_CONTEXT. A report that cannot be
+put there goes to the dead-letter queue behind an MQDLH naming the reason; without one (or
+when that put fails too) it is lost, logged. A report never asks for a report, so a report
+that is itself undeliverable generates nothing more.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from spark_mq.embedded.server.core.md_context import put_stamp
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.queue_objects import Message
+from spark_mq.embedded.server.core.state import QMGR_CCSID, Connection, QueueManagerState, blank
+from spark_mq.embedded.server.resolution.transmission import unwrap
+from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.structs import DLH, MD
+
+log = logging.getLogger("spark_mq.embedded")
+
+_I = MD.index
+#: how much of the original's data a report carries, per kind: (none, 100 bytes, all) bits
+_COA = (CMQC.MQRO_COA, CMQC.MQRO_COA_WITH_DATA, CMQC.MQRO_COA_WITH_FULL_DATA)
+_COD = (CMQC.MQRO_COD, CMQC.MQRO_COD_WITH_DATA, CMQC.MQRO_COD_WITH_FULL_DATA)
+_EXPIRATION = (CMQC.MQRO_EXPIRATION, CMQC.MQRO_EXPIRATION_WITH_DATA,
+               CMQC.MQRO_EXPIRATION_WITH_FULL_DATA)
+_EXCEPTION = (CMQC.MQRO_EXCEPTION, CMQC.MQRO_EXCEPTION_WITH_DATA,
+              CMQC.MQRO_EXCEPTION_WITH_FULL_DATA)
+#: the data a _WITH_DATA report carries
+WITH_DATA_LENGTH = 100
+#: the user reports are put as: the queue manager's own
+_QMGR_USER = "mqm"
+_PUT_OPTIONS = CMQC.MQPMO_SET_ALL_CONTEXT | CMQC.MQPMO_FAIL_IF_QUIESCING
+
+
+class Report(NamedTuple):
+    """A report message and where it goes (the original's ReplyToQ at its ReplyToQMgr)."""
+    md: list
+    data: bytes
+    queue: str
+    qmgr: str
+
+
+def arrived(qm: QueueManagerState, messages: Iterable[Message], appl_name: str = "") -> None:
+    """COA reports of messages just placed on their destination queue."""
+    for message in messages:
+        if (message.md[_I["Report"]] & CMQC.MQRO_COA and not message.queue.deleted
+                and message.queue.attrs.get("USAGE") != "XMITQ"):
+            _send_for(qm, message, _COA, CMQC.MQFB_COA, appl_name)
+
+
+def delivered(qm: QueueManagerState, messages: Iterable[Message]) -> None:
+    """COD reports of messages an application has got destructively (and committed)."""
+    for message in messages:
+        if message.md[_I["Report"]] & CMQC.MQRO_COD and message.queue.attrs.get("USAGE") != "XMITQ":
+            _send_for(qm, message, _COD, CMQC.MQFB_COD)
+
+
+def expired(qm: QueueManagerState, messages: Iterable[Message]) -> None:
+    """Expiration reports of expired messages the queue manager has discarded; one on a
+    transmission queue reports on the message behind its MQXQH."""
+    for message in messages:
+        md, body = message.md, message.body
+        if md[_I["Format"]] == CMQC.MQFMT_XMIT_Q_HEADER:
+            inner = unwrap(body)
+            if inner is None:
+                continue
+            md, body = inner[2], inner[3]
+            md[_I["Expiry"]] = 1   # what is left of it: it has run out
+        if md[_I["Report"]] & CMQC.MQRO_EXPIRATION:
+            send(qm, _internal(qm), build(qm.name, md, body, _EXPIRATION, CMQC.MQFB_EXPIRATION),
+                 syncpoint=False)
+
+
+def exception(qm: QueueManagerState, conn: Connection, md: list, body: bytes, reason: int,
+              syncpoint: bool) -> None:
+    """The exception report of a message an MCA could not deliver (`reason` why), put on
+    `conn` (the MCA's) in its unit of work when `syncpoint`: a batch backed out takes its
+    reports back too."""
+    if md[_I["Report"]] & CMQC.MQRO_EXCEPTION:
+        send(qm, conn, build(qm.name, md, body, _EXCEPTION, reason, conn.appl_name), syncpoint)
+
+
+def build(qmgr_name: str, md: list, body: bytes, kind: tuple[int, int, int], feedback: int,
+          appl_name: str = "") -> Report:
+    """The report of `kind` on the message `md`, `body` (see the module docstring)."""
+    report = md[_I["Report"]]
+    asked = report & kind[2]
+    data = body if asked == kind[2] else body[:WITH_DATA_LENGTH] if asked == kind[1] else b""
+    out = list(md)
+    date, hms = put_stamp(int(time.time()))
+    passing = bool(report & CMQC.MQRO_PASS_DISCARD_AND_EXPIRY)
+    out[_I["Version"]] = CMQC.MQMD_VERSION_2
+    out[_I["Report"]] = report & CMQC.MQRO_DISCARD_MSG if passing else CMQC.MQRO_NONE
+    out[_I["Expiry"]] = md[_I["Expiry"]] if passing else CMQC.MQEI_UNLIMITED
+    out[_I["MsgType"]] = CMQC.MQMT_REPORT
+    out[_I["Feedback"]] = feedback
+    out[_I["MsgId"]] = md[_I["MsgId"]] if report & CMQC.MQRO_PASS_MSG_ID else CMQC.MQMI_NONE
+    out[_I["CorrelId"]] = md[_I["CorrelId"]] if report & CMQC.MQRO_PASS_CORREL_ID \
+        else md[_I["MsgId"]]
+    out[_I["BackoutCount"]] = 0
+    out[_I["ReplyToQ"]] = blank("", 48)
+    out[_I["ReplyToQMgr"]] = blank(qmgr_name, 48)
+    out[_I["PutApplType"]] = CMQC.MQAT_QMGR
+    out[_I["PutApplName"]] = blank(appl_name or qmgr_name, 28)
+    out[_I["PutDate"]], out[_I["PutTime"]] = date, hms + b"00"
+    out[_I["ApplOriginData"]] = blank("", 4)
+    out[_I["OriginalLength"]] = len(body)
+    return Report(out, data, _field(md[_I["ReplyToQ"]]), _field(md[_I["ReplyToQMgr"]]))
+
+
+def send(qm: QueueManagerState, conn: Connection, report: Report, syncpoint: bool) -> bool:
+    """Put a report where the original's ReplyToQ and ReplyToQMgr say, else on the
+    dead-letter queue; False, logged, when it is lost."""
+    # put.py generates reports: it is imported here, when a report is sent, not at import time
+    from spark_mq.embedded.server.verbs.put import put1
+
+    reply_q, reply_qmgr = report.queue, report.qmgr
+    md, data = report.md, report.data
+    options = _PUT_OPTIONS | (CMQC.MQPMO_SYNCPOINT if syncpoint else CMQC.MQPMO_NO_SYNCPOINT)
+    with qm.lock:
+        try:
+            put1(qm, conn, reply_q, MD.pack(md), options, 0, None, data, qmgr_name=reply_qmgr)
+            return True
+        except MQError as exc:
+            reason = exc.reason
+        dead_letter_queue = str(qm.attrs.get("DEADQ", "")).strip()
+        if dead_letter_queue:
+            try:
+                put1(qm, conn, dead_letter_queue, MD.pack(_dead_md(md)), options, 0, None,
+                     _dead_letter_header(qm.name, md, reason, reply_q, reply_qmgr) + data)
+                log.warning("AMQ9544W: a report message for %s at %s could not be put there "
+                            "(reason %d) and went to the dead-letter queue %s", reply_q,
+                            reply_qmgr or qm.name, reason, dead_letter_queue)
+                return True
+            except MQError as dlq_failure:
+                why = f"nor on the dead-letter queue {dead_letter_queue} " \
+                      f"(reason {dlq_failure.reason})"
+        else:
+            why = "and the queue manager has no dead-letter queue (DEADQ is blank)"
+    log.error("a report message (feedback %d) for %s at %s could not be put there (reason %d) "
+              "%s: it is discarded", md[_I["Feedback"]], reply_q, reply_qmgr or qm.name, reason,
+              why)
+    return False
+
+
+def _send_for(qm: QueueManagerState, message: Message, kind: tuple[int, int, int],
+              feedback: int, appl_name: str = "") -> None:
+    send(qm, _internal(qm), build(qm.name, message.md, message.body, kind, feedback, appl_name),
+         syncpoint=False)
+
+
+def _internal(qm: QueueManagerState) -> Connection:
+    """The queue manager's own connection a report is put on (not listed: it holds nothing
+    once the put is done)."""
+    return Connection(next(qm.conn_ids), _QMGR_USER, qm.name, agent=True)
+
+
+def _field(value: bytes) -> str:
+    return value.split(b"\0", 1)[0].decode(errors="replace").strip()
+
+
+def _dead_md(md: list) -> list:
+    dead = list(md)
+    dead[_I["Format"]] = CMQC.MQFMT_DEAD_LETTER_HEADER
+    dead[_I["Encoding"]] = CMQC.MQENC_NATIVE
+    dead[_I["CodedCharSetId"]] = QMGR_CCSID
+    return dead
+
+
+def _dead_letter_header(qmgr_name: str, md: list, reason: int, queue: str, qmgr: str) -> bytes:
+    """The MQDLH of a report that could not be put where it was going (IBM docs: MQDLH)."""
+    now = time.time()
+    date, hms = put_stamp(int(now))
+    return DLH.pack([
+        b"DLH ", CMQC.MQDLH_VERSION_1, reason, blank(queue, 48), blank(qmgr or qmgr_name, 48),
+        md[_I["Encoding"]], md[_I["CodedCharSetId"]], md[_I["Format"]], CMQC.MQAT_QMGR,
+        blank(qmgr_name, 28), date, hms + b"%02d" % (int(now * 100) % 100)])
