@@ -11,6 +11,8 @@ import ibmmq
 import pytest
 from ibmmq import CMQC
 
+from channel_topology import connect, depth, link, put_remote, receive, start
+
 DLQ = "DEV.DEAD.LETTER.QUEUE"
 
 
@@ -233,3 +235,47 @@ def test_a_report_for_another_queue_manager_goes_through_its_transmission_queue(
         assert (data[8:56].strip(), data[56:104].strip()) == (b"REPLIES", xmitq.encode())
     finally:
         qm.run_mqsc(f"DELETE QLOCAL({xmitq}) PURGE")
+
+
+@pytest.fixture
+def both_ways(tmp_path):
+    """QMA <-> QMB, a channel each way: IN.B on QMB, REPLY on QMA."""
+    qmb = start(tmp_path, "QMB", mqsc="DEFINE QLOCAL(IN.B)\n")
+    qma = start(tmp_path, "QMA", mqsc="DEFINE QLOCAL(REPLY)\n")
+    link(qma, qmb)
+    link(qmb, qma)
+    yield qma, qmb
+    qma.stop()
+    qmb.stop()
+
+
+def test_reports_come_back_across_the_channels(both_ways):
+    """"Report (MQLONG)": the COA of a message for another queue manager is generated where
+    it arrives (by the receiving MCA) and travels back to ReplyToQ at ReplyToQMgr (the
+    putter's queue manager, which MQPUT names when ReplyToQMgr is blank); MQRO_EXCEPTION:
+    "A message channel agent generates this type of report when a message is sent to another
+    queue manager and the message cannot be delivered to the specified destination queue",
+    Feedback the reason; the message goes to the dead-letter queue (MQRO_DEAD_LETTER_Q, the
+    default) or, with MQRO_DISCARD_MSG, is discarded."""
+    qma, qmb = both_ways
+    a, b = connect(qma), connect(qmb)
+    body = bytes(range(150))
+    [arrived] = put_remote(a, "IN.B", "QMB", [b"hello"], ReplyToQ=b"REPLY",
+                           Report=CMQC.MQRO_COA)
+    [dead] = put_remote(a, "NO.SUCH.QUEUE", "QMB", [body], ReplyToQ=b"REPLY",
+                        Report=CMQC.MQRO_EXCEPTION_WITH_DATA)
+    [discarded] = put_remote(a, "NO.SUCH.QUEUE", "QMB", [b"drop me"], ReplyToQ=b"REPLY",
+                             Report=CMQC.MQRO_EXCEPTION_WITH_FULL_DATA | CMQC.MQRO_DISCARD_MSG)
+    got = receive(a, "REPLY", 3)
+    by_correl = {md.CorrelId: (md, data) for md, data in got}
+    assert set(by_correl) == {arrived, dead, discarded}
+    coa, _ = by_correl[arrived]
+    assert (coa.MsgType, coa.Feedback) == (CMQC.MQMT_REPORT, CMQC.MQFB_COA)
+    assert coa.PutApplType == CMQC.MQAT_QMGR and coa.ReplyToQMgr.strip() == b"QMB"
+    exception, data = by_correl[dead]
+    assert (exception.Feedback, data) == (CMQC.MQRC_UNKNOWN_OBJECT_NAME, body[:100])
+    exception, data = by_correl[discarded]
+    assert (exception.Feedback, data) == (CMQC.MQRC_UNKNOWN_OBJECT_NAME, b"drop me")
+    [(dlq_md, _)] = receive(b, DLQ, 1)
+    assert dlq_md.MsgId == dead and depth(b, DLQ) == 0   # the discarded one is not there
+    assert receive(b, "IN.B", 1)[0][1] == b"hello"
