@@ -74,6 +74,7 @@ from spark_mq.embedded.server.network import tls
 from spark_mq.embedded.server.resolution.transmission import unwrap
 from spark_mq.embedded.server.verbs import reports
 from spark_mq.embedded.server.verbs.local_connection import LocalConnection
+from spark_mq.embedded.server.verbs.put import put1
 from spark_mq.embedded.wire import FrameReader, ProtocolError
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD, default_md
@@ -353,7 +354,7 @@ class _Receiving:
             log.warning("receiver channel %s: a message for %s at %s could not be put there "
                         "(reason %d) and is discarded, as its MQRO_DISCARD_MSG asks",
                         self.channel, queue, qmgr_name or self.qmgr.name, reason)
-            reports.exception(self.qmgr, self.local.conn, md, body, reason, in_batch)
+            reports.exception(self.qmgr, put1, self.local.conn, md, body, reason, in_batch)
             return
         dead_letter_queue = dead_letter_queue_of(self.qmgr.attrs, self.attrs)
         try:
@@ -372,7 +373,7 @@ class _Receiving:
         log.warning("AMQ9544W: receiver channel %s: a message for %s at %s could not be put "
                     "there and went to the dead-letter queue %s (reason %d)", self.channel,
                     queue, qmgr_name or self.qmgr.name, dead_letter_queue, reason)
-        reports.exception(self.qmgr, self.local.conn, md, body, reason, in_batch)
+        reports.exception(self.qmgr, put1, self.local.conn, md, body, reason, in_batch)
 
     def _discard(self, failed: _NoDeadLetterQueue) -> None:
         """A FAST non-persistent message travelled outside the batch's unit of work: there is

@@ -37,6 +37,7 @@ from spark_mq.embedded.server.core.store import StoreError
 from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.verbs import reports
 from spark_mq.embedded.server.verbs.handles import INPUT_OPTIONS, handle_of
+from spark_mq.embedded.server.verbs.put import put1
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import GMO, MD, default_md
 
@@ -151,7 +152,7 @@ def _find(qm: QueueManagerState, handle: Handle, options: int, gmo: list,
     found = message_matching.find(qm, handle, options, gmo, md_in)
     discarded = message_matching.expired_discards(qm)
     if discarded:
-        reports.expired(qm, discarded)
+        reports.expired(qm, put1, discarded)
     return found
 
 
@@ -291,7 +292,7 @@ def _take(qm: QueueManagerState, conn: Connection, found: list[Message], options
     if syncpoint:
         conn.uow_gets.extend(found)   # their COD reports come with the commit
     else:
-        reports.delivered(qm, found)
+        reports.delivered(qm, put1, found)
 
 
 def _advance_group(handle: Handle, found: list[Message]) -> None:

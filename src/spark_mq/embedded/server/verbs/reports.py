@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from spark_mq.embedded.server.core.md_context import put_stamp
@@ -59,6 +59,12 @@ _QMGR_USER = "mqm"
 _PUT_OPTIONS = CMQC.MQPMO_SET_ALL_CONTEXT | CMQC.MQPMO_FAIL_IF_QUIESCING
 
 
+#: MQPUT1 (verbs/put.py's put1), which each caller hands in: put.py sends COA reports, so
+#: this module cannot import it (the server's modules form no import cycle)
+PutOne = Callable[[QueueManagerState, Connection, str, bytes, int, int, "list | None", bytes,
+                   str, str], bytes]
+
+
 class Report(NamedTuple):
     """A report message and where it goes (the original's ReplyToQ at its ReplyToQMgr)."""
     md: list
@@ -67,22 +73,23 @@ class Report(NamedTuple):
     qmgr: str
 
 
-def arrived(qm: QueueManagerState, messages: Iterable[Message], appl_name: str = "") -> None:
+def arrived(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message],
+            appl_name: str = "") -> None:
     """COA reports of messages just placed on their destination queue."""
     for message in messages:
         if (message.md[_I["Report"]] & CMQC.MQRO_COA and not message.queue.deleted
                 and message.queue.attrs.get("USAGE") != "XMITQ"):
-            _send_for(qm, message, _COA, CMQC.MQFB_COA, appl_name)
+            _send_for(qm, put1, message, _COA, CMQC.MQFB_COA, appl_name)
 
 
-def delivered(qm: QueueManagerState, messages: Iterable[Message]) -> None:
+def delivered(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message]) -> None:
     """COD reports of messages an application has got destructively (and committed)."""
     for message in messages:
         if message.md[_I["Report"]] & CMQC.MQRO_COD and message.queue.attrs.get("USAGE") != "XMITQ":
-            _send_for(qm, message, _COD, CMQC.MQFB_COD)
+            _send_for(qm, put1, message, _COD, CMQC.MQFB_COD)
 
 
-def expired(qm: QueueManagerState, messages: Iterable[Message]) -> None:
+def expired(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message]) -> None:
     """Expiration reports of expired messages the queue manager has discarded; one on a
     transmission queue reports on the message behind its MQXQH."""
     for message in messages:
@@ -94,17 +101,18 @@ def expired(qm: QueueManagerState, messages: Iterable[Message]) -> None:
             md, body = inner[2], inner[3]
             md[_I["Expiry"]] = 1   # what is left of it: it has run out
         if md[_I["Report"]] & CMQC.MQRO_EXPIRATION:
-            send(qm, _internal(qm), build(qm.name, md, body, _EXPIRATION, CMQC.MQFB_EXPIRATION),
-                 syncpoint=False)
+            send(qm, put1, _internal(qm),
+                 build(qm.name, md, body, _EXPIRATION, CMQC.MQFB_EXPIRATION), syncpoint=False)
 
 
-def exception(qm: QueueManagerState, conn: Connection, md: list, body: bytes, reason: int,
-              syncpoint: bool) -> None:
+def exception(qm: QueueManagerState, put1: PutOne, conn: Connection, md: list, body: bytes,
+              reason: int, syncpoint: bool) -> None:
     """The exception report of a message an MCA could not deliver (`reason` why), put on
     `conn` (the MCA's) in its unit of work when `syncpoint`: a batch backed out takes its
     reports back too."""
     if md[_I["Report"]] & CMQC.MQRO_EXCEPTION:
-        send(qm, conn, build(qm.name, md, body, _EXCEPTION, reason, conn.appl_name), syncpoint)
+        send(qm, put1, conn, build(qm.name, md, body, _EXCEPTION, reason, conn.appl_name),
+             syncpoint)
 
 
 def build(qmgr_name: str, md: list, body: bytes, kind: tuple[int, int, int], feedback: int,
@@ -135,18 +143,16 @@ def build(qmgr_name: str, md: list, body: bytes, kind: tuple[int, int, int], fee
     return Report(out, data, _field(md[_I["ReplyToQ"]]), _field(md[_I["ReplyToQMgr"]]))
 
 
-def send(qm: QueueManagerState, conn: Connection, report: Report, syncpoint: bool) -> bool:
+def send(qm: QueueManagerState, put1: PutOne, conn: Connection, report: Report,
+         syncpoint: bool) -> bool:
     """Put a report where the original's ReplyToQ and ReplyToQMgr say, else on the
     dead-letter queue; False, logged, when it is lost."""
-    # put.py generates reports: it is imported here, when a report is sent, not at import time
-    from spark_mq.embedded.server.verbs.put import put1
-
     reply_q, reply_qmgr = report.queue, report.qmgr
     md, data = report.md, report.data
     options = _PUT_OPTIONS | (CMQC.MQPMO_SYNCPOINT if syncpoint else CMQC.MQPMO_NO_SYNCPOINT)
     with qm.lock:
         try:
-            put1(qm, conn, reply_q, MD.pack(md), options, 0, None, data, qmgr_name=reply_qmgr)
+            put1(qm, conn, reply_q, MD.pack(md), options, 0, None, data, "", reply_qmgr)
             return True
         except MQError as exc:
             reason = exc.reason
@@ -154,7 +160,8 @@ def send(qm: QueueManagerState, conn: Connection, report: Report, syncpoint: boo
         if dead_letter_queue:
             try:
                 put1(qm, conn, dead_letter_queue, MD.pack(_dead_md(md)), options, 0, None,
-                     _dead_letter_header(qm.name, md, reason, reply_q, reply_qmgr) + data)
+                     _dead_letter_header(qm.name, md, reason, reply_q, reply_qmgr) + data,
+                     "", "")
                 log.warning("AMQ9544W: a report message for %s at %s could not be put there "
                             "(reason %d) and went to the dead-letter queue %s", reply_q,
                             reply_qmgr or qm.name, reason, dead_letter_queue)
@@ -170,10 +177,10 @@ def send(qm: QueueManagerState, conn: Connection, report: Report, syncpoint: boo
     return False
 
 
-def _send_for(qm: QueueManagerState, message: Message, kind: tuple[int, int, int],
-              feedback: int, appl_name: str = "") -> None:
-    send(qm, _internal(qm), build(qm.name, message.md, message.body, kind, feedback, appl_name),
-         syncpoint=False)
+def _send_for(qm: QueueManagerState, put1: PutOne, message: Message,
+              kind: tuple[int, int, int], feedback: int, appl_name: str = "") -> None:
+    send(qm, put1, _internal(qm),
+         build(qm.name, message.md, message.body, kind, feedback, appl_name), syncpoint=False)
 
 
 def _internal(qm: QueueManagerState) -> Connection:

@@ -20,6 +20,7 @@ from spark_mq.embedded.server.events import backed_out
 from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.embedded.server.verbs import reports
 from spark_mq.embedded.server.verbs.pubsub import retained
+from spark_mq.embedded.server.verbs.put import put1
 from spark_mq.mqi.constants import CMQC
 
 
@@ -49,8 +50,8 @@ def commit(qm: QueueManagerState, conn: Connection) -> None:
     if puts:
         qm.arrived.notify_all()
     # reports of committed work only: COA of what arrived, COD of what was got
-    reports.arrived(qm, puts, conn.appl_name if conn.agent else "")
-    reports.delivered(qm, gets)
+    reports.arrived(qm, put1, puts, conn.appl_name if conn.agent else "")
+    reports.delivered(qm, put1, gets)
 
 
 def backout(qm: QueueManagerState, conn: Connection) -> None:
