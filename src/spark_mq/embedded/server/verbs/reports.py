@@ -6,15 +6,17 @@ outside syncpoint, the commit of one under syncpoint, a receiver MCA's batch com
 transmission queue: a message for another queue manager arrives there); confirm on delivery
 (COD) when an application gets it destructively (on commit in a unit of work); expiration
 when a get or browse comes across it expired and discards it (core/message_matching.py);
-exception when a receiving MCA cannot deliver it (message_channels/receiver.py: dead-lettered,
-or discarded when the message says MQRO_DISCARD_MSG). PAN and NAN are the applications' to
-send: the queue manager never generates them.
+exception when a receiving MCA cannot deliver it, or a sending MCA cannot send it (longer than
+the channel's MAXMSGL): dead-lettered, or discarded when the message says MQRO_DISCARD_MSG
+(message_channels/receiver.py, sender.py), the report put in the batch's unit of work. PAN
+and NAN are the applications' to send: the queue manager never generates them.
 
 What: a new message, MsgType MQMT_REPORT, Feedback MQFB_COA / MQFB_COD / MQFB_EXPIRATION or
 the exception's reason code; MsgId new unless MQRO_PASS_MSG_ID; CorrelId the original's
 MsgId unless MQRO_PASS_CORREL_ID (then its CorrelId); Report MQRO_NONE and no expiry, unless
-MQRO_PASS_DISCARD_AND_EXPIRY passes MQRO_DISCARD_MSG and what is left of the expiry; the
-original's Priority, Persistence, Format, Encoding, CCSID, group and segment fields and
+MQRO_PASS_DISCARD_AND_EXPIRY passes MQRO_DISCARD_MSG and what is left of the expiry (none
+is left of an expired message's: its expiration report does not expire); the original's
+Priority, Persistence, Format, Encoding, CCSID, group and segment fields and
 identity context; origin context of the queue manager (PutApplType MQAT_QMGR, PutApplName
 the queue manager's name, or the MCA's); ReplyToQ blank, ReplyToQMgr this queue manager;
 data none, the first 100 bytes (_WITH_DATA) or all of it (_WITH_FULL_DATA); OriginalLength
@@ -93,13 +95,14 @@ def expired(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message]) ->
     """Expiration reports of expired messages the queue manager has discarded; one on a
     transmission queue reports on the message behind its MQXQH."""
     for message in messages:
-        md, body = message.md, message.body
+        md, body = list(message.md), message.body
         if md[_I["Format"]] == CMQC.MQFMT_XMIT_Q_HEADER:
             inner = unwrap(body)
             if inner is None:
                 continue
             md, body = inner[2], inner[3]
-            md[_I["Expiry"]] = 1   # what is left of it: it has run out
+        # nothing is left of the original's expiry to pass on: the report does not expire
+        md[_I["Expiry"]] = CMQC.MQEI_UNLIMITED
         if md[_I["Report"]] & CMQC.MQRO_EXPIRATION:
             send(qm, put1, _internal(qm),
                  build(qm.name, md, body, _EXPIRATION, CMQC.MQFB_EXPIRATION), syncpoint=False)
@@ -179,8 +182,12 @@ def send(qm: QueueManagerState, put1: PutOne, conn: Connection, report: Report,
 
 def _send_for(qm: QueueManagerState, put1: PutOne, message: Message,
               kind: tuple[int, int, int], feedback: int, appl_name: str = "") -> None:
-    send(qm, put1, _internal(qm),
-         build(qm.name, message.md, message.body, kind, feedback, appl_name), syncpoint=False)
+    md = message.md
+    if message.expires_at is not None:   # MQRO_PASS_DISCARD_AND_EXPIRY passes what is left
+        md = list(md)
+        md[_I["Expiry"]] = max(1, int((message.expires_at - time.time()) * 10))
+    send(qm, put1, _internal(qm), build(qm.name, md, message.body, kind, feedback, appl_name),
+         syncpoint=False)
 
 
 def _internal(qm: QueueManagerState) -> Connection:
