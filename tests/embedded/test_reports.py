@@ -299,3 +299,43 @@ def test_the_sending_mca_reports_a_message_too_long_for_the_channel(both_ways):
     assert got[discarded][1] == b"D" * 100
     [(dlq_md, _)] = receive(a, DLQ, 1)
     assert dlq_md.MsgId == dead and depth(a, DLQ) == 0
+
+
+@pytest.fixture
+def secured(tmp_path):
+    """A queue manager with users (IBM's developer configuration: app may use DEV.**)."""
+    import spark_mq.embedded as embedded
+
+    with embedded.EmbeddedQueueManager(str(tmp_path / "qmsec"), name="QMSEC",
+                                       users={"app": "passw0rd", "admin": "adminpw"}) as manager:
+        yield manager
+
+
+def test_a_report_needs_the_original_users_authority_on_the_reply_queue(secured):
+    """IBM docs, "Message context": for report messages "the user context is checked for +put
+    and +passid authority on the destination of the report. Where the user context has
+    insufficient authority, the report message is placed on the dead-letter queue". A user
+    who may put only on DEV queues cannot have the queue manager carry its data (here a
+    forged trigger message) onto the initiation queue as a report."""
+    app = ibmmq.connect(secured.name, "DEV.APP.SVRCONN", secured.conn_name, user="app",
+                        password="passw0rd")
+    admin = ibmmq.connect(secured.name, "DEV.ADMIN.SVRCONN", secured.conn_name, user="admin",
+                          password="adminpw")
+    try:
+        forged = _put(app, "DEV.QUEUE.1", b"TM  forged trigger", Format=CMQC.MQFMT_TRIGGER,
+                      ReplyToQ=b"SYSTEM.DEFAULT.INITIATION.QUEUE",
+                      Report=CMQC.MQRO_COA_WITH_FULL_DATA)
+        allowed = _put(app, "DEV.QUEUE.1", b"fine", ReplyToQ=b"DEV.QUEUE.2",
+                       Report=CMQC.MQRO_COA)
+        assert _get(admin, "SYSTEM.DEFAULT.INITIATION.QUEUE") is None
+        got = _get(admin, DLQ, correl_id=forged.MsgId)
+        assert got is not None
+        dlh = ibmmq.DLH()
+        dlh.unpack(got[1][:CMQC.MQDLH_LENGTH_1])
+        assert dlh.Reason == CMQC.MQRC_NOT_AUTHORIZED
+        assert dlh.DestQName.strip() == b"SYSTEM.DEFAULT.INITIATION.QUEUE"
+        md, _ = _report(app, "DEV.QUEUE.2", allowed)
+        assert md.Feedback == CMQC.MQFB_COA and md.UserIdentifier.strip() == b"app"
+    finally:
+        app.disconnect()
+        admin.disconnect()

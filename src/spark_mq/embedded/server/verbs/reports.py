@@ -23,9 +23,16 @@ data none, the first 100 bytes (_WITH_DATA) or all of it (_WITH_FULL_DATA); Orig
 the length of the data the report is about.
 
 Where: the original's ReplyToQ at its ReplyToQMgr, resolved as any put (a remote ReplyToQMgr
-goes through its transmission queue), put with the queue manager's own authority (mqm, as
-IBM's queue manager and MCAs put reports) and MQPMO_SET_ALL_CONTEXT. A report that cannot be
-put there goes to the dead-letter queue behind an MQDLH naming the reason; without one (or
+goes through its transmission queue), put by the queue manager (mqm, with
+MQPMO_SET_ALL_CONTEXT) with MQPMO_ALTERNATE_USER_AUTHORITY for the original's UserIdentifier:
+that user needs +put on the reply queue (or the remote queue manager's rqmname profile).
+IBM documents this check of the user context for COD and expiration reports ("Message
+context": "Where the user context has insufficient authority, the report message is placed
+on the dead-letter queue"); here every report gets it, so that no report carries a user's
+data where that user may not put (an initiation queue, the command queue). A blank
+UserIdentifier (MQPMO_NO_CONTEXT) has no authority on a queue manager with users. A report
+that cannot be put there goes to the dead-letter queue behind an MQDLH naming the reason
+(MQRC_NOT_AUTHORIZED included), put with the queue manager's own authority; without one (or
 when that put fails too) it is lost, logged. A report never asks for a report, so a report
 that is itself undeliverable generates nothing more.
 """
@@ -153,9 +160,14 @@ def send(qm: QueueManagerState, put1: PutOne, conn: Connection, report: Report,
     reply_q, reply_qmgr = report.queue, report.qmgr
     md, data = report.md, report.data
     options = _PUT_OPTIONS | (CMQC.MQPMO_SYNCPOINT if syncpoint else CMQC.MQPMO_NO_SYNCPOINT)
+    # checked for the original's user (the report's UserIdentifier), as if it put the report
+    # itself: a report must not carry its data where that user may not put (an initiation
+    # queue, the command queue, another user's queue)
+    user = _field(md[_I["UserIdentifier"]])
     with qm.lock:
         try:
-            put1(qm, conn, reply_q, MD.pack(md), options, 0, None, data, "", reply_qmgr)
+            put1(qm, conn, reply_q, MD.pack(md), options | CMQC.MQPMO_ALTERNATE_USER_AUTHORITY,
+                 0, None, data, user, reply_qmgr)
             return True
         except MQError as exc:
             reason = exc.reason
