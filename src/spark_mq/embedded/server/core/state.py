@@ -98,6 +98,9 @@ class Connection:
     # messages applications put, checked when they were put, so the put rules that are the
     # application's (check_reply_to) are not its to fail on
     agent: bool = False
+    # a receiving MCA's connection: its MCA user, who vouched for the messages it delivered
+    # and so must also be allowed to put the reports they cause (verbs/reports.py)
+    acts_for: str = ""
 
     @property
     def appl_name_field(self) -> bytes:

@@ -152,6 +152,7 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
     status.closer = link.close   # STOP CHANNEL ends the channel's wait for the sender
     table.put(status)
     local = LocalConnection(qmgr, "mqm", "amqrmppa")
+    local.conn.acts_for = runs_as
     started = False
     failure: BaseException | None = None
     try:

@@ -148,7 +148,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
         for message in messages:
             queue.insert(message)
         qm.arrived.notify_all()
-        reports.arrived(qm, put1, messages, conn.appl_name if conn.agent else "")
+        reports.arrived(qm, put1, messages, conn)
     triggering.put(qm, conn, queue, messages, syncpoint)
     depth_changed(qm, queue, DepthChange.PUT, messages)
     if options & CMQC.MQPMO_LOGICAL_ORDER:

@@ -29,7 +29,10 @@ that user needs +put on the reply queue (or the remote queue manager's rqmname p
 IBM documents this check of the user context for COD and expiration reports ("Message
 context": "Where the user context has insufficient authority, the report message is placed
 on the dead-letter queue"); here every report gets it, so that no report carries a user's
-data where that user may not put (an initiation queue, the command queue). A blank
+data where that user may not put (an initiation queue, the command queue). A report an MCA
+causes for a message it delivered (COA, exception) is also checked for its MCA user (+put,
++setall, as PUTAUT(DEF) asks of its puts): a channel partner's UserIdentifier is only what
+the partner sent. A blank
 UserIdentifier (MQPMO_NO_CONTEXT) has no authority on a queue manager with users. A report
 that cannot be put there goes to the dead-letter queue behind an MQDLH naming the reason
 (MQRC_NOT_AUTHORIZED included), put with the queue manager's own authority; without one (or
@@ -48,6 +51,7 @@ from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.queue_objects import Message
 from spark_mq.embedded.server.core.state import QMGR_CCSID, Connection, QueueManagerState, blank
 from spark_mq.embedded.server.resolution.transmission import unwrap
+from spark_mq.embedded.server.verbs.handles import open_handle, release
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import DLH, MD
 
@@ -83,12 +87,14 @@ class Report(NamedTuple):
 
 
 def arrived(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message],
-            appl_name: str = "") -> None:
-    """COA reports of messages just placed on their destination queue."""
+            conn: Connection) -> None:
+    """COA reports of messages `conn` has just placed on their destination queue (an MCA's
+    connection: the reports are the MCA's, checked for its MCA user too)."""
+    appl_name = conn.appl_name if conn.agent else ""
     for message in messages:
         if (message.md[_I["Report"]] & CMQC.MQRO_COA and not message.queue.deleted
                 and message.queue.attrs.get("USAGE") != "XMITQ"):
-            _send_for(qm, put1, message, _COA, CMQC.MQFB_COA, appl_name)
+            _send_for(qm, put1, message, _COA, CMQC.MQFB_COA, appl_name, conn.acts_for)
 
 
 def delivered(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message]) -> None:
@@ -166,6 +172,7 @@ def send(qm: QueueManagerState, put1: PutOne, conn: Connection, report: Report,
     user = _field(md[_I["UserIdentifier"]])
     with qm.lock:
         try:
+            _check_mca_user(qm, conn, reply_q, reply_qmgr)
             put1(qm, conn, reply_q, MD.pack(md), options | CMQC.MQPMO_ALTERNATE_USER_AUTHORITY,
                  0, None, data, user, reply_qmgr)
             return True
@@ -193,19 +200,32 @@ def send(qm: QueueManagerState, put1: PutOne, conn: Connection, report: Report,
 
 
 def _send_for(qm: QueueManagerState, put1: PutOne, message: Message,
-              kind: tuple[int, int, int], feedback: int, appl_name: str = "") -> None:
+              kind: tuple[int, int, int], feedback: int, appl_name: str = "",
+              acts_for: str = "") -> None:
     md = message.md
     if message.expires_at is not None:   # MQRO_PASS_DISCARD_AND_EXPIRY passes what is left
         md = list(md)
         md[_I["Expiry"]] = max(1, int((message.expires_at - time.time()) * 10))
-    send(qm, put1, _internal(qm), build(qm.name, md, message.body, kind, feedback, appl_name),
-         syncpoint=False)
+    send(qm, put1, _internal(qm, acts_for),
+         build(qm.name, md, message.body, kind, feedback, appl_name), syncpoint=False)
 
 
-def _internal(qm: QueueManagerState) -> Connection:
+def _internal(qm: QueueManagerState, acts_for: str = "") -> Connection:
     """The queue manager's own connection a report is put on (not listed: it holds nothing
     once the put is done)."""
-    return Connection(next(qm.conn_ids), _QMGR_USER, qm.name, agent=True)
+    return Connection(next(qm.conn_ids), _QMGR_USER, qm.name, agent=True, acts_for=acts_for)
+
+
+def _check_mca_user(qm: QueueManagerState, conn: Connection, queue: str, qmgr: str) -> None:
+    """An MCA user may put the report where it could put a message it delivers (+put and
+    +setall, as PUTAUT(DEF) asks of it): MQError when not. A partner's UserIdentifier is only
+    what the partner sent, so it alone must not vouch for a report."""
+    if not conn.acts_for:
+        return
+    probe = Connection(next(qm.conn_ids), conn.acts_for, qm.name, agent=True)
+    handle = open_handle(qm, probe, CMQC.MQOT_Q, queue,
+                         CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_ALL_CONTEXT, None, None, "", qmgr)
+    release(qm, handle)
 
 
 def _field(value: bytes) -> str:

@@ -50,7 +50,7 @@ def commit(qm: QueueManagerState, conn: Connection) -> None:
     if puts:
         qm.arrived.notify_all()
     # reports of committed work only: COA of what arrived, COD of what was got
-    reports.arrived(qm, put1, puts, conn.appl_name if conn.agent else "")
+    reports.arrived(qm, put1, puts, conn)
     reports.delivered(qm, put1, gets)
 
 
