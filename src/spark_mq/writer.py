@@ -183,7 +183,7 @@ def _plan(columns: list[Column], options: WriteOptions) -> MessagePlan:
     defaults = MessageDefaults(options.ccsid, options.encoding, options.format,
                                options.jms_message_type, options.context == "all",
                                options.persistence, options.null_payload,
-                               options.target_queue_manager)
+                               options.target_queue_manager, options.report)
     return MessagePlan(columns, options.context != "none", defaults)
 
 

@@ -255,6 +255,30 @@ def test_a_forged_command_and_trigger_message_are_dead_lettered_and_nothing_runs
     assert "PWNED" not in _log(qmb)
 
 
+def test_a_report_cannot_carry_a_forged_command_past_the_mca_users_authority(app_channel):
+    """A partner that may deliver to DEV.QUEUE.1 (app has +put and +setall there) asks for a
+    COA report with full data, sent to the command queue: the report would carry its PCF
+    command there with the forged administrator's UserIdentifier. The receiving MCA's reports
+    are checked for its MCA user too (verbs/reports.py): the report goes to the dead-letter
+    queue with 2035 and nothing runs."""
+    qmb = app_channel
+    qmb.run_mqsc(SETALL_ON_DEV_QUEUE_1)
+    peer = FakePeer(qmb, "QMA")
+    try:
+        md = forged(Format=CMQC.MQFMT_ADMIN, Report=CMQC.MQRO_COA_WITH_FULL_DATA,
+                    ReplyToQ=b"SYSTEM.ADMIN.COMMAND.QUEUE".ljust(48), ReplyToQMgr=b"QMB".ljust(48))
+        assert peer.send(("DEV.QUEUE.1", md, escape("DEFINE QLOCAL(PWNED)")))[0] == "DONE"
+    finally:
+        peer.close()
+    [(dlh, data)] = dead_letters(qmb, 1)
+    assert dlh[DLH.index["Reason"]] == CMQC.MQRC_NOT_AUTHORIZED
+    assert dlh[DLH.index["DestQName"]].rstrip() == b"SYSTEM.ADMIN.COMMAND.QUEUE"
+    assert data == escape("DEFINE QLOCAL(PWNED)")
+    assert [body for _, body in receive(admin(qmb), "DEV.QUEUE.1", 1)] == [
+        escape("DEFINE QLOCAL(PWNED)")]
+    assert not queue_exists(qmb, "PWNED")
+
+
 def test_a_command_that_came_over_a_channel_is_logged_with_its_channel_address_and_user(
         app_channel):
     """An operator who lets a channel's user administer (here +put and +setall on the command

@@ -77,6 +77,8 @@ COLUMNS: tuple[MQColumn, ...] = (
     _c("msg_type", "int", "MsgType", True, "md", INTEGER_TYPES),
     _c("expiry", "int", "Expiry", True, "md", INTEGER_TYPES),
     _c("feedback", "int", "Feedback", True, "md", INTEGER_TYPES),
+    # opt-in (a user schema names it): the reports a message asks for (MQRO_ bits)
+    _c("report", "int", "Report", False, "md", INTEGER_TYPES),
     _c("properties", PROPERTIES_MAP, None, True, "properties", (PROPERTIES_MAP,)),
     _c("accounting_token", "binary", "AccountingToken", False, "identity", ("binary",), 32),
     _c("appl_origin_data", "string", "ApplOriginData", False, "origin", ("string",), 4),

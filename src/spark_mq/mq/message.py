@@ -37,7 +37,8 @@ NO_ID = b"\0" * 24
 MD_FIELDS = ("MsgId", "CorrelId", "GroupId", "MsgSeqNumber", "MsgFlags", "PutDate", "PutTime",
              "Persistence", "Priority", "Format", "CodedCharSetId", "Encoding", "BackoutCount",
              "ReplyToQ", "ReplyToQMgr", "UserIdentifier", "ApplIdentityData", "PutApplName",
-             "MsgType", "Expiry", "Feedback", "AccountingToken", "ApplOriginData", "PutApplType")
+             "MsgType", "Expiry", "Feedback", "AccountingToken", "ApplOriginData", "PutApplType",
+             "Report")
 MD_INDEX = {name: i for i, name in enumerate(MD_FIELDS)}
 
 

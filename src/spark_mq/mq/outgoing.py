@@ -9,9 +9,10 @@ names one of the two); `correlation_id`,
 `group_id` (binary, or string taken as UTF-8, at most 24 bytes), `reply_to_queue`,
 `reply_to_qmgr` (string), `priority` (0-9, -1 = the queue's default), `persistent` (boolean,
 overrides the `persistence` option), `expiry` (tenths of a second, -1 = unlimited),
-`msg_type`, `format` (up to 8 characters), `ccsid`, `encoding`, `feedback` (integers) set
-MQMD fields; `properties` (map<string,string>) adds a string property per entry. Every other
-column becomes a message property of its own name, typed from its Spark type (string,
+`msg_type`, `format` (up to 8 characters), `ccsid`, `encoding`, `feedback`, `report`
+(integers; `report` wins over the writer option of that name) set MQMD fields;
+`properties` (map<string,string>) adds a string property per entry. Every other column
+becomes a message property of its own name, typed from its Spark type (string,
 boolean, byte/short/integer/ long, float/double, binary; timestamp as INT64 epoch
 milliseconds, the JMS convention the reader reads back); a null value gives a null property.
 A null MQMD column leaves the field at its default.
@@ -131,6 +132,7 @@ class MessageDefaults:
     persistence: str = "persistent"    # the JMSDeliveryMode a row without one gets
     null_payload: str = "error"        # error | empty: what a null payload becomes
     queue_manager: str | None = None   # option targetQueueManager: wins over the column
+    report: int = 0                    # option report: MQMD Report (MQRO_ bits)
 
 
 @dataclass
@@ -152,6 +154,7 @@ class Outgoing:
     ccsid: int | None = None
     encoding: int | None = None
     feedback: int | None = None
+    report: int | None = None
     properties: list[tuple[str, Any, str]] = field(default_factory=list)  # (name, value, type)
     context: dict[str, Any] = field(default_factory=dict)   # MQMD context field -> value
     msg_id: bytes | None = None        # context=all: the MsgId as read (None: a new one)
@@ -333,12 +336,9 @@ class MessagePlan:
             out.context.update(_put_date_time(row[self._put_time_index]))
         if kind:
             out.jms = self._jms_headers(row, kind, out)
-        if out.msg_type == CMQC.MQMT_REQUEST and not (out.reply_to_queue or "").strip():
-            # the queue manager would refuse the put with 2027; say which column to fill
-            raise RowValueError("column 'msg_type': 1 (MQMT_REQUEST) asks for a reply, and "
-                                "column 'reply_to_queue' (or 'jms_reply_to') is not set; valid: "
-                                "a reply-to queue for a request, or another msg_type (IBM MQ "
-                                "refuses a request without one: MQRC_MISSING_REPLY_TO_Q 2027)")
+        if out.report is None and defaults.report:
+            out.report = defaults.report
+        _check_reply_to(out)
         return out
 
     def _body(self, payload: Any, out: Outgoing, ccsid_from: str) -> bytes:
@@ -556,6 +556,30 @@ def _format(out: Outgoing, value: str) -> None:
     out.format = data.ljust(_FORMAT_LENGTH, b" ")
 
 
+#: the Report bits that ask for a report message sent to ReplyToQ (IBM docs: "ReplyToQ
+#: (MQCHAR48)": it must not be blank "if any report messages are requested")
+_REPORT_REQUESTS = (CMQC.MQRO_COA_WITH_FULL_DATA | CMQC.MQRO_COD_WITH_FULL_DATA
+                    | CMQC.MQRO_EXCEPTION_WITH_FULL_DATA | CMQC.MQRO_EXPIRATION_WITH_FULL_DATA
+                    | CMQC.MQRO_PAN | CMQC.MQRO_NAN)
+
+
+def _check_reply_to(out: Outgoing) -> None:
+    """The queue manager would refuse a request or a report request without a reply-to
+    queue with 2027 (MQRC_MISSING_REPLY_TO_Q); say which column to fill."""
+    if (out.reply_to_queue or "").strip():
+        return
+    if out.msg_type == CMQC.MQMT_REQUEST:
+        raise RowValueError("column 'msg_type': 1 (MQMT_REQUEST) asks for a reply, and "
+                            "column 'reply_to_queue' (or 'jms_reply_to') is not set; valid: "
+                            "a reply-to queue for a request, or another msg_type (IBM MQ "
+                            "refuses a request without one: MQRC_MISSING_REPLY_TO_Q 2027)")
+    if out.report is not None and out.report & _REPORT_REQUESTS:
+        raise RowValueError(f"report {out.report} (the `report` column or option) asks for "
+                            "report messages, and column 'reply_to_queue' (or 'jms_reply_to') "
+                            "is not set; valid: a reply-to queue where the reports go, or no "
+                            "report types (IBM MQ refuses the put: MQRC_MISSING_REPLY_TO_Q 2027)")
+
+
 #: MQMD column -> sets its Outgoing field from a non-null value (checked as the field needs)
 _SETTERS: dict[str, Callable[[Outgoing, Any], None]] = {
     "correlation_id": lambda out, v: setattr(out, "correl_id", _id("correlation_id", v)),
@@ -572,6 +596,7 @@ _SETTERS: dict[str, Callable[[Outgoing, Any], None]] = {
     "ccsid": lambda out, v: setattr(out, "ccsid", int(v)),
     "encoding": lambda out, v: setattr(out, "encoding", int(v)),
     "feedback": lambda out, v: setattr(out, "feedback", int(v)),
+    "report": lambda out, v: setattr(out, "report", int(v)),
 }
 
 

@@ -276,6 +276,8 @@ class Producer:
             fields["Encoding"] = out.encoding
         if out.feedback is not None:
             fields["Feedback"] = out.feedback
+        if out.report is not None:
+            fields["Report"] = out.report
         if self.settings.context == "all":
             fields.update(_put_date_time())     # all context: the queue manager sets none of it
             fields["PutApplType"] = C.MQAT_UNIX

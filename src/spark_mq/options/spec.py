@@ -213,6 +213,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("jmsMessageType", _W, "none: a plain MQ message | text | bytes: a JMS TextMessage "
            "/ BytesMessage as IBM MQ classes for JMS write it (a `jms_type` column chooses "
            "per row)", values.choice(*JMS_MESSAGE_TYPES), "none"),
+    Option("report", _W, "MQMD Report: the report messages each message asks for, sent to "
+           "its reply-to queue (a `report` column wins per row), comma-separated MQRO_ names: "
+           "COA, COD, EXCEPTION, EXPIRATION (each also _WITH_DATA or _WITH_FULL_DATA), "
+           "PASS_MSG_ID, PASS_CORREL_ID, PASS_DISCARD_AND_EXPIRY, DISCARD_MSG", values.report,
+           0, shown="none"),
     Option("nullPayload", _W, "error: a row whose payload is null fails, naming the column "
            "and the row | empty: it becomes an empty message", values.choice(*NULL_PAYLOADS),
            "error"),

@@ -17,6 +17,7 @@ from typing import Any
 
 from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.mqi.codepages import code_page
+from spark_mq.mqi.constants import CMQC
 
 #: (option name, value as given) -> the value the connector uses
 Parser = Callable[[str, Any], Any]
@@ -29,6 +30,16 @@ MAX_TOPIC_LENGTH = 10240
 _CCSID_EXAMPLES = ("1208 (UTF-8), 37, 273, 500, 1047, 1140 (EBCDIC), 939 (EBCDIC Japanese), "
                    "819 (ISO 8859-1), 1252 (Windows), 1200 (UTF-16); every one: "
                    "docs/mainframe-and-jms.md, \"Code pages\"")
+#: the names `report` takes (IBM's MQRO_ constants without the prefix): the reports a
+#: message asks the queue manager for, and how they are made. PAN and NAN are left out: the
+#: application that gets the message sends those, and the writer cannot ask it to
+REPORT_OPTIONS = {name: getattr(CMQC, "MQRO_" + name) for name in (
+    "COA", "COA_WITH_DATA", "COA_WITH_FULL_DATA", "COD", "COD_WITH_DATA", "COD_WITH_FULL_DATA",
+    "EXCEPTION", "EXCEPTION_WITH_DATA", "EXCEPTION_WITH_FULL_DATA", "EXPIRATION",
+    "EXPIRATION_WITH_DATA", "EXPIRATION_WITH_FULL_DATA", "PASS_MSG_ID", "PASS_CORREL_ID",
+    "PASS_DISCARD_AND_EXPIRY", "DISCARD_MSG")}
+_REPORT_RULE = ("none, or a comma-separated list of " + ", ".join(REPORT_OPTIONS)
+                + " (MQRO_ names), or the MQRO_ bits as a decimal integer")
 #: MQENC's parts (cmqc.h): integer 0x00F (1 normal, 2 reversed), packed decimal 0x0F0 (0x10
 #: normal, 0x20 reversed), float 0xF00 (0x100 IEEE normal, 0x200 IEEE reversed, 0x300 S/390,
 #: 0x400 TNS); 0 in a part leaves it undefined
@@ -150,3 +161,29 @@ def mq_format(label: str, value: Any) -> str:
         raise MQOptionError(label, value, "an MQ format name of up to 8 ASCII characters, "
                                           "e.g. MQSTR, or blank for MQFMT_NONE (binary data)")
     return value.rstrip()
+
+
+def report(label: str, value: Any) -> int:
+    """MQMD Report options by name, comma-separated (`COA,COD_WITH_DATA,PASS_MSG_ID`; the
+    MQRO_ prefix and case are optional), `none`, or the MQRO_ bits as a decimal integer;
+    each report type at most once."""
+    raw = str(value).strip()
+    if raw.isdigit():
+        return int(raw)
+    names = [part.strip().upper() for part in raw.split(",") if part.strip()]
+    if names == ["NONE"]:
+        return 0
+    bits, kinds = 0, set()
+    for name in names:
+        bare = name[5:] if name.startswith("MQRO_") else name
+        if bare not in REPORT_OPTIONS:
+            raise MQOptionError(label, value, _REPORT_RULE)
+        kind = bare.split("_WITH_")[0]
+        if kind in kinds:
+            raise MQOptionError(label, value, f"{kind} once (with or without _WITH_DATA / "
+                                              "_WITH_FULL_DATA), not twice")
+        kinds.add(kind)
+        bits |= REPORT_OPTIONS[bare]
+    if not names:
+        raise MQOptionError(label, value, _REPORT_RULE)
+    return bits

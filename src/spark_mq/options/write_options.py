@@ -51,6 +51,7 @@ class WriteOptions:
     format: str | None = None
     jms_message_type: str = "none"
     null_payload: str = "error"
+    report: int = 0     # MQMD Report (MQRO_ bits) of every message a `report` column leaves
 
     @property
     def exactly_once(self) -> bool:
@@ -80,6 +81,7 @@ class WriteOptions:
             target_queue_manager=found["targetQueueManager"], context=found["context"],
             ccsid=found["ccsid"], encoding=found["encoding"], format=found["format"],
             jms_message_type=found["jmsMessageType"], null_payload=found["nullPayload"],
+            report=found["report"],
         )
 
     def check_commit_every(self, max_uncommitted: int) -> WriteOptions:

@@ -138,7 +138,7 @@ def _md_text(name: str, value: Any) -> str:
         return "unlimited"
     if name in ("MsgSeqNumber",) and value == 1:
         return ""
-    if name in ("MsgFlags", "Feedback", "BackoutCount") and value == 0:
+    if name in ("MsgFlags", "Feedback", "BackoutCount", "Report") and value == 0:
         return ""
     return str(value)
 

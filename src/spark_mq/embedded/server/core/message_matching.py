@@ -4,6 +4,8 @@ Runs in the queue-manager process, under the queue manager's lock (see qmgr.py).
 looks at the queue in delivery order (narrowed by an id index when the get matches on an
 id), skips what does not match, discards what has expired, and returns the message or the
 complete set of segments the get is to deliver; it takes nothing off the queue (get.py does).
+The expired messages it discards are kept in `EXPIRED` until get.py sends their expiration
+reports (verbs/reports.py: the floor that can put a message).
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from spark_mq.embedded.server.core.queue_objects import (
     LocalQueue,
     Message,
 )
-from spark_mq.embedded.server.core.state import Handle, QueueManagerState
+from spark_mq.embedded.server.core.state import FeatureState, Handle, QueueManagerState
 from spark_mq.embedded.server.core.store import StoreError
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import GMO, MD, text
@@ -35,6 +37,8 @@ _MDI, _GI = MD.index, GMO.index
 BROWSE_GETS = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT
                | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR)
 MSG_TOKEN = struct.Struct("<q8x")  # a message's MsgToken: its arrival sequence number
+#: expired messages discarded and not yet reported on (taken by `expired_discards`)
+EXPIRED: FeatureState[list[Message]] = FeatureState("expired messages discarded", lambda qm: [])
 
 
 def find(qm: QueueManagerState, handle: Handle, options: int, gmo: list,
@@ -156,6 +160,17 @@ def discard(qm: QueueManagerState, message: Message) -> None:
         except StoreError:
             return  # logged by the store; the next get that comes across it tries again
     queue.remove(message, settled=True)
+    EXPIRED.of(qm).append(message)
+
+
+def expired_discards(qm: QueueManagerState) -> list[Message]:
+    """The expired messages discarded since the last call (for their expiration reports)."""
+    pending = EXPIRED.get(qm)
+    if not pending:
+        return []
+    taken = list(pending)
+    pending.clear()
+    return taken
 
 
 def selector_values(message: Message) -> Callable[[str], object]:

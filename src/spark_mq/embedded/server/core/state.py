@@ -100,6 +100,9 @@ class Connection:
     # messages applications put, checked when they were put, so the put rules that are the
     # application's (check_reply_to) are not its to fail on
     agent: bool = False
+    # a receiving MCA's connection: its MCA user, who vouched for the messages it delivered
+    # and so must also be allowed to put the reports they cause (verbs/reports.py)
+    acts_for: str = ""
 
     def uow_count(self) -> int:
         """The messages put and got in the unit of work, as MAXUMSGS counts them."""

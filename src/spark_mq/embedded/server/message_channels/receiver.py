@@ -22,12 +22,14 @@ says, as IBM MQ's receiver does (IBM docs: "The receiving MCA"):
   resolution (a middle hop: resolution/names.py picks the next transmission queue);
 * a put that fails on a full or put-inhibited queue is retried MRRTY times MRTMR ms apart;
   one that still fails goes to the dead-letter queue behind an MQDLH naming the reason
-  (AMQ9544 in the log). Without a usable dead-letter queue (DEADQ blank, USEDLQ(NO), or its
-  put failing too) the batch is backed out and the channel ends: the messages stay on the
-  sender's transmission queue, nothing is lost. NPMSPEED(FAST) non-persistent messages,
-  which travel outside the batch, are dead-lettered the same way and, without a usable
-  dead-letter queue, discarded with AMQ9565 in the log (IBM docs: "Safety of messages",
-  "Fast, nonpersistent messages"): the channel goes on.
+  (AMQ9544 in the log), or is discarded when it asks for MQRO_DISCARD_MSG; either way
+  with its MQRO_EXCEPTION report (verbs/reports.py). Without a usable dead-letter queue
+  (DEADQ blank, USEDLQ(NO), or its put failing too) the batch is backed out and the
+  channel ends: the messages stay on the sender's transmission queue, nothing is lost.
+  NPMSPEED(FAST) non-persistent messages, which travel outside the batch, are
+  dead-lettered the same way and, without a usable dead-letter queue, discarded with
+  AMQ9565 in the log (IBM docs: "Safety of messages", "Fast, nonpersistent messages"):
+  the channel goes on.
 
 The batch and the channel's sync record (its LUWID and last sequence number) commit in one
 unit of work (see __init__.py). The receiver keeps the sender to its books: each message's
@@ -70,7 +72,9 @@ from spark_mq.embedded.server.message_channels.dead_letters import (
 from spark_mq.embedded.server.message_channels.dead_letters import put_dead_letter
 from spark_mq.embedded.server.network import tls
 from spark_mq.embedded.server.resolution.transmission import unwrap
+from spark_mq.embedded.server.verbs import reports
 from spark_mq.embedded.server.verbs.local_connection import LocalConnection
+from spark_mq.embedded.server.verbs.put import put1
 from spark_mq.embedded.wire import FrameReader, ProtocolError
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD, default_md
@@ -148,6 +152,7 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
     status.closer = link.close   # STOP CHANNEL ends the channel's wait for the sender
     table.put(status)
     local = LocalConnection(qmgr, "mqm", "amqrmppa")
+    local.conn.acts_for = runs_as
     started = False
     failure: BaseException | None = None
     try:
@@ -343,7 +348,15 @@ class _Receiving:
     def _undeliverable(self, md: list, body: bytes, props: list | None, reason: int,
                        queue: str, qmgr_name: str, in_batch: bool) -> None:
         """To the dead-letter queue; without one a batched message ends the channel
-        (_NoDeadLetterQueue) and a FAST non-persistent one, outside any batch, is discarded."""
+        (_NoDeadLetterQueue) and a FAST non-persistent one, outside any batch, is discarded.
+        A message that asks for MQRO_DISCARD_MSG is discarded instead; either way its
+        MQRO_EXCEPTION report follows (verbs/reports.py)."""
+        if md[_I["Report"]] & CMQC.MQRO_DISCARD_MSG:
+            log.warning("receiver channel %s: a message for %s at %s could not be put there "
+                        "(reason %d) and is discarded, as its MQRO_DISCARD_MSG asks",
+                        self.channel, queue, qmgr_name or self.qmgr.name, reason)
+            reports.exception(self.qmgr, put1, self.local.conn, md, body, reason, in_batch)
+            return
         dead_letter_queue = dead_letter_queue_of(self.qmgr.attrs, self.attrs)
         try:
             if not dead_letter_queue:
@@ -361,6 +374,7 @@ class _Receiving:
         log.warning("AMQ9544W: receiver channel %s: a message for %s at %s could not be put "
                     "there and went to the dead-letter queue %s (reason %d)", self.channel,
                     queue, qmgr_name or self.qmgr.name, dead_letter_queue, reason)
+        reports.exception(self.qmgr, put1, self.local.conn, md, body, reason, in_batch)
 
     def _discard(self, failed: _NoDeadLetterQueue) -> None:
         """A FAST non-persistent message travelled outside the batch's unit of work: there is

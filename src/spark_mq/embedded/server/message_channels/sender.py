@@ -10,7 +10,8 @@ __init__.py), as IBM MQ's sender does:
   small END would wait for the partner's delayed ACK of the last write;
 * MAXMSGL (the lower of the two ends', link.py): a longer transmission message is not sent
   but put on this queue manager's dead-letter queue with MQRC_MSG_TOO_BIG_FOR_CHANNEL in its
-  MQDLH, and the channel goes on; without a usable dead-letter queue the channel STOPS with
+  MQDLH (or discarded when it asks for MQRO_DISCARD_MSG; either way with its MQRO_EXCEPTION
+  report), and the channel goes on; without a usable dead-letter queue the channel STOPS with
   the message left on the transmission queue (IBM docs: "Dead-letter queues"), except a
   FAST non-persistent one, which is discarded;
 * sequence numbers per message, wrapping after SEQWRAP;
@@ -56,7 +57,9 @@ from spark_mq.embedded.server.message_channels.dead_letters import put_dead_lett
 from spark_mq.embedded.server.message_channels.sync import InDoubt, SenderRecord, SyncRecord
 from spark_mq.embedded.server.network import tls as server_tls
 from spark_mq.embedded.server.resolution.transmission import unwrap
+from spark_mq.embedded.server.verbs import reports
 from spark_mq.embedded.server.verbs.local_connection import Got, LocalConnection
+from spark_mq.embedded.server.verbs.put import put1
 from spark_mq.embedded.tls.outbound import ClientTls, TlsRefused, context, handshake
 from spark_mq.embedded.wire import ProtocolError
 from spark_mq.mqi.constants import CMQC
@@ -446,13 +449,21 @@ class _Sending:
     def _too_long(self, got: Got, batched: bool) -> None:
         """A transmission message longer than the MAXMSGL agreed is not sent: it goes to this
         queue manager's dead-letter queue with MQRC_MSG_TOO_BIG_FOR_CHANNEL (in the batch's
-        unit of work when it was got in it), and the channel goes on. Without a usable
+        unit of work when it was got in it), or is discarded when it asks for
+        MQRO_DISCARD_MSG, either way with its MQRO_EXCEPTION report (verbs/reports.py), and
+        the channel goes on. Without a usable
         dead-letter queue a batched message stops the channel and stays on the transmission
         queue; a FAST non-persistent one, got outside any unit of work, is discarded."""
         qmgr, reason = self.agent.qmgr, int(CMQC.MQRC_MSG_TOO_BIG_FOR_CHANNEL)
         unwrapped = unwrap(got.data)
         queue, qmgr_name, md, body = unwrapped or ("", "", got.md, got.data)
         where = f"{queue or '(no MQXQH)'} at {qmgr_name or '?'}"
+        if unwrapped and md[_I["Report"]] & CMQC.MQRO_DISCARD_MSG:
+            log.warning("sender channel %s: a message for %s is longer than the channel's "
+                        "MAXMSGL (%d) and is discarded, as its MQRO_DISCARD_MSG asks",
+                        self.agent.name, where, self.max_length)
+            reports.exception(qmgr, put1, self.local.conn, md, body, reason, batched)
+            return
         dead_letter_queue = dead_letter_queue_of(qmgr.attrs, self.attrs)
         failed = "USEDLQ(NO) or DEADQ blank" if not dead_letter_queue else ""
         if dead_letter_queue:
@@ -467,6 +478,8 @@ class _Sending:
         if not failed:
             log.warning("AMQ9544W: %s: it went to the dead-letter queue %s", what,
                         dead_letter_queue)
+            if unwrapped:
+                reports.exception(qmgr, put1, self.local.conn, md, body, reason, batched)
         elif batched:
             raise ChannelEnded(f"{what}, and there is no usable dead-letter queue ({failed}): "
                                "the message stays on the transmission queue", reason)

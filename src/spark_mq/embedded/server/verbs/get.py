@@ -6,13 +6,16 @@ core/message_matching.py picks the message; this module checks the get options a
 takes the message off its queue (into the connection's unit of work under syncpoint) or
 moves the browse cursor, and builds the outputs: MD, GMO, data (converted when asked),
 and properties (core/property_rules.py). `get_batch` serves a client's read-ahead buffer.
+A destructive get outside syncpoint sends the messages' COD reports, and any get the
+expiration reports of the expired messages it discarded (reports.py).
 """
 from __future__ import annotations
 
 import time
 
+from spark_mq.embedded.server.core import message_matching
 from spark_mq.embedded.server.core.convert import convert_message
-from spark_mq.embedded.server.core.message_matching import BROWSE_GETS, MSG_TOKEN, find
+from spark_mq.embedded.server.core.message_matching import BROWSE_GETS, MSG_TOKEN
 from spark_mq.embedded.server.core.outcomes import NONE, OK, WARNING, MQError
 from spark_mq.embedded.server.core.property_rules import properties_for_getter
 from spark_mq.embedded.server.core.queue_objects import (
@@ -33,7 +36,9 @@ from spark_mq.embedded.server.core.state import Connection, Handle, QueueManager
 from spark_mq.embedded.server.core.store import StoreError
 from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.events import queue_manager as qmgr_events
+from spark_mq.embedded.server.verbs import reports
 from spark_mq.embedded.server.verbs.handles import INPUT_OPTIONS, handle_of
+from spark_mq.embedded.server.verbs.put import put1
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import GMO, MD, default_md
 
@@ -80,7 +85,7 @@ def get(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, gmo
     if options & CMQC.MQGMO_WAIT and wait != CMQC.MQWI_UNLIMITED:
         deadline = time.monotonic() + wait / 1000.0
     while True:
-        found = find(qm, handle, options, gmo, md_in)
+        found = _find(qm, handle, options, gmo, md_in)
         if found is not None:
             if non_persistent_only and found[0].persistent:
                 raise _PersistentNext()
@@ -133,13 +138,23 @@ def get_batch(qm: QueueManagerState, conn: Connection, hobj: int, gmo_bytes: byt
     options = gmo[_GI["Options"]] & ~CMQC.MQGMO_WAIT
     md_in = MD.unpack(empty_md)
     while len(results) < max_count and total < max_bytes:
-        found = find(qm, handle, options, gmo, md_in)
+        found = _find(qm, handle, options, gmo, md_in)
         if found is None or found[0].persistent:
             break
         result = _deliver(qm, conn, handle, found, options, gmo, _ANY_LENGTH, has_handle, md_in)
         results.append(result)
         total += len(result[4]) + _BATCH_OVERHEAD
     return results
+
+
+def _find(qm: QueueManagerState, handle: Handle, options: int, gmo: list,
+          md_in: list) -> list[Message] | None:
+    """message_matching.find, and the expiration reports of what it discarded on the way."""
+    found = message_matching.find(qm, handle, options, gmo, md_in)
+    discarded = message_matching.expired_discards(qm)
+    if discarded:
+        reports.expired(qm, put1, discarded)
+    return found
 
 
 def _check_get(qm: QueueManagerState, handle: Handle, options: int, wait: int,
@@ -277,7 +292,9 @@ def _take(qm: QueueManagerState, conn: Connection, found: list[Message], options
         queue.remove(message, settled=not syncpoint)
     depth_changed(qm, queue, DepthChange.GOT, found)
     if syncpoint:
-        conn.uow_gets.extend(found)
+        conn.uow_gets.extend(found)   # their COD reports come with the commit
+    else:
+        reports.delivered(qm, put1, found)
 
 
 def _advance_group(handle: Handle, found: list[Message]) -> None:

@@ -5,9 +5,10 @@ gets the queue's defaults (persistence, priority), its context fields (identity 
 as the put options say: md_context.py) and its ids as a publication does (prepare_put.py),
 then its group and segment fields (logical order is tracked on the handle), and is split
 into segments when the queue cannot hold it whole and the putter allows that. Outside
-syncpoint it lands on the queue at once; under syncpoint it waits on the connection's unit
-of work (units_of_work.py). A queue with a STREAMQ gets its copy placed with the original, in
-the same unit of work or store transaction (streaming.py).
+syncpoint it lands on the queue at once, and sends its COA reports (reports.py); under
+syncpoint it waits on the connection's unit of work (units_of_work.py). A queue with a STREAMQ
+gets its copy placed with the original, in the same unit of work or store transaction
+(streaming.py); the copy asks for no COA, so only the original's are sent.
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.embedded.server.resolution import transmission
 from spark_mq.embedded.server.triggering import hook as triggering
-from spark_mq.embedded.server.verbs import streaming
+from spark_mq.embedded.server.verbs import reports, streaming
 from spark_mq.embedded.server.verbs.handles import handle_of, open_handle, release
 from spark_mq.embedded.server.verbs.prepare_put import Destination, prepare_md
 from spark_mq.embedded.server.verbs.pubsub.publish import publish
@@ -162,6 +163,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
             for message in arrived:
                 target.insert(message)
         qm.arrived.notify_all()
+        reports.arrived(qm, put1, messages, conn)
     for target, arrived in placed:
         triggering.put(qm, conn, target, arrived, syncpoint)
         depth_changed(qm, target, DepthChange.PUT, arrived)

@@ -7,7 +7,8 @@ backout puts the gotten messages back with their backout count raised. Trigger m
 made by the unit of work's puts appear at its end (triggering/). A commit the store
 cannot write (disk full, I/O error) is backed out and answers 2003 MQRC_BACKED_OUT, as IBM
 MQ's MQCMIT does; a backout count it cannot harden stays in memory (it counts again after a
-restart from the stored one).
+restart from the stored one). A commit sends the COA reports of its puts and the COD
+reports of its gets (reports.py); a backout sends none.
 """
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from spark_mq.embedded.server.core.state import Connection, QueueManagerState
 from spark_mq.embedded.server.core.store import StoreError
 from spark_mq.embedded.server.events import backed_out
 from spark_mq.embedded.server.triggering import hook as triggering
+from spark_mq.embedded.server.verbs import reports
 from spark_mq.embedded.server.verbs.pubsub import retained
+from spark_mq.embedded.server.verbs.put import put1
 from spark_mq.mqi.constants import CMQC
 
 
@@ -46,6 +49,9 @@ def commit(qm: QueueManagerState, conn: Connection) -> None:
     conn.uow_puts, conn.uow_gets, conn.uow_stream_copies = [], [], 0
     if puts:
         qm.arrived.notify_all()
+    # reports of committed work only: COA of what arrived, COD of what was got
+    reports.arrived(qm, put1, puts, conn)
+    reports.delivered(qm, put1, gets)
 
 
 def backout(qm: QueueManagerState, conn: Connection) -> None:

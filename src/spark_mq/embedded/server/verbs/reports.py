@@ -1,0 +1,250 @@
+"""Report messages, as IBM MQ's queue manager and message channel agents generate them (IBM
+docs: "Report (MQLONG)", "Types of report message", "Feedback (MQLONG)").
+
+When: confirm on arrival (COA) when a message is placed on its destination queue (a put
+outside syncpoint, the commit of one under syncpoint, a receiver MCA's batch commit; not a
+transmission queue: a message for another queue manager arrives there); confirm on delivery
+(COD) when an application gets it destructively (on commit in a unit of work); expiration
+when a get or browse comes across it expired and discards it (core/message_matching.py);
+exception when a receiving MCA cannot deliver it, or a sending MCA cannot send it (longer than
+the channel's MAXMSGL): dead-lettered, or discarded when the message says MQRO_DISCARD_MSG
+(message_channels/receiver.py, sender.py), the report put in the batch's unit of work. PAN
+and NAN are the applications' to send: the queue manager never generates them.
+
+What: a new message, MsgType MQMT_REPORT, Feedback MQFB_COA / MQFB_COD / MQFB_EXPIRATION or
+the exception's reason code; MsgId new unless MQRO_PASS_MSG_ID; CorrelId the original's
+MsgId unless MQRO_PASS_CORREL_ID (then its CorrelId); Report MQRO_NONE and no expiry, unless
+MQRO_PASS_DISCARD_AND_EXPIRY passes MQRO_DISCARD_MSG and what is left of the expiry (none
+is left of an expired message's: its expiration report does not expire); the original's
+Priority, Persistence, Format, Encoding, CCSID, group and segment fields and
+identity context; origin context of the queue manager (PutApplType MQAT_QMGR, PutApplName
+the queue manager's name, or the MCA's); ReplyToQ blank, ReplyToQMgr this queue manager;
+data none, the first 100 bytes (_WITH_DATA) or all of it (_WITH_FULL_DATA); OriginalLength
+the length of the data the report is about.
+
+Where: the original's ReplyToQ at its ReplyToQMgr, resolved as any put (a remote ReplyToQMgr
+goes through its transmission queue), put by the queue manager (mqm, with
+MQPMO_SET_ALL_CONTEXT) with MQPMO_ALTERNATE_USER_AUTHORITY for the original's UserIdentifier:
+that user needs +put on the reply queue (or the remote queue manager's rqmname profile).
+IBM documents this check of the user context for COD and expiration reports ("Message
+context": "Where the user context has insufficient authority, the report message is placed
+on the dead-letter queue"); here every report gets it, so that no report carries a user's
+data where that user may not put (an initiation queue, the command queue). A report an MCA
+causes for a message it delivered (COA, exception) is also checked for its MCA user (+put,
++setall, as PUTAUT(DEF) asks of its puts): a channel partner's UserIdentifier is only what
+the partner sent. A blank
+UserIdentifier (MQPMO_NO_CONTEXT) has no authority on a queue manager with users. A report
+that cannot be put there goes to the dead-letter queue behind an MQDLH naming the reason
+(MQRC_NOT_AUTHORIZED included), put with the queue manager's own authority; without one (or
+when that put fails too) it is lost, logged. A report never asks for a report, so a report
+that is itself undeliverable generates nothing more.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
+
+from spark_mq.embedded.server.core.md_context import put_stamp
+from spark_mq.embedded.server.core.outcomes import MQError
+from spark_mq.embedded.server.core.queue_objects import Message
+from spark_mq.embedded.server.core.state import QMGR_CCSID, Connection, QueueManagerState, blank
+from spark_mq.embedded.server.resolution.transmission import unwrap
+from spark_mq.embedded.server.verbs.handles import open_handle, release
+from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.structs import DLH, MD
+
+log = logging.getLogger("spark_mq.embedded")
+
+_I = MD.index
+#: how much of the original's data a report carries, per kind: (none, 100 bytes, all) bits
+_COA = (CMQC.MQRO_COA, CMQC.MQRO_COA_WITH_DATA, CMQC.MQRO_COA_WITH_FULL_DATA)
+_COD = (CMQC.MQRO_COD, CMQC.MQRO_COD_WITH_DATA, CMQC.MQRO_COD_WITH_FULL_DATA)
+_EXPIRATION = (CMQC.MQRO_EXPIRATION, CMQC.MQRO_EXPIRATION_WITH_DATA,
+               CMQC.MQRO_EXPIRATION_WITH_FULL_DATA)
+_EXCEPTION = (CMQC.MQRO_EXCEPTION, CMQC.MQRO_EXCEPTION_WITH_DATA,
+              CMQC.MQRO_EXCEPTION_WITH_FULL_DATA)
+#: the data a _WITH_DATA report carries
+WITH_DATA_LENGTH = 100
+#: the user reports are put as: the queue manager's own
+_QMGR_USER = "mqm"
+_PUT_OPTIONS = CMQC.MQPMO_SET_ALL_CONTEXT | CMQC.MQPMO_FAIL_IF_QUIESCING
+
+
+#: MQPUT1 (verbs/put.py's put1), which each caller hands in: put.py sends COA reports, so
+#: this module cannot import it (the server's modules form no import cycle)
+PutOne = Callable[[QueueManagerState, Connection, str, bytes, int, int, "list | None", bytes,
+                   str, str], bytes]
+
+
+class Report(NamedTuple):
+    """A report message and where it goes (the original's ReplyToQ at its ReplyToQMgr)."""
+    md: list
+    data: bytes
+    queue: str
+    qmgr: str
+
+
+def arrived(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message],
+            conn: Connection) -> None:
+    """COA reports of messages `conn` has just placed on their destination queue (an MCA's
+    connection: the reports are the MCA's, checked for its MCA user too)."""
+    appl_name = conn.appl_name if conn.agent else ""
+    for message in messages:
+        if (message.md[_I["Report"]] & CMQC.MQRO_COA and not message.queue.deleted
+                and message.queue.attrs.get("USAGE") != "XMITQ"):
+            _send_for(qm, put1, message, _COA, CMQC.MQFB_COA, appl_name, conn.acts_for)
+
+
+def delivered(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message]) -> None:
+    """COD reports of messages an application has got destructively (and committed)."""
+    for message in messages:
+        if message.md[_I["Report"]] & CMQC.MQRO_COD and message.queue.attrs.get("USAGE") != "XMITQ":
+            _send_for(qm, put1, message, _COD, CMQC.MQFB_COD)
+
+
+def expired(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message]) -> None:
+    """Expiration reports of expired messages the queue manager has discarded; one on a
+    transmission queue reports on the message behind its MQXQH."""
+    for message in messages:
+        md, body = list(message.md), message.body
+        if md[_I["Format"]] == CMQC.MQFMT_XMIT_Q_HEADER:
+            inner = unwrap(body)
+            if inner is None:
+                continue
+            md, body = inner[2], inner[3]
+        # nothing is left of the original's expiry to pass on: the report does not expire
+        md[_I["Expiry"]] = CMQC.MQEI_UNLIMITED
+        if md[_I["Report"]] & CMQC.MQRO_EXPIRATION:
+            send(qm, put1, _internal(qm),
+                 build(qm.name, md, body, _EXPIRATION, CMQC.MQFB_EXPIRATION), syncpoint=False)
+
+
+def exception(qm: QueueManagerState, put1: PutOne, conn: Connection, md: list, body: bytes,
+              reason: int, syncpoint: bool) -> None:
+    """The exception report of a message an MCA could not deliver (`reason` why), put on
+    `conn` (the MCA's) in its unit of work when `syncpoint`: a batch backed out takes its
+    reports back too."""
+    if md[_I["Report"]] & CMQC.MQRO_EXCEPTION:
+        send(qm, put1, conn, build(qm.name, md, body, _EXCEPTION, reason, conn.appl_name),
+             syncpoint)
+
+
+def build(qmgr_name: str, md: list, body: bytes, kind: tuple[int, int, int], feedback: int,
+          appl_name: str = "") -> Report:
+    """The report of `kind` on the message `md`, `body` (see the module docstring)."""
+    report = md[_I["Report"]]
+    asked = report & kind[2]
+    data = body if asked == kind[2] else body[:WITH_DATA_LENGTH] if asked == kind[1] else b""
+    out = list(md)
+    date, hms = put_stamp(int(time.time()))
+    passing = bool(report & CMQC.MQRO_PASS_DISCARD_AND_EXPIRY)
+    out[_I["Version"]] = CMQC.MQMD_VERSION_2
+    out[_I["Report"]] = report & CMQC.MQRO_DISCARD_MSG if passing else CMQC.MQRO_NONE
+    out[_I["Expiry"]] = md[_I["Expiry"]] if passing else CMQC.MQEI_UNLIMITED
+    out[_I["MsgType"]] = CMQC.MQMT_REPORT
+    out[_I["Feedback"]] = feedback
+    out[_I["MsgId"]] = md[_I["MsgId"]] if report & CMQC.MQRO_PASS_MSG_ID else CMQC.MQMI_NONE
+    out[_I["CorrelId"]] = md[_I["CorrelId"]] if report & CMQC.MQRO_PASS_CORREL_ID \
+        else md[_I["MsgId"]]
+    out[_I["BackoutCount"]] = 0
+    out[_I["ReplyToQ"]] = blank("", 48)
+    out[_I["ReplyToQMgr"]] = blank(qmgr_name, 48)
+    out[_I["PutApplType"]] = CMQC.MQAT_QMGR
+    out[_I["PutApplName"]] = blank(appl_name or qmgr_name, 28)
+    out[_I["PutDate"]], out[_I["PutTime"]] = date, hms + b"00"
+    out[_I["ApplOriginData"]] = blank("", 4)
+    out[_I["OriginalLength"]] = len(body)
+    return Report(out, data, _field(md[_I["ReplyToQ"]]), _field(md[_I["ReplyToQMgr"]]))
+
+
+def send(qm: QueueManagerState, put1: PutOne, conn: Connection, report: Report,
+         syncpoint: bool) -> bool:
+    """Put a report where the original's ReplyToQ and ReplyToQMgr say, else on the
+    dead-letter queue; False, logged, when it is lost."""
+    reply_q, reply_qmgr = report.queue, report.qmgr
+    md, data = report.md, report.data
+    options = _PUT_OPTIONS | (CMQC.MQPMO_SYNCPOINT if syncpoint else CMQC.MQPMO_NO_SYNCPOINT)
+    # checked for the original's user (the report's UserIdentifier), as if it put the report
+    # itself: a report must not carry its data where that user may not put (an initiation
+    # queue, the command queue, another user's queue)
+    user = _field(md[_I["UserIdentifier"]])
+    with qm.lock:
+        try:
+            _check_mca_user(qm, conn, reply_q, reply_qmgr)
+            put1(qm, conn, reply_q, MD.pack(md), options | CMQC.MQPMO_ALTERNATE_USER_AUTHORITY,
+                 0, None, data, user, reply_qmgr)
+            return True
+        except MQError as exc:
+            reason = exc.reason
+        dead_letter_queue = str(qm.attrs.get("DEADQ", "")).strip()
+        if dead_letter_queue:
+            try:
+                put1(qm, conn, dead_letter_queue, MD.pack(_dead_md(md)), options, 0, None,
+                     _dead_letter_header(qm.name, md, reason, reply_q, reply_qmgr) + data,
+                     "", "")
+                log.warning("AMQ9544W: a report message for %s at %s could not be put there "
+                            "(reason %d) and went to the dead-letter queue %s", reply_q,
+                            reply_qmgr or qm.name, reason, dead_letter_queue)
+                return True
+            except MQError as dlq_failure:
+                why = f"nor on the dead-letter queue {dead_letter_queue} " \
+                      f"(reason {dlq_failure.reason})"
+        else:
+            why = "and the queue manager has no dead-letter queue (DEADQ is blank)"
+    log.error("a report message (feedback %d) for %s at %s could not be put there (reason %d) "
+              "%s: it is discarded", md[_I["Feedback"]], reply_q, reply_qmgr or qm.name, reason,
+              why)
+    return False
+
+
+def _send_for(qm: QueueManagerState, put1: PutOne, message: Message,
+              kind: tuple[int, int, int], feedback: int, appl_name: str = "",
+              acts_for: str = "") -> None:
+    md = message.md
+    if message.expires_at is not None:   # MQRO_PASS_DISCARD_AND_EXPIRY passes what is left
+        md = list(md)
+        md[_I["Expiry"]] = max(1, int((message.expires_at - time.time()) * 10))
+    send(qm, put1, _internal(qm, acts_for),
+         build(qm.name, md, message.body, kind, feedback, appl_name), syncpoint=False)
+
+
+def _internal(qm: QueueManagerState, acts_for: str = "") -> Connection:
+    """The queue manager's own connection a report is put on (not listed: it holds nothing
+    once the put is done)."""
+    return Connection(next(qm.conn_ids), _QMGR_USER, qm.name, agent=True, acts_for=acts_for)
+
+
+def _check_mca_user(qm: QueueManagerState, conn: Connection, queue: str, qmgr: str) -> None:
+    """An MCA user may put the report where it could put a message it delivers (+put and
+    +setall, as PUTAUT(DEF) asks of it): MQError when not. A partner's UserIdentifier is only
+    what the partner sent, so it alone must not vouch for a report."""
+    if not conn.acts_for:
+        return
+    probe = Connection(next(qm.conn_ids), conn.acts_for, qm.name, agent=True)
+    handle = open_handle(qm, probe, CMQC.MQOT_Q, queue,
+                         CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_ALL_CONTEXT, None, None, "", qmgr)
+    release(qm, handle)
+
+
+def _field(value: bytes) -> str:
+    return value.split(b"\0", 1)[0].decode(errors="replace").strip()
+
+
+def _dead_md(md: list) -> list:
+    dead = list(md)
+    dead[_I["Format"]] = CMQC.MQFMT_DEAD_LETTER_HEADER
+    dead[_I["Encoding"]] = CMQC.MQENC_NATIVE
+    dead[_I["CodedCharSetId"]] = QMGR_CCSID
+    return dead
+
+
+def _dead_letter_header(qmgr_name: str, md: list, reason: int, queue: str, qmgr: str) -> bytes:
+    """The MQDLH of a report that could not be put where it was going (IBM docs: MQDLH)."""
+    now = time.time()
+    date, hms = put_stamp(int(now))
+    return DLH.pack([
+        b"DLH ", CMQC.MQDLH_VERSION_1, reason, blank(queue, 48), blank(qmgr or qmgr_name, 48),
+        md[_I["Encoding"]], md[_I["CodedCharSetId"]], md[_I["Format"]], CMQC.MQAT_QMGR,
+        blank(qmgr_name, 28), date, hms + b"%02d" % (int(now * 100) % 100)])

@@ -1,0 +1,341 @@
+"""Conformance: report messages as IBM MQ's queue manager generates them, through IBM's
+`ibmmq` API. IBM docs cited per test: "Report (MQLONG)" (which reports, how much data, how
+MsgId and CorrelId are set, MQRO_PASS_DISCARD_AND_EXPIRY), "Types of report message",
+"Feedback (MQLONG)", "Expiry (MQLONG)" (an expired message is discarded when a get comes
+across it), "MQDLH" (what cannot be delivered goes to the dead-letter queue)."""
+from __future__ import annotations
+
+import time
+
+import ibmmq
+import pytest
+from ibmmq import CMQC
+
+from channel_topology import connect, depth, link, put_remote, receive, start
+
+DLQ = "DEV.DEAD.LETTER.QUEUE"
+
+
+@pytest.fixture
+def queues(conn, make_queue):
+    """(destination, reply queue) of this queue manager."""
+    return make_queue(), make_queue(prefix="TEST.REPLY")
+
+
+def _put(conn, queue: str, body: bytes, syncpoint: bool = False, **fields) -> ibmmq.MD:
+    md = ibmmq.MD(**fields)
+    options = CMQC.MQPMO_SYNCPOINT if syncpoint else CMQC.MQPMO_NO_SYNCPOINT
+    conn.put1(queue, body, md, ibmmq.PMO(Options=options))
+    return md
+
+
+def _get(conn, queue: str, syncpoint: bool = False, correl_id: bytes = b"",
+         browse: bool = False) -> tuple[ibmmq.MD, bytes] | None:
+    """One message (matched by CorrelId when given), or None when there is none."""
+    handle = ibmmq.Queue(conn, queue, CMQC.MQOO_BROWSE if browse else CMQC.MQOO_INPUT_SHARED)
+    try:
+        md = ibmmq.MD(CorrelId=correl_id) if correl_id else ibmmq.MD()
+        options = CMQC.MQGMO_NO_WAIT | (
+            CMQC.MQGMO_BROWSE_FIRST if browse
+            else CMQC.MQGMO_SYNCPOINT if syncpoint else CMQC.MQGMO_NO_SYNCPOINT)
+        gmo = ibmmq.GMO(Options=options, MatchOptions=CMQC.MQMO_MATCH_CORREL_ID
+                        if correl_id else CMQC.MQMO_NONE, Version=CMQC.MQGMO_VERSION_2)
+        try:
+            return md, handle.get(None, md, gmo)
+        except ibmmq.MQMIError as exc:
+            if exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
+                return None
+            raise
+    finally:
+        handle.close()
+
+
+def _report(conn, reply: str, original: ibmmq.MD) -> tuple[ibmmq.MD, bytes]:
+    got = _get(conn, reply, correl_id=original.MsgId)
+    assert got is not None, f"no report on {reply} for MsgId {original.MsgId!r}"
+    return got
+
+
+def test_coa_report_fields(conn, queues):
+    """"Report (MQLONG)": MQRO_COA "generated when the message is placed on the
+    destination queue", no data; MQRO_NEW_MSG_ID and MQRO_COPY_MSG_ID_TO_CORREL_ID are the
+    defaults; "Feedback": MQFB_COA. The report has MsgType MQMT_REPORT, the original's
+    Format, priority, persistence and identity context, the queue manager's origin context,
+    and (no MQRO_PASS_DISCARD_AND_EXPIRY) Report MQRO_NONE and no expiry."""
+    destination, reply = queues
+    original = _put(conn, destination, b"hello", Report=CMQC.MQRO_COA, ReplyToQ=reply.encode(),
+                    Format=CMQC.MQFMT_STRING, Priority=7, Expiry=60000,
+                    Persistence=CMQC.MQPER_PERSISTENT)
+    md, data = _report(conn, reply, original)
+    assert (md.MsgType, md.Feedback, data) == (CMQC.MQMT_REPORT, CMQC.MQFB_COA, b"")
+    assert md.MsgId not in (original.MsgId, CMQC.MQMI_NONE)
+    assert md.CorrelId == original.MsgId
+    assert (md.Report, md.Expiry) == (CMQC.MQRO_NONE, CMQC.MQEI_UNLIMITED)
+    assert md.Format == CMQC.MQFMT_STRING and md.Priority == 7
+    assert md.Persistence == CMQC.MQPER_PERSISTENT
+    assert md.UserIdentifier == original.UserIdentifier
+    assert md.AccountingToken == original.AccountingToken
+    assert md.PutApplType == CMQC.MQAT_QMGR and md.PutApplName.strip() == b"QM1"
+    assert md.ReplyToQ.strip() == b"" and md.ReplyToQMgr.strip() == b"QM1"
+    assert _get(conn, destination)[1] == b"hello"     # the message itself is where it went
+    assert _get(conn, reply) is None                   # one report, no COD asked
+
+
+@pytest.mark.parametrize(("report", "body", "expected"), [
+    (CMQC.MQRO_COA_WITH_DATA, bytes(range(250)), bytes(range(100))),
+    (CMQC.MQRO_COA_WITH_DATA, b"short", b"short"),
+    (CMQC.MQRO_COA_WITH_FULL_DATA, bytes(range(250)), bytes(range(250))),
+], ids=["with-data-long", "with-data-short", "with-full-data"])
+def test_coa_report_data(conn, queues, report, body, expected):
+    """"Report (MQLONG)": _WITH_DATA "the first 100 bytes of the application message
+    data", _WITH_FULL_DATA "all of the application message data"."""
+    destination, reply = queues
+    original = _put(conn, destination, body, Report=report, ReplyToQ=reply.encode())
+    md, data = _report(conn, reply, original)
+    assert data == expected
+    assert md.OriginalLength == len(body)
+
+
+def test_pass_msg_id_and_pass_correl_id(conn, queues):
+    """"Report (MQLONG)": MQRO_PASS_MSG_ID "the MsgId of the original message is used for the
+    MsgId of the report"; MQRO_PASS_CORREL_ID "the CorrelId of the report is set from the
+    CorrelId of the original message"."""
+    destination, reply = queues
+    correl = b"MY-CORREL".ljust(24, b"\0")
+    original = _put(conn, destination, b"x", ReplyToQ=reply.encode(), CorrelId=correl,
+                    Report=CMQC.MQRO_COA | CMQC.MQRO_PASS_MSG_ID | CMQC.MQRO_PASS_CORREL_ID)
+    got = _get(conn, reply, correl_id=correl)
+    assert got is not None
+    md, _ = got
+    assert (md.MsgId, md.CorrelId, md.Feedback) == (original.MsgId, correl, CMQC.MQFB_COA)
+
+
+def test_pass_discard_and_expiry(conn, queues):
+    """"Report (MQLONG)": with MQRO_PASS_DISCARD_AND_EXPIRY the report keeps the original's
+    MQRO_DISCARD_MSG and what is left of its expiry."""
+    destination, reply = queues
+    original = _put(conn, destination, b"x", ReplyToQ=reply.encode(), Expiry=60000,
+                    Report=CMQC.MQRO_COA | CMQC.MQRO_PASS_DISCARD_AND_EXPIRY
+                    | CMQC.MQRO_DISCARD_MSG)
+    md, _ = _report(conn, reply, original)
+    assert md.Report == CMQC.MQRO_DISCARD_MSG
+    assert 0 < md.Expiry <= 60000
+
+
+def test_coa_under_syncpoint_comes_with_the_commit(conn, queues):
+    """"Report (MQLONG)": a COA report is generated when the message arrives; a message put
+    in a unit of work arrives when it commits, and one backed out never does."""
+    destination, reply = queues
+    backed_out = _put(conn, destination, b"no", syncpoint=True, Report=CMQC.MQRO_COA,
+                      ReplyToQ=reply.encode())
+    conn.backout()
+    assert _get(conn, reply) is None
+    committed = _put(conn, destination, b"yes", syncpoint=True, Report=CMQC.MQRO_COA,
+                     ReplyToQ=reply.encode())
+    assert _get(conn, reply) is None
+    conn.commit()
+    md, _ = _report(conn, reply, committed)
+    assert md.Feedback == CMQC.MQFB_COA
+    assert _get(conn, reply, correl_id=backed_out.MsgId) is None
+
+
+def test_cod_report_on_destructive_get(conn, queues):
+    """"Report (MQLONG)": MQRO_COD "generated when an application retrieves the message from
+    the destination queue in a way that causes the message to be deleted": not on put, not on
+    browse, on the get's commit in a unit of work (none after a backout)."""
+    destination, reply = queues
+    original = _put(conn, destination, b"deliver me", ReplyToQ=reply.encode(),
+                    Report=CMQC.MQRO_COD_WITH_FULL_DATA)
+    assert _get(conn, reply) is None
+    assert _get(conn, destination, browse=True)[1] == b"deliver me"
+    assert _get(conn, reply) is None
+    assert _get(conn, destination, syncpoint=True)[1] == b"deliver me"
+    conn.backout()
+    assert _get(conn, reply) is None
+    assert _get(conn, destination, syncpoint=True)[1] == b"deliver me"
+    assert _get(conn, reply) is None
+    conn.commit()
+    md, data = _report(conn, reply, original)
+    assert (md.MsgType, md.Feedback, data) == (CMQC.MQMT_REPORT, CMQC.MQFB_COD, b"deliver me")
+    assert _get(conn, reply) is None
+
+
+def test_cod_report_outside_syncpoint(conn, queues):
+    destination, reply = queues
+    original = _put(conn, destination, b"now", ReplyToQ=reply.encode(), Report=CMQC.MQRO_COD)
+    assert _get(conn, destination)[1] == b"now"
+    md, data = _report(conn, reply, original)
+    assert (md.Feedback, data) == (CMQC.MQFB_COD, b"")
+
+
+def test_expiration_report_when_a_get_discards_the_message(conn, queues):
+    """"Expiry (MQLONG)": an expired message "is discarded when a browse or nonbrowse MQGET
+    call occurs that would have returned the message"; "Report (MQLONG)": MQRO_EXPIRATION
+    "generated if the message is discarded prior to delivery ... because its expiry time has
+    passed"; "Feedback": MQFB_EXPIRATION."""
+    destination, reply = queues
+    original = _put(conn, destination, b"perishable", ReplyToQ=reply.encode(), Expiry=1,
+                    Report=CMQC.MQRO_EXPIRATION_WITH_FULL_DATA)
+    deadline = time.monotonic() + 30
+    while _get(conn, destination, browse=True) is not None:   # until the queue drops it
+        assert time.monotonic() < deadline, "the message never expired"
+    md, data = _report(conn, reply, original)
+    assert (md.MsgType, md.Feedback, data) == (CMQC.MQMT_REPORT, CMQC.MQFB_EXPIRATION,
+                                               b"perishable")
+
+
+def test_pan_and_nan_are_the_applications_to_send(conn, queues):
+    """"Report (MQLONG)": PAN and NAN "are generated by the application that retrieves the
+    message": the queue manager sends neither."""
+    destination, reply = queues
+    _put(conn, destination, b"act", ReplyToQ=reply.encode(), Report=CMQC.MQRO_PAN | CMQC.MQRO_NAN)
+    assert _get(conn, destination)[1] == b"act"
+    assert _get(conn, reply) is None
+
+
+def test_no_report_without_asking(conn, queues):
+    destination, reply = queues
+    _put(conn, destination, b"quiet", ReplyToQ=reply.encode())
+    assert _get(conn, destination)[1] == b"quiet"
+    assert _get(conn, reply) is None
+
+
+def test_an_undeliverable_report_goes_to_the_dead_letter_queue(conn, make_queue):
+    """"MQDLH": a report the queue manager cannot put on its ReplyToQ goes to the
+    dead-letter queue, its reason in the MQDLH; it is not itself reported on."""
+    destination = make_queue()
+    original = _put(conn, destination, b"x", ReplyToQ=b"NO.SUCH.REPLY.Q", Report=CMQC.MQRO_COA)
+    got = _get(conn, DLQ, correl_id=original.MsgId)
+    assert got is not None
+    md, data = got
+    assert md.Format == CMQC.MQFMT_DEAD_LETTER_HEADER and md.MsgType == CMQC.MQMT_REPORT
+    dlh = ibmmq.DLH()
+    dlh.unpack(data[:CMQC.MQDLH_LENGTH_1])
+    assert dlh.Reason == CMQC.MQRC_UNKNOWN_OBJECT_NAME
+    assert (dlh.DestQName.strip(), dlh.DestQMgrName.strip()) == (b"NO.SUCH.REPLY.Q", b"QM1")
+    assert md.Report == CMQC.MQRO_NONE
+
+
+def test_a_report_for_another_queue_manager_goes_through_its_transmission_queue(qm, conn,
+                                                                                 make_queue):
+    """"Report (MQLONG)": reports go to ReplyToQ at ReplyToQMgr, resolved as any put: a
+    remote queue manager's name is the transmission queue's (IBM docs: "Queue name
+    resolution")."""
+    destination = make_queue()
+    xmitq = f"QMR{destination.rsplit('.', 1)[-1]}"
+    qm.run_mqsc(f"DEFINE QLOCAL({xmitq}) USAGE(XMITQ) REPLACE")
+    try:
+        _put(conn, destination, b"x", ReplyToQ=b"REPLIES", ReplyToQMgr=xmitq.encode(),
+             Report=CMQC.MQRO_COA)
+        got = _get(conn, xmitq)
+        assert got is not None
+        md, data = got
+        assert md.Format == CMQC.MQFMT_XMIT_Q_HEADER
+        assert data[:4] == b"XQH "
+        assert (data[8:56].strip(), data[56:104].strip()) == (b"REPLIES", xmitq.encode())
+    finally:
+        qm.run_mqsc(f"DELETE QLOCAL({xmitq}) PURGE")
+
+
+@pytest.fixture
+def both_ways(tmp_path):
+    """QMA <-> QMB, a channel each way: IN.B on QMB, REPLY on QMA."""
+    qmb = start(tmp_path, "QMB", mqsc="DEFINE QLOCAL(IN.B)\n")
+    qma = start(tmp_path, "QMA", mqsc="DEFINE QLOCAL(REPLY)\n")
+    link(qma, qmb)
+    link(qmb, qma)
+    yield qma, qmb
+    qma.stop()
+    qmb.stop()
+
+
+def test_reports_come_back_across_the_channels(both_ways):
+    """"Report (MQLONG)": the COA of a message for another queue manager is generated where
+    it arrives (by the receiving MCA) and travels back to ReplyToQ at ReplyToQMgr (the
+    putter's queue manager, which MQPUT names when ReplyToQMgr is blank); MQRO_EXCEPTION:
+    "A message channel agent generates this type of report when a message is sent to another
+    queue manager and the message cannot be delivered to the specified destination queue",
+    Feedback the reason; the message goes to the dead-letter queue (MQRO_DEAD_LETTER_Q, the
+    default) or, with MQRO_DISCARD_MSG, is discarded."""
+    qma, qmb = both_ways
+    a, b = connect(qma), connect(qmb)
+    body = bytes(range(150))
+    [arrived] = put_remote(a, "IN.B", "QMB", [b"hello"], ReplyToQ=b"REPLY",
+                           Report=CMQC.MQRO_COA)
+    [dead] = put_remote(a, "NO.SUCH.QUEUE", "QMB", [body], ReplyToQ=b"REPLY",
+                        Report=CMQC.MQRO_EXCEPTION_WITH_DATA)
+    [discarded] = put_remote(a, "NO.SUCH.QUEUE", "QMB", [b"drop me"], ReplyToQ=b"REPLY",
+                             Report=CMQC.MQRO_EXCEPTION_WITH_FULL_DATA | CMQC.MQRO_DISCARD_MSG)
+    got = receive(a, "REPLY", 3)
+    by_correl = {md.CorrelId: (md, data) for md, data in got}
+    assert set(by_correl) == {arrived, dead, discarded}
+    coa, _ = by_correl[arrived]
+    assert (coa.MsgType, coa.Feedback) == (CMQC.MQMT_REPORT, CMQC.MQFB_COA)
+    assert coa.PutApplType == CMQC.MQAT_QMGR and coa.ReplyToQMgr.strip() == b"QMB"
+    exception, data = by_correl[dead]
+    assert (exception.Feedback, data) == (CMQC.MQRC_UNKNOWN_OBJECT_NAME, body[:100])
+    exception, data = by_correl[discarded]
+    assert (exception.Feedback, data) == (CMQC.MQRC_UNKNOWN_OBJECT_NAME, b"drop me")
+    [(dlq_md, _)] = receive(b, DLQ, 1)
+    assert dlq_md.MsgId == dead and depth(b, DLQ) == 0   # the discarded one is not there
+    assert receive(b, "IN.B", 1)[0][1] == b"hello"
+
+
+def test_the_sending_mca_reports_a_message_too_long_for_the_channel(both_ways):
+    """"Report (MQLONG)": MQRO_EXCEPTION, generated by the message channel agent, Feedback
+    2218 MQRC_MSG_TOO_BIG_FOR_CHANNEL; the report comes back to the putter's queue manager,
+    whose sender dead-lettered the message (or discarded it: MQRO_DISCARD_MSG)."""
+    qma, qmb = both_ways
+    qmb.run_mqsc("ALTER CHANNEL(QMA.TO.QMB) CHLTYPE(RCVR) MAXMSGL(2000)")
+    a = connect(qma)
+    [dead] = put_remote(a, "IN.B", "QMB", [b"B" * 5000], ReplyToQ=b"REPLY",
+                        Report=CMQC.MQRO_EXCEPTION)
+    [discarded] = put_remote(a, "IN.B", "QMB", [b"D" * 5000], ReplyToQ=b"REPLY",
+                             Report=CMQC.MQRO_EXCEPTION_WITH_DATA | CMQC.MQRO_DISCARD_MSG)
+    got = {md.CorrelId: (md, data) for md, data in receive(a, "REPLY", 2)}
+    assert set(got) == {dead, discarded}
+    assert got[dead][0].Feedback == CMQC.MQRC_MSG_TOO_BIG_FOR_CHANNEL and got[dead][1] == b""
+    assert got[discarded][0].Feedback == CMQC.MQRC_MSG_TOO_BIG_FOR_CHANNEL
+    assert got[discarded][1] == b"D" * 100
+    [(dlq_md, _)] = receive(a, DLQ, 1)
+    assert dlq_md.MsgId == dead and depth(a, DLQ) == 0
+
+
+@pytest.fixture
+def secured(tmp_path):
+    """A queue manager with users (IBM's developer configuration: app may use DEV.**)."""
+    import spark_mq.embedded as embedded
+
+    with embedded.EmbeddedQueueManager(str(tmp_path / "qmsec"), name="QMSEC",
+                                       users={"app": "passw0rd", "admin": "adminpw"}) as manager:
+        yield manager
+
+
+def test_a_report_needs_the_original_users_authority_on_the_reply_queue(secured):
+    """IBM docs, "Message context": for report messages "the user context is checked for +put
+    and +passid authority on the destination of the report. Where the user context has
+    insufficient authority, the report message is placed on the dead-letter queue". A user
+    who may put only on DEV queues cannot have the queue manager carry its data (here a
+    forged trigger message) onto the initiation queue as a report."""
+    app = ibmmq.connect(secured.name, "DEV.APP.SVRCONN", secured.conn_name, user="app",
+                        password="passw0rd")
+    admin = ibmmq.connect(secured.name, "DEV.ADMIN.SVRCONN", secured.conn_name, user="admin",
+                          password="adminpw")
+    try:
+        forged = _put(app, "DEV.QUEUE.1", b"TM  forged trigger", Format=CMQC.MQFMT_TRIGGER,
+                      ReplyToQ=b"SYSTEM.DEFAULT.INITIATION.QUEUE",
+                      Report=CMQC.MQRO_COA_WITH_FULL_DATA)
+        allowed = _put(app, "DEV.QUEUE.1", b"fine", ReplyToQ=b"DEV.QUEUE.2",
+                       Report=CMQC.MQRO_COA)
+        assert _get(admin, "SYSTEM.DEFAULT.INITIATION.QUEUE") is None
+        got = _get(admin, DLQ, correl_id=forged.MsgId)
+        assert got is not None
+        dlh = ibmmq.DLH()
+        dlh.unpack(got[1][:CMQC.MQDLH_LENGTH_1])
+        assert dlh.Reason == CMQC.MQRC_NOT_AUTHORIZED
+        assert dlh.DestQName.strip() == b"SYSTEM.DEFAULT.INITIATION.QUEUE"
+        md, _ = _report(app, "DEV.QUEUE.2", allowed)
+        assert md.Feedback == CMQC.MQFB_COA and md.UserIdentifier.strip() == b"app"
+    finally:
+        app.disconnect()
+        admin.disconnect()
