@@ -88,13 +88,15 @@ def depth(conn, queue: str) -> int:
 
 # configmsgdup.html: "the original messages are completely unchanged"; the streamed message
 # has the same MsgId, CorrelId and context, its own Expiry, and no COA/COD/... reports
-def test_the_copy_is_the_original_with_unlimited_expiry_and_no_reports(conn, streamed):
+def test_the_copy_is_the_original_with_unlimited_expiry_and_no_reports(conn, streamed, sqm):
     source, stream = streamed()
+    reply = f"{source}.REPLY"
+    sqm.run_mqsc(f"DEFINE QLOCAL({reply})")
     report = (CMQC.MQRO_COA | CMQC.MQRO_COD | CMQC.MQRO_EXCEPTION | CMQC.MQRO_EXPIRATION
               | CMQC.MQRO_ACTIVITY | CMQC.MQRO_PASS_MSG_ID | CMQC.MQRO_DISCARD_MSG)
     sent = put(conn, source, b"order 1", CorrelId=b"C" * 24, Expiry=100_000, Priority=7,
                Persistence=CMQC.MQPER_PERSISTENT, Format=CMQC.MQFMT_STRING, Report=report,
-               ReplyToQ=stream, ApplIdentityData=b"app data")
+               ReplyToQ=reply, ApplIdentityData=b"app data")
     [(original, body)] = get_all(conn, source)
     [(copy, copy_body)] = get_all(conn, stream)
     assert body == copy_body == b"order 1"
@@ -106,6 +108,11 @@ def test_the_copy_is_the_original_with_unlimited_expiry_and_no_reports(conn, str
                   "ReplyToQ", "ReplyToQMgr"):
         assert getattr(copy, field) == getattr(original, field), field
     assert copy.MsgId == sent.MsgId
+    # the original's COA (when it was put) and COD (when it was got) come back; the copy,
+    # put and got as well, asks for none
+    reports = get_all(conn, reply)
+    assert sorted(md.Feedback for md, _ in reports) == sorted([CMQC.MQFB_COA, CMQC.MQFB_COD])
+    assert all(md.MsgType == CMQC.MQMT_REPORT and md.CorrelId == sent.MsgId for md, _ in reports)
 
 
 # configmsgdup.html: the streamed message's Expiry is the stream queue's CAPEXPRY
