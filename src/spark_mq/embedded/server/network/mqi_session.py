@@ -50,6 +50,7 @@ from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core.outcomes import FAILED, NONE, OK, WARNING, MQError, WarnedPut
 from spark_mq.embedded.server.core.security import admission
 from spark_mq.embedded.server.core.state import Connection
+from spark_mq.embedded.server.core.trace import trace_of
 from spark_mq.embedded.server.message_channels import receiver
 from spark_mq.embedded.server.network import tls
 from spark_mq.embedded.server.verbs import consumers
@@ -189,6 +190,7 @@ class Session:
         self.instance: tuple[str, str] | None = None   # (channel, client address) once connected
         self.connect_timeout = connect_timeout
         self.first_deadline = first_deadline
+        self.trace = trace_of(qmgr)
 
     @property
     def connected(self) -> Connection:
@@ -241,7 +243,11 @@ class Session:
 
     def _call(self, verb: Verb, args: list) -> list | None:
         """The answer to one verb (None for a verb that is not answered)."""
-        reply = self._outcome(verb, args)
+        if self.trace.on:   # core/trace.py: the one check a call makes when trace is off
+            reply = self.trace.call(self.conn, self.instance[0] if self.instance else "",
+                                    verb.name, args, lambda: self._outcome(verb, args))
+        else:
+            reply = self._outcome(verb, args)
         return reply if verb.answered else None
 
     def _outcome(self, verb: Verb, args: list) -> list:
