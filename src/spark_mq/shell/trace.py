@@ -41,9 +41,9 @@ def add_trace(commands: Any) -> list[argparse.ArgumentParser]:
                        help="the queue manager's name (as --queue-manager)")
     start.add_argument("-t", dest="type", choices=("api", "comms", "all"), default="all",
                        help="what to trace (default: all)")
-    start.add_argument("--channel", metavar="NAME",
+    start.add_argument("--trace-channel", dest="trace_channel", metavar="NAME",
                        help="only this channel: calls on this SVRCONN, flows of this message "
-                            "channel")
+                            "channel (--channel is the one the tool connects through)")
     start.add_argument("--queue", metavar="NAME", help="only the calls on this queue")
     start.add_argument("-l", dest="limit", type=int, metavar="MB", default=100,
                        help="wrap the trace file at this many MB (the older part is kept as "
@@ -70,7 +70,7 @@ def run_start(args: argparse.Namespace) -> int:
     if args.data < -1:
         raise JobError(f"-d: {args.data} is not valid (valid: 0 none, -1 all, or a number of bytes)")
     command = f"START TRACE TYPE({args.type.upper()}) LIMIT({args.limit * _MB}) DATA({args.data})"
-    for keyword, value in (("CHANNEL", args.channel), ("QUEUE", args.queue)):
+    for keyword, value in (("CHANNEL", args.trace_channel), ("QUEUE", args.queue)):
         if value:
             command += f" {keyword}('{value}')"
     return _send(args, command)
@@ -120,7 +120,8 @@ def format_record(record: dict[str, Any]) -> str:
     """One record as dspmqtrc would show it: time, process.thread, then the call or flow."""
     stamp = float(record.get("time", 0))
     when = time.strftime("%H:%M:%S", time.gmtime(stamp)) + f".{int(stamp % 1 * 1e6):06d}"
-    head = f"{when} {record.get('pid', '?')}.{record.get('thread', '?')}"
+    thread = str(record.get("thread", "?")).replace(" ", "_")   # one word: columns stay columns
+    head = f"{when} {record.get('pid', '?')}.{thread}"
     if record.get("type") == "COMMS":
         seq = f" seq {record['seq']}" if "seq" in record else ""
         body = (f"COMMS {record.get('channel', '')} {record.get('dir', '')} "

@@ -42,8 +42,8 @@ import json
 import os
 import threading
 import time
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
@@ -195,8 +195,8 @@ def _object_of(conn: Any, verb: str, args: list) -> tuple[str, int | None]:
         return name.strip(), options if type(options) is int else None
     if verb in _BY_HANDLE and args and conn is not None:
         handle = conn.handles.get(args[0])
-        options_at = _BY_HANDLE[verb]
-        options = args[options_at] if options_at is not None and len(args) > options_at else None
+        at = _BY_HANDLE[verb]
+        options = args[at] if at is not None and len(args) > at else None
         if isinstance(options, bytes) and len(options) == GMO.size:   # MQGET's options: its MQGMO's
             options = GMO.unpack(options)[GMO.index["Options"]]
         return (handle.name if handle else f"hobj {args[0]}"), \
