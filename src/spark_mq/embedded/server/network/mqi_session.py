@@ -32,6 +32,9 @@ listener bounds the connections at once (network/listener.py):
 - a connection counts against its SVRCONN channel's MAXINST and MAXINSTC from its CONN
   (`Instances`), before its credentials are checked.
 
+Every verb passes `Session._call`, where the trace (core/trace.py, START TRACE TYPE(API))
+records it when it runs; when it does not, the cost is one boolean test.
+
 A sender channel of another queue manager arrives on the same port: its first frame (CHL)
 makes this connection that channel's receiver (message_channels/receiver.py). CHL after a
 successful MQCONN is a protocol error.
