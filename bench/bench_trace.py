@@ -29,7 +29,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--messages", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=0)
+    parser.add_argument("--off-only", action="store_true",
+                        help="only the trace-off figure: to compare with a tree without the "
+                             "trace (PYTHONPATH=that/src), which has no START TRACE")
     args = parser.parse_args()
+    settings = SETTINGS[:1] if args.off_only else SETTINGS
     count = args.messages or (3000 if args.quick else 20000)
     rounds = args.rounds or (2 if args.quick else 4)
     import spark_mq.embedded as embedded
@@ -43,7 +47,7 @@ def main() -> None:
         md, pmo = ibmmq.MD(), ibmmq.PMO(Options=CMQC.MQPMO_NO_SYNCPOINT)
         best: dict[str, float] = {}
         for _ in range(rounds):
-            for label, command in SETTINGS:
+            for label, command in settings:
                 if command:
                     qm.run_mqsc(command)
                 queue = ibmmq.Queue(conn, "BENCH.Q", CMQC.MQOO_OUTPUT)
