@@ -81,3 +81,25 @@ def test_a_switch_to_a_queue_that_is_not_there_leaves_puts_where_the_open_put_th
         assert refused.value.reason == CMQC.MQRC_UNKNOWN_XMIT_Q
     finally:
         qma.stop()
+
+
+def test_a_handle_opened_by_queue_manager_name_follows_a_new_queue_of_that_name(tmp_path):
+    """Rule 3 of name resolution chosen again at each put: opened through DEFXMITQ, the
+    handle's puts go to the queue named after the destination once one is defined, and the
+    default transmission queue can be emptied and deleted meanwhile."""
+    qma = start(tmp_path, "QMA", mqsc="DEFINE QLOCAL(DEFAULT.XQ) USAGE(XMITQ)\n"
+                                      "ALTER QMGR DEFXMITQ(DEFAULT.XQ)\n")
+    try:
+        conn = connect(qma)
+        remote = ibmmq.Queue(conn, ibmmq.OD(ObjectName="IN.B", ObjectQMgrName="QMB"),
+                             CMQC.MQOO_OUTPUT)
+        _put(remote, [b"by the default"])
+        qma.run_mqsc("DEFINE QLOCAL(QMB) USAGE(XMITQ)")
+        _put(remote, [b"by the name"])
+        assert (depth(conn, "DEFAULT.XQ"), depth(conn, "QMB")) == (1, 1)
+        qma.run_mqsc("MOVE QLOCAL(DEFAULT.XQ) TOQLOCAL(QMB) TYPE(ADD)\nDELETE QLOCAL(DEFAULT.XQ)")
+        _put(remote, [b"after the move"])
+        remote.close()
+        assert depth(conn, "QMB") == 3
+    finally:
+        qma.stop()

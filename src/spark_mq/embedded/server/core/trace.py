@@ -22,7 +22,9 @@ Records: one JSON object a line in `trace/AMQ<pid>.TRC` under the data directory
 pid, thread, type; for API the connection id, user, verb, object, options, CompCode and
 Reason (by name); for COMMS the channel, direction (in/out), segment type (the frame's
 verb: CHL, MSG, END, DONE, HB, BYE, or the answer's CompCode), its size in bytes and the
-sequence number a MSG or END carries. Bounded by LIMIT, as strmqtrc -l: when the file
+sequence number a MSG or END carries; a receiver's trace starts with the hello it took, a
+sender's with the hello's answer (the hello leaves before the sender's link knows its
+trace). Bounded by LIMIT, as strmqtrc -l: when the file
 would pass it, it becomes AMQ<pid>.TRS (the previous .TRS goes) and a new .TRC starts, so
 the trace never holds more than twice LIMIT.
 
