@@ -50,8 +50,13 @@ def test_trace_start_stop_and_show_one_queue(shell):
 
 def test_stop_without_a_trace_and_bad_arguments_fail_in_one_line(shell):
     cwd, env, at = shell
-    done = run("trace", "stop", *at, cwd=cwd, env=env, check=False)
+    conn_name = at[1]
+    done = run("trace", "stop", "-m", "QMT", "--conn-name", conn_name, cwd=cwd, env=env,
+               check=False)   # -m: strmqtrc's spelling of --queue-manager
     assert done.returncode == 1 and "no trace is running" in text(done)[1], text(done)
+    done = run("trace", "stop", "-m", "QMX", "--conn-name", conn_name, cwd=cwd, env=env,
+               check=False)
+    assert done.returncode == 1 and "2058" in one_line_error(done)
     done = run("trace", "start", "-l", "0", *at, cwd=cwd, env=env, check=False)
     assert done.returncode == 2 and "-l: 0 MB is not valid" in one_line_error(done)
     done = run("trace", "show", str(cwd / "missing.TRC"), cwd=cwd, env=env, check=False)
