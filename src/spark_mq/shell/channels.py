@@ -21,7 +21,9 @@ TYPE(ADD) moves OLD's messages in units of work (server/admin/move_queue.py: aft
 message is on exactly one of the two queues; the command run again moves the rest). The
 sender's in-doubt batch, if any, moves with its MsgIds, so the channel resolves it on NEW
 when it starts. Messages that reach OLD afterwards through a remote queue definition
-(XMITQ(OLD)) or its name stay there: point those definitions at NEW too.
+(XMITQ(OLD)) or its name stay there: point those definitions at NEW too, before the move.
+An application that holds such a definition open then follows the switch with its next put
+(and does not keep OLD open), so it need not reconnect.
 """
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from spark_mq.jobs.cli import add_connection_arguments
 from spark_mq.jobs.job_errors import JobError, explain
-from spark_mq.shell import admin_commands, channels, lifecycle, messages, trigger_monitor
+from spark_mq.shell import admin_commands, channels, lifecycle, messages, trace, trigger_monitor
 from spark_mq.shell.client_connection import add_local_arguments
 
 PROG = "spark-mq-qmgr"
@@ -36,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     clients = [admin_commands.add_mqsc(commands), admin_commands.add_depth(commands),
                messages.add_put(commands), messages.add_get(commands), messages.add_browse(commands),
                admin_commands.add_unsubscribe(commands), channels.add_channels(commands),
-               channels.add_move_xmitq(commands), trigger_monitor.add_trigger_monitor(commands)]
+               channels.add_move_xmitq(commands), trigger_monitor.add_trigger_monitor(commands),
+               *trace.add_trace(commands)]
     for sub in clients:
         add_connection_arguments(sub)
         add_local_arguments(sub)

@@ -11,7 +11,10 @@ the sender channels of the old queue at the new one), and it keeps IBM's rules:
 * both queues are local queues, not the same one, of the same USAGE (a message without an
   MQXQH must not reach a transmission queue, nor a transmission header an application);
 * the source is not open and holds no uncommitted messages (puts or gets), else the command
-  fails and moves nothing;
+  fails and moves nothing. A handle that puts to another queue manager through the source,
+  whose way the administrator has already pointed elsewhere (ALTER QREMOTE XMITQ, ALTER
+  QMGR DEFXMITQ), first follows the switch (verbs/handles.py, `follow_transmission_queues`)
+  and so does not count: the application keeps its handle and its next put goes the new way;
 * TYPE(MOVE), the default, needs an empty target; TYPE(ADD) puts the messages after the
   target's own. Either way the target must take them all: the source's depth plus the
   target's must not pass the target's MAXDEPTH (checked before anything moves);
@@ -39,6 +42,7 @@ from typing import TYPE_CHECKING
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.queue_objects import LocalQueue
+from spark_mq.embedded.server.verbs.handles import follow_transmission_queues
 from spark_mq.embedded.server.verbs.local_connection import LocalConnection
 from spark_mq.mqi.constants import CMQC, reason_name
 
@@ -145,6 +149,9 @@ def _checked(qmgr: QueueManager, source_name: str, target_name: str,
         raise ValueError(f"QLOCAL({source_name}) has USAGE({source.attrs.get('USAGE')}) and "
                          f"TOQLOCAL({target_name}) USAGE({target.attrs.get('USAGE')}) (valid: "
                          "queues of the same USAGE)")
+    # applications putting to another queue manager through the source, whose way the
+    # administrator has swung already (ALTER QREMOTE XMITQ ...), let go of it first
+    follow_transmission_queues(qmgr, source)
     opened = source.input_shared + source.input_exclusive + source.output_count
     if opened:
         raise ValueError(f"QLOCAL({source_name}) is open ({opened} handles; IPPROCS and OPPROCS "

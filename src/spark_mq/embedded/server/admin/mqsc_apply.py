@@ -23,6 +23,7 @@ from spark_mq.embedded.server.admin.pubsub import pubsub_mqsc as pubsub_admin
 from spark_mq.embedded.server.admin.security import security_mqsc as security_admin
 from spark_mq.embedded.server.admin.security.mqsc_commands import OBJECT_TYPES_CHECKED as SECURITY_TYPES
 from spark_mq.embedded.server.core import channel_definitions as channels
+from spark_mq.embedded.server.core import trace as tracing
 from spark_mq.embedded.server.core.mqsc_attributes import default_attributes
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand, MQSCError
 from spark_mq.embedded.server.core.named_kinds import KINDS as NAMED_KINDS
@@ -144,6 +145,31 @@ def _resolve_channel(qmgr: QueueManager, command: MQSCCommand) -> str:
     if action not in _RESOLVE_ACTIONS:
         raise ValueError(f"ACTION({action}) is required and must be COMMIT or BACKOUT")
     return initiator_of(qmgr).resolve_channel(command.name, action)
+
+
+def _start_trace(qmgr: QueueManager, command: MQSCCommand) -> str:
+    settings = tracing.parse_settings(command.attributes)
+    if command.flags:
+        raise ValueError(f"START TRACE does not take {', '.join(sorted(command.flags))} "
+                         "(valid: TYPE, CHANNEL, QUEUE, LIMIT, DATA, each with a value)")
+    path = tracing.trace_of(qmgr).start(settings)
+    log.info("trace started by command: %s, to %s", settings.describe(), path)
+    return f"Trace started: {settings.describe()} FILE({path})."
+
+
+def _stop_trace(qmgr: QueueManager, command: MQSCCommand) -> str:
+    if not tracing.trace_of(qmgr).stop():
+        raise ValueError("no trace is running (START TRACE starts one)")
+    log.info("trace stopped by command")
+    return "Trace stopped."
+
+
+def _display_trace(qmgr: QueueManager, command: MQSCCommand) -> str:
+    trace = tracing.trace_of(qmgr)
+    settings = trace.settings
+    if settings is None:
+        return "TRACE STATUS(STOPPED)"
+    return f"TRACE STATUS(RUNNING) {settings.describe()} FILE({trace.path})"
 
 
 def _named_object(qmgr: QueueManager, command: MQSCCommand) -> str:
@@ -278,6 +304,9 @@ _BY_COMMAND: dict[tuple[str, str], Handler] = {
     ("RESOLVE", "CHANNEL"): _resolve_channel,
     ("DISPLAY", "CHSTATUS"): _display_chstatus,
     ("MOVE", "QLOCAL"): move_queue.move,
+    ("START", "TRACE"): _start_trace,
+    ("STOP", "TRACE"): _stop_trace,
+    ("DISPLAY", "TRACE"): _display_trace,
 }
 #: object type -> the handler of every verb on it (its module checks the verb)
 _BY_TYPE: dict[str, Handler] = {

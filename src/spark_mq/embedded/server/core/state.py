@@ -119,6 +119,7 @@ class QueueManagerState:
     def __init__(self, name: str, data_dir: str, users: dict[str, str] | None = None,
                  queue_memory: int = DEFAULT_QUEUE_MEMORY):
         self.name = name
+        self.data_dir = data_dir
         self.users = users
         self.lock = threading.RLock()
         self.arrived = threading.Condition(self.lock)

@@ -39,6 +39,7 @@ from __future__ import annotations
 import socket
 import time
 
+from spark_mq.embedded.server.core.trace import Trace
 from spark_mq.embedded.server.message_channels.sync import valid_luwid
 from spark_mq.embedded.wire import FrameReader, ProtocolError, frame
 from spark_mq.embedded.wire_verbs import CHL
@@ -67,7 +68,12 @@ class Link:
     """One channel's socket: frames out, frames in with a deadline. `stream` queues a frame
     that needs no answer (a batch's messages) and sends the queue once it holds
     _STREAM_BYTES; `send` and `flush` send what is queued first, so frames always leave in
-    order and nothing waits for an answer with its question still queued."""
+    order and nothing waits for an answer with its question still queued. Every flow passes
+    `send`, `stream` or `receive`, so the communications trace (core/trace.py) sees each
+    one, once `trace_as` names the channel."""
+
+    trace: Trace | None = None
+    channel = ""
 
     def __init__(self, sock: socket.socket, reader: FrameReader | None = None) -> None:
         self.sock = sock
@@ -75,16 +81,29 @@ class Link:
         self.queued: list[bytes] = []
         self.queued_bytes = 0
 
+    def trace_as(self, trace: Trace, channel: str, received: list | None = None) -> None:
+        """Trace this link's flows as `channel`'s; `received`: a frame read before (the hello
+        the listener took)."""
+        self.trace, self.channel = trace, channel
+        if received is not None and trace.on:
+            trace.comms(channel, "in", received, len(frame(received)))
+
     def send(self, *values: object) -> None:
-        self.queued.append(frame(list(values)))
+        self.queued.append(self._framed(values))
         self.flush()
 
     def stream(self, *values: object) -> None:
-        data = frame(list(values))
+        data = self._framed(values)
         self.queued.append(data)
         self.queued_bytes += len(data)
         if self.queued_bytes >= _STREAM_BYTES:
             self.flush()
+
+    def _framed(self, values: tuple[object, ...]) -> bytes:
+        data = frame(list(values))
+        if self.trace is not None and self.trace.on:
+            self.trace.comms(self.channel, "out", list(values), len(data))
+        return data
 
     def flush(self) -> None:
         if self.queued:
@@ -98,6 +117,8 @@ class Link:
         value = self.reader.read(deadline)
         if not isinstance(value, list) or not value:
             raise ProtocolError("a channel frame must be a non-empty list")
+        if self.trace is not None and self.trace.on:   # its size again, only when tracing
+            self.trace.comms(self.channel, "in", value, len(frame(value)))
         return value
 
     def close(self) -> None:

@@ -58,6 +58,7 @@ from spark_mq.embedded.server.core.faults import fail_point
 from spark_mq.embedded.server.core.outcomes import FAILED, NONE, OK, MQError
 from spark_mq.embedded.server.core.qmgr_attributes import COMMAND_QUEUE
 from spark_mq.embedded.server.core.security import admission
+from spark_mq.embedded.server.core.trace import trace_of
 from spark_mq.embedded.server.events import channel_started, channel_stopped
 from spark_mq.embedded.server.events.channel import (
     STOPPED_DISABLED,
@@ -103,6 +104,7 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
     connection ends; every failure ends only this channel."""
     channel, partner, batch_size, ping, offered_length = frames.check_hello(hello)
     link = frames.Link(sock, reader)
+    link.trace_as(trace_of(qmgr), channel, received=[frames.HELLO, *hello])
     attrs = channels.of_type(qmgr, channel, channels.RECEIVER)
     table = statuses.table(qmgr)
     if attrs is None:

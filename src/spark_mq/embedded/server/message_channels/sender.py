@@ -42,6 +42,7 @@ from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import channel_status as statuses
 from spark_mq.embedded.server.core.faults import fail_point
 from spark_mq.embedded.server.core.outcomes import OK, MQError
+from spark_mq.embedded.server.core.trace import trace_of
 from spark_mq.embedded.server.events import channel_started, channel_stopped
 from spark_mq.embedded.server.events.channel import (
     STOPPED_DISABLED,
@@ -235,6 +236,7 @@ class SenderAgent:
             link, (partner, batch_size, record, max_length) = open_link(
                 str(attrs["CONNAME"]), self.name, self.qmgr.name, int(attrs["BATCHSZ"]), False,
                 offered, channel_tls(self.qmgr, attrs), mine.reset)
+            link.trace_as(trace_of(self.qmgr), self.name)   # from the hello's answer on
             if type(batch_size) is not int or not 1 <= batch_size <= int(attrs["BATCHSZ"]):
                 raise ProtocolError(f"the partner agreed BATCHSZ {batch_size!r:.20} (valid: "
                                     f"1..{attrs['BATCHSZ']})")

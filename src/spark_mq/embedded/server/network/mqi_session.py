@@ -32,6 +32,9 @@ listener bounds the connections at once (network/listener.py):
 - a connection counts against its SVRCONN channel's MAXINST and MAXINSTC from its CONN
   (`Instances`), before its credentials are checked.
 
+Every verb passes `Session._call`, where the trace (core/trace.py, START TRACE TYPE(API))
+records it when it runs; when it does not, the cost is one boolean test.
+
 A sender channel of another queue manager arrives on the same port: its first frame (CHL)
 makes this connection that channel's receiver (message_channels/receiver.py). CHL after a
 successful MQCONN is a protocol error.
@@ -50,6 +53,7 @@ from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core.outcomes import FAILED, NONE, OK, WARNING, MQError, WarnedPut
 from spark_mq.embedded.server.core.security import admission
 from spark_mq.embedded.server.core.state import Connection
+from spark_mq.embedded.server.core.trace import trace_of
 from spark_mq.embedded.server.message_channels import receiver
 from spark_mq.embedded.server.network import tls
 from spark_mq.embedded.server.verbs import consumers
@@ -189,6 +193,7 @@ class Session:
         self.instance: tuple[str, str] | None = None   # (channel, client address) once connected
         self.connect_timeout = connect_timeout
         self.first_deadline = first_deadline
+        self.trace = trace_of(qmgr)
 
     @property
     def connected(self) -> Connection:
@@ -241,7 +246,11 @@ class Session:
 
     def _call(self, verb: Verb, args: list) -> list | None:
         """The answer to one verb (None for a verb that is not answered)."""
-        reply = self._outcome(verb, args)
+        if self.trace.on:   # core/trace.py: the one check a call makes when trace is off
+            reply = self.trace.call(self.conn, self.instance[0] if self.instance else "",
+                                    verb.name, args, lambda: self._outcome(verb, args))
+        else:
+            reply = self._outcome(verb, args)
         return reply if verb.answered else None
 
     def _outcome(self, verb: Verb, args: list) -> list:

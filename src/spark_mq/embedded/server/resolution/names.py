@@ -14,6 +14,13 @@ ObjectQMgrName is resolved first, then ObjectName:
    the queue manager's name, else the queue manager's DEFXMITQ, each a local queue with
    USAGE(XMITQ); nothing: 2087 MQRC_UNKNOWN_REMOTE_Q_MGR.
 
+The transmission queue is chosen again at every put through an open handle
+(`transmission_queue_now`), not only at MQOPEN: after an administrator swings the way to a
+queue manager (ALTER QREMOTE XMITQ, a new queue of the queue manager's name, ALTER QMGR
+DEFXMITQ, `move-xmitq`), a long-running putter's next message follows the switch instead of
+landing on the queue being emptied. A put that finds no usable way now goes where the open
+found it, as long as that queue still exists, so that a half-made switch loses nothing.
+
 A queue elsewhere can only be put to (and a QREMOTE definition inquired): other open
 options answer 2045 MQRC_OPTION_NOT_VALID_FOR_TYPE.
 """
@@ -137,6 +144,22 @@ def transmission_queue(qm: QueueManagerState, qmgr_name: str, explicit: str) -> 
         return _xmitq(qm.queues.get(default), CMQC.MQRC_UNKNOWN_DEF_XMIT_Q,
                       CMQC.MQRC_DEF_XMIT_Q_TYPE_ERROR, CMQC.MQRC_DEF_XMIT_Q_USAGE_ERROR)
     raise MQError(CMQC.MQRC_UNKNOWN_REMOTE_Q_MGR)
+
+
+def transmission_queue_now(qm: QueueManagerState, remote: Remote, at_open: LocalQueue) -> LocalQueue:
+    """The transmission queue a put through a handle opened to `remote` uses now (see the
+    module docstring); its error only when the queue the open chose is gone too."""
+    definition = remote.definition
+    if definition is not None:   # a definition replaced since the open is read as it is now
+        current = qm.queues.get(definition.name)
+        definition = current if isinstance(current, RemoteQueue) else definition
+    explicit = definition.attrs["XMITQ"].strip() if definition is not None else ""
+    try:
+        return transmission_queue(qm, remote.qmgr_name, explicit)
+    except MQError:
+        if qm.queues.get(at_open.name) is at_open:
+            return at_open
+        raise
 
 
 def _xmitq(queue: object, unknown: int, wrong_type: int, wrong_usage: int) -> LocalQueue:

@@ -170,6 +170,30 @@ def handle_of(conn: Connection, hobj: int) -> Handle:
     return handle
 
 
+def follow_transmission_queue(qm: QueueManagerState, handle: Handle) -> None:
+    """A handle to a queue on another queue manager takes the transmission queue the way
+    there leads to now (resolution/names.py, `transmission_queue_now`), its open count with
+    it: the queue it leaves is free to be moved from and deleted."""
+    if handle.remote is None or handle.queue is None:
+        return
+    now = names.transmission_queue_now(qm, handle.remote, handle.queue)
+    if now is handle.queue:
+        return
+    if handle.options & CMQC.MQOO_OUTPUT:
+        handle.queue.output_count -= 1
+        now.output_count += 1
+    handle.queue = now
+
+
+def follow_transmission_queues(qm: QueueManagerState, leaving: LocalQueue) -> None:
+    """Every open handle that reaches another queue manager through `leaving`: see
+    `follow_transmission_queue`."""
+    for conn in list(qm.connections.values()):
+        for handle in list(conn.handles.values()):
+            if handle.queue is leaving and handle.remote is not None:
+                follow_transmission_queue(qm, handle)
+
+
 def release(qm: QueueManagerState, handle: Handle) -> None:
     """Give back the open counts a handle holds on its queue; the last input handle going
     may trigger the queue for the messages left on it (triggering/)."""

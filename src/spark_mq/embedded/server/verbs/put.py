@@ -44,7 +44,12 @@ from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.embedded.server.resolution import transmission
 from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.embedded.server.verbs import reports, streaming
-from spark_mq.embedded.server.verbs.handles import handle_of, open_handle, release
+from spark_mq.embedded.server.verbs.handles import (
+    follow_transmission_queue,
+    handle_of,
+    open_handle,
+    release,
+)
 from spark_mq.embedded.server.verbs.prepare_put import Destination, prepare_md
 from spark_mq.embedded.server.verbs.pubsub.publish import publish
 from spark_mq.mqi.constants import CMQC
@@ -108,6 +113,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
          context_hobj: int, props: list | None, body: bytes) -> bytes:
     if len(md_bytes) != MD.size:  # before the queue's own refusals, which a publication checks first
         raise MQError(CMQC.MQRC_MD_ERROR)
+    follow_transmission_queue(qm, handle)   # the way elsewhere may have swung since MQOPEN
     queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)  # a queue-manager handle has no OUTPUT
     if handle.remote is not None:   # the QREMOTE or queue-manager alias, else the xmitq
         definition: QueueDefinition = handle.remote.definition or queue
