@@ -19,7 +19,7 @@ from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import channel_status as statuses
 from spark_mq.embedded.server.core.queue_objects import LocalQueue
 from spark_mq.embedded.server.core.state import FeatureState
-from spark_mq.embedded.server.message_channels import sync
+from spark_mq.embedded.server.message_channels import saved_status, sync
 from spark_mq.embedded.server.message_channels.sender import (
     SYNC_OPEN,
     SenderAgent,
@@ -50,7 +50,25 @@ class ChannelInitiator:
         _INITIATOR.set(qmgr, self)
 
     def start(self) -> None:
+        self._restore()
         self._watcher.start()
+
+    def _restore(self) -> None:
+        """What the last run kept (saved_status.py): STOPPED channels stay STOPPED, senders
+        that were RETRYING try again."""
+        table = statuses.table(self.qmgr)
+        with self.qmgr.lock:    # as a command would: START CHANNEL runs under it
+            kept = saved_status.kept(self.qmgr)
+        for name, chltype, status in kept:
+            if status == statuses.STOPPED:
+                table.put(statuses.ChannelStatus(name, chltype, status=statuses.STOPPED))
+                log.info("%s channel %s is STOPPED, as it was when the queue manager ended "
+                         "(START CHANNEL starts it)", chltype, name)
+            elif chltype == channels.SENDER:
+                log.info("sender channel %s was RETRYING when the queue manager ended: "
+                         "started again", name)
+                with self.qmgr.lock:
+                    self.start_channel(name)
 
     def stop(self) -> None:
         """The queue manager is ending: every channel ends (INACTIVE) after its batch."""
@@ -58,6 +76,8 @@ class ChannelInitiator:
         with self.qmgr.arrived:   # the watcher waits on `arrived`: it ends now, not at its timeout
             self.qmgr.arrived.notify_all()
         for status in statuses.table(self.qmgr).all():
+            if status.status == statuses.RETRYING and status.chltype == channels.SENDER:
+                saved_status.remember(self.qmgr, status.name, status.chltype, status.status)
             if status.status in _ACTIVE:
                 _request_stop(status, statuses.INACTIVE)
         for agent in list(self.agents.values()):
@@ -76,6 +96,7 @@ class ChannelInitiator:
             existing = table.get(name, chltype)
             if existing is not None and existing.status == statuses.STOPPED:
                 table.remove(existing)   # the partner may start it now
+            saved_status.forget(self.qmgr, name, chltype)
             return "AMQ8018I: Start IBM MQ channel accepted."
         if chltype != channels.SENDER:
             raise ValueError(f"START CHANNEL({name}): a {chltype} channel is not started here "
@@ -87,6 +108,8 @@ class ChannelInitiator:
             raise ValueError(f"AMQ9514E: Channel {name} is in use.")
         if existing is not None and existing.status == statuses.STOPPED and triggered:
             return ""
+        if not triggered:
+            saved_status.forget(self.qmgr, name, chltype)
         status = statuses.ChannelStatus(name, chltype, conname=str(attrs.get("CONNAME", "")),
                                         xmitq=str(attrs.get("XMITQ", "")))
         table.put(status)
@@ -110,9 +133,12 @@ class ChannelInitiator:
         if status is None or status.status not in _ACTIVE:
             if after == statuses.INACTIVE:
                 raise ValueError(f"AMQ9533E: Channel {name} is not currently active.")
+            saved_status.remember(self.qmgr, name, chltype, statuses.STOPPED)
             # a STOPPED channel is not started by triggers, nor is a receiver by its partner
             table.put(statuses.ChannelStatus(name, chltype, status=statuses.STOPPED))
             return "AMQ8019I: Stop IBM MQ channel accepted."
+        if after == statuses.STOPPED:
+            saved_status.remember(self.qmgr, name, chltype, statuses.STOPPED)
         _request_stop(status, after)
         return "AMQ8019I: Stop IBM MQ channel accepted."
 
@@ -231,7 +257,12 @@ class ChannelInitiator:
         return "AMQ8023I: IBM MQ channel reset."
 
     # --- DISPLAY CHSTATUS ----------------------------------------------------------------
-    def display_status(self, pattern: str) -> list[tuple[str, dict[str, object]]]:
+    def display_status(self, pattern: str, saved: bool = False
+                       ) -> list[tuple[str, dict[str, object]]]:
+        """(channel, attributes) of each current instance matching `pattern`, or of each
+        saved one (DISPLAY CHSTATUS SAVED: saved_status.py)."""
+        if saved:
+            return saved_status.saved(self.qmgr, pattern)
         found = []
         for status in statuses.table(self.qmgr).all():
             if fnmatch.fnmatchcase(status.name, pattern or "*"):

@@ -32,6 +32,7 @@ from __future__ import annotations
 import socket
 import time
 
+from spark_mq.embedded.server.core.channel_status import Traffic
 from spark_mq.embedded.server.message_channels.sync import valid_luwid
 from spark_mq.embedded.wire import FrameReader, ProtocolError, frame
 from spark_mq.embedded.wire_verbs import CHL
@@ -59,13 +60,17 @@ class Link:
     def __init__(self, sock: socket.socket, reader: FrameReader | None = None) -> None:
         self.sock = sock
         self.reader = reader or FrameReader(sock)
+        self.traffic = Traffic()   # an agent hands it its status's, for DISPLAY CHSTATUS
 
     def send(self, *values: object) -> None:
-        self.sock.sendall(frame(list(values)))
+        data = frame(list(values))
+        self.sock.sendall(data)
+        self.traffic.sent(len(data))
 
     def receive(self, timeout: float | None) -> list:
         deadline = None if timeout is None else time.monotonic() + timeout
         value = self.reader.read(deadline)
+        self.traffic.received(self.reader.last_size)
         if not isinstance(value, list) or not value:
             raise ProtocolError("a channel frame must be a non-empty list")
         return value

@@ -44,7 +44,7 @@ from spark_mq.embedded.server.events.channel import (
     STOPPED_RETRY,
 )
 from spark_mq.embedded.server.message_channels import link as frames
-from spark_mq.embedded.server.message_channels import sync
+from spark_mq.embedded.server.message_channels import saved_status, sync
 from spark_mq.embedded.server.message_channels.dead_letters import (
     dead_letter_queue as dead_letter_queue_of,
 )
@@ -193,6 +193,7 @@ class SenderAgent:
             log.error("sender channel %s STOPPED: %s", self.name, exc)
             status.error = str(exc)
             status.status = statuses.STOPPED
+            _keep_stopped(self.qmgr, self.name)
             self._stopped(STOPPED_DISABLED, exc)
         finally:
             if status.status == statuses.INACTIVE:
@@ -237,6 +238,7 @@ class SenderAgent:
                 raise ProtocolError(str(exc)) from None
             status.rqmname, status.error, status.batch_size = partner, "", batch_size
             status.max_msg_length = max_length
+            status.begin(link, attrs, "mqm")
             self._resync(local, hobj, sync_hobj, mine, record, partner)
             status.status = statuses.RUNNING
             self.ran = True
@@ -456,6 +458,16 @@ class _Sending:
         self.books.local.commit()
         self.status.indoubt = True
         fail_point("sender-indoubt")     # recorded, END not sent: the partner has nothing
+
+
+def _keep_stopped(qmgr: QueueManager, name: str) -> None:
+    """A channel that stopped itself stays STOPPED across a restart, as one that STOP
+    CHANNEL stopped (IBM docs, "Restarting stopped channels")."""
+    try:
+        saved_status.remember(qmgr, name, channels.SENDER, statuses.STOPPED)
+    except MQError as exc:   # a queue manager ending under it: the status still says STOPPED
+        log.warning("sender channel %s: its STOPPED state is not kept (reason %d)", name,
+                    exc.reason)
 
 
 def own_max_msg_length(qmgr: QueueManager, attrs: dict) -> int:
