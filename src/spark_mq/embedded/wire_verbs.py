@@ -134,6 +134,8 @@ CONN = Verb("CONN", (str, str, str, str, _STR_OR_NONE), when=ANY)
 DISC = Verb("DISC", (), ends=True)
 # answered by the receiving channel, in the channel's own frames (message_channels/link.py)
 CHL = Verb("CHL", (str, str, int, bool, int, int), answered=False, when=BEFORE_CONNECT, ends=True)
+# a requester channel asking for its server (or sender): answered in the channel's frames
+CHLR = Verb("CHLR", (str, str), answered=False, when=BEFORE_CONNECT, ends=True)
 OPEN = Verb("OPEN", (int, str, int, _STR_OR_NONE, str, str, str))
 CLOSE = Verb("CLOSE", (int, int))
 PUT = Verb("PUT", _PUT_ARGS, items=_properties)
@@ -153,7 +155,7 @@ SUBRQ = Verb("SUBRQ", (int, int))
 
 #: every verb, by name
 TABLE: Mapping[str, Verb] = {verb.name: verb for verb in (
-    PING, HB, CONN, DISC, CHL, OPEN, CLOSE, PUT, PUTA, PUT1, GET, GETN, CMIT, BACK, STAT, INQ,
+    PING, HB, CONN, DISC, CHL, CHLR, OPEN, CLOSE, PUT, PUTA, PUT1, GET, GETN, CMIT, BACK, STAT, INQ,
     SET, CBWAIT, TOPEN, SUB, SUBRQ)}
 
 

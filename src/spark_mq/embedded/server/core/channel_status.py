@@ -23,6 +23,7 @@ from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 
 INACTIVE, BINDING, STARTING, RUNNING = "INACTIVE", "BINDING", "STARTING", "RUNNING"
 STOPPING, RETRYING, STOPPED, PAUSED = "STOPPING", "RETRYING", "STOPPED", "PAUSED"
+REQUESTING = "REQUESTING"             # a requester asking its partner (requester.py)
 
 
 class Traffic:
@@ -61,7 +62,7 @@ DEFAULT_FIELDS = ("CONNAME", "CURRENT", "SAVED", "RQMNAME", "STATUS", "SUBSTATE"
 @dataclass
 class ChannelStatus:
     name: str
-    chltype: str                      # SDR or RCVR
+    chltype: str                      # SDR, SVR, RCVR or RQSTR
     conname: str = ""
     xmitq: str = ""
     rqmname: str = ""                 # the partner queue manager, once known
@@ -108,7 +109,7 @@ class ChannelStatus:
             return "NETCONNECT"
         if self.status != RUNNING:
             return ""
-        if self.chltype == "RCVR":
+        if self.chltype in ("RCVR", "RQSTR"):
             return "MQPUT" if self.current_msgs else "RECEIVE"
         if self.indoubt:
             return "RECEIVE"
@@ -136,7 +137,7 @@ class ChannelStatus:
             # that says why a message was dead-lettered with 2218)
             "BATCHSZ": self.batch_size, "MAXMSGL": self.max_msg_length,
         }
-        if self.chltype == "SDR":
+        if self.chltype in ("SDR", "SVR"):
             shown["XMITQ"] = self.xmitq
             shown["XQMSGSA"] = xmitq_depth if xmitq_depth is not None else 0
         return shown

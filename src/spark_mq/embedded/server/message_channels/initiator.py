@@ -3,7 +3,10 @@ CHSTATUS do
 (from MQSC and PCF alike), and the watcher that starts the sender of a triggered
 transmission queue when messages arrive on it (IBM MQ's channel triggering: the
 transmission queue has TRIGGER, its TRIGDATA names the channel, or the sender whose XMITQ
-it is). A STOPPED channel is never started by a trigger, as on IBM MQ.
+it is). A STOPPED channel is never started by a trigger, as on IBM MQ, nor after a restart
+of the queue manager: STOP CHANNEL (and a sender that stops itself) keeps the STOPPED state
+and START CHANNEL forgets it (saved_status.py); a sender RETRYING when the queue manager
+ends is started again at its next start.
 
 Commands run under the queue manager's lock (admin/mqsc_apply.py holds it for a script); they only
 start threads and set flags, except PING, which waits for the partner with the lock let go.
@@ -19,7 +22,7 @@ from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import channel_status as statuses
 from spark_mq.embedded.server.core.queue_objects import LocalQueue
 from spark_mq.embedded.server.core.state import FeatureState
-from spark_mq.embedded.server.message_channels import saved_status, sync
+from spark_mq.embedded.server.message_channels import requester, saved_status, sync
 from spark_mq.embedded.server.message_channels.sender import (
     SYNC_OPEN,
     SenderAgent,
@@ -64,7 +67,7 @@ class ChannelInitiator:
                 table.put(statuses.ChannelStatus(name, chltype, status=statuses.STOPPED))
                 log.info("%s channel %s is STOPPED, as it was when the queue manager ended "
                          "(START CHANNEL starts it)", chltype, name)
-            elif chltype == channels.SENDER:
+            elif chltype in channels.SENDING:
                 log.info("sender channel %s was RETRYING when the queue manager ended: "
                          "started again", name)
                 with self.qmgr.lock:
@@ -76,7 +79,7 @@ class ChannelInitiator:
         with self.qmgr.arrived:   # the watcher waits on `arrived`: it ends now, not at its timeout
             self.qmgr.arrived.notify_all()
         for status in statuses.table(self.qmgr).all():
-            if status.status == statuses.RETRYING and status.chltype == channels.SENDER:
+            if status.status == statuses.RETRYING and status.chltype in channels.SENDING:
                 saved_status.remember(self.qmgr, status.name, status.chltype, status.status)
             if status.status in _ACTIVE:
                 _request_stop(status, statuses.INACTIVE)
@@ -92,15 +95,20 @@ class ChannelInitiator:
             raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
         chltype = attrs.get("CHLTYPE")
         table = statuses.table(self.qmgr)
-        if chltype == channels.RECEIVER:
+        if chltype in channels.RECEIVING:
             existing = table.get(name, chltype)
             if existing is not None and existing.status == statuses.STOPPED:
                 table.remove(existing)   # the partner may start it now
             saved_status.forget(self.qmgr, name, chltype)
+            if chltype == channels.REQUESTER and not triggered:
+                requester.start_requester(self.qmgr, name, attrs)
             return "AMQ8018I: Start IBM MQ channel accepted."
-        if chltype != channels.SENDER:
+        if chltype not in channels.SENDING:
             raise ValueError(f"START CHANNEL({name}): a {chltype} channel is not started here "
-                             "(valid: a SDR or RCVR channel)")
+                             "(valid: a SDR, SVR, RCVR or RQSTR channel)")
+        if not str(attrs.get("CONNAME", "")).strip():
+            raise ValueError(f"START CHANNEL({name}): server channel {name} has no CONNAME: only "
+                             "its requester can start it (valid: a SVR with CONNAME)")
         existing = table.get(name, chltype)
         if existing is not None and existing.status in _ACTIVE:
             if triggered:
@@ -126,7 +134,7 @@ class ChannelInitiator:
         if attrs is None:
             raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
         chltype = str(attrs.get("CHLTYPE"))
-        if chltype not in (channels.SENDER, channels.RECEIVER):
+        if chltype not in channels.SENDING | channels.RECEIVING:
             raise ValueError(f"STOP CHANNEL({name}): a {chltype} channel is not stopped here")
         table = statuses.table(self.qmgr)
         status = table.get(name, chltype)
@@ -144,11 +152,11 @@ class ChannelInitiator:
 
     # --- PING ----------------------------------------------------------------------------
     def ping_channel(self, name: str) -> str:
-        attrs = channels.of_type(self.qmgr, name, channels.SENDER)
+        attrs = _sending(self.qmgr, name)
         if attrs is None:
             raise ValueError(f"PING CHANNEL({name}): no sender channel of that name (valid: "
-                             "a SDR channel)")
-        status = statuses.table(self.qmgr).get(name, channels.SENDER)
+                             "a SDR or SVR channel)")
+        status = statuses.table(self.qmgr).get(name, str(attrs["CHLTYPE"]))
         if status is not None and status.status in _ACTIVE:
             raise ValueError(f"AMQ9514E: Channel {name} is in use (PING needs it inactive).")
         outcome: list[Any] = []
@@ -180,10 +188,11 @@ class ChannelInitiator:
         not, leave it to be sent again. Either way the sender's record is no longer in doubt.
         A wrong choice loses or doubles the batch, and the partner's record then tells the
         next start (AMQ9526: RESET CHANNEL), as on IBM MQ."""
-        attrs = channels.of_type(self.qmgr, name, channels.SENDER)
+        attrs = _sending(self.qmgr, name)
         if attrs is None:
-            raise ValueError(f"RESOLVE CHANNEL({name}): no sender channel of that name")
-        status = statuses.table(self.qmgr).get(name, channels.SENDER)
+            raise ValueError(f"RESOLVE CHANNEL({name}): no sender channel of that name (valid: "
+                             "a SDR or SVR channel)")
+        status = statuses.table(self.qmgr).get(name, str(attrs["CHLTYPE"]))
         if status is not None and status.status in _ACTIVE:
             raise ValueError(f"AMQ9514E: Channel {name} is in use (RESOLVE needs it stopped).")
         local = LocalConnection(self.qmgr, "mqm", "runmqchl")
@@ -220,7 +229,7 @@ class ChannelInitiator:
         if attrs is None:
             raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
         chltype = str(attrs.get("CHLTYPE"))
-        if chltype not in (channels.SENDER, channels.RECEIVER):
+        if chltype not in channels.SENDING | channels.RECEIVING:
             raise ValueError(f"RESET CHANNEL({name}): a {chltype} channel has no sequence "
                              "numbers here (valid: a SDR or RCVR channel)")
         wrap = int(attrs["SEQWRAP"])
@@ -233,7 +242,7 @@ class ChannelInitiator:
         local = LocalConnection(self.qmgr, "mqm", "runmqchl")
         try:
             sync_hobj = local.open(sync.SYNC_QUEUE, SYNC_OPEN)
-            if chltype == channels.SENDER:
+            if chltype in channels.SENDING:
                 try:
                     record = sync.read_sender(local, sync_hobj, name)
                 except ValueError:   # damaged: a reset is the way out, not a refusal
@@ -252,7 +261,7 @@ class ChannelInitiator:
         if status is not None:
             status.current_seq = status.last_seq = seq - 1
         log.info("%s channel %s: RESET CHANNEL SEQNUM(%d)%s", chltype, name, seq,
-                 ": the partner is reset at the next start" if chltype == channels.SENDER
+                 ": the partner is reset at the next start" if chltype in channels.SENDING
                  else "")
         return "AMQ8023I: IBM MQ channel reset."
 
@@ -292,7 +301,8 @@ class ChannelInitiator:
         table = statuses.table(self.qmgr)
         due = []
         for name, attrs in channels.table(self.qmgr).channels.items():
-            if attrs.get("CHLTYPE") != channels.SENDER:
+            if attrs.get("CHLTYPE") not in channels.SENDING or not str(attrs.get("CONNAME",
+                                                                                  "")).strip():
                 continue
             queue = self.qmgr.queues.get(str(attrs.get("XMITQ", "")))
             if not isinstance(queue, LocalQueue) or queue.attrs.get("TRIGGER") != "TRIGGER":
@@ -300,10 +310,16 @@ class ChannelInitiator:
             named = str(queue.attrs.get("TRIGDATA", "")).strip()
             if named and named != name or not queue.available_count:
                 continue
-            status = table.get(name, channels.SENDER)
+            status = table.get(name, str(attrs["CHLTYPE"]))
             if status is None or status.status not in _ACTIVE and status.status != statuses.STOPPED:
                 due.append(name)
         return due
+
+
+def _sending(qmgr: QueueManager, name: str) -> dict | None:
+    """The definition of sending channel `name` (a SDR or a SVR), or None."""
+    attrs = channels.table(qmgr).channels.get(name)
+    return attrs if attrs is not None and attrs.get("CHLTYPE") in channels.SENDING else None
 
 
 class ChannelInDoubt(ValueError):

@@ -13,6 +13,10 @@
     ["HB"]                                       -> ["HB"]              (idle channel alive?)
     ["BYE"]                                      -> (closes)            (DISCINT, STOP)
 
+A requester (requester.py) opens with ["CHLR", channel, its qmgr] instead and is answered
+[OK, 0, qmgr, SERVE | CALLBACK] | [FAILED, reason, why]; after SERVE the server sends the
+hello above on the same connection and the requester answers as a receiver.
+
 A hello's reset seq is a RESET CHANNEL SEQNUM(n) on the sender, not yet told: the receiver
 resets its record to n - 1 (the next message is number n) before it answers. Sequence
 numbers run 1..SEQWRAP and wrap to 1; the receiver checks each against its record
@@ -35,12 +39,13 @@ import time
 from spark_mq.embedded.server.core.channel_status import Traffic
 from spark_mq.embedded.server.message_channels.sync import valid_luwid
 from spark_mq.embedded.wire import FrameReader, ProtocolError, frame
-from spark_mq.embedded.wire_verbs import CHL
+from spark_mq.embedded.wire_verbs import CHL, CHLR
 
 # the hello is a verb of the listener's table (it arrives where a client's CONN would); the
 # frames after it are the channel's own
 HELLO = CHL.name
 MESSAGE, END, DONE, HEARTBEAT, BYE = "MSG", "END", "DONE", "HB", "BYE"
+REQUEST = CHLR.name            # a requester's first frame (requester.py)
 MAX_BATCH_SIZE = 9999          # BATCHSZ's largest value
 MAX_MSG_LENGTH = 104_857_600   # MAXMSGL's largest value (100 MB)
 

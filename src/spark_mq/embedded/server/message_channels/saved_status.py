@@ -131,10 +131,11 @@ def saved(qmgr: QueueManager, pattern: str) -> list[tuple[str, dict[str, object]
         except ValueError:
             continue
         attrs = defined.get(name, {})
-        shown = _common(book, attrs, statuses.STOPPED if (name, role) in stopped
+        chltype = str(attrs.get("CHLTYPE", role))   # a SVR keeps a sender's books
+        shown = _common(book, attrs, statuses.STOPPED if (name, chltype) in stopped
                         else statuses.RUNNING)
-        shown["CHLTYPE"] = role
-        if role == channels.RECEIVER:
+        shown["CHLTYPE"] = chltype
+        if role == channels.RECEIVER:   # and a RQSTR a receiver's
             shown["RQMNAME"] = str(record.get("partner", ""))
         found.append((name, shown))
     return sorted(found, key=lambda item: (item[0], str(item[1]["CHLTYPE"]),

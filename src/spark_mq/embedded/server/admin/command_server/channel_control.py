@@ -20,7 +20,8 @@ _REASONS = {"AMQ8147E": CMQCFC.MQRCCF_CHANNEL_NOT_FOUND, "AMQ9514E": CMQCFC.MQRC
 _STATES = {statuses.INACTIVE: CMQCFC.MQCHS_INACTIVE, statuses.BINDING: CMQCFC.MQCHS_BINDING,
            statuses.STARTING: CMQCFC.MQCHS_STARTING, statuses.RUNNING: CMQCFC.MQCHS_RUNNING,
            statuses.STOPPING: CMQCFC.MQCHS_STOPPING, statuses.RETRYING: CMQCFC.MQCHS_RETRYING,
-           statuses.STOPPED: CMQCFC.MQCHS_STOPPED, statuses.PAUSED: CMQCFC.MQCHS_PAUSED}
+           statuses.STOPPED: CMQCFC.MQCHS_STOPPED, statuses.PAUSED: CMQCFC.MQCHS_PAUSED,
+           statuses.REQUESTING: CMQCFC.MQCHS_REQUESTING}
 
 
 def _run(request: Request, command: Callable[[str], str]) -> list[Reply]:
@@ -106,7 +107,7 @@ def inquire_channel_status(request: Request) -> list[Reply]:
             CMQCFC.MQCACH_LAST_MSG_TIME: padded(str(attrs.get("LSTMSGTI", "")), CMQC.MQ_TIME_LENGTH),
         }
         values.update(_current_only(status, attrs))
-        if status.chltype == "SDR":
+        if status.chltype in ("SDR", "SVR"):
             values[CMQCFC.MQCACH_XMIT_Q_NAME] = padded(status.xmitq, CMQC.MQ_Q_NAME_LENGTH)
             values[CMQCFC.MQIACH_XMITQ_MSGS_AVAILABLE] = int(str(attrs.get("XQMSGSA", 0)))
         replies.append(Reply(encode(values)))
