@@ -70,8 +70,11 @@ class ChannelInitiator:
             elif chltype in channels.SENDING:
                 log.info("sender channel %s was RETRYING when the queue manager ended: "
                          "started again", name)
-                with self.qmgr.lock:
-                    self.start_channel(name)
+                try:
+                    with self.qmgr.lock:
+                        self.start_channel(name)
+                except ValueError as exc:   # its definition changed meanwhile
+                    log.warning("sender channel %s not started again: %s", name, exc)
 
     def stop(self) -> None:
         """The queue manager is ending: every channel ends (INACTIVE) after its batch."""

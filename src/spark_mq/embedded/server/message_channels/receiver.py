@@ -63,7 +63,7 @@ from spark_mq.embedded.server.events.channel import (
     STOPPED_OK,
 )
 from spark_mq.embedded.server.message_channels import link as frames
-from spark_mq.embedded.server.message_channels import sync
+from spark_mq.embedded.server.message_channels import serving, sync
 from spark_mq.embedded.server.message_channels.dead_letters import (
     dead_letter_queue as dead_letter_queue_of,
 )
@@ -95,9 +95,8 @@ _CONTEXT_PUTAUT = frozenset({"CTX", "ALTMCA"})
 def serve_request(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, args: list,
                   peer: str, tls_session: tls.TlsSession | None = None) -> None:
     """A requester channel's request (requester.py), which the listener hands here as it
-    hands a sender's hello to `serve`."""
-    from spark_mq.embedded.server.message_channels import requester  # it imports this
-    requester.serve_request(qmgr, sock, reader, args, peer, tls_session)
+    hands a sender's hello to `serve`: serving.py answers it."""
+    serving.serve_request(qmgr, sock, reader, args, peer, tls_session)
 
 
 def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: list,
