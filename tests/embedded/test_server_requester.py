@@ -7,6 +7,9 @@ books and the doors are the sender's and receiver's: sequence numbers carry on a
 sessions, a STOPPED or unknown partner channel refuses the requester."""
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import ibmmq
 import pytest
 from ibmmq import CMQCFC, CMQXC
@@ -22,6 +25,7 @@ from channel_topology import (
     start,
     wait_for,
 )
+from tls_keys import make_ca, make_certificate
 
 CHANNEL = "QMA.TO.QMB"
 
@@ -171,6 +175,45 @@ def test_a_secured_server_admits_a_requester_only_through_its_chlauth_rules(tmp_
                      "AUTHADD(GET, BROWSE, INQ)")
         qmb.run_mqsc(f"START CHANNEL({CHANNEL})")
         assert [body for _, body in receive(connect(qmb), "IN.B", 1)] == [b"let me in"]
+    finally:
+        qma.stop()
+        qmb.stop()
+
+
+def _tls_manager(tmp_path: Path, name: str, ca: tuple[str, str],
+                 mqsc: str = "") -> embedded.EmbeddedQueueManager:
+    """A queue manager whose key repository holds CN=name by the network's CA."""
+    (tmp_path / "keys" / name).mkdir(parents=True)
+    stem = str(tmp_path / "keys" / name / "key")
+    make_certificate(stem, f"/O=Spark/CN={name}", ca)
+    shutil.copy(ca[0], stem + ".ca.pem")
+    return embedded.EmbeddedQueueManager(str(tmp_path / name / "data"), name=name,
+                                         mqsc=mqsc or None, tls_key_repository=stem).start()
+
+
+@pytest.mark.parametrize("requester_peer, arrives", [("CN=QMA,O=Spark", True),
+                                                     ("CN=SOMEONE.ELSE,O=Spark", False)])
+def test_a_requester_reaches_its_server_over_tls_both_ends_checked(tmp_path, requester_peer,
+                                                                   arrives):
+    """Requester-server over TLS (IBM docs, "SSLPEER"): the requester checks the server's
+    certificate against its SSLPEER, and the server the requester's against its own; a
+    server whose DN does not match is not received from, and the messages stay."""
+    (tmp_path / "ca").mkdir()
+    ca = make_ca(str(tmp_path / "ca"), "NetworkCA")
+    qma = _tls_manager(tmp_path, "QMA", ca, "DEFINE QLOCAL(QMB) USAGE(XMITQ)\n")
+    qmb = _tls_manager(tmp_path, "QMB", ca, "DEFINE QLOCAL(IN.B)\n")
+    try:
+        qma.run_mqsc(f"DEFINE CHANNEL({CHANNEL}) CHLTYPE(SVR) XMITQ(QMB) "
+                     "SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=QMB,O=Spark')")
+        qmb.run_mqsc(f"DEFINE CHANNEL({CHANNEL}) CHLTYPE(RQSTR) CONNAME('127.0.0.1({qma.port})') "
+                     f"SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('{requester_peer}')")
+        put_remote(connect(qma), "IN.B", "QMB", [b"secret"])
+        qmb.run_mqsc(f"START CHANNEL({CHANNEL})")
+        if arrives:
+            assert [body for _, body in receive(connect(qmb), "IN.B", 1)] == [b"secret"]
+        else:
+            wait_for(lambda: channel_status(qmb, CHANNEL) == "STOPPED", what="refused")
+            assert depth(connect(qma), "QMB") == 1
     finally:
         qma.stop()
         qmb.stop()

@@ -19,12 +19,14 @@ and in-doubt resolution, dead letters, MCAUSER.
     requester receives that as a receiver does.
   The serving end admits the request as any inbound channel (serving.py). A requester
   that cannot reach or is refused by its partner is STOPPED (kept across a restart).
-  A requester with SSLCIPH is refused at START (not modelled: its receiving agent would need
-  the outbound TLS session's identity).
+  A requester with SSLCIPH reaches its partner over TLS as a sender does (its queue manager's
+  certificate, SSLPEER checked in the handshake), and its receiving agent checks that
+  session as it would an inbound one (SSLCIPH, SSLPEER, SSLPEERMAP).
 """
 from __future__ import annotations
 
 import logging
+import ssl
 import threading
 from typing import TYPE_CHECKING
 
@@ -33,8 +35,11 @@ from spark_mq.embedded.server.core import channel_status as statuses
 from spark_mq.embedded.server.core.outcomes import OK
 from spark_mq.embedded.server.message_channels import link as frames
 from spark_mq.embedded.server.message_channels import receiver, saved_status
-from spark_mq.embedded.server.message_channels.sender import connect
+from spark_mq.embedded.server.message_channels.sender import channel_tls, connect
 from spark_mq.embedded.server.message_channels.serving import CALLBACK, SERVE
+from spark_mq.embedded.server.network import tls
+from spark_mq.embedded.tls import distinguished_names
+from spark_mq.embedded.tls.outbound import ClientTls, TlsRefused
 from spark_mq.embedded.wire import MAX_ELEMENTS, MAX_FRAME, ProtocolError
 
 if TYPE_CHECKING:
@@ -53,9 +58,6 @@ def start_requester(qmgr: QueueManager, name: str, attrs: dict) -> None:
     if not str(attrs.get("CONNAME", "")).strip():
         raise ValueError(f"START CHANNEL({name}): requester channel {name} has no CONNAME "
                          "(valid: the address of its server or sender)")
-    if str(attrs.get("SSLCIPH", "")).strip():
-        raise ValueError(f"START CHANNEL({name}): a requester with SSLCIPH is not supported "
-                         "here (valid: a RQSTR without SSLCIPH)")
     table = statuses.table(qmgr)
     existing = table.get(name, channels.REQUESTER)
     if existing is not None and existing.status in _ACTIVE:
@@ -63,15 +65,17 @@ def start_requester(qmgr: QueueManager, name: str, attrs: dict) -> None:
     status = statuses.ChannelStatus(name, channels.REQUESTER, conname=str(attrs["CONNAME"]),
                                     status=statuses.REQUESTING)
     table.put(status)
-    threading.Thread(target=_request, args=(qmgr, name, str(attrs["CONNAME"]), status),
+    threading.Thread(target=_request, args=(qmgr, name, str(attrs["CONNAME"]), status,
+                                            channel_tls(qmgr, attrs)),
                      name=f"requester-{name}", daemon=True).start()
 
 
-def _request(qmgr: QueueManager, name: str, conname: str, status: statuses.ChannelStatus) -> None:
+def _request(qmgr: QueueManager, name: str, conname: str, status: statuses.ChannelStatus,
+             outbound_tls: tuple[ClientTls, str] | None) -> None:
     table = statuses.table(qmgr)
     try:
-        link = connect(conname, name, None)
-    except OSError as exc:
+        link = connect(conname, name, outbound_tls)
+    except (OSError, TlsRefused) as exc:
         _failed(qmgr, name, status, f"cannot reach {conname}: {exc}")
         return
     try:
@@ -97,9 +101,23 @@ def _request(qmgr: QueueManager, name: str, conname: str, status: statuses.Chann
         return
     table.remove(status)     # the receiving agent keeps its own status from here
     try:
-        receiver.serve(qmgr, link.sock, link.reader, hello[1:], conname, MAX_FRAME, MAX_ELEMENTS)
+        receiver.serve(qmgr, link.sock, link.reader, hello[1:], conname, MAX_FRAME, MAX_ELEMENTS,
+                       _session(link.sock, name))
     finally:
         link.close()
+
+
+def _session(sock: object, channel: str) -> tls.TlsSession | None:
+    """The outbound TLS session as the receiving agent's checks read an inbound one (its
+    SSLCIPH against the suite, SSLPEER and SSLPEERMAP against the server's certificate)."""
+    if not isinstance(sock, ssl.SSLSocket):
+        return None
+    certificate = sock.getpeercert()
+    suite = sock.cipher()
+    return tls.TlsSession(sock.version(), suite[0] if suite else None,
+                          distinguished_names.from_certificate(certificate),
+                          bool(certificate), channel,
+                          distinguished_names.from_certificate(certificate, "issuer"))
 
 
 def _failed(qmgr: QueueManager, name: str, status: statuses.ChannelStatus, why: str) -> None:
