@@ -64,7 +64,7 @@ def test_messages_arrive_once_with_their_context_and_properties(pair):
         assert md.Persistence == CMQC.MQPER_PERSISTENT and md.Format == CMQC.MQFMT_STRING
     assert handle.properties.get("region") == "emea" and handle.properties.get("amount") == 42
     assert depth(a, "QMB") == 0 and receive(b, "IN.B", 1, seconds=1) == []
-    status = qma.run_mqsc(f"DISPLAY CHSTATUS({name})")
+    status = qma.run_mqsc(f"DISPLAY CHSTATUS({name}) ALL")
     assert "STATUS(RUNNING)" in status and "MSGS(30)" in status and "RQMNAME(QMB)" in status
 
 

@@ -287,6 +287,7 @@ class FrameReader:
         self.buf = b""
         self.max_frame = max_frame
         self.max_elements = max_elements
+        self.last_size = 0
 
     def buffered(self) -> bool:
         return bool(self.buf)
@@ -304,6 +305,7 @@ class FrameReader:
         if len(buf) < end:
             buf = self._fill(buf, end, deadline)
         self.buf = buf[end:]
+        self.last_size = end   # what the frame took on the wire (a channel's BYTSRCVD)
         return decode(memoryview(buf)[4:end], self.max_elements)
 
     def read_reply(self) -> list:

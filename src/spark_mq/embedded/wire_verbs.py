@@ -11,8 +11,9 @@ with what both ends must agree on:
   client pipeline puts without waiting;
 - when it may come: most only on a connection whose MQCONN succeeded (before it, the answer
   is MQRC_HCONN_ERROR and an unanswered verb is dropped), PING, CONN and HB at any time, and
-  CHL only before MQCONN: it makes the connection a receiving channel;
-- whether the connection ends with it (DISC; CHL, whose socket the receiving channel takes).
+  CHL and CHLR only before MQCONN: they make the connection a receiving channel, or the
+  serving end of a requester channel;
+- whether the connection ends with it (DISC; CHL and CHLR, whose socket the channel takes).
 
 The client sends through these names (client/ spells no verb as a string: `request` and
 client/connection.py's `call` take a `Verb`); the queue manager binds each entry to its
@@ -29,6 +30,7 @@ binary layouts in wire.py; they decode to the very lists this table describes.
     DISC    -                                                     -
     CHL     channel, sender qmgr, BATCHSZ, ping?, reset seq,      (the receiver's: link.py)
             MAXMSGL
+    CHLR    channel, requester qmgr                               (the server's: link.py)
     OPEN    type, name, options, selection, dynamic name,         hobj, resolved queue, read-
             alternate user, qmgr name                             ahead, async puts, names
     CLOSE   hobj, options                                         -
@@ -134,6 +136,8 @@ CONN = Verb("CONN", (str, str, str, str, _STR_OR_NONE), when=ANY)
 DISC = Verb("DISC", (), ends=True)
 # answered by the receiving channel, in the channel's own frames (message_channels/link.py)
 CHL = Verb("CHL", (str, str, int, bool, int, int), answered=False, when=BEFORE_CONNECT, ends=True)
+# a requester channel asking for its server (or sender): answered in the channel's frames
+CHLR = Verb("CHLR", (str, str), answered=False, when=BEFORE_CONNECT, ends=True)
 OPEN = Verb("OPEN", (int, str, int, _STR_OR_NONE, str, str, str))
 CLOSE = Verb("CLOSE", (int, int))
 PUT = Verb("PUT", _PUT_ARGS, items=_properties)
@@ -153,7 +157,7 @@ SUBRQ = Verb("SUBRQ", (int, int))
 
 #: every verb, by name
 TABLE: Mapping[str, Verb] = {verb.name: verb for verb in (
-    PING, HB, CONN, DISC, CHL, OPEN, CLOSE, PUT, PUTA, PUT1, GET, GETN, CMIT, BACK, STAT, INQ,
+    PING, HB, CONN, DISC, CHL, CHLR, OPEN, CLOSE, PUT, PUTA, PUT1, GET, GETN, CMIT, BACK, STAT, INQ,
     SET, CBWAIT, TOPEN, SUB, SUBRQ)}
 
 

@@ -6,12 +6,13 @@ Both speak the queue manager's own MQSC (DISPLAY CHANNEL, DISPLAY CHSTATUS, DISP
 ALTER CHANNEL, MOVE QLOCAL) on the administrative connection `mqsc` uses (admin_commands.py), so the
 queue manager checks the user's authority for each command as it does for `mqsc`.
 
-`channels` shows, for each sender (SDR) and receiver (RCVR) channel, DISPLAY CHSTATUS's
-STATUS (INACTIVE when the channel has no status), its partner (RQMNAME and CONNAME), MSGS,
-XMITQ and XQMSGSA (the messages waiting on its transmission queue: the status's, else the
-queue's CURDEPTH), then every transmission queue (USAGE(XMITQ)) with CURDEPTH, MAXDEPTH,
-QDEPTHHI and the channels serving it. A transmission queue at or above its QDEPTHHI (the
-depth of a Queue Depth High event) is marked with `!`: its channel is not keeping up.
+`channels` shows, for each sender (SDR), server (SVR), receiver (RCVR) and requester (RQSTR)
+channel, DISPLAY CHSTATUS's STATUS (INACTIVE when the channel has no status), its partner
+(RQMNAME and CONNAME), MSGS, XMITQ and XQMSGSA (the messages waiting on its transmission
+queue: the status's, else the queue's CURDEPTH), then every transmission queue
+(USAGE(XMITQ)) with CURDEPTH, MAXDEPTH, QDEPTHHI and the channels serving it. A
+transmission queue at or above its QDEPTHHI (the depth of a Queue Depth High event) is
+marked with `!`: its channel is not keeping up.
 
 `move-xmitq OLD NEW`, IBM's "switching the transmission queue" for a sender channel whose
 queue is stuck: the sender channels whose XMITQ is OLD must be STOPPED or INACTIVE (the
@@ -128,11 +129,16 @@ class TransmissionQueue:
         return self.depth * 100 >= self.high_percent * self.maximum
 
 
+#: the message channels `channels` lists, and those of them that serve a transmission queue
+_MESSAGE_CHANNELS = ("SDR", "RCVR", "SVR", "RQSTR")
+_SENDING = ("SDR", "SVR")
+
+
 def run_channels(args: argparse.Namespace) -> int:
     with mqsc_sender(args) as send:
         defined = [b for b in display(send, "DISPLAY CHANNEL(*) CHLTYPE CONNAME XMITQ",
                                       none_means="AMQ8147E")
-                   if b.get("CHLTYPE") in ("SDR", "RCVR")]
+                   if b.get("CHLTYPE") in _MESSAGE_CHANNELS]
         statuses = {(b["CHANNEL"], b.get("CHLTYPE", "")): b for b in display(
             send, "DISPLAY CHSTATUS(*) ALL", none_means="AMQ8420I")}
         xmitqs = {b["QUEUE"]: TransmissionQueue(b["QUEUE"], int(b["CURDEPTH"]), int(b["MAXDEPTH"]),
@@ -145,7 +151,7 @@ def run_channels(args: argparse.Namespace) -> int:
     print()
     served: dict[str, list[str]] = {}
     for b in defined:
-        if b["CHLTYPE"] == "SDR" and b.get("XMITQ"):
+        if b["CHLTYPE"] in _SENDING and b.get("XMITQ"):
             served.setdefault(b["XMITQ"], []).append(b["CHANNEL"])
     _table(["TRANSMISSION QUEUE", "CURDEPTH", "MAXDEPTH", "QDEPTHHI", "SERVED BY"],
            [[q.name, f"{q.depth}{HIGH_MARK if q.high else ''}", str(q.maximum),
@@ -162,8 +168,8 @@ def run_channels(args: argparse.Namespace) -> int:
 def _channel_row(definition: dict[str, str], status: dict[str, str] | None,
                  xmitqs: dict[str, TransmissionQueue]) -> list[str]:
     status = status or {}
-    sender = definition["CHLTYPE"] == "SDR"
-    conname = status.get("CONNAME") or (definition.get("CONNAME", "") if sender else "")
+    sender = definition["CHLTYPE"] in _SENDING
+    conname = status.get("CONNAME") or definition.get("CONNAME", "")
     partner = " at ".join(part for part in (status.get("RQMNAME", ""), conname) if part) or "-"
     xmitq = (status.get("XMITQ") or definition.get("XMITQ", "")) if sender else ""
     waiting = "-"

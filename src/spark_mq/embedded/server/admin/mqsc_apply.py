@@ -23,6 +23,7 @@ from spark_mq.embedded.server.admin.pubsub import pubsub_mqsc as pubsub_admin
 from spark_mq.embedded.server.admin.security import security_mqsc as security_admin
 from spark_mq.embedded.server.admin.security.mqsc_commands import OBJECT_TYPES_CHECKED as SECURITY_TYPES
 from spark_mq.embedded.server.core import channel_definitions as channels
+from spark_mq.embedded.server.core import channel_status as statuses
 from spark_mq.embedded.server.core import trace as tracing
 from spark_mq.embedded.server.core.mqsc_attributes import default_attributes
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand, MQSCError
@@ -111,10 +112,16 @@ _RESOLVE_ACTIONS = ("COMMIT", "BACKOUT")
 
 # START, STOP, PING, RESET, RESOLVE CHANNEL and DISPLAY CHSTATUS: the channel initiator's
 def _display_chstatus(qmgr: QueueManager, command: MQSCCommand) -> str:
-    found = initiator_of(qmgr).display_status(command.name)
+    """CURRENT (the default) or SAVED instances; without ALL or named fields, IBM's
+    always-shown ones (channel_status.DEFAULT_FIELDS)."""
+    saved = "SAVED" in command.flags
+    found = initiator_of(qmgr).display_status(command.name, saved=saved)
     if not found:
         raise ValueError(f"AMQ8420I: Channel Status not found: {command.name}.")
-    return "\n".join(format_display("CHSTATUS", name, _requested(attrs, command.flags))
+    flags = command.flags - {"SAVED", "CURRENT"}
+    if "ALL" not in flags:
+        flags |= frozenset(statuses.DEFAULT_FIELDS)
+    return "\n".join(format_display("CHSTATUS", name, _requested(attrs, flags))
                      for name, attrs in found)
 
 

@@ -18,9 +18,12 @@ that names no CipherSpec IBM MQ knows is refused as runmqsc refuses it (AMQ8242E
 
 SDR and RCVR definitions have their own attributes (`SENDER_ATTRIBUTES`,
 `RECEIVER_ATTRIBUTES`, with crtmqm's SYSTEM.DEF.SENDER/RECEIVER defaults); the message
-channel agents read them when a channel starts. CLNTCONN definitions are kept and shown
-(`CLNTCONN_ATTRIBUTES`) but carry no clients. Other channel types (SVR, RQSTR, cluster
-channels) are accepted and ignored, so IBM's scripts load.
+channel agents read them when a channel starts. A server (SVR) has a sender's attributes
+and a requester (RQSTR) a receiver's plus CONNAME: a server with CONNAME starts as a sender
+does and its partner, a receiver or a requester, receives (server-initiated; the
+requester-initiated forms are not modelled yet). CLNTCONN definitions are kept and shown
+(`CLNTCONN_ATTRIBUTES`) but carry no clients. Other channel types (cluster channels) are
+accepted and ignored, so IBM's scripts load.
 """
 from __future__ import annotations
 
@@ -34,6 +37,10 @@ from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 from spark_mq.embedded.tls import cipher_specs
 
 SVRCONN, SENDER, RECEIVER, CLNTCONN = "SVRCONN", "SDR", "RCVR", "CLNTCONN"
+SERVER, REQUESTER = "SVR", "RQSTR"
+#: the types whose agent sends a transmission queue's messages, and those that receive them
+SENDING = frozenset({SENDER, SERVER})
+RECEIVING = frozenset({RECEIVER, REQUESTER})
 _CHANNEL = frozenset({"CHANNEL"})
 #: IBM's default (and largest) MAXINST and MAXINSTC: no limit of the channel's own
 MAX_INSTANCES = 999_999_999
@@ -140,6 +147,15 @@ RECEIVER_ATTRIBUTES: dict[str, AttributeSpec] = {
     "SSLCAUTH": SVRCONN_ATTRIBUTES["SSLCAUTH"],
     "MRDATA": _str(32), "MREXIT": _str(128),   # kept only: no message-retry exit is called
 }
+#: a server: a sender whose CONNAME may be blank (then only its requester can start it)
+SERVER_ATTRIBUTES: dict[str, AttributeSpec] = dict(SENDER_ATTRIBUTES)
+#: a requester: a receiver that knows where its server (or sender) listens
+REQUESTER_ATTRIBUTES: dict[str, AttributeSpec] = {
+    **RECEIVER_ATTRIBUTES,
+    "CONNAME": _str(264), "LOCLADDR": _str(48), "MCANAME": _str(20),
+    "MCATYPE": _enum("PROCESS", "THREAD"), "MODENAME": _str(8), "TPNAME": _str(64),
+    "PASSWORD": _str(12), "USERID": _str(12),
+}
 #: a client-connection definition: kept for DISPLAY, PCF and a CCDT made elsewhere; nothing
 #: here connects with it (clients read their CCDT themselves)
 CLNTCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
@@ -156,7 +172,7 @@ CLNTCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
 }
 ATTRIBUTES: dict[str, dict[str, AttributeSpec]] = {
     SVRCONN: SVRCONN_ATTRIBUTES, SENDER: SENDER_ATTRIBUTES, RECEIVER: RECEIVER_ATTRIBUTES,
-    CLNTCONN: CLNTCONN_ATTRIBUTES}
+    SERVER: SERVER_ATTRIBUTES, REQUESTER: REQUESTER_ATTRIBUTES, CLNTCONN: CLNTCONN_ATTRIBUTES}
 #: keywords of IBM's DEFINE CHANNEL that are about the command, or z/OS's: accepted, kept
 _UNMODELLED = frozenset("DEFCDISP QSGDISP CMDSCOPE LIKE".split())
 _FLAGS = frozenset({"REPLACE", "NOREPLACE"})

@@ -32,6 +32,9 @@ Assured delivery, the way this queue manager does it (link.py has the frames):
 
 sender.py and receiver.py are the two agents (MCAs); initiator.py starts, stops, pings and
 resolves channels and starts the sender of a triggered transmission queue when messages
-arrive; core/channel_status.py is what DISPLAY CHSTATUS shows; dead_letters.py puts what a receiver
-cannot deliver on the dead-letter queue behind an MQDLH.
+arrive; core/channel_status.py is what DISPLAY CHSTATUS shows; saved_status.py keeps a
+STOPPED (or RETRYING) channel's state across a restart and reads the saved status (DISPLAY
+CHSTATUS SAVED) from the channel's books; requester.py and serving.py are the server (SVR) and
+requester (RQSTR) channels, on the same two agents; dead_letters.py puts what a receiver cannot deliver
+on the dead-letter queue behind an MQDLH.
 """

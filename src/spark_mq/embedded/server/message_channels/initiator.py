@@ -3,7 +3,10 @@ CHSTATUS do
 (from MQSC and PCF alike), and the watcher that starts the sender of a triggered
 transmission queue when messages arrive on it (IBM MQ's channel triggering: the
 transmission queue has TRIGGER, its TRIGDATA names the channel, or the sender whose XMITQ
-it is). A STOPPED channel is never started by a trigger, as on IBM MQ.
+it is). A STOPPED channel is never started by a trigger, as on IBM MQ, nor after a restart
+of the queue manager: STOP CHANNEL (and a sender that stops itself) keeps the STOPPED state
+and START CHANNEL forgets it (saved_status.py); a sender RETRYING when the queue manager
+ends is started again at its next start.
 
 Commands run under the queue manager's lock (admin/mqsc_apply.py holds it for a script); they only
 start threads and set flags, except PING, which waits for the partner with the lock let go.
@@ -19,7 +22,7 @@ from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import channel_status as statuses
 from spark_mq.embedded.server.core.queue_objects import LocalQueue
 from spark_mq.embedded.server.core.state import FeatureState
-from spark_mq.embedded.server.message_channels import sync
+from spark_mq.embedded.server.message_channels import requester, saved_status, sync
 from spark_mq.embedded.server.message_channels.sender import (
     SYNC_OPEN,
     SenderAgent,
@@ -50,7 +53,28 @@ class ChannelInitiator:
         _INITIATOR.set(qmgr, self)
 
     def start(self) -> None:
+        self._restore()
         self._watcher.start()
+
+    def _restore(self) -> None:
+        """What the last run kept (saved_status.py): STOPPED channels stay STOPPED, senders
+        that were RETRYING try again."""
+        table = statuses.table(self.qmgr)
+        with self.qmgr.lock:    # as a command would: START CHANNEL runs under it
+            kept = saved_status.kept(self.qmgr)
+        for name, chltype, status in kept:
+            if status == statuses.STOPPED:
+                table.put(statuses.ChannelStatus(name, chltype, status=statuses.STOPPED))
+                log.info("%s channel %s is STOPPED, as it was when the queue manager ended "
+                         "(START CHANNEL starts it)", chltype, name)
+            elif chltype in channels.SENDING:
+                log.info("sender channel %s was RETRYING when the queue manager ended: "
+                         "started again", name)
+                try:
+                    with self.qmgr.lock:
+                        self.start_channel(name)
+                except ValueError as exc:   # its definition changed meanwhile
+                    log.warning("sender channel %s not started again: %s", name, exc)
 
     def stop(self) -> None:
         """The queue manager is ending: every channel ends (INACTIVE) after its batch."""
@@ -58,6 +82,8 @@ class ChannelInitiator:
         with self.qmgr.arrived:   # the watcher waits on `arrived`: it ends now, not at its timeout
             self.qmgr.arrived.notify_all()
         for status in statuses.table(self.qmgr).all():
+            if status.status == statuses.RETRYING and status.chltype in channels.SENDING:
+                saved_status.remember(self.qmgr, status.name, status.chltype, status.status)
             if status.status in _ACTIVE:
                 _request_stop(status, statuses.INACTIVE)
         for agent in list(self.agents.values()):
@@ -72,14 +98,20 @@ class ChannelInitiator:
             raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
         chltype = attrs.get("CHLTYPE")
         table = statuses.table(self.qmgr)
-        if chltype == channels.RECEIVER:
+        if chltype in channels.RECEIVING:
             existing = table.get(name, chltype)
             if existing is not None and existing.status == statuses.STOPPED:
                 table.remove(existing)   # the partner may start it now
+            saved_status.forget(self.qmgr, name, chltype)
+            if chltype == channels.REQUESTER and not triggered:
+                requester.start_requester(self.qmgr, name, attrs)
             return "AMQ8018I: Start IBM MQ channel accepted."
-        if chltype != channels.SENDER:
+        if chltype not in channels.SENDING:
             raise ValueError(f"START CHANNEL({name}): a {chltype} channel is not started here "
-                             "(valid: a SDR or RCVR channel)")
+                             "(valid: a SDR, SVR, RCVR or RQSTR channel)")
+        if not str(attrs.get("CONNAME", "")).strip():
+            raise ValueError(f"START CHANNEL({name}): server channel {name} has no CONNAME: only "
+                             "its requester can start it (valid: a SVR with CONNAME)")
         existing = table.get(name, chltype)
         if existing is not None and existing.status in _ACTIVE:
             if triggered:
@@ -87,6 +119,8 @@ class ChannelInitiator:
             raise ValueError(f"AMQ9514E: Channel {name} is in use.")
         if existing is not None and existing.status == statuses.STOPPED and triggered:
             return ""
+        if not triggered:
+            saved_status.forget(self.qmgr, name, chltype)
         status = statuses.ChannelStatus(name, chltype, conname=str(attrs.get("CONNAME", "")),
                                         xmitq=str(attrs.get("XMITQ", "")))
         table.put(status)
@@ -103,26 +137,29 @@ class ChannelInitiator:
         if attrs is None:
             raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
         chltype = str(attrs.get("CHLTYPE"))
-        if chltype not in (channels.SENDER, channels.RECEIVER):
+        if chltype not in channels.SENDING | channels.RECEIVING:
             raise ValueError(f"STOP CHANNEL({name}): a {chltype} channel is not stopped here")
         table = statuses.table(self.qmgr)
         status = table.get(name, chltype)
         if status is None or status.status not in _ACTIVE:
             if after == statuses.INACTIVE:
                 raise ValueError(f"AMQ9533E: Channel {name} is not currently active.")
+            saved_status.remember(self.qmgr, name, chltype, statuses.STOPPED)
             # a STOPPED channel is not started by triggers, nor is a receiver by its partner
             table.put(statuses.ChannelStatus(name, chltype, status=statuses.STOPPED))
             return "AMQ8019I: Stop IBM MQ channel accepted."
+        if after == statuses.STOPPED:
+            saved_status.remember(self.qmgr, name, chltype, statuses.STOPPED)
         _request_stop(status, after)
         return "AMQ8019I: Stop IBM MQ channel accepted."
 
     # --- PING ----------------------------------------------------------------------------
     def ping_channel(self, name: str) -> str:
-        attrs = channels.of_type(self.qmgr, name, channels.SENDER)
+        attrs = _sending(self.qmgr, name)
         if attrs is None:
             raise ValueError(f"PING CHANNEL({name}): no sender channel of that name (valid: "
-                             "a SDR channel)")
-        status = statuses.table(self.qmgr).get(name, channels.SENDER)
+                             "a SDR or SVR channel)")
+        status = statuses.table(self.qmgr).get(name, str(attrs["CHLTYPE"]))
         if status is not None and status.status in _ACTIVE:
             raise ValueError(f"AMQ9514E: Channel {name} is in use (PING needs it inactive).")
         outcome: list[Any] = []
@@ -154,10 +191,11 @@ class ChannelInitiator:
         not, leave it to be sent again. Either way the sender's record is no longer in doubt.
         A wrong choice loses or doubles the batch, and the partner's record then tells the
         next start (AMQ9526: RESET CHANNEL), as on IBM MQ."""
-        attrs = channels.of_type(self.qmgr, name, channels.SENDER)
+        attrs = _sending(self.qmgr, name)
         if attrs is None:
-            raise ValueError(f"RESOLVE CHANNEL({name}): no sender channel of that name")
-        status = statuses.table(self.qmgr).get(name, channels.SENDER)
+            raise ValueError(f"RESOLVE CHANNEL({name}): no sender channel of that name (valid: "
+                             "a SDR or SVR channel)")
+        status = statuses.table(self.qmgr).get(name, str(attrs["CHLTYPE"]))
         if status is not None and status.status in _ACTIVE:
             raise ValueError(f"AMQ9514E: Channel {name} is in use (RESOLVE needs it stopped).")
         local = LocalConnection(self.qmgr, "mqm", "runmqchl")
@@ -194,7 +232,7 @@ class ChannelInitiator:
         if attrs is None:
             raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
         chltype = str(attrs.get("CHLTYPE"))
-        if chltype not in (channels.SENDER, channels.RECEIVER):
+        if chltype not in channels.SENDING | channels.RECEIVING:
             raise ValueError(f"RESET CHANNEL({name}): a {chltype} channel has no sequence "
                              "numbers here (valid: a SDR or RCVR channel)")
         wrap = int(attrs["SEQWRAP"])
@@ -207,7 +245,7 @@ class ChannelInitiator:
         local = LocalConnection(self.qmgr, "mqm", "runmqchl")
         try:
             sync_hobj = local.open(sync.SYNC_QUEUE, SYNC_OPEN)
-            if chltype == channels.SENDER:
+            if chltype in channels.SENDING:
                 try:
                     record = sync.read_sender(local, sync_hobj, name)
                 except ValueError:   # damaged: a reset is the way out, not a refusal
@@ -226,12 +264,17 @@ class ChannelInitiator:
         if status is not None:
             status.current_seq = status.last_seq = seq - 1
         log.info("%s channel %s: RESET CHANNEL SEQNUM(%d)%s", chltype, name, seq,
-                 ": the partner is reset at the next start" if chltype == channels.SENDER
+                 ": the partner is reset at the next start" if chltype in channels.SENDING
                  else "")
         return "AMQ8023I: IBM MQ channel reset."
 
     # --- DISPLAY CHSTATUS ----------------------------------------------------------------
-    def display_status(self, pattern: str) -> list[tuple[str, dict[str, object]]]:
+    def display_status(self, pattern: str, saved: bool = False
+                       ) -> list[tuple[str, dict[str, object]]]:
+        """(channel, attributes) of each current instance matching `pattern`, or of each
+        saved one (DISPLAY CHSTATUS SAVED: saved_status.py)."""
+        if saved:
+            return saved_status.saved(self.qmgr, pattern)
         found = []
         for status in statuses.table(self.qmgr).all():
             if fnmatch.fnmatchcase(status.name, pattern or "*"):
@@ -261,7 +304,8 @@ class ChannelInitiator:
         table = statuses.table(self.qmgr)
         due = []
         for name, attrs in channels.table(self.qmgr).channels.items():
-            if attrs.get("CHLTYPE") != channels.SENDER:
+            if attrs.get("CHLTYPE") not in channels.SENDING or not str(attrs.get("CONNAME",
+                                                                                  "")).strip():
                 continue
             queue = self.qmgr.queues.get(str(attrs.get("XMITQ", "")))
             if not isinstance(queue, LocalQueue) or queue.attrs.get("TRIGGER") != "TRIGGER":
@@ -269,10 +313,16 @@ class ChannelInitiator:
             named = str(queue.attrs.get("TRIGDATA", "")).strip()
             if named and named != name or not queue.available_count:
                 continue
-            status = table.get(name, channels.SENDER)
+            status = table.get(name, str(attrs["CHLTYPE"]))
             if status is None or status.status not in _ACTIVE and status.status != statuses.STOPPED:
                 due.append(name)
         return due
+
+
+def _sending(qmgr: QueueManager, name: str) -> dict | None:
+    """The definition of sending channel `name` (a SDR or a SVR), or None."""
+    attrs = channels.table(qmgr).channels.get(name)
+    return attrs if attrs is not None and attrs.get("CHLTYPE") in channels.SENDING else None
 
 
 class ChannelInDoubt(ValueError):

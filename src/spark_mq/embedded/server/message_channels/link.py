@@ -20,6 +20,10 @@ it commits, with its sync record, once, at the END. Every frame is written befor
 sender waits for anything (a get from an empty transmission queue, an answer), so a
 NPMSPEED(FAST) message is never held back behind an idle queue.
 
+A requester (requester.py) opens with ["CHLR", channel, its qmgr] instead and is answered
+[OK, 0, qmgr, SERVE | CALLBACK] | [FAILED, reason, why]; after SERVE the server sends the
+hello above on the same connection and the requester answers as a receiver.
+
 A hello's reset seq is a RESET CHANNEL SEQNUM(n) on the sender, not yet told: the receiver
 resets its record to n - 1 (the next message is number n) before it answers. Sequence
 numbers run 1..SEQWRAP and wrap to 1; the receiver checks each against its record
@@ -39,15 +43,17 @@ from __future__ import annotations
 import socket
 import time
 
+from spark_mq.embedded.server.core.channel_status import Traffic
 from spark_mq.embedded.server.core.trace import Trace
 from spark_mq.embedded.server.message_channels.sync import valid_luwid
 from spark_mq.embedded.wire import FrameReader, ProtocolError, frame
-from spark_mq.embedded.wire_verbs import CHL
+from spark_mq.embedded.wire_verbs import CHL, CHLR
 
 # the hello is a verb of the listener's table (it arrives where a client's CONN would); the
 # frames after it are the channel's own
 HELLO = CHL.name
 MESSAGE, END, DONE, HEARTBEAT, BYE = "MSG", "END", "DONE", "HB", "BYE"
+REQUEST = CHLR.name            # a requester's first frame (requester.py)
 MAX_BATCH_SIZE = 9999          # BATCHSZ's largest value
 MAX_MSG_LENGTH = 104_857_600   # MAXMSGL's largest value (100 MB)
 #: a batch's MSG frames go out in writes of about this size (Link.stream): one send per
@@ -80,6 +86,7 @@ class Link:
         self.reader = reader or FrameReader(sock)
         self.queued: list[bytes] = []
         self.queued_bytes = 0
+        self.traffic = Traffic()   # an agent hands it its status's, for DISPLAY CHSTATUS
 
     def trace_as(self, trace: Trace, channel: str, received: list | None = None) -> None:
         """Trace this link's flows as `channel`'s; `received`: a frame read before (the hello
@@ -103,6 +110,7 @@ class Link:
         data = frame(list(values))
         if self.trace is not None and self.trace.on:
             self.trace.comms(self.channel, "out", list(values), len(data))
+        self.traffic.sent(len(data))
         return data
 
     def flush(self) -> None:
@@ -115,6 +123,7 @@ class Link:
     def receive(self, timeout: float | None) -> list:
         deadline = None if timeout is None else time.monotonic() + timeout
         value = self.reader.read(deadline)
+        self.traffic.received(self.reader.last_size)
         if not isinstance(value, list) or not value:
             raise ProtocolError("a channel frame must be a non-empty list")
         if self.trace is not None and self.trace.on:   # its size again, only when tracing

@@ -66,7 +66,7 @@ from spark_mq.embedded.server.events.channel import (
     STOPPED_OK,
 )
 from spark_mq.embedded.server.message_channels import link as frames
-from spark_mq.embedded.server.message_channels import sync
+from spark_mq.embedded.server.message_channels import serving, sync
 from spark_mq.embedded.server.message_channels.dead_letters import (
     dead_letter_queue as dead_letter_queue_of,
 )
@@ -97,6 +97,13 @@ _QMGR_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
 _CONTEXT_PUTAUT = frozenset({"CTX", "ALTMCA"})
 
 
+def serve_request(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, args: list,
+                  peer: str, tls_session: tls.TlsSession | None = None) -> None:
+    """A requester channel's request (requester.py), which the listener hands here as it
+    hands a sender's hello to `serve`: serving.py answers it."""
+    serving.serve_request(qmgr, sock, reader, args, peer, tls_session)
+
+
 def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: list,
           peer: str, max_frame: int, max_elements: int,
           tls_session: tls.TlsSession | None = None) -> None:
@@ -105,7 +112,9 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
     channel, partner, batch_size, ping, offered_length = frames.check_hello(hello)
     link = frames.Link(sock, reader)
     link.trace_as(trace_of(qmgr), channel, received=[frames.HELLO, *hello])
-    attrs = channels.of_type(qmgr, channel, channels.RECEIVER)
+    attrs = channels.table(qmgr).channels.get(channel)
+    if attrs is not None and attrs.get("CHLTYPE") not in channels.RECEIVING:
+        attrs = None   # a requester receives as a receiver does (server-initiated)
     table = statuses.table(qmgr)
     if attrs is None:
         link.send(FAILED, CMQC.MQRC_UNKNOWN_CHANNEL_NAME,
@@ -123,7 +132,8 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
         link.send(FAILED, refused, f"receiver channel {channel} on {qmgr.name} refused the "
                                    "sender's TLS session (see its log)")
         return
-    existing = table.get(channel, channels.RECEIVER)
+    chltype = str(attrs["CHLTYPE"])
+    existing = table.get(channel, chltype)
     if existing is not None and existing.status == statuses.STOPPED:
         link.send(FAILED, CMQC.MQRC_CHANNEL_STOPPED_BY_USER,
                   f"receiver channel {channel} on {qmgr.name} is STOPPED (START CHANNEL it)")
@@ -149,9 +159,10 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
     if ping:
         link.send(OK, NONE, qmgr.name, min(batch_size, int(attrs["BATCHSZ"])), None, max_length)
         return
-    status = statuses.ChannelStatus(channel, channels.RECEIVER, conname=peer, rqmname=partner,
+    status = statuses.ChannelStatus(channel, chltype, conname=peer, rqmname=partner,
                                     status=statuses.RUNNING)
     status.closer = link.close   # STOP CHANNEL ends the channel's wait for the sender
+    status.begin(link, attrs, runs_as)
     table.put(status)
     local = LocalConnection(qmgr, "mqm", "amqrmppa")
     local.conn.acts_for = runs_as

@@ -50,7 +50,7 @@ from spark_mq.embedded.server.events.channel import (
     STOPPED_RETRY,
 )
 from spark_mq.embedded.server.message_channels import link as frames
-from spark_mq.embedded.server.message_channels import sync
+from spark_mq.embedded.server.message_channels import saved_status, sync
 from spark_mq.embedded.server.message_channels.dead_letters import (
     dead_letter_queue as dead_letter_queue_of,
 )
@@ -118,15 +118,30 @@ def open_link(conname: str, channel: str, qm_name: str, batch_size: int, ping: b
     """Connect to the partner (over TLS when `tls` says so) and say hello (with the
     sequence number a RESET CHANNEL set, if one is still to be told, and this end's
     MAXMSGL); (the link, its OK answer's outputs: partner, BATCHSZ, record, MAXMSGL)."""
+    return say_hello(connect(conname, channel, tls), channel, qm_name, batch_size, ping,
+                     max_length, reset)
+
+
+def no_delay(sock: socket.socket) -> None:
+    """A batch's small END follows its messages with no reply between: with Nagle's algorithm
+    it waits for the partner's delayed ACK, ~40 ms a batch, most of what a batch took."""
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+def connect(conname: str, channel: str, tls: tuple[ClientTls, str] | None) -> frames.Link:
+    """A link to the partner at `conname` (over TLS when `tls` says so)."""
     host, port = parse_conname(conname)
     sock = socket.create_connection((host, port), timeout=_CONNECT_SECONDS)
-    # a batch's small END follows its messages with no reply between: with Nagle's algorithm
-    # it waits for the partner's delayed ACK, ~40 ms a batch: most of what a batch took
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    no_delay(sock)
     if tls is not None:
         options, cipher = tls
         sock = handshake(sock, context(options, cipher), cipher, channel, options.peer_name)
-    link = frames.Link(sock)
+    return frames.Link(sock)
+
+
+def say_hello(link: frames.Link, channel: str, qm_name: str, batch_size: int, ping: bool,
+              max_length: int, reset: int = 0) -> tuple[frames.Link, list]:
+    """The sender's hello on `link` (see open_link); the link is closed if it fails."""
     try:
         link.send(frames.HELLO, channel, qm_name, batch_size, ping, reset, max_length)
         answer = link.receive(_CONNECT_SECONDS)
@@ -150,9 +165,18 @@ class SenderAgent:
         self.ran = False    # the last session reached RUNNING: retries start counting again
         # (XMITQ, CONNAME) of the session that reported Channel Started, until its Stopped
         self.reported: tuple[str, str] | None = None
+        # a requester's connection to serve instead of calling CONNAME (requester.py): one
+        # session, no retries (the requester starts the channel again)
+        self.inbound: frames.Link | None = None
 
     def start(self) -> None:
         self.thread.start()
+
+    def serve(self, link: frames.Link) -> None:
+        """Run one session over a requester's connection, in the caller's thread."""
+        no_delay(link.sock)
+        self.inbound = link
+        self._run()
 
     # --- the channel's life ----------------------------------------------------------------
     def _run(self) -> None:
@@ -160,7 +184,7 @@ class SenderAgent:
         short_left = long_left = 0
         try:
             while True:
-                attrs = channels.of_type(self.qmgr, self.name, channels.SENDER)
+                attrs = channels.of_type(self.qmgr, self.name, status.chltype)
                 if attrs is None:
                     raise ChannelEnded(f"sender channel {self.name} is no longer defined")
                 if self.ran or not status.error:   # a first try, or one after RUNNING
@@ -178,6 +202,10 @@ class SenderAgent:
                     if isinstance(exc, MQError) and exc.reason in _LOCAL_FAULTS:
                         raise ChannelEnded(f"reason {exc.reason}") from exc
                     status.error = _describe(exc)
+                    if self.inbound is not None:   # the requester's to start again
+                        status.status = statuses.INACTIVE
+                        self._stopped(STOPPED_OK, exc)
+                        return
                     if status.stop_requested is not None:
                         status.status = status.stop_requested
                         self._stopped(STOPPED_DISABLED if status.status == statuses.STOPPED
@@ -204,6 +232,7 @@ class SenderAgent:
             log.error("sender channel %s STOPPED: %s", self.name, exc)
             status.error = str(exc)
             status.status = statuses.STOPPED
+            _keep_stopped(self.qmgr, self.name, status.chltype)
             self._stopped(STOPPED_DISABLED, exc)
         finally:
             if status.status == statuses.INACTIVE:
@@ -233,9 +262,11 @@ class SenderAgent:
                 raise ChannelEnded(f"its sync record on {sync.SYNC_QUEUE} is damaged ({exc}): "
                                    f"RESET CHANNEL({self.name})") from None
             offered = own_max_msg_length(self.qmgr, attrs)
-            link, (partner, batch_size, record, max_length) = open_link(
+            link, (partner, batch_size, record, max_length) = (
+                say_hello(self.inbound, self.name, self.qmgr.name, int(attrs["BATCHSZ"]), False,
+                          offered, mine.reset) if self.inbound is not None else open_link(
                 str(attrs["CONNAME"]), self.name, self.qmgr.name, int(attrs["BATCHSZ"]), False,
-                offered, channel_tls(self.qmgr, attrs), mine.reset)
+                offered, channel_tls(self.qmgr, attrs), mine.reset))
             link.trace_as(trace_of(self.qmgr), self.name)   # from the hello's answer on
             if type(batch_size) is not int or not 1 <= batch_size <= int(attrs["BATCHSZ"]):
                 raise ProtocolError(f"the partner agreed BATCHSZ {batch_size!r:.20} (valid: "
@@ -249,6 +280,7 @@ class SenderAgent:
                 raise ProtocolError(str(exc)) from None
             status.rqmname, status.error, status.batch_size = partner, "", batch_size
             status.max_msg_length = max_length
+            status.begin(link, attrs, "mqm")
             self._resync(local, hobj, sync_hobj, mine, record, partner)
             status.status = statuses.RUNNING
             self.ran = True
@@ -498,6 +530,16 @@ class _Sending:
         self.books.local.commit()
         self.status.indoubt = True
         fail_point("sender-indoubt")     # recorded, END not sent: the partner has nothing
+
+
+def _keep_stopped(qmgr: QueueManager, name: str, chltype: str) -> None:
+    """A channel that stopped itself stays STOPPED across a restart, as one that STOP
+    CHANNEL stopped (IBM docs, "Restarting stopped channels")."""
+    try:
+        saved_status.remember(qmgr, name, chltype, statuses.STOPPED)
+    except MQError as exc:   # a queue manager ending under it: the status still says STOPPED
+        log.warning("sender channel %s: its STOPPED state is not kept (reason %d)", name,
+                    exc.reason)
 
 
 def own_max_msg_length(qmgr: QueueManager, attrs: dict) -> int:

@@ -65,6 +65,7 @@ from spark_mq.embedded.wire_verbs import (
     BEFORE_CONNECT,
     CBWAIT,
     CHL,
+    CHLR,
     CLOSE,
     CMIT,
     CONN,
@@ -293,6 +294,12 @@ class Session:
                        _connected_max_frame(self.qmgr), REQUEST_MAX_ELEMENTS, self.tls)
         return []
 
+    def v_request_channel(self, *request: Any) -> list:
+        """A requester channel of another queue manager asks for its server or sender."""
+        receiver.serve_request(self.qmgr, self.sock, self.reader, list(request), self.peer,
+                               self.tls)
+        return []
+
     def v_conn(self, qm_name: str, user: str, password: str, appl_name: str,
                channel: str | None) -> list:
         """CONN, counted against the channel's MAXINST and MAXINSTC (checked when the channel
@@ -455,6 +462,7 @@ class _Outputs(MQError):
 _DISPATCH: dict[str, Callable[..., list]] = bind({
     PING: Session.v_ping, HB: Session.v_heartbeat, CONN: Session.v_conn, DISC: Session.v_disc,
     CHL: Session.v_channel, OPEN: Session.v_open, CLOSE: Session.v_close, PUT: Session.v_put,
+    CHLR: Session.v_request_channel,
     PUTA: Session.v_puta, PUT1: Session.v_put1, GET: Session.v_get, GETN: Session.v_getn,
     CMIT: Session.v_cmit, BACK: Session.v_back, STAT: Session.v_stat, INQ: Session.v_inq,
     SET: Session.v_set, CBWAIT: Session.v_cbwait, **pubsub_verbs.HANDLERS,

@@ -76,7 +76,8 @@ _CHANGES.update({selector: (keyword, words) for selector, (keyword, words, _)
                  in _MESSAGE_CHANNEL.items()})
 #: MQIACH_CHANNEL_TYPE values of the channel types kept here
 CHANNEL_TYPES = {channels.SVRCONN: CMQXC.MQCHT_SVRCONN, channels.SENDER: CMQXC.MQCHT_SENDER,
-                 channels.RECEIVER: CMQXC.MQCHT_RECEIVER, channels.CLNTCONN: CMQXC.MQCHT_CLNTCONN}
+                 channels.RECEIVER: CMQXC.MQCHT_RECEIVER, channels.CLNTCONN: CMQXC.MQCHT_CLNTCONN,
+                 channels.SERVER: CMQXC.MQCHT_SERVER, channels.REQUESTER: CMQXC.MQCHT_REQUESTER}
 _KINDS = {number: kind for kind, number in CHANNEL_TYPES.items()}
 #: the parameters Create/Change Channel take
 CHANGE_PARAMETERS = {selector: (CMQCFC.MQCFT_STRING if selector >= CMQC.MQCA_FIRST
@@ -218,7 +219,8 @@ def _apply(request: Request, verb: str, name: str, attributes: dict[str, object]
 
 
 def create_channel(request: Request) -> list[Reply]:
-    """MQCMD_CREATE_CHANNEL: DEFINE CHANNEL(...) CHLTYPE(SVRCONN|SDR|RCVR) [REPLACE]."""
+    """MQCMD_CREATE_CHANNEL: DEFINE CHANNEL(...) CHLTYPE(SVRCONN|SDR|RCVR|SVR|RQSTR)
+    [REPLACE]."""
     name, kind = _named(request)
     replace = request.integer(CMQCFC.MQIACF_REPLACE, CMQCFC.MQRP_NO) == CMQCFC.MQRP_YES
     if channels.exists(request.qm, name) and not replace:

@@ -20,7 +20,8 @@ _REASONS = {"AMQ8147E": CMQCFC.MQRCCF_CHANNEL_NOT_FOUND, "AMQ9514E": CMQCFC.MQRC
 _STATES = {statuses.INACTIVE: CMQCFC.MQCHS_INACTIVE, statuses.BINDING: CMQCFC.MQCHS_BINDING,
            statuses.STARTING: CMQCFC.MQCHS_STARTING, statuses.RUNNING: CMQCFC.MQCHS_RUNNING,
            statuses.STOPPING: CMQCFC.MQCHS_STOPPING, statuses.RETRYING: CMQCFC.MQCHS_RETRYING,
-           statuses.STOPPED: CMQCFC.MQCHS_STOPPED, statuses.PAUSED: CMQCFC.MQCHS_PAUSED}
+           statuses.STOPPED: CMQCFC.MQCHS_STOPPED, statuses.PAUSED: CMQCFC.MQCHS_PAUSED,
+           statuses.REQUESTING: CMQCFC.MQCHS_REQUESTING}
 
 
 def _run(request: Request, command: Callable[[str], str]) -> list[Reply]:
@@ -71,8 +72,15 @@ def resolve_channel(request: Request) -> list[Reply]:
 
 
 def inquire_channel_status(request: Request) -> list[Reply]:
-    """MQCMD_INQUIRE_CHANNEL_STATUS: one reply per channel instance with a status."""
+    """MQCMD_INQUIRE_CHANNEL_STATUS: one reply per channel instance with a status, current
+    (ChannelInstanceType MQOT_CURRENT_CHANNEL, the default) or saved (MQOT_SAVED_CHANNEL:
+    the common status fields, message_channels/saved_status.py)."""
     pattern = request.string(CMQCFC.MQCACH_CHANNEL_NAME)
+    instance = request.integer(CMQCFC.MQIACH_CHANNEL_INSTANCE_TYPE, CMQC.MQOT_CURRENT_CHANNEL)
+    if instance == CMQC.MQOT_SAVED_CHANNEL:
+        return _saved_replies(request, pattern)
+    if instance != CMQC.MQOT_CURRENT_CHANNEL:
+        raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, CMQCFC.MQIACH_CHANNEL_INSTANCE_TYPE)
     found = [status for status in statuses.table(request.qm).all() if matches(pattern, status.name)]
     if not found:
         raise PCFError(CMQCFC.MQRCCF_CHL_STATUS_NOT_FOUND)
@@ -98,8 +106,63 @@ def inquire_channel_status(request: Request) -> list[Reply]:
             CMQCFC.MQCACH_LAST_MSG_DATE: padded(str(attrs.get("LSTMSGDA", "")), CMQC.MQ_DATE_LENGTH),
             CMQCFC.MQCACH_LAST_MSG_TIME: padded(str(attrs.get("LSTMSGTI", "")), CMQC.MQ_TIME_LENGTH),
         }
-        if status.chltype == "SDR":
+        values.update(_current_only(status, attrs))
+        if status.chltype in ("SDR", "SVR"):
             values[CMQCFC.MQCACH_XMIT_Q_NAME] = padded(status.xmitq, CMQC.MQ_Q_NAME_LENGTH)
             values[CMQCFC.MQIACH_XMITQ_MSGS_AVAILABLE] = int(str(attrs.get("XQMSGSA", 0)))
+        replies.append(Reply(encode(values)))
+    return replies
+
+
+_SUBSTATES = {"": CMQCFC.MQCHSSTATE_OTHER, "MQGET": CMQCFC.MQCHSSTATE_IN_MQGET,
+              "SEND": CMQCFC.MQCHSSTATE_SENDING, "RECEIVE": CMQCFC.MQCHSSTATE_RECEIVING,
+              "MQPUT": CMQCFC.MQCHSSTATE_IN_MQPUT,
+              "NETCONNECT": CMQCFC.MQCHSSTATE_NET_CONNECTING}
+
+
+def _current_only(status: statuses.ChannelStatus, attrs: dict) -> dict[int, Value | list[int]]:
+    """The current-only fields DISPLAY CHSTATUS ALL shows, by their PCF names."""
+    return {
+        CMQCFC.MQIACH_CHANNEL_SUBSTATE: _SUBSTATES.get(str(attrs.get("SUBSTATE", "")),
+                                                       CMQCFC.MQCHSSTATE_OTHER),
+        CMQCFC.MQIACH_STOP_REQUESTED: (CMQCFC.MQCHSR_STOP_REQUESTED if status.stop_requested
+                                       else CMQCFC.MQCHSR_STOP_NOT_REQUESTED),
+        CMQCFC.MQIACH_BYTES_SENT: status.traffic.bytes_sent,
+        CMQCFC.MQIACH_BYTES_RECEIVED: status.traffic.bytes_received,
+        CMQCFC.MQIACH_BUFFERS_SENT: status.traffic.buffers_sent,
+        CMQCFC.MQIACH_BUFFERS_RECEIVED: status.traffic.buffers_received,
+        CMQCFC.MQCACH_MCA_USER_ID: padded(status.mcauser, CMQC.MQ_USER_ID_LENGTH),
+        CMQCFC.MQCACH_CURRENT_LUWID: padded(str(attrs.get("CURLUWID", "")), 16),
+        CMQCFC.MQCACH_LAST_LUWID: padded(str(attrs.get("LSTLUWID", "")), 16),
+        CMQCFC.MQCACH_CHANNEL_START_DATE: padded(str(attrs.get("CHSTADA", "")),
+                                                 CMQC.MQ_DATE_LENGTH),
+        CMQCFC.MQCACH_CHANNEL_START_TIME: padded(str(attrs.get("CHSTATI", "")),
+                                                 CMQC.MQ_TIME_LENGTH),
+    }
+
+
+def _saved_replies(request: Request, pattern: str) -> list[Reply]:
+    found = [(name, attrs) for name, attrs in initiator_of(request.qm).display_status("*", saved=True)
+             if matches(pattern, name)]
+    if not found:
+        raise PCFError(CMQCFC.MQRCCF_CHL_STATUS_NOT_FOUND)
+    replies = []
+    for name, attrs in found:
+        values: dict[int, Value | list[int]] = {
+            CMQCFC.MQCACH_CHANNEL_NAME: padded(name, CMQC.MQ_CHANNEL_NAME_LENGTH),
+            CMQCFC.MQIACH_CHANNEL_TYPE: CHANNEL_TYPES[str(attrs["CHLTYPE"])],
+            CMQCFC.MQIACH_CHANNEL_INSTANCE_TYPE: CMQC.MQOT_SAVED_CHANNEL,
+            CMQCFC.MQIACH_CHANNEL_STATUS: _STATES[str(attrs["STATUS"])],
+            CMQCFC.MQCACH_CONNECTION_NAME: padded(str(attrs["CONNAME"]), CMQC.MQ_CONN_NAME_LENGTH),
+            CMQC.MQCA_REMOTE_Q_MGR_NAME: padded(str(attrs["RQMNAME"]), CMQC.MQ_Q_MGR_NAME_LENGTH),
+            CMQCFC.MQCACH_XMIT_Q_NAME: padded(str(attrs.get("XMITQ", "")), CMQC.MQ_Q_NAME_LENGTH),
+            CMQCFC.MQIACH_CURRENT_MSGS: int(str(attrs["CURMSGS"])),
+            CMQCFC.MQIACH_CURRENT_SEQ_NUMBER: int(str(attrs["CURSEQNO"])),
+            CMQCFC.MQIACH_LAST_SEQ_NUMBER: int(str(attrs["LSTSEQNO"])),
+            CMQCFC.MQCACH_CURRENT_LUWID: padded(str(attrs["CURLUWID"]), 16),
+            CMQCFC.MQCACH_LAST_LUWID: padded(str(attrs["LSTLUWID"]), 16),
+            CMQCFC.MQIACH_INDOUBT_STATUS: (CMQCFC.MQCHIDS_INDOUBT if attrs["INDOUBT"] == "YES"
+                                           else CMQCFC.MQCHIDS_NOT_INDOUBT),
+        }
         replies.append(Reply(encode(values)))
     return replies
