@@ -113,6 +113,6 @@ def test_batchlim_ends_a_batch_after_the_message_that_reaches_it(pair):
     sent = put_remote(connect(qma), "IN.B", "QMB", [b"%d" % n + b"y" * 2048 for n in range(6)])
     qma.run_mqsc(f"START CHANNEL({name})")
     assert sorted(md.MsgId for md, _ in receive(connect(qmb), "IN.B", 6)) == sorted(sent)
-    wait_for(lambda: "MSGS(6)" in qma.run_mqsc(f"DISPLAY CHSTATUS({name})"),
+    wait_for(lambda: "MSGS(6)" in qma.run_mqsc(f"DISPLAY CHSTATUS({name}) ALL"),
              what="the sender's sixth message committed")
-    assert "BATCHES(6)" in qma.run_mqsc(f"DISPLAY CHSTATUS({name})")
+    assert "BATCHES(6)" in qma.run_mqsc(f"DISPLAY CHSTATUS({name}) ALL")
