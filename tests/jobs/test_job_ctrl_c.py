@@ -121,6 +121,10 @@ def assert_exactly_once(done: subprocess.CompletedProcess) -> None:
     assert "going on with the run that put 8,000 orders" in done.stdout, done.stdout
     assert "duplicates         0" in done.stdout and "missing            0" in done.stdout, done.stdout
     assert "rows out           8,000" in done.stdout, done.stdout
+    # its progress counts toward the rows still to come, and ends on reaching them (toward the
+    # whole run's, the rows out before Ctrl-C never come and it waits out the pipeline's settle)
+    totals = re.findall(r"^\[queue -> files\].*\(total ([\d,]+)/([\d,]+)\)", done.stdout, re.MULTILINE)
+    assert totals and totals[-1][0] == totals[-1][1], done.stdout
 
 
 @pytest.mark.parametrize("launch", [python_quickstart, submitted_quickstart],

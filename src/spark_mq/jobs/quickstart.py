@@ -138,6 +138,9 @@ def run_pipeline(args: argparse.Namespace, connection: dict[str, str], mq: Plain
               f"{mq.depth(args.input_queue):,} messages wait on {args.input_queue}", flush=True)
     expected, before_out = run["expected"], run["before_out"]
     spark = spark_session("spark-mq-quickstart", verbose=args.verbose)
+    # What this run moves: a run that goes on counts only the rest, or it would wait for
+    # rows that came out before Ctrl-C and end only after wait_for_pipeline's settle time.
+    to_move = expected - (already_out(spark, args, files_path, mq, before_out) if args.resume else 0)
     read_options = {**connection, "delivery": args.delivery,
                     "maxMessagesPerTrigger": str(args.max_messages_per_trigger),
                     **ctrl_c.read_options(), **text_read_options(args.delivery),
@@ -149,7 +152,7 @@ def run_pipeline(args: argparse.Namespace, connection: dict[str, str], mq: Plain
         return (f"depth {args.input_queue}={mq.depth(args.input_queue):,} "
                 f"{args.output_queue}={mq.depth(args.output_queue):,}")
 
-    monitor = ProgressMonitor(expected=expected, depth=depths)
+    monitor = ProgressMonitor(expected=to_move, depth=depths)
     source = spark.readStream.format("mq").options(**read_options).option("queue", args.input_queue).load()
     orders = enriched_orders(source)
     queries = []
@@ -183,13 +186,26 @@ def run_pipeline(args: argparse.Namespace, connection: dict[str, str], mq: Plain
 
     last = monitor.tracked[-1].label
     drained = [args.input_queue] + ([args.output_queue] if args.sink == "both" else [])
-    finished = wait_for_pipeline(queries, monitor, last, expected, mq.depth, drained, args.timeout)
+    finished = wait_for_pipeline(queries, monitor, last, to_move, mq.depth, drained, args.timeout)
     elapsed = finished - started
 
     rows_out, distinct, missing = count_output(spark, args, files_path, mq, expected, before_out)
     print_summary(args, expected, rows_out, distinct, missing, elapsed, monitor, mq, files_path)
     spark.stop()
     return 0 if rows_out == expected and distinct == expected else 1
+
+
+def already_out(spark: SparkSession, args: argparse.Namespace, files_path: str, mq: PlainMQ,
+                before_out: int) -> int:
+    """Rows the run that --resume goes on with delivered to its sink before it stopped: on
+    the output queue, or in the files Spark's file sink committed (listed in its
+    _spark_metadata, which Spark's reader follows: not the files of a batch cut short)."""
+    if args.sink == "queue":
+        return max(mq.depth(args.output_queue) - before_out, 0)
+    if not os.path.isdir(os.path.join(files_path, "_spark_metadata")):
+        return 0
+    # a schema given: a log of batches without files has none to infer
+    return spark.read.schema("order_id LONG").parquet(files_path).count()
 
 
 def put_orders(args: argparse.Namespace, mq: PlainMQ, output: str) -> dict[str, int]:
@@ -232,11 +248,16 @@ def count_output(spark: SparkSession, args: argparse.Namespace, files_path: str,
     if args.sink == "queue":
         rows_out = mq.depth(args.output_queue) - before_out
         return rows_out, rows_out, max(expected - rows_out, 0)
-    written = spark.read.parquet(files_path)
-    row = written.agg(F.count("*").alias("rows"), F.countDistinct("order_id").alias("distinct")).first()
+    # The queries have stopped: adaptive execution (off for them, job_session.py) applies to
+    # this batch count and merges the shuffle's partitions (spark.sql.shuffle.partitions, 200
+    # unless set: 200 tasks for a few thousand rows, most of the summary's time in a local run).
+    spark.conf.set("spark.sql.adaptive.enabled", "true")
+    ours = F.when(F.col("order_id") < args.messages, F.col("order_id"))   # others: null, not counted
+    row = spark.read.parquet(files_path).agg(
+        F.count("*").alias("rows"), F.countDistinct("order_id").alias("distinct"),
+        F.countDistinct(ours).alias("ours")).first()
     assert row is not None  # an aggregate without grouping has one row
-    ours = written.where(F.col("order_id") < args.messages).select("order_id").distinct().count()
-    return row["rows"], row["distinct"], args.messages - ours
+    return row["rows"], row["distinct"], args.messages - row["ours"]
 
 
 def print_summary(args: argparse.Namespace, expected: int, rows_out: int, distinct: int, missing: int,

@@ -60,9 +60,9 @@ def await_query(query: StreamingQuery, args: argparse.Namespace, monitor: Progre
 def wait_for_pipeline(queries: list[StreamingQuery], monitor: ProgressMonitor, last_label: str, expected: int,
                       depth: Callable[[str], int], drained: list[str], timeout: float,
                       settle: float = 15.0) -> float:
-    """Run the queries until the last one has output `expected` rows, or, failing that,
-    until the finite queries have ended and the queues in `drained` have stayed empty for
-    `settle` seconds (by `depth(queue)`); then stop them.
+    """Run the queries until the last one has output `expected` rows, or has ended, or,
+    failing that, until the finite queries before it have ended and the queues in `drained`
+    have stayed empty for `settle` seconds (by `depth(queue)`); then stop them.
 
     Returns the monotonic time at which the pipeline was seen complete. A query that fails
     raises its exception; past `timeout` seconds a JobError says how far it got."""
@@ -79,7 +79,10 @@ def wait_for_pipeline(queries: list[StreamingQuery], monitor: ProgressMonitor, l
             if monitor.rows(last_label) >= expected or all(not query.isActive for query in queries):
                 done_at = now
                 break
-            finite_done = all(not q.isActive for q in queries[:-1])
+            # Settling needs queries before the last: one alone ends by itself (available-now),
+            # and its own queue shows empty while its batch is in flight (MQ's CURDEPTH drops at
+            # MQGET, syncpoint or not), which a batch slower than `settle` would not survive.
+            finite_done = len(queries) > 1 and all(not q.isActive for q in queries[:-1])
             if finite_done and all(depth(queue) == 0 for queue in drained):
                 empty_since = empty_since or now
                 if now - empty_since >= settle:
