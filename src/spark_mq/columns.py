@@ -30,7 +30,9 @@ are filled when a user schema names them.
 
 A user schema may pick any of these (with these types; `payload` may also be `string`, the
 data decoded by each message's CCSID, see `OTHER_READ_TYPES`), the MQMD context columns
-accounting_token binary, appl_origin_data string and put_appl_type int, `topic`, and add columns
+accounting_token binary, appl_origin_data string and put_appl_type int, `topic`, the W3C trace
+context `traceparent string` and `tracestate string` (the message properties of exactly those
+names, as IBM's ibmmq sets them: spark_mq.mq.trace_context), and add columns
 named after message properties: each is filled from the property of that name (exact name first, then
 case-insensitively), converted to the column's type, null where absent or not convertible.
 """
@@ -48,6 +50,7 @@ from spark_mq.mq.column_table import COLUMNS
 from spark_mq.mq.exceptions import MQSchemaError
 from spark_mq.mq.message import MD_INDEX, Message
 from spark_mq.mq.properties import as_text, type_name_of
+from spark_mq.mq.trace_context import TRACEPARENT, TRACESTATE, trace_property
 from spark_mq.mqi.codepages import QMGR_CCSID, decode_text
 
 log = logging.getLogger(__name__)
@@ -186,6 +189,8 @@ _EXTRACTORS.update({
     "jms_timestamp": lambda m: jms.timestamp_micros(m.properties, _put_micros(m)),
     "jms_correlation_id": lambda m: jms.correlation_id(m.properties, m.md[_CORREL]),
     "jms_map": _jms_map,
+    TRACEPARENT: lambda m: trace_property(m.properties, TRACEPARENT),
+    TRACESTATE: lambda m: trace_property(m.properties, TRACESTATE),
 })
 
 

@@ -9,6 +9,10 @@
 
 Columns are described in spark_mq/mq/outgoing.py, options in spark_mq/options/.
 
+Tracing: where OpenTelemetry is installed (the `otel` extra), each task's write() runs in a
+span `send <queue or topic>` (spark_mq.mq.trace_context.batch_span); without it, nothing.
+The messages' own trace context is the `traceparent`/`tracestate` columns.
+
 Where things run: the constructor runs on the driver when the query starts. It checks the
 schema and the options and connects once to check the queue manager's MAXUMSGS, the target
 queue and the exactly-once state queue, so that bad input fails the query at start. `write()`
@@ -51,6 +55,7 @@ from spark_mq.mq.outgoing import Column, MessageDefaults, MessagePlan
 from spark_mq.mq.producer import ProducerSettings, queue_manager_limits
 from spark_mq.mq.refusals import open_refused
 from spark_mq.mq.sink import Exactly, Topic, write_rows
+from spark_mq.mq.trace_context import batch_span
 from spark_mq.options import WriteOptions
 from spark_mq.start_checks import checked_once
 
@@ -122,8 +127,15 @@ class _MQWriter:
                            self.options.claim_timeout_ms, self.options.model_queue)
                    if self.options.exactly_once else None)
         target = Topic(self.options.topic) if self.options.topic else self.options.queue
-        result = write_rows(_rows(batches), plan, self.options.connection, self.settings,
-                            target, self.options.commit_every, exactly, batch_id)
+        where = self.options.topic or self.options.queue or "(by column)"
+        with batch_span(f"send {where}", {"messaging.system": "ibmmq",
+                                          "messaging.destination.name": where,
+                                          "spark_mq.partition": partition,
+                                          "spark_mq.batch_id": batch_id}) as span:
+            result = write_rows(_rows(batches), plan, self.options.connection, self.settings,
+                                target, self.options.commit_every, exactly, batch_id)
+            if span is not None:
+                span.set_attribute("messaging.batch.message_count", result.messages)
         return MQWriteResult(writer_id, partition, result.rows, result.messages,
                              result.chunks_written, result.rows_skipped)
 

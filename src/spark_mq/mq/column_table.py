@@ -20,6 +20,8 @@ Writer roles:
                 the writer ignores it
     property_types  map<string,string>: the MQ type of each entry of `properties`, so that
                 a copy keeps the types (reader: with includeContext; writer: types `properties`)
+    trace       W3C trace context (spark_mq.mq.trace_context): the message property of the same
+                name, as IBM's ibmmq (2.0.2+) sets it from OpenTelemetry; a null value sets none
     jms         a JMS header or the JMS message class (spark_mq.mq.jms); the writer writes
                 it into the MQRFH2 when jmsMessageType is text or bytes
 """
@@ -90,6 +92,9 @@ COLUMNS: tuple[MQColumn, ...] = (
     # the MQ reason when MQGMO_CONVERT left the message unconverted (reader option convert)
     _c("conversion_reason", "int", None, False, "derived"),
     _c("property_types", PROPERTIES_MAP, None, False, "property_types", (PROPERTIES_MAP,)),
+    # W3C trace context: the traceparent and tracestate properties, null where absent
+    _c("traceparent", "string", None, False, "trace", ("string",)),
+    _c("tracestate", "string", None, False, "trace", ("string",)),
     # JMS (spark_mq.mq.jms): the message class and the JMS headers
     _c("jms_type", "string", None, False, "jms", ("string",)),
     _c("jms_type_name", "string", None, False, "jms", ("string",)),

@@ -11,7 +11,9 @@ names one of the two); `correlation_id`,
 overrides the `persistence` option), `expiry` (tenths of a second, -1 = unlimited),
 `msg_type`, `format` (up to 8 characters), `ccsid`, `encoding`, `feedback`, `report`
 (integers; `report` wins over the writer option of that name) set MQMD fields;
-`properties` (map<string,string>) adds a string property per entry. Every other column
+`properties` (map<string,string>) adds a string property per entry; `traceparent` and
+`tracestate` (string, W3C trace context: spark_mq.mq.trace_context) set the string property
+of that name, and a null sets none (where `properties` has the entry, it stays). Every other column
 becomes a message property of its own name, typed from its Spark type (string,
 boolean, byte/short/integer/ long, float/double, binary; timestamp as INT64 epoch
 milliseconds, the JMS convention the reader reads back); a null value gives a null property.
@@ -83,6 +85,7 @@ _NAME_LENGTH = BY_NAME["reply_to_queue"].length or 48
 _FORMAT_LENGTH = BY_NAME["format"].length or 8
 #: JMS header columns (and jms_type): they shape the MQRFH2 of a JMS message
 JMS_COLUMNS = with_role("jms")
+TRACE_COLUMNS = with_role("trace")
 PROPERTY_TYPES = "property_types"
 #: set as read when the writer option context=all asks for a faithful copy
 MESSAGE_ID, PUT_TIMESTAMP = "message_id", "put_timestamp"
@@ -182,6 +185,7 @@ class MessagePlan:
         self.property_columns: list[tuple[int, str, str]] = []
         self.context_columns: list[tuple[int, str]] = []
         self.jms_indexes: dict[str, int] = {}
+        self.trace_columns: list[tuple[int, str]] = []
         self._types_index: int | None = None
         self._msg_id_index: int | None = None
         self._put_time_index: int | None = None
@@ -206,6 +210,9 @@ class MessagePlan:
             if column.name in JMS_COLUMNS:
                 self._check_jms_column(column, writes_jms)
                 self.jms_indexes[column.name] = index
+            elif column.name in TRACE_COLUMNS:
+                self._check_md_column(column, TRACE_COLUMNS[column.name].write_types)
+                self.trace_columns.append((index, column.name))
             elif column.name == PROPERTY_TYPES:
                 self._check_md_column(column, BY_NAME[PROPERTY_TYPES].write_types)
                 self._types_index = index
@@ -270,7 +277,8 @@ class MessagePlan:
 
     @property
     def may_have_properties(self) -> bool:
-        return bool(self.property_columns) or self._map_index is not None
+        return (bool(self.property_columns) or bool(self.trace_columns)
+                or self._map_index is not None)
 
     @staticmethod
     def _check_md_column(column: Column, valid: tuple[str, ...]) -> None:
@@ -323,7 +331,7 @@ class MessagePlan:
             if out.format is None:
                 out.format = _MQSTR if kind == "text" or (not kind and text) else _NONE_FORMAT
         out.payload = self._body(row[self.payload_index], out, ccsid_from)
-        if self.property_columns or self._map_index is not None:
+        if self.may_have_properties:
             out.properties = self._properties(row)
         for index, name in self.context_columns:
             value = row[index]
@@ -420,6 +428,10 @@ class MessagePlan:
                 type_name = "long"
                 value = None if value is None else _epoch_millis(value)
             props[name] = (name, value, type_name)   # a typed column wins over the map
+        for index, name in self.trace_columns:
+            # null: no trace to carry (the map's entry, if any, stays)
+            if row[index] is not None:
+                props[name] = (name, row[index], "string")
         return list(props.values())
 
 
