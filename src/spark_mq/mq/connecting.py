@@ -27,9 +27,10 @@ import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from spark_mq.mq.credentials import Credentials, resolve
 from spark_mq.mq.exceptions import MQConnectorError, connection_lost, describe
 from spark_mq.mqi.constants import reason_name
 
@@ -46,7 +47,9 @@ class ConnectionOptions:
     conn_name: str | None = None       # MQ syntax host(port)[,host(port)]
     channel: str = "DEV.APP.SVRCONN"
     user: str | None = None
-    password: str | None = None
+    password: str | None = field(default=None, repr=False)
+    #: "module:function" returning the credentials at each connect (spark_mq.mq.credentials)
+    credentials_provider: str | None = None
     transport: str = "auto"
     cipher_spec: str | None = None
     key_repository: str | None = None
@@ -140,10 +143,11 @@ def connect(options: ConnectionOptions, action: str | None = None,
     kwargs: dict[str, Any] = {"cd": cd, "cno": cno}
     if sco is not None:
         kwargs["sco"] = sco
-    if options.user:
+    credentials = credentials_of(options)
+    if credentials.user:
         csp = ibmmq.CSP()
-        csp.CSPUserId = options.user.encode()
-        csp.CSPPassword = (options.password or "").encode()
+        csp.CSPUserId = credentials.user.encode()
+        csp.CSPPassword = (credentials.password or "").encode()
         kwargs["csp"] = csp
     qmgr = ibmmq.QueueManager(None)
     try:
@@ -158,6 +162,13 @@ def connect(options: ConnectionOptions, action: str | None = None,
                                       f"at {where}", hint, words) from exc
     _connections[qmgr] = options
     return qmgr
+
+
+def credentials_of(options: ConnectionOptions) -> Credentials:
+    """The MQCSP's user and password: the provider's, called now, else the options'."""
+    if options.credentials_provider:
+        return resolve(options.credentials_provider)
+    return Credentials(options.user, options.password)
 
 
 @contextmanager

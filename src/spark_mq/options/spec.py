@@ -95,6 +95,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("channel", _C, "server-connection channel", default="DEV.APP.SVRCONN"),
     Option("user", _C, "MQCSP authentication: the user"),
     Option("password", _C, "MQCSP authentication: the password"),
+    Option("credentialsProvider", _C, "`module:function` returning (user, password) or "
+           "{user, password}, called at each connect on the driver and every executor; "
+           "not with user/password", values.callable_name),
     Option("transport", _C, "auto (IBM's client when its library loads, else embedded) | "
            "ibmmq | embedded", values.choice(*TRANSPORTS), "auto"),
     Option("cipherSpec", _C, "TLS: the channel's SSLCIPH"),
