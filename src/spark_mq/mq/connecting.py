@@ -53,6 +53,7 @@ class ConnectionOptions:
     transport: str = "auto"
     cipher_spec: str | None = None
     key_repository: str | None = None
+    certificate_label: str | None = None   # MQSCO CertificateLabel: the client's certificate
     ccdt_url: str | None = None
     reconnect: bool = False
     reconnect_timeout_ms: int = 60_000
@@ -131,6 +132,10 @@ def connect(options: ConnectionOptions, action: str | None = None,
         sco = ibmmq.SCO()
         if options.key_repository:
             sco.KeyRepository = options.key_repository.encode()
+        if options.certificate_label:
+            # the label counts from MQSCO version 5 on, as IBM's client reads it
+            sco.CertificateLabel = options.certificate_label.encode()
+            sco.Version = max(sco.Version, ibmmq.CMQC.MQSCO_VERSION_5)
     cno = ibmmq.CNO()
     cno.Options = ibmmq.CMQC.MQCNO_CLIENT_BINDING
     if options.reconnect:

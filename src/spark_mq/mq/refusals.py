@@ -103,6 +103,11 @@ def connect_refused_hint(connection: ConnectionOptions) -> str:
     if connection.user:
         credentials = (f"(1) a wrong 'user' and 'password' (the error log shows AMQ5534E for "
                        f"user {user!r})")
+    elif connection.certificate_label:
+        credentials = (f"(1) no CHLAUTH TYPE(SSLPEERMAP) rule on channel '{channel}' that maps "
+                       f"the DN of certificate {connection.certificate_label!r} to a user (runmqsc: "
+                       f"DISPLAY CHLAUTH('{channel}') TYPE(SSLPEERMAP)), or CHCKCLNT(REQUIRED), "
+                       "which wants a 'user' and 'password' besides the certificate")
     elif connection.credentials_provider:
         credentials = (f"(1) a wrong user or password from credentialsProvider "
                        f"{connection.credentials_provider!r} (the error log shows AMQ5534E "

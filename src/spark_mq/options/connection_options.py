@@ -19,7 +19,8 @@ def parse_connection(options: Mapping[str, Any]) -> ConnectionOptions:
         channel=found["channel"], user=found["user"], password=found["password"],
         credentials_provider=found["credentialsProvider"],
         transport=found["transport"], cipher_spec=found["cipherSpec"],
-        key_repository=found["keyRepository"], ccdt_url=found["ccdtUrl"],
+        key_repository=found["keyRepository"], certificate_label=found["certificateLabel"],
+        ccdt_url=found["ccdtUrl"],
         reconnect=found["reconnect"], reconnect_timeout_ms=found["reconnectTimeoutMs"])
 
 

@@ -102,6 +102,9 @@ OPTIONS: tuple[Option, ...] = (
            "ibmmq | embedded", values.choice(*TRANSPORTS), "auto"),
     Option("cipherSpec", _C, "TLS: the channel's SSLCIPH"),
     Option("keyRepository", _C, "TLS: the key repository stem"),
+    Option("certificateLabel", _C, "TLS: the label of the client's own certificate in the "
+           "key repository (IBM's CERTLABL), sent to a channel with SSLCAUTH(REQUIRED)",
+           values.non_empty("a certificate label in the key repository", 64)),
     Option("ccdtUrl", _C, "a client channel definition table instead of connName/channel"),
     Option("reconnect", _C, "MQCNO_RECONNECT_Q_MGR: IBM's client reconnects by itself "
            "(multi-instance queue managers)", values.boolean, False),
