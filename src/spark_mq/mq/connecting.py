@@ -5,6 +5,13 @@ spark_mq.embedded's transport, `auto` takes IBM's client when its library loads,
 embedded one. The choice is made once per process, before `ibmmq` is imported, because the
 package binds its C extension at import time.
 
+Credentials: the MQCSP carries the `user` and `password` options, or what the callable named
+by `credentialsProvider` returns, resolved and called at every connect in the process that
+connects (`credentials_of`, spark_mq.mq.credentials), so a secret never sits in the options
+Spark ships; `password` is left out of the options' repr. With `certificateLabel` (MQSCO
+CertificateLabel) and no user, a TLS channel can admit the connection by its certificate
+alone (a CHLAUTH SSLPEERMAP rule names the user).
+
 `retry_while_lost` is how the reader and the writer ride out a queue-manager restart: the
 work that failed with a lost connection is done again on a new one, with back-off, for up to
 `reconnectTimeoutMs`; after that the query fails with one error that says so.

@@ -60,6 +60,11 @@ def principal(connection: ConnectionOptions | None) -> tuple[str, str]:
         # the provider is not called again for a hint: its user is named by where it comes from
         return (f"<the user {connection.credentials_provider} returns>",
                 "the credentialsProvider's user, adopted as with IBM's ADOPTCTX(YES)")
+    if connection is not None and connection.certificate_label:
+        # only the queue manager knows which SSLPEERMAP rule the certificate met
+        return (f"<the MCAUSER an SSLPEERMAP rule maps certificate "
+                f"{connection.certificate_label!r} to>",
+                "certificate-only: the CHLAUTH SSLPEERMAP rule's MCAUSER")
     try:
         own = getpass.getuser()
     except Exception:  # noqa: BLE001 - no user name for this process
