@@ -6,6 +6,7 @@ its puts says so), a Spark batch read works with only the certificate, and a cer
 no rule maps, or none at all, is refused."""
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -98,3 +99,20 @@ def test_runcheck_shows_the_sslpeermap_rule_a_client_certificate_meets(cert_qm):
     other = cert_qm.run_mqsc("DISPLAY CHLAUTH('APP.CERT') MATCH(RUNCHECK) ADDRESS('127.0.0.1') "
                              "CLNTUSER('someone') SSLPEER('CN=rogue,O=Elsewhere')")
     assert "TYPE(ADDRESSMAP)" in other and "USERSRC(NOACCESS)" in other, other
+
+
+def test_through_a_ccdt_the_certificate_label_and_repository_still_reach_the_client(
+        cert_qm, keys, tmp_path):
+    """With a CCDT the CipherSpec comes from the table and no cipherSpec option is given: the
+    MQSCO still carries keyRepository and certificateLabel."""
+    host, port = cert_qm.conn_name.rstrip(")").split("(")
+    table = tmp_path / "ccdt.json"
+    table.write_text(json.dumps({"channel": [{
+        "name": "APP.CERT", "type": "clientConnection",
+        "clientConnection": {"connection": [{"host": host, "port": int(port)}],
+                             "queueManager": cert_qm.name},
+        "transmissionSecurity": {"cipherSpecification": CIPHER}}]}))
+    qmgr = connect(ConnectionOptions(queue_manager=cert_qm.name, ccdt_url=f"file://{table}",
+                                     transport="embedded", key_repository=keys.client,
+                                     certificate_label="app"))
+    qmgr.disconnect()

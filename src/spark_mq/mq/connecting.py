@@ -133,16 +133,9 @@ def connect(options: ConnectionOptions, action: str | None = None,
     cd.ConnectionName = (options.conn_name or "").encode()
     cd.ChannelType = ibmmq.CMQXC.MQCHT_CLNTCONN
     cd.TransportType = ibmmq.CMQXC.MQXPT_TCP
-    sco = None
     if options.cipher_spec:
         cd.SSLCipherSpec = options.cipher_spec.encode()
-        sco = ibmmq.SCO()
-        if options.key_repository:
-            sco.KeyRepository = options.key_repository.encode()
-        if options.certificate_label:
-            # the label counts from MQSCO version 5 on, as IBM's client reads it
-            sco.CertificateLabel = options.certificate_label.encode()
-            sco.Version = max(sco.Version, ibmmq.CMQC.MQSCO_VERSION_5)
+    sco = _sco(ibmmq, options)
     cno = ibmmq.CNO()
     cno.Options = ibmmq.CMQC.MQCNO_CLIENT_BINDING
     if options.reconnect:
@@ -174,6 +167,22 @@ def connect(options: ConnectionOptions, action: str | None = None,
                                       f"at {where}", hint, words) from exc
     _connections[qmgr] = options
     return qmgr
+
+
+def _sco(ibmmq: Any, options: ConnectionOptions) -> Any:
+    """The MQSCO for TLS, or None. Built whenever a TLS option is given, not only with
+    cipherSpec: with a CCDT the CipherSpec comes from the table, the repository and the
+    client's certificate from here."""
+    if not (options.cipher_spec or options.key_repository or options.certificate_label):
+        return None
+    sco = ibmmq.SCO()
+    if options.key_repository:
+        sco.KeyRepository = options.key_repository.encode()
+    if options.certificate_label:
+        # the label counts from MQSCO version 5 on, as IBM's client reads it
+        sco.CertificateLabel = options.certificate_label.encode()
+        sco.Version = max(sco.Version, ibmmq.CMQC.MQSCO_VERSION_5)
+    return sco
 
 
 def credentials_of(options: ConnectionOptions) -> Credentials:
