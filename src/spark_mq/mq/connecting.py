@@ -5,6 +5,13 @@ spark_mq.embedded's transport, `auto` takes IBM's client when its library loads,
 embedded one. The choice is made once per process, before `ibmmq` is imported, because the
 package binds its C extension at import time.
 
+Credentials: the MQCSP carries the `user` and `password` options, or what the callable named
+by `credentialsProvider` returns, resolved and called at every connect in the process that
+connects (`credentials_of`, spark_mq.mq.credentials), so a secret never sits in the options
+Spark ships; `password` is left out of the options' repr. With `certificateLabel` (MQSCO
+CertificateLabel) and no user, a TLS channel can admit the connection by its certificate
+alone (a CHLAUTH SSLPEERMAP rule names the user).
+
 `retry_while_lost` is how the reader and the writer ride out a queue-manager restart: the
 work that failed with a lost connection is done again on a new one, with back-off, for up to
 `reconnectTimeoutMs`; after that the query fails with one error that says so.
@@ -27,9 +34,10 @@ import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from spark_mq.mq.credentials import Credentials, resolve
 from spark_mq.mq.exceptions import MQConnectorError, connection_lost, describe
 from spark_mq.mqi.constants import reason_name
 
@@ -46,10 +54,13 @@ class ConnectionOptions:
     conn_name: str | None = None       # MQ syntax host(port)[,host(port)]
     channel: str = "DEV.APP.SVRCONN"
     user: str | None = None
-    password: str | None = None
+    password: str | None = field(default=None, repr=False)
+    #: "module:function" returning the credentials at each connect (spark_mq.mq.credentials)
+    credentials_provider: str | None = None
     transport: str = "auto"
     cipher_spec: str | None = None
     key_repository: str | None = None
+    certificate_label: str | None = None   # MQSCO CertificateLabel: the client's certificate
     ccdt_url: str | None = None
     reconnect: bool = False
     reconnect_timeout_ms: int = 60_000
@@ -122,12 +133,9 @@ def connect(options: ConnectionOptions, action: str | None = None,
     cd.ConnectionName = (options.conn_name or "").encode()
     cd.ChannelType = ibmmq.CMQXC.MQCHT_CLNTCONN
     cd.TransportType = ibmmq.CMQXC.MQXPT_TCP
-    sco = None
     if options.cipher_spec:
         cd.SSLCipherSpec = options.cipher_spec.encode()
-        sco = ibmmq.SCO()
-        if options.key_repository:
-            sco.KeyRepository = options.key_repository.encode()
+    sco = _sco(ibmmq, options)
     cno = ibmmq.CNO()
     cno.Options = ibmmq.CMQC.MQCNO_CLIENT_BINDING
     if options.reconnect:
@@ -140,10 +148,11 @@ def connect(options: ConnectionOptions, action: str | None = None,
     kwargs: dict[str, Any] = {"cd": cd, "cno": cno}
     if sco is not None:
         kwargs["sco"] = sco
-    if options.user:
+    credentials = credentials_of(options)
+    if credentials.user:
         csp = ibmmq.CSP()
-        csp.CSPUserId = options.user.encode()
-        csp.CSPPassword = (options.password or "").encode()
+        csp.CSPUserId = credentials.user.encode()
+        csp.CSPPassword = (credentials.password or "").encode()
         kwargs["csp"] = csp
     qmgr = ibmmq.QueueManager(None)
     try:
@@ -158,6 +167,29 @@ def connect(options: ConnectionOptions, action: str | None = None,
                                       f"at {where}", hint, words) from exc
     _connections[qmgr] = options
     return qmgr
+
+
+def _sco(ibmmq: Any, options: ConnectionOptions) -> Any:
+    """The MQSCO for TLS, or None. Built whenever a TLS option is given, not only with
+    cipherSpec: with a CCDT the CipherSpec comes from the table, the repository and the
+    client's certificate from here."""
+    if not (options.cipher_spec or options.key_repository or options.certificate_label):
+        return None
+    sco = ibmmq.SCO()
+    if options.key_repository:
+        sco.KeyRepository = options.key_repository.encode()
+    if options.certificate_label:
+        # the label counts from MQSCO version 5 on, as IBM's client reads it
+        sco.CertificateLabel = options.certificate_label.encode()
+        sco.Version = max(sco.Version, ibmmq.CMQC.MQSCO_VERSION_5)
+    return sco
+
+
+def credentials_of(options: ConnectionOptions) -> Credentials:
+    """The MQCSP's user and password: the provider's, called now, else the options'."""
+    if options.credentials_provider:
+        return resolve(options.credentials_provider)
+    return Credentials(options.user, options.password)
 
 
 @contextmanager

@@ -38,7 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from spark_mq.mq.connecting import ConnectionOptions, quietly
+from spark_mq.mq.connecting import ConnectionOptions, credentials_of, quietly
 from spark_mq.mq.exceptions import MQConnectorError, describe
 from spark_mq.mq.refusals import open_refused
 from spark_mq.mqi.codepages import UTF8
@@ -230,12 +230,13 @@ def ensure_state_queue(qmgr: Any, ibmmq: Any, name: str, connection: ConnectionO
         if exc.reason != CMQC.MQRC_UNKNOWN_OBJECT_NAME or not _embedded(connection):
             raise
     from spark_mq.embedded.client.admin import first_address, run_mqsc
+    credentials = credentials_of(connection)
     host, port = first_address(connection.conn_name or "")
     ok, output = run_mqsc(host, port, f"DEFINE QLOCAL({name}) DEFPSIST(YES) MAXDEPTH(999999999) "
                                       "DESCR('spark-mq writer exactly-once markers')",
-                          connection.user, connection.password)
+                          credentials.user, credentials.password)
     if not ok and "already" not in output.lower():
-        who = f"user {connection.user!r}" if connection.user else "this connection"
+        who = f"user {credentials.user!r}" if credentials.user else "this connection"
         raise MQConnectorError(
             f"the exactly-once state queue {name!r} does not exist, and creating it as {who} "
             f"failed: {output.strip()}. Valid: an administrator defines it, e.g. "

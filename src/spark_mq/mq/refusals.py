@@ -56,6 +56,15 @@ def principal(connection: ConnectionOptions | None) -> tuple[str, str]:
     """(the user to grant to, how the queue manager comes to run the connection as that user)."""
     if connection is not None and connection.user:
         return connection.user, "the 'user' option, adopted as with IBM's ADOPTCTX(YES)"
+    if connection is not None and connection.credentials_provider:
+        # the provider is not called again for a hint: its user is named by where it comes from
+        return (f"<the user {connection.credentials_provider} returns>",
+                "the credentialsProvider's user, adopted as with IBM's ADOPTCTX(YES)")
+    if connection is not None and connection.certificate_label:
+        # only the queue manager knows which SSLPEERMAP rule the certificate met
+        return (f"<the MCAUSER an SSLPEERMAP rule maps certificate "
+                f"{connection.certificate_label!r} to>",
+                "certificate-only: the CHLAUTH SSLPEERMAP rule's MCAUSER")
     try:
         own = getpass.getuser()
     except Exception:  # noqa: BLE001 - no user name for this process
@@ -99,6 +108,15 @@ def connect_refused_hint(connection: ConnectionOptions) -> str:
     if connection.user:
         credentials = (f"(1) a wrong 'user' and 'password' (the error log shows AMQ5534E for "
                        f"user {user!r})")
+    elif connection.certificate_label:
+        credentials = (f"(1) no CHLAUTH TYPE(SSLPEERMAP) rule on channel '{channel}' that maps "
+                       f"the DN of certificate {connection.certificate_label!r} to a user (runmqsc: "
+                       f"DISPLAY CHLAUTH('{channel}') TYPE(SSLPEERMAP)), or CHCKCLNT(REQUIRED), "
+                       "which wants a 'user' and 'password' besides the certificate")
+    elif connection.credentials_provider:
+        credentials = (f"(1) a wrong user or password from credentialsProvider "
+                       f"{connection.credentials_provider!r} (the error log shows AMQ5534E "
+                       "naming the user)")
     else:
         credentials = ("(1) no 'user' and 'password' where the queue manager requires them "
                        "(CONNAUTH CHCKCLNT(REQUIRED); the error log shows AMQ5540E): set them")

@@ -13,11 +13,14 @@ def parse_connection(options: Mapping[str, Any]) -> ConnectionOptions:
     opts = lower_keys(options)
     found = {option.name: option.value(opts) for option in of(CONNECTION)}
     _check_reachable(found)
+    _check_one_source_of_credentials(found)
     return ConnectionOptions(
         queue_manager=found["queueManager"], conn_name=found["connName"],
         channel=found["channel"], user=found["user"], password=found["password"],
+        credentials_provider=found["credentialsProvider"],
         transport=found["transport"], cipher_spec=found["cipherSpec"],
-        key_repository=found["keyRepository"], ccdt_url=found["ccdtUrl"],
+        key_repository=found["keyRepository"], certificate_label=found["certificateLabel"],
+        ccdt_url=found["ccdtUrl"],
         reconnect=found["reconnect"], reconnect_timeout_ms=found["reconnectTimeoutMs"])
 
 
@@ -27,3 +30,16 @@ def _check_reachable(found: Mapping[str, Any]) -> None:
         raise MQOptionError("connName", None,
                             "host(port) of the queue manager's listener, e.g. localhost(1414), "
                             "or a ccdtUrl")
+
+
+def _check_one_source_of_credentials(found: Mapping[str, Any]) -> None:
+    """A provider returns the user and the password both: one given beside it would be
+    silently ignored or silently win, so neither may be."""
+    if found["credentialsProvider"] is None:
+        return
+    given = [name for name in ("user", "password") if found[name] is not None]
+    if given:
+        raise MQOptionError("credentialsProvider", found["credentialsProvider"],
+                            f"a provider or {' and '.join(repr(name) for name in given)}, not "
+                            "both: the provider returns the user and the password; drop "
+                            "'user' and 'password', or 'credentialsProvider'")

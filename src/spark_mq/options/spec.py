@@ -95,10 +95,16 @@ OPTIONS: tuple[Option, ...] = (
     Option("channel", _C, "server-connection channel", default="DEV.APP.SVRCONN"),
     Option("user", _C, "MQCSP authentication: the user"),
     Option("password", _C, "MQCSP authentication: the password"),
+    Option("credentialsProvider", _C, "`module:function` returning (user, password) or "
+           "{user, password}, called at each connect on the driver and every executor; "
+           "not with user/password", values.callable_name),
     Option("transport", _C, "auto (IBM's client when its library loads, else embedded) | "
            "ibmmq | embedded", values.choice(*TRANSPORTS), "auto"),
     Option("cipherSpec", _C, "TLS: the channel's SSLCIPH"),
     Option("keyRepository", _C, "TLS: the key repository stem"),
+    Option("certificateLabel", _C, "TLS: the label of the client's own certificate in the "
+           "key repository (IBM's CERTLABL), sent to a channel with SSLCAUTH(REQUIRED)",
+           values.non_empty("a certificate label in the key repository", 64)),
     Option("ccdtUrl", _C, "a client channel definition table instead of connName/channel"),
     Option("reconnect", _C, "MQCNO_RECONNECT_Q_MGR: IBM's client reconnects by itself "
            "(multi-instance queue managers)", values.boolean, False),

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from spark_mq.mq.credentials import split_name
 from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.mqi.codepages import code_page
 from spark_mq.mqi.constants import CMQC
@@ -50,6 +51,13 @@ _ENCODING_PARTS = ((0x00F, (0, 1, 2)), (0x0F0, (0, 0x10, 0x20)),
 def text(label: str, value: Any) -> str:
     """Taken as it is (a channel name, a user, a path the connection layer checks)."""
     return str(value)
+
+
+def callable_name(label: str, value: Any) -> str:
+    """"module:function" or "module.function": only its form is checked here; it is imported
+    where a connection is made (spark_mq.mq.credentials)."""
+    split_name(str(value))
+    return str(value).strip()
 
 
 def boolean(label: str, value: Any) -> bool:

@@ -347,8 +347,10 @@ class Session:
             raise MQError(CMQC.MQRC_ALREADY_CONNECTED, WARNING)
         # the channel and the client's address are what CHLAUTH rules match (security/)
         address = self.peer.rpartition("(")[0] if channel is not None else ""
+        certificate = ((self.tls.peer_dn, self.tls.issuer_dn)
+                       if self.tls is not None and self.tls.has_certificate else None)
         self.conn = self.qmgr.connect(user, password, appl_name, self.alive, channel, address,
-                                      self.bindings_user)
+                                      self.bindings_user, certificate)
         admission.note_origin(self.qmgr, self.conn, channel, self.peer)
         return [self.qmgr.name, self.conn.conn_id, float(self.heartbeat_interval)]
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from spark_mq.embedded.server.core.outcomes import NONE, MQError
 from spark_mq.embedded.server.core.security import admission
+from spark_mq.embedded.server.core.security.chlauth import Certificate
 from spark_mq.embedded.server.core.state import Connection, Handle, QueueManagerState, os_user
 from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.embedded.server.verbs import dynamic_queues, units_of_work
@@ -20,7 +21,8 @@ from spark_mq.mqi.constants import CMQC
 # === connections =========================================================================
 def connect(qm: QueueManagerState, user: str, password: str, appl_name: str,
             alive: Callable[[], bool], channel: str | None = None,
-            address: str = "", peer_user: str | None = None) -> Connection:
+            address: str = "", peer_user: str | None = None,
+            certificate: Certificate | None = None) -> Connection:
     """MQCONN through `channel` (None: bindings, whose process runs as `peer_user`, as the
     OS says) from `address`. Without users the queue manager is open and the connection
     runs as the MQCSP user or the OS user; with them core/security/admission.py decides who it
@@ -31,7 +33,8 @@ def connect(qm: QueueManagerState, user: str, password: str, appl_name: str,
         runs_as = user or peer_user or os_user()
     else:
         try:
-            runs_as = admission.admit(qm, user, password, channel, address, peer_user)
+            runs_as = admission.admit(qm, user, password, channel, address, peer_user,
+                                      certificate)
         except MQError as exc:
             if exc.reason == CMQC.MQRC_NOT_AUTHORIZED:
                 qmgr_events.connect_refused(qm, user or peer_user or "", appl_name, bool(password),

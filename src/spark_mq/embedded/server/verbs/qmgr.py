@@ -38,6 +38,7 @@ from contextlib import contextmanager
 
 from spark_mq.embedded.server.core.queue_objects import DEFAULT_QUEUE_MEMORY
 from spark_mq.embedded.server.core.security.admission import FailedAuthentication
+from spark_mq.embedded.server.core.security.chlauth import Certificate
 from spark_mq.embedded.server.core.state import Connection, Handle, QueueManagerState
 from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.embedded.server.verbs import async_status, connections, definitions, inquire, units_of_work
@@ -76,11 +77,12 @@ class QueueManager(QueueManagerState):
     # === connections and handles =========================================================
     def connect(self, user: str, password: str, appl_name: str, alive: Callable[[], bool],
                 channel: str | None = None, address: str = "",
-                peer_user: str | None = None) -> Connection:
+                peer_user: str | None = None,
+                certificate: Certificate | None = None) -> Connection:
         try:
             with self.lock:  # the connection joins the queue manager's list of them
                 return connections.connect(self, user, password, appl_name, alive, channel,
-                                           address, peer_user)
+                                           address, peer_user, certificate)
         except FailedAuthentication as failed:
             # the AUTHINFO's FAILDLAY, waited out in this connection's own thread after the
             # lock is let go: other connections go on meanwhile, as in MQ

@@ -166,8 +166,9 @@ def _display_chlauth(qm: QueueManagerState, command: MQSCCommand) -> str:
 
 
 def _runcheck(qm: QueueManagerState, channel: str, attrs: dict[str, Any]) -> dict[str, Any] | None:
-    """The mapping rule a connection would meet: a client's (ADDRESS, CLNTUSER), or with
-    QMNAME or SSLPEER (and SSLCERTI) a message channel partner's."""
+    """The mapping rule a connection would meet: a client's (ADDRESS, CLNTUSER, and SSLPEER
+    with SSLCERTI for one with a certificate), or with QMNAME, or SSLPEER without CLNTUSER, a
+    message channel partner's."""
     address = str(attrs.get("ADDRESS", ""))
     if "QMNAME" not in attrs and "SSLPEER" not in attrs:
         return chlauth.mapping_rule(qm, channel, address, str(attrs.get("CLNTUSER", "")))
@@ -176,6 +177,8 @@ def _runcheck(qm: QueueManagerState, channel: str, attrs: dict[str, Any]) -> dic
         issuer = distinguished_names.parse(str(attrs["SSLCERTI"])) if attrs.get("SSLCERTI") else []
     except distinguished_names.PeerNameError as err:
         raise ValueError(f"SSLPEER or SSLCERTI is not a valid distinguished name: {err}") from None
+    if "CLNTUSER" in attrs and "QMNAME" not in attrs:
+        return chlauth.mapping_rule(qm, channel, address, str(attrs["CLNTUSER"]), (peer, issuer))
     found = chlauth.partner_rule(qm, channel, address, str(attrs.get("QMNAME", "")), peer, issuer)
     return None if found is None else found[1]
 

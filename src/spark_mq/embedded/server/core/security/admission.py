@@ -7,9 +7,12 @@ In the order MQ checks a client connection:
 2. connection authentication (the CONNAUTH in force, authinfo.py): a user and password
    given in the MQCSP must be valid, whatever CHCKCLNT says (unless NONE); with
    ADOPTCTX(YES) that user is the one the connection runs as;
-3. the mapping rule (chlauth.py) the channel, address and client user meet: NOACCESS
+3. the mapping rule (chlauth.py) the channel, address, client user and TLS certificate
+   meet (SSLPEERMAP on the certificate first, then USERMAP, then ADDRESSMAP): NOACCESS
    refuses, MAP names the user, CHANNEL keeps the channel's MCAUSER; no rule at all (or
-   CHLAUTH(DISABLED)) is CHANNEL;
+   CHLAUTH(DISABLED)) is CHANNEL. A certificate the handshake proved, mapped by SSLPEERMAP,
+   is how a client authenticates without a password (CHCKCLNT OPTIONAL, or REQDADM for a
+   user who is not an administrator);
 4. the user it runs as: the adopted MQCSP user, else the MCAUSER (the rule's, then the
    channel's), else the user the client asserts (the queue manager's operating-system
    user: clients and the embedded queue manager share a machine, and the client does not
@@ -46,9 +49,11 @@ _STRICTER = ("REQUIRED", "REQDADM")
 
 
 def admit(qm: QueueManagerState, user: str, password: str, channel: str | None,
-          address: str, peer_user: str | None = None) -> str:
+          address: str, peer_user: str | None = None,
+          certificate: chlauth.Certificate | None = None) -> str:
     """The user a new connection runs as; raises MQError(MQRC_NOT_AUTHORIZED) when refused.
-    `peer_user`: a bindings connection's process's user, as the OS gives it."""
+    `peer_user`: a bindings connection's process's user, as the OS gives it; `certificate`:
+    a TLS client's (subject, issuer), which an SSLPEERMAP rule maps."""
     checking_rules = channel is not None and chlauth.enabled(qm)
     if checking_rules and chlauth.blocked_address(qm, address):
         refusals.blocked_address(address)
@@ -74,7 +79,7 @@ def admit(qm: QueueManagerState, user: str, password: str, channel: str | None,
     if channel is not None:
         mcauser = str(channels.table(qm).channels.get(channel, {}).get("MCAUSER", "") or "")
         if checking_rules:
-            rule = chlauth.mapping_rule(qm, channel, address, client_user)
+            rule = chlauth.mapping_rule(qm, channel, address, client_user, certificate)
     if rule is not None:
         if rule["USERSRC"] == "NOACCESS":
             refusals.no_access(channel or "", address, client_user)

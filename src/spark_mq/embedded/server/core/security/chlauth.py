@@ -15,6 +15,12 @@ characters) and has a TYPE:
   most specific channel profile applies; between equally specific profiles a USERMAP before
   an ADDRESSMAP, then the most specific address. A rule's CHCKCLNT(REQUIRED|REQDADM) makes
   connection authentication stricter for the connections it applies to.
+* SSLPEERMAP applies to a client connection over TLS too, matched on the certificate the
+  handshake proved (SSLPEER, optionally SSLCERTI and ADDRESS): between equally specific
+  profiles it comes before a USERMAP (a user the client only asserts) and an ADDRESSMAP.
+  With USERSRC(MAP) it is certificate-only client authentication: the connection runs as
+  the rule's MCAUSER with no MQCSP password, where CHCKCLNT lets it (OPTIONAL, or REQDADM
+  for a user who is not an administrator).
 * for a message channel (a receiver, core/security/admission.py), QMGRMAP (QMNAME: the partner
   queue manager's name from its hello, a generic `*` pattern allowed, optionally ADDRESS)
   and SSLPEERMAP (SSLPEER: a pattern of the partner certificate's DN as IBM writes SSLPEER,
@@ -48,7 +54,11 @@ TYPES = (*BLOCKING_TYPES, *MAPPING_TYPES)
 #: the attribute that names who a mapping rule is about (the 4th part of its key)
 WHO = {"USERMAP": "CLNTUSER", "QMGRMAP": "QMNAME", "SSLPEERMAP": "SSLPEER"}
 #: what a client connection meets, and what a message channel's partner meets
-_CLIENT_TYPES = ("USERMAP", "ADDRESSMAP")
+#: a client's certificate as the TLS handshake gave it: (subject DN, issuer DN)
+Certificate = tuple[list[tuple[str, str]], list[tuple[str, str]]]
+#: a client connection's mapping rules, the one that names the client most surely first: its
+#: certificate (proved by the handshake), its asserted user, then only its address
+_CLIENT_RANK = {"SSLPEERMAP": 3, "USERMAP": 2, "ADDRESSMAP": 1}
 _PARTNER_RANK = {"SSLPEERMAP": 3, "QMGRMAP": 2, "ADDRESSMAP": 1}
 #: rule attributes and what a new rule has when SET CHLAUTH does not say
 DEFAULTS: dict[str, Any] = {"USERSRC": "MAP", "MCAUSER": "", "USERLIST": [], "ADDRLIST": [],
@@ -149,18 +159,24 @@ def blocked_address(qm: QueueManagerState, address: str) -> bool:
                for (_, rule_type, _, _), values in security_of(qm).chlauth.items())
 
 
-def mapping_rule(qm: QueueManagerState, channel: str, address: str,
-                 client_user: str) -> dict[str, Any] | None:
-    """The USERMAP or ADDRESSMAP rule that applies to a connection (see the module docstring)."""
+def mapping_rule(qm: QueueManagerState, channel: str, address: str, client_user: str,
+                 certificate: Certificate | None = None) -> dict[str, Any] | None:
+    """The SSLPEERMAP, USERMAP or ADDRESSMAP rule that applies to a client connection (see
+    the module docstring); `certificate`: the client's (subject, issuer) over TLS."""
+    peer_dn, issuer_dn = certificate or ([], [])
     best: tuple[tuple, dict[str, Any]] | None = None
-    for (profile, rule_type, pattern, user), values in security_of(qm).chlauth.items():
-        if rule_type not in _CLIENT_TYPES or not profile_covers(profile, channel):
+    for (profile, rule_type, pattern, who), values in security_of(qm).chlauth.items():
+        if rule_type not in _CLIENT_RANK or not profile_covers(profile, channel):
             continue
-        if rule_type == "USERMAP" and user != client_user:
+        if rule_type == "USERMAP" and who != client_user:
+            continue
+        if rule_type == "SSLPEERMAP" and not _certificate_matches(
+                who, str(values.get("SSLCERTI", "") or ""), peer_dn, issuer_dn):
             continue
         if pattern and not address_matches(pattern, address):
             continue
-        rank = (_profile_rank(profile), rule_type == "USERMAP", _address_rank(pattern) if pattern else 0)
+        rank = (_profile_rank(profile), _CLIENT_RANK[rule_type],
+                _address_rank(pattern) if pattern else 0)
         if best is None or rank > best[0]:
             best = (rank, values)
     return None if best is None else best[1]
