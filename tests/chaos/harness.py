@@ -42,6 +42,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -225,7 +226,7 @@ class ChaosRun:
         self._await(process, lambda: late.exists() or time.monotonic() >= deadline)
 
     @staticmethod
-    def _await(process: subprocess.Popen[str], ready) -> None:
+    def _await(process: subprocess.Popen[str], ready: Callable[[], bool]) -> None:
         while not ready() and process.poll() is None:
             time.sleep(0.02)
 
