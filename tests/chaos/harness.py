@@ -3,7 +3,9 @@ the same checkpoint until the pipeline completes, then every message counted.
 
 A run is fully described by (pipeline, fault, seed): the seed decides the data, the moment
 of the fault and which process it hits, so a failing run is reproduced from the line it
-prints. Pipelines:
+prints. The moment is random but never later than the start of the run's next-to-last
+micro-batch (its offsets file is watched), so the fault lands mid-run however fast the
+machine: `kills` counts the faults that landed, and the tests assert it. Pipelines:
 
     queue_to_queue     queue -> reader (exactlyOnce) -> writer (exactlyOnce) -> queue
     queue_to_parquet   queue -> reader (exactlyOnce) -> Parquet file sink
@@ -40,6 +42,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,6 +54,10 @@ QUEUE_PIPELINES = PIPELINES[:2]          # the ones that read a queue
 FAULTS = ("kill_tree", "kill_driver", "kill_worker", "stop_query", "task_retries", "qm_restart",
           "freeze_driver", "unwritable_checkpoint")
 HEARTBEAT_SECONDS = 5.0
+BATCH = 40                  # messages (or files of 40 rows) a micro-batch takes
+#: enough for five micro-batches: the power is in the fault's random moment and the count
+#: afterwards, and every batch more is seconds more per run, not another kind of fault
+MESSAGES = 200
 JOB = str(Path(__file__).with_name("job.py"))
 MQSC = """
 DEFINE QLOCAL(CHAOS.IN) BOTHRESH(3) BOQNAME(CHAOS.BOQ) MAXDEPTH(999999999) REPLACE
@@ -88,7 +95,7 @@ class Outcome:
 
 
 class ChaosRun:
-    def __init__(self, work: Path, pipeline: str, fault: str, seed: int, messages: int = 400,
+    def __init__(self, work: Path, pipeline: str, fault: str, seed: int, messages: int = MESSAGES,
                  read_mode: str = "driver"):
         self.work, self.pipeline, self.fault, self.seed = work, pipeline, fault, seed
         self.read_mode = read_mode
@@ -134,10 +141,11 @@ class ChaosRun:
             "pipeline": self.pipeline, "connection": connection, "seed": self.seed,
             "read_mode": self.read_mode,
             "master": "local[2,3]" if retries else "local[2]",
-            "fail_probability": 0.01 if retries else 0.0,
+            # ~4 rows of the 200 fail their first attempt (and some row does for 98% of seeds)
+            "fail_probability": 0.02 if retries else 0.0,
             "input": "CHAOS.IN", "output": str(self.work / "out") if self.pipeline ==
             "queue_to_parquet" else "CHAOS.OUT",
-            "source": str(self.work / "files"), "batch": 40, "commit_every": 7,
+            "source": str(self.work / "files"), "batch": BATCH, "commit_every": 7,
             "checkpoint": str(self.work / "checkpoint"), "work": str(self.work),
         }
         env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
@@ -175,9 +183,9 @@ class ChaosRun:
         self.log.write(line)
         if self.fault == "qm_restart":
             self._await_first_batch(process)
-            time.sleep(self.random.uniform(0.0, 3.0))
+            self._sleep_within_run(process, self.random.uniform(0.0, 3.0))
         else:   # after a random part of the run: the batches are under way by then
-            time.sleep(self.random.uniform(1.0, 8.0))
+            self._sleep_within_run(process, self.random.uniform(1.0, 8.0))
         if process.poll() is not None:
             return                          # it finished first: nothing to hit
         if self.fault == "kill_tree":
@@ -191,11 +199,13 @@ class ChaosRun:
                 return
         elif self.fault == "stop_query":
             (self.work / "stop").touch()
+            self.outcome.kills += 1
             return                          # the job stops itself and exits
         elif self.fault == "freeze_driver":
             self.frozen = freeze_tree(process.pid)
         elif self.fault == "unwritable_checkpoint":
             commits = self.work / "checkpoint" / "commits"
+            self._await(process, commits.is_dir)
             if not commits.is_dir():
                 return
             commits.rename(commits.with_name("commits.away"))
@@ -207,6 +217,18 @@ class ChaosRun:
             self.outcome.kills += 1
             return
         self.outcome.kills += 1
+
+    def _sleep_within_run(self, process: subprocess.Popen[str], seconds: float) -> None:
+        """For `seconds`, but no later than the start of the run's next-to-last batch: a fast
+        run must not finish before its fault (the test asserts that the fault landed)."""
+        late = self.work / "checkpoint" / "offsets" / str(max(0, -(-self.messages // BATCH) - 2))
+        deadline = time.monotonic() + seconds
+        self._await(process, lambda: late.exists() or time.monotonic() >= deadline)
+
+    @staticmethod
+    def _await(process: subprocess.Popen[str], ready: Callable[[], bool]) -> None:
+        while not ready() and process.poll() is None:
+            time.sleep(0.02)
 
     def _await_first_batch(self, process: subprocess.Popen[str], timeout: float = 120) -> None:
         """Until the query has committed a batch: its connections are made and checked, so a

@@ -30,7 +30,7 @@ def wait_for(predicate, timeout: float, what: str, logs: list[str]) -> None:
             shown = "\n".join(f"--- {log} ---\n{open(log, errors='replace').read()[-3000:]}"
                               for log in logs if os.path.exists(log))
             raise AssertionError(f"{what} did not happen within {timeout:.0f} s\n{shown}")
-        time.sleep(0.5)
+        time.sleep(0.05)
 
 
 class Daemon:
