@@ -126,6 +126,12 @@ OPTIONS: tuple[Option, ...] = (
            "kept below the queue manager's MAXUMSGS)", values.integer(1, _MAX_INT), 10000),
     Option("maxBytesPerTrigger", _R, "payload bytes per microbatch (a batch takes at least "
            "one message)", values.integer(1, _MAX_LONG), 64 << 20, "64 MiB"),
+    Option("minMessagesPerTrigger", _R, "no microbatch until this many messages are on the "
+           "queue or maxTriggerDelay has passed since the last one (Kafka's "
+           "minOffsetsPerTrigger; ignored under Trigger.AvailableNow; readMode driver)",
+           values.integer(1, _MAX_INT)),
+    Option("maxTriggerDelay", _R, "with minMessagesPerTrigger: the longest wait for the "
+           "minimum, a duration (15m, 30s, 500ms)", values.duration_ms, 900_000, "15m"),
     Option("waitIntervalMs", _R, "how long a trigger waits for a first message on an empty "
            "queue", values.integer(0, 3_600_000), 500),
     Option("backoutThreshold", _R, "BackoutCount at which a message is poison (0 = never)",
