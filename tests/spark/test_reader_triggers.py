@@ -53,3 +53,39 @@ def test_available_now_ignores_the_minimum(qm, conn, make_queue, spark, tmp_path
     rows, query = run_available_now(spark, options, tmp_path, select=("payload",))
     assert sorted(r.payload for r in rows) == [b"a", b"b", b"c"]
     assert _batches(query) == [3]
+
+
+EVOLUTION = "spark.sql.streaming.queryEvolution.enableSourceEvolution"
+
+
+def _run_named(spark, options: dict, out: str, checkpoint: str):
+    query = (spark.readStream.format("mq").options(**options).name("orders").load()
+             .selectExpr("payload").writeStream.format("parquet").option("path", out)
+             .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
+    query.awaitTermination(180)
+    if query.exception():
+        raise query.exception()
+    return query
+
+
+def test_a_named_source_changes_its_options_across_a_restart(qm, conn, make_queue, spark,
+                                                             tmp_path):
+    """DataStreamReader.name(): the restarted query keeps its checkpoint with other options
+    (a smaller maxMessagesPerTrigger, a minimum): nothing lost, nothing twice."""
+    queue = make_queue()
+    out, checkpoint = str(tmp_path / "out"), str(tmp_path / "ck")
+    spark.conf.set(EVOLUTION, "true")
+    try:
+        put_messages(conn, queue, [b"a", b"b", b"c", b"d"])
+        first = _run_named(spark, reader_options(qm, queue, maxMessagesPerTrigger=3),
+                           out, checkpoint)
+        assert _batches(first) == [3, 1]
+        put_messages(conn, queue, [b"e", b"f", b"g"])
+        changed = reader_options(qm, queue, maxMessagesPerTrigger=2, minMessagesPerTrigger=2)
+        second = _run_named(spark, changed, out, checkpoint)
+        assert _batches(second) == [2, 1]
+        assert first.lastProgress["batchId"] < second.recentProgress[0]["batchId"]
+    finally:
+        spark.conf.unset(EVOLUTION)
+    rows = sorted(r.payload for r in spark.read.parquet(out).collect())
+    assert rows == [b"a", b"b", b"c", b"d", b"e", b"f", b"g"]
