@@ -103,8 +103,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("reconnect", _C, "MQCNO_RECONNECT_Q_MGR: IBM's client reconnects by itself "
            "(multi-instance queue managers)", values.boolean, False),
     Option("reconnectTimeoutMs", _C, "after a lost connection: how long the reader and the "
-           "writer's tasks connect again, with back-off, before the query fails (0: at once)",
-           values.integer(0, _DAY_MS), 60_000),
+           "writer's tasks connect again, with back-off, before the query fails (0: at once; "
+           "never or -1: until the queue manager is back)", values.reconnect_timeout_ms, 60_000),
     # --- reader ---------------------------------------------------------------------------
     Option("queue", _R, "the queue to read (exactly one of queue, topic, topicObject)",
            values.mq_name("the name of a local queue: "),

@@ -90,6 +90,20 @@ def duration_ms(label: str, value: Any) -> int:
     return milliseconds
 
 
+RECONNECT_RULE = "an integer from 0 to 86400000 (milliseconds), or never (also -1): no limit"
+
+
+def reconnect_timeout_ms(label: str, value: Any) -> int:
+    """A finite wait in ms, or -1 (spelt `never` or `-1`) for a reconnect that never gives up."""
+    given = str(value).strip().lower()
+    if given in ("never", "-1"):
+        return -1
+    try:
+        return integer(0, 86_400_000)(label, value)
+    except MQOptionError:
+        raise MQOptionError(label, value, RECONNECT_RULE) from None
+
+
 def choice(*choices: str) -> Parser:
     """Case-insensitive; gives the canonical spelling."""
     def parse(label: str, value: Any) -> str:
