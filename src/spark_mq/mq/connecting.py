@@ -216,6 +216,7 @@ class Outage:
 
 
 _outages: dict[int, Outage] = {}
+_ended: dict[str, tuple[Outage, float]] = {}    # by `what`: the last outage ridden out, its end
 _outages_lock = threading.Lock()
 
 
@@ -223,6 +224,24 @@ def outages() -> list[Outage]:
     """The outages this process is riding out now (retry_while_lost calls under way)."""
     with _outages_lock:
         return [Outage(o.what, o.since, o.attempts) for o in _outages.values()]
+
+
+def last_outage(what: str) -> dict[str, object] | None:
+    """The last outage `what` rode out (or is riding out), for a progress report: since
+    (ISO 8601 UTC), attempts, and ended (null while it goes on)."""
+    import datetime as dt
+
+    def iso(at: float) -> str:
+        return dt.datetime.fromtimestamp(at, dt.timezone.utc).isoformat(timespec="milliseconds")
+    with _outages_lock:
+        going_on = [o for o in _outages.values() if o.what == what]
+        if going_on:
+            return {"since": iso(going_on[0].since), "attempts": going_on[0].attempts,
+                    "ended": None}
+        if what not in _ended:
+            return None
+        outage, ended = _ended[what]
+        return {"since": iso(outage.since), "attempts": outage.attempts, "ended": iso(ended)}
 
 
 def _give_up_at(options: ConnectionOptions, now: float) -> float | None:
@@ -268,6 +287,7 @@ def retry_while_lost(options: ConnectionOptions, work: Callable[[], T], what: st
         if outage is not None:
             with _outages_lock:
                 _outages.pop(id(outage), None)
+                _ended[what] = (outage, time.time())
 
 
 def _gave_up(options: ConnectionOptions, what: str, exc: MQConnectorError) -> MQConnectorError:

@@ -74,6 +74,7 @@ from pyspark.sql.types import StructType
 from spark_mq.columns import Source
 from spark_mq.errors import MQConnectorError, reports_to_spark
 from spark_mq.mq import records
+from spark_mq.mq.connecting import last_outage
 from spark_mq.mq.exceptions import connection_lost
 from spark_mq.mq.message import Message
 from spark_mq.mq.orphans import wait_for_sole_consumer
@@ -82,7 +83,7 @@ from spark_mq.reader.commit_notes import TakesCommitNotes, one_at_a_time
 from spark_mq.reader.limits import TriggerMinimum, batch_limits
 from spark_mq.reader.progress import ReaderProgress
 from spark_mq.reader.rows import MessagesPartition, arrow_schema, record_batches
-from spark_mq.reader.slots import ConnectionSlot, live_slots
+from spark_mq.reader.slots import ConnectionSlot, live_slots, reading_what
 from spark_mq.reader.start import StartsOnFirstCall
 
 log = logging.getLogger(__name__)
@@ -474,13 +475,16 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
         try:
             depth = self._idle_slot().call(lambda c: c.depth())
         except Exception:  # noqa: BLE001 - progress reporting must not fail the query
-            return None
+            # a connection lost since its last use: the outage is worth showing all the same
+            outage = last_outage(reading_what(self.options.queue))
+            return {"queue": self.options.queue, "lastOutage": outage} if outage else None
         held = [h.messages for h in self._held.values()]
         prefetch = self._prefetch
         if prefetch is not None and prefetch.future.done() and prefetch.future.exception() is None:
             held.append(prefetch.future.result())
         report = self._progress.report(self.options.queue, depth, held,
                                        sum(slot.poison_moved for slot in self._slots), self._last_seq)
+        report["lastOutage"] = last_outage(reading_what(self.options.queue))
         if self.options.require_text:
             # the held batches' moves too: they are committed with the batches Spark runs,
             # and the report after the last batch may be the last one a query shows
