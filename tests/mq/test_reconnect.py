@@ -105,6 +105,34 @@ def test_a_queue_manager_that_stays_away_fails_the_task_with_one_clear_error(own
     assert on_queue(own_qm) == list(range(90, 200))
 
 
+def test_never_rides_out_an_outage_of_any_length(own_qm):
+    """reconnectTimeoutMs never: the task keeps trying (outages() shows since when and how
+    often) until the queue manager is back, then finishes exactly once."""
+    import threading
+
+    from spark_mq.mq.connecting import outages
+
+    def back_after_some_attempts():
+        # a deterministic wait on the task's own figures, well past a 0 ms timeout
+        while not any(o.attempts >= 4 for o in outages()):
+            threading.Event().wait(0.05)
+        seen.extend(outages())
+        own_qm.start()
+
+    seen: list = []
+    starter = threading.Thread(target=back_after_some_attempts, daemon=True)
+
+    def kill_and_watch():
+        own_qm.kill()
+        starter.start()
+
+    result = write(own_qm, rows(200, at=100, fault=kill_and_watch), reconnectTimeoutMs="never")
+    starter.join(60)
+    assert (result.rows, result.rows_skipped) == (200, 0)
+    assert on_queue(own_qm) == list(range(200))
+    assert seen and seen[0].attempts >= 4 and seen[0].since > 0 and outages() == []
+
+
 def test_at_least_once_writes_the_lost_chunk_again_and_loses_nothing(own_qm):
     write(own_qm, rows(200, at=95, fault=lambda: restart(own_qm)), exactly=False)
     assert on_queue(own_qm) == list(range(200))
@@ -112,5 +140,10 @@ def test_at_least_once_writes_the_lost_chunk_again_and_loses_nothing(own_qm):
 
 def test_a_bad_reconnect_timeout_names_the_option():
     from spark_mq.errors import MQOptionError
-    with pytest.raises(MQOptionError, match="reconnectTimeoutMs.*'soon'"):
+    with pytest.raises(MQOptionError, match="reconnectTimeoutMs.*'soon'.*never"):
         parse_connection({"connName": "localhost(1414)", "reconnectTimeoutMs": "soon"})
+    for never in ("never", "NEVER", "-1"):
+        given = {"connName": "localhost(1414)", "reconnectTimeoutMs": never}
+        assert parse_connection(given).reconnect_timeout_ms == -1
+    with pytest.raises(MQOptionError, match="'-2'"):
+        parse_connection({"connName": "localhost(1414)", "reconnectTimeoutMs": "-2"})

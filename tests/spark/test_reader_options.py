@@ -52,6 +52,10 @@ def test_options_are_case_insensitive_and_canonical():
     ("connname", "localhost:1414", "connName", "host(port)"),
     ("transport", "carrier-pigeon", "transport", "auto | ibmmq | embedded"),
     ("stopfile", "  ", "stopFile", "the path of a file on the driver"),
+    ("minmessagespertrigger", "0", "minMessagesPerTrigger", "integer from 1"),
+    ("minmessagespertrigger", "20000", "minMessagesPerTrigger", "maxMessagesPerTrigger (10000)"),
+    ("maxtriggerdelay", "soon", "maxTriggerDelay", "15m, 30s or 500ms"),
+    ("maxtriggerdelay", "2d", "maxTriggerDelay", "at most 1d"),
 ])
 def test_bad_options_name_option_value_and_valid_values(key, value, option, valid):
     raw = dict(BASE)
@@ -65,6 +69,16 @@ def test_bad_options_name_option_value_and_valid_values(key, value, option, vali
     assert f"option '{option}'" in text
     assert (repr(value) if value is not None else "(missing)") in text
     assert valid in text
+
+
+def test_trigger_minimum_and_delay():
+    assert ReadOptions.parse(BASE).min_messages is None
+    parsed = ReadOptions.parse({**BASE, "minMessagesPerTrigger": "50", "maxTriggerDelay": "30s"})
+    assert (parsed.min_messages, parsed.max_trigger_delay_ms) == (50, 30_000)
+    for given, ms in (("15m", 900_000), ("500ms", 500), ("250", 250), ("1h", 3_600_000)):
+        assert ReadOptions.parse({**BASE, "maxTriggerDelay": given}).max_trigger_delay_ms == ms
+    with pytest.raises(MQOptionError, match="readMode executors"):
+        ReadOptions.parse({**BASE, "minMessagesPerTrigger": "5", "readMode": "executors"})
 
 
 def test_default_schema_has_the_documented_columns():

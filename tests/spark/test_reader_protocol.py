@@ -170,6 +170,8 @@ def test_a_queue_manager_away_for_a_while_is_waited_for_and_one_away_too_long_fa
         comes_back.start()
         second = _offset(reader.latestOffset(first, ReadAllAvailable()))  # waits for it
         comes_back.join()
+        outage = reader.reportLatestOffset()["lastOutage"]
+        assert outage["attempts"] >= 1 and outage["since"] < outage["ended"]
         delivered += _payloads(reader, first, second)
         reader.stop()
 

@@ -14,7 +14,9 @@ alone (a CHLAUTH SSLPEERMAP rule names the user).
 
 `retry_while_lost` is how the reader and the writer ride out a queue-manager restart: the
 work that failed with a lost connection is done again on a new one, with back-off, for up to
-`reconnectTimeoutMs`; after that the query fails with one error that says so.
+`reconnectTimeoutMs`; after that the query fails with one error that says so. A timeout of
+NEVER (-1, spelt `-1` or `never` in the option) never gives up: the outage goes on until the
+queue manager is back, and `outages()` tells since when and after how many attempts.
 
 Ending a connection is done one way: `connected` (a connection for the length of a `with`)
 and `hand_over` (a connection given to an object that owns it from then on, a Consumer or a
@@ -63,7 +65,7 @@ class ConnectionOptions:
     certificate_label: str | None = None   # MQSCO CertificateLabel: the client's certificate
     ccdt_url: str | None = None
     reconnect: bool = False
-    reconnect_timeout_ms: int = 60_000
+    reconnect_timeout_ms: int = 60_000      # NEVER (-1): reconnect until it works
 
 _lock = threading.Lock()
 _chosen: str | None = None
@@ -234,6 +236,50 @@ def quietly(ibmmq: Any, doing: str, call: Callable[[], object]) -> None:
 
 
 FIRST_DELAY, LONGEST_DELAY = 0.1, 5.0     # seconds between attempts: doubling, capped
+NEVER = -1                                # reconnectTimeoutMs: reconnect until it works
+
+
+@dataclass
+class Outage:
+    """A lost connection being made again: since when (epoch seconds), attempts so far."""
+    what: str
+    since: float
+    attempts: int = 0
+
+
+_outages: dict[int, Outage] = {}
+_ended: dict[str, tuple[Outage, float]] = {}    # by `what`: the last outage ridden out, its end
+_outages_lock = threading.Lock()
+
+
+def outages() -> list[Outage]:
+    """The outages this process is riding out now (retry_while_lost calls under way)."""
+    with _outages_lock:
+        return [Outage(o.what, o.since, o.attempts) for o in _outages.values()]
+
+
+def last_outage(what: str) -> dict[str, object] | None:
+    """The last outage `what` rode out (or is riding out), for a progress report: since
+    (ISO 8601 UTC), attempts, and ended (null while it goes on)."""
+    import datetime as dt
+
+    def iso(at: float) -> str:
+        return dt.datetime.fromtimestamp(at, dt.timezone.utc).isoformat(timespec="milliseconds")
+    with _outages_lock:
+        going_on = [o for o in _outages.values() if o.what == what]
+        if going_on:
+            return {"since": iso(going_on[0].since), "attempts": going_on[0].attempts,
+                    "ended": None}
+        if what not in _ended:
+            return None
+        outage, ended = _ended[what]
+        return {"since": iso(outage.since), "attempts": outage.attempts, "ended": iso(ended)}
+
+
+def _give_up_at(options: ConnectionOptions, now: float) -> float | None:
+    if options.reconnect_timeout_ms == NEVER:
+        return None
+    return now + options.reconnect_timeout_ms / 1000
 
 
 def retry_while_lost(options: ConnectionOptions, work: Callable[[], T], what: str,
@@ -243,27 +289,44 @@ def retry_while_lost(options: ConnectionOptions, work: Callable[[], T], what: st
 
     `work` must be safe to repeat: it connects afresh and relies on MQ having backed out
     the unit of work that broke. Any other failure propagates at once."""
+    outage: Outage | None = None
     deadline: float | None = None
     delay = FIRST_DELAY
-    while True:
-        try:
-            return work()
-        except MQConnectorError as exc:
-            if not connection_lost(exc):
-                raise
-            now = time.monotonic()
-            if deadline is None:
-                deadline = now + options.reconnect_timeout_ms / 1000
-                log.warning("%s: connection to queue manager %s lost (%s); reconnecting for up "
-                            "to %d ms", what, options.queue_manager, exc.reason_name,
-                            options.reconnect_timeout_ms)
-            if now >= deadline:
-                raise MQConnectorError(
-                    f"{what}: the connection to queue manager {options.queue_manager} at "
-                    f"{options.conn_name} was lost and could not be made again within "
-                    f"{options.reconnect_timeout_ms} ms (option 'reconnectTimeoutMs'); last "
-                    f"failure: {exc}. Nothing committed is lost: once the queue manager is "
-                    "back, restart the query on the same checkpoint", exc.reason,
-                    exc.reason_name) from exc
-            sleep(min(delay, deadline - now))
-            delay = min(delay * 2, LONGEST_DELAY)
+    try:
+        while True:
+            try:
+                return work()
+            except MQConnectorError as exc:
+                if not connection_lost(exc):
+                    raise
+                now = time.monotonic()
+                if outage is None:
+                    outage = Outage(what, time.time())
+                    with _outages_lock:
+                        _outages[id(outage)] = outage
+                    deadline = _give_up_at(options, now)
+                    log.warning("%s: connection to queue manager %s lost (%s); reconnecting %s",
+                                what, options.queue_manager, exc.reason_name,
+                                "until it is back (reconnectTimeoutMs never)"
+                                if deadline is None else
+                                f"for up to {options.reconnect_timeout_ms} ms")
+                outage.attempts += 1
+                if deadline is not None and now >= deadline:
+                    raise _gave_up(options, what, exc) from exc
+                sleep(delay if deadline is None else min(delay, deadline - now))
+                delay = min(delay * 2, LONGEST_DELAY)
+    finally:
+        if outage is not None:
+            with _outages_lock:
+                _outages.pop(id(outage), None)
+                _ended[what] = (outage, time.time())
+
+
+def _gave_up(options: ConnectionOptions, what: str, exc: MQConnectorError) -> MQConnectorError:
+    return MQConnectorError(
+        f"{what}: the connection to queue manager {options.queue_manager} at "
+        f"{options.conn_name} was lost and could not be made again within "
+        f"{options.reconnect_timeout_ms} ms (option 'reconnectTimeoutMs'; 'never' waits "
+        f"until it is back); last failure: {exc}. Nothing committed is lost: once the queue "
+        "manager is back, restart the query on the same checkpoint", exc.reason,
+        exc.reason_name)

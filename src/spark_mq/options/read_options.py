@@ -55,6 +55,8 @@ class ReadOptions:
     delivery: str = "exactlyOnce"
     max_messages: int = 10000
     max_bytes: int = 64 << 20
+    min_messages: int | None = None        # None: a batch as soon as one message is there
+    max_trigger_delay_ms: int = 900_000
     wait_interval_ms: int = 500
     read_ahead: bool = True
     backout_threshold: int | None = None   # None: the queue's BOTHRESH
@@ -86,6 +88,7 @@ class ReadOptions:
         _check_conversion(opts, found)
         _check_require_text(opts, found)
         _check_read_ahead(opts, found)
+        _check_min_messages(opts, found)
         topic, topic_object = found["topic"], found["topicObject"]
         subscription = found["subscription"]
         if (topic or topic_object) and subscription is None:
@@ -94,7 +97,8 @@ class ReadOptions:
             connection=connection, queue=found["queue"] or "", topic=topic,
             topic_object=topic_object, subscription=subscription, selector=found["selector"],
             delivery=found["delivery"], max_messages=found["maxMessagesPerTrigger"],
-            max_bytes=found["maxBytesPerTrigger"], wait_interval_ms=found["waitIntervalMs"],
+            max_bytes=found["maxBytesPerTrigger"], min_messages=found["minMessagesPerTrigger"],
+            max_trigger_delay_ms=found["maxTriggerDelay"], wait_interval_ms=found["waitIntervalMs"],
             read_ahead=found["readAhead"], backout_threshold=found["backoutThreshold"],
             backout_queue=found["backoutQueue"], num_partitions=found["numPartitions"],
             prefetch=found["prefetch"], orphaned_work_timeout_ms=found["orphanedWorkTimeoutMs"],
@@ -169,3 +173,17 @@ def _check_read_ahead(opts: Mapping[str, Any], found: Mapping[str, Any]) -> None
         raise MQOptionError("readAhead", opts["readahead"],
                             "false, or true only with delivery atMostOnce (read-ahead works "
                             "only outside syncpoint)")
+
+
+def _check_min_messages(opts: Mapping[str, Any], found: Mapping[str, Any]) -> None:
+    minimum, maximum = found["minMessagesPerTrigger"], found["maxMessagesPerTrigger"]
+    if minimum is None:
+        return
+    given = opts["minmessagespertrigger"]
+    if minimum > maximum:
+        raise MQOptionError("minMessagesPerTrigger", given, f"an integer from 1 to "
+                            f"maxMessagesPerTrigger ({maximum}): a batch never holds more")
+    if found["readMode"] != "driver":
+        raise MQOptionError("minMessagesPerTrigger", given, "no value with readMode "
+                            "executors (each task gets its share as it comes): readMode "
+                            "driver waits for the minimum")

@@ -109,8 +109,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("reconnect", _C, "MQCNO_RECONNECT_Q_MGR: IBM's client reconnects by itself "
            "(multi-instance queue managers)", values.boolean, False),
     Option("reconnectTimeoutMs", _C, "after a lost connection: how long the reader and the "
-           "writer's tasks connect again, with back-off, before the query fails (0: at once)",
-           values.integer(0, _DAY_MS), 60_000),
+           "writer's tasks connect again, with back-off, before the query fails (0: at once; "
+           "never or -1: until the queue manager is back)", values.reconnect_timeout_ms, 60_000),
     # --- reader ---------------------------------------------------------------------------
     Option("queue", _R, "the queue to read (exactly one of queue, topic, topicObject)",
            values.mq_name("the name of a local queue: "),
@@ -132,6 +132,12 @@ OPTIONS: tuple[Option, ...] = (
            "kept below the queue manager's MAXUMSGS)", values.integer(1, _MAX_INT), 10000),
     Option("maxBytesPerTrigger", _R, "payload bytes per microbatch (a batch takes at least "
            "one message)", values.integer(1, _MAX_LONG), 64 << 20, "64 MiB"),
+    Option("minMessagesPerTrigger", _R, "no microbatch until this many messages are on the "
+           "queue or maxTriggerDelay has passed since the last one (Kafka's "
+           "minOffsetsPerTrigger; ignored under Trigger.AvailableNow; readMode driver)",
+           values.integer(1, _MAX_INT)),
+    Option("maxTriggerDelay", _R, "with minMessagesPerTrigger: the longest wait for the "
+           "minimum, a duration (15m, 30s, 500ms)", values.duration_ms, 900_000, "15m"),
     Option("waitIntervalMs", _R, "how long a trigger waits for a first message on an empty "
            "queue", values.integer(0, 3_600_000), 500),
     Option("backoutThreshold", _R, "BackoutCount at which a message is poison (0 = never)",

@@ -81,6 +81,37 @@ def integer(low: int, high: int) -> Parser:
     return parse
 
 
+_DURATION_UNITS_MS = {"ms": 1, "s": 1000, "m": 60_000, "min": 60_000, "h": 3_600_000,
+                      "d": 86_400_000}
+DURATION_RULE = ("a duration such as 15m, 30s or 500ms (units ms, s, m, h, d; a bare number "
+                 "is milliseconds), at most 1d")
+
+
+def duration_ms(label: str, value: Any) -> int:
+    """Spark's time strings, as Kafka's maxTriggerDelay takes them ("15m", "30s")."""
+    found = re.fullmatch(r"\s*(\d+)\s*(ms|s|min|m|h|d)?\s*", str(value).lower())
+    if found is None:
+        raise MQOptionError(label, value, DURATION_RULE)
+    milliseconds = int(found.group(1)) * _DURATION_UNITS_MS[found.group(2) or "ms"]
+    if milliseconds > _DURATION_UNITS_MS["d"]:
+        raise MQOptionError(label, value, DURATION_RULE)
+    return milliseconds
+
+
+RECONNECT_RULE = "an integer from 0 to 86400000 (milliseconds), or never (also -1): no limit"
+
+
+def reconnect_timeout_ms(label: str, value: Any) -> int:
+    """A finite wait in ms, or -1 (spelt `never` or `-1`) for a reconnect that never gives up."""
+    given = str(value).strip().lower()
+    if given in ("never", "-1"):
+        return -1
+    try:
+        return integer(0, 86_400_000)(label, value)
+    except MQOptionError:
+        raise MQOptionError(label, value, RECONNECT_RULE) from None
+
+
 def choice(*choices: str) -> Parser:
     """Case-insensitive; gives the canonical spelling."""
     def parse(label: str, value: Any) -> str:

@@ -30,6 +30,10 @@ per trigger, after planning the batch):
                                query holds (committed with them, or back on the queue if a
                                crash backs them out), and
     notTextMovedTo             where they go (null: no backout queue and no DEADQ)
+    lastOutage                 the last lost connection this driver rode out (or is riding
+                               out): {since, attempts, ended}, null if none; a trigger
+                               blocked in a reconnect reports nothing until it ends, so
+                               with reconnectTimeoutMs never the outage shows once it ends
 
 Spark's own `numInputRows`, `inputRowsPerSecond` and `processedRowsPerSecond` count the
 rows Spark read, and stay the figures for that.

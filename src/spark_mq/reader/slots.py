@@ -61,7 +61,7 @@ class ConnectionSlot:
                     self.reset()
                 raise
         return retry_while_lost(self.options.connection, attempt,
-                                f"reading queue {self.options.queue!r}")
+                                reading_what(self.options.queue))
 
     @property
     def poison_moved(self) -> int:
@@ -123,3 +123,8 @@ def _back_out_on_exit() -> None:
             slot.close(timeout=10)
         except Exception:  # noqa: BLE001 - best effort at interpreter exit
             pass
+
+
+def reading_what(queue: str) -> str:
+    """How a reader's reconnects name their work (in errors, and in connecting.outages)."""
+    return f"reading queue {queue!r}"

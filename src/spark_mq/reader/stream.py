@@ -46,6 +46,10 @@ Spark's asynchronous progress tracking must stay off (it calls latestOffset befo
 previous batch is in the commit log). `stop()` and interpreter exit back out explicitly,
 because MQDISC would commit open work; a SIGTERM ends the process without MQDISC.
 
+minMessagesPerTrigger (spark_mq/reader/limits.py): `latestOffset` returns `start` (no batch)
+while fewer messages are available than the minimum and maxTriggerDelay has not passed; a
+prefetch stays held for the batch it was made for.
+
 atLeastOnce: the same without ids (a replayed batch is simply the next messages).
 atMostOnce: gets outside syncpoint, with read-ahead unless readAhead=false: messages are
 off the queue as soon as they are gotten, so a driver crash loses the batch in flight and
@@ -70,15 +74,16 @@ from pyspark.sql.types import StructType
 from spark_mq.columns import Source
 from spark_mq.errors import MQConnectorError, reports_to_spark
 from spark_mq.mq import records
+from spark_mq.mq.connecting import last_outage
 from spark_mq.mq.exceptions import connection_lost
 from spark_mq.mq.message import Message
 from spark_mq.mq.orphans import wait_for_sole_consumer
 from spark_mq.options import ReadOptions
 from spark_mq.reader.commit_notes import TakesCommitNotes, one_at_a_time
-from spark_mq.reader.limits import batch_limits
+from spark_mq.reader.limits import TriggerMinimum, batch_limits
 from spark_mq.reader.progress import ReaderProgress
 from spark_mq.reader.rows import MessagesPartition, arrow_schema, record_batches
-from spark_mq.reader.slots import ConnectionSlot, live_slots
+from spark_mq.reader.slots import ConnectionSlot, live_slots, reading_what
 from spark_mq.reader.start import StartsOnFirstCall
 
 log = logging.getLogger(__name__)
@@ -120,12 +125,13 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
         self._last_seq = 0
         self._orphans_checked = False       # see _await_orphaned_work
         self._progress = ReaderProgress()   # what reportLatestOffset tells Spark (progress.py)
+        self._minimum: TriggerMinimum | None = None   # minMessagesPerTrigger (limits.py)
 
     # executors get a copy without the driver's connections
     def __getstate__(self):
         state = dict(self.__dict__)
         state.update(_slots=[], _held={}, _prefetch=None, _remaining=None, _just_settled=set(),
-                     _notes_lock_obj=None)
+                     _notes_lock_obj=None, _minimum=None)
         return state
 
     # --- connections --------------------------------------------------------------------
@@ -180,6 +186,10 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
         self._remaining = self._idle_slot().call(lambda c: c.depth())
         log.info("Trigger.AvailableNow: %d messages on %s at start", self._remaining,
                  self.options.queue)
+        if self.options.min_messages is not None:
+            log.info("Trigger.AvailableNow: minMessagesPerTrigger=%d is ignored, the run "
+                     "reads everything on %s at its start", self.options.min_messages,
+                     self.options.queue)
 
     def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
         self.start()
@@ -193,6 +203,8 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
         if max_messages <= 0:
             self._drop_prefetch()
             return start
+        if self._below_minimum():
+            return start     # the prefetch, if any, stays held for this same batch
         batch, slot = self._take_prefetch(seq)
         if slot is not None:
             batch, slot = self._top_up(batch, slot, max_messages, max_bytes)
@@ -219,7 +231,31 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
         if self._remaining is not None:
             self._remaining -= len(batch)
         self._start_prefetch(seq + 1)
+        self._trigger_minimum().batch_planned()
         return end
+
+    def _trigger_minimum(self) -> TriggerMinimum:
+        if self._minimum is None:
+            self._minimum = TriggerMinimum(self.options.min_messages,
+                                           self.options.max_trigger_delay_ms)
+        return self._minimum
+
+    def _below_minimum(self) -> bool:
+        """minMessagesPerTrigger: fewer messages available than the minimum, and the delay
+        not passed. Available: the queue's depth (which leaves out messages gotten in open
+        units of work) plus what the prefetch holds for this batch."""
+        minimum = self._trigger_minimum()
+        if not minimum.active or self._remaining is not None:
+            return False
+        prefetched = 0
+        prefetch = self._prefetch
+        if prefetch is not None:
+            try:
+                prefetched = len(prefetch.future.result())
+            except Exception:  # noqa: BLE001 - _take_prefetch reports it and gets again
+                prefetched = 0
+        depth = self._idle_slot().call_retrying(lambda c: c.depth())
+        return minimum.holds_back(depth + prefetched)
 
     @staticmethod
     def _commit_if_consumed(consumer) -> bool:
@@ -439,13 +475,16 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
         try:
             depth = self._idle_slot().call(lambda c: c.depth())
         except Exception:  # noqa: BLE001 - progress reporting must not fail the query
-            return None
+            # a connection lost since its last use: the outage is worth showing all the same
+            outage = last_outage(reading_what(self.options.queue))
+            return {"queue": self.options.queue, "lastOutage": outage} if outage else None
         held = [h.messages for h in self._held.values()]
         prefetch = self._prefetch
         if prefetch is not None and prefetch.future.done() and prefetch.future.exception() is None:
             held.append(prefetch.future.result())
         report = self._progress.report(self.options.queue, depth, held,
                                        sum(slot.poison_moved for slot in self._slots), self._last_seq)
+        report["lastOutage"] = last_outage(reading_what(self.options.queue))
         if self.options.require_text:
             # the held batches' moves too: they are committed with the batches Spark runs,
             # and the report after the last batch may be the last one a query shows
