@@ -14,7 +14,12 @@ its receiver admits only a partner that presents QMA's certificate (SSLCIPH, SSL
 REQUIRED, SSLPEER) and names itself QMA (a QMGRMAP rule), and puts as `app`, which holds
 +put and +setall on the target and +setall on QMB (so the context arrives intact); the
 sender checks QMB's certificate in turn. Sequence numbers and the sender's own books are
-always on."""
+always on.
+
+`reports=True` also has each message ask for a COA report with its data (MQRO_COA_WITH_DATA,
+ReplyToQ CHAOS.REPLY on QMB) and makes CHAOS.IN a streaming queue (STREAMQ(CHAOS.COPY)
+STRMQOS(MUSTDUP)): the receiver's batch, its copies and its reports are one unit of work, so
+each message's copy and its report are counted too, each exactly once."""
 from __future__ import annotations
 
 import random
@@ -33,6 +38,8 @@ from tls_keys import make_ca, make_certificate
 
 FAULTS = ("kill_sender_qm", "kill_receiver_qm", "cut_channel")
 TARGET = "CHAOS.IN"
+COPY = "CHAOS.COPY"     # TARGET's stream queue (reports=True)
+REPLY = "CHAOS.REPLY"   # where the COA reports arrive, on QMB (reports=True)
 APPL = "channel-chaos"
 CIPHER = "ANY_TLS12_OR_HIGHER"
 USERS = {"app": "apppw", "admin": "adminpw"}
@@ -48,17 +55,23 @@ class ChannelChaos:
     faults: list[str] = field(default_factory=list)
     context: tuple[bytes, bytes] = (b"", b"")   # UserIdentifier, PutApplName the puts got
     secured: bool = False
+    reports: bool = False
 
     def line(self, verdict: str) -> str:
         return (f"channel chaos seed={self.seed} messages={self.messages} kills={self.kills} "
-                f"batch={self.batch_size} secured={self.secured} "
+                f"batch={self.batch_size} secured={self.secured} reports={self.reports} "
                 f"faults={','.join(self.faults)}: {verdict}")
 
     def run(self) -> tuple[bool, str]:
         rng = random.Random(self.seed)
         keys = self._key_repositories() if self.secured else {"QMA": None, "QMB": None}
+        streamed = (f"DEFINE QLOCAL({COPY}) MAXDEPTH(999999999)\n"
+                    f"DEFINE QLOCAL({REPLY}) MAXDEPTH(999999999)\n"
+                    f"ALTER QLOCAL({TARGET}) STREAMQ({COPY}) STRMQOS(MUSTDUP)\n"
+                    if self.reports else "")
         qmb = EmbeddedQueueManager(str(self.tmp / "QMB"), name="QMB", port=free_port(),
-                                   mqsc=f"DEFINE QLOCAL({TARGET}) MAXDEPTH(999999999)\n",
+                                   mqsc=f"DEFINE QLOCAL({TARGET}) MAXDEPTH(999999999)\n"
+                                        + streamed,
                                    users=USERS if self.secured else None,
                                    tls_key_repository=keys["QMB"]).start()
         qma = EmbeddedQueueManager(str(self.tmp / "QMA"), name="QMA", port=free_port(),
@@ -121,6 +134,9 @@ class ChannelChaos:
             props.properties.set("n", n, property_type=CMQC.MQTYPE_INT32)
             props.properties.set("tag", f"t{n % 7}")
             md = ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT)
+            if self.reports:
+                md.Report = CMQC.MQRO_COA_WITH_DATA
+                md.ReplyToQ, md.ReplyToQMgr = REPLY.encode(), b"QMB"
             queue.put(b"%08d" % n, md,
                       ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT, OriginalMsgHandle=props.msg_handle))
             self.context = (md.UserIdentifier, md.PutApplName)
@@ -150,9 +166,33 @@ class ChannelChaos:
         deadline = time.monotonic() + 120 + self.messages / 100
         while _depth(b, TARGET) < self.messages and time.monotonic() < deadline:
             time.sleep(0.2)
-        seen: dict[int, int] = {}
         bad: list[str] = []
-        source = ibmmq.Queue(b, TARGET, CMQC.MQOO_INPUT_SHARED)
+        seen = self._drain(b, TARGET, bad)
+        extra = ""
+        if self.reports:
+            copies = self._drain(b, COPY, bad)
+            reports = self._drain(b, REPLY, bad, report=True)
+            for what, counted in (("copy", copies), ("report", reports)):
+                missing = [n for n in range(self.messages) if n not in counted]
+                twice = [n for n, count in counted.items() if count > 1]
+                if missing or twice:
+                    bad.append(f"{what}: {len(missing)} missing {missing[:5]}, "
+                               f"{len(twice)} twice {twice[:5]}")
+            extra = f", {len(copies)} copies, {len(reports)} reports"
+        left = _depth(a, "QMB")
+        lost = [n for n in range(self.messages) if n not in seen]
+        doubled = [n for n, count in seen.items() if count > 1]
+        ok = not lost and not doubled and not bad and left == 0
+        verdict = (f"{len(seen)} distinct of {self.messages}{extra}, lost {len(lost)} "
+                   f"{lost[:5]}, doubled {len(doubled)} {doubled[:5]}, bad {bad[:3]}, "
+                   f"{left} left on the transmission queue")
+        return ok, self.line(verdict)
+
+    def _drain(self, b: ibmmq.QueueManager, queue: str, bad: list[str],
+               report: bool = False) -> dict[int, int]:
+        """How often each message number is on `queue` (got off it), its checks in `bad`."""
+        seen: dict[int, int] = {}
+        source = ibmmq.Queue(b, queue, CMQC.MQOO_INPUT_SHARED)
         handle = ibmmq.MessageHandle(b)
         while True:
             md = ibmmq.MD()
@@ -166,20 +206,18 @@ class ChannelChaos:
                 raise
             n = int(body)
             seen[n] = seen.get(n, 0) + 1
-            if handle.properties.get("n") != n or handle.properties.get("tag") != f"t{n % 7}":
-                bad.append(f"message {n}: properties {handle.properties.get('n')!r}")
             if md.Persistence != CMQC.MQPER_PERSISTENT:
-                bad.append(f"message {n}: not persistent")
+                bad.append(f"{queue} {n}: not persistent")
+            if report:
+                if (md.MsgType, md.Feedback) != (CMQC.MQMT_REPORT, CMQC.MQFB_COA):
+                    bad.append(f"report {n}: MsgType {md.MsgType} Feedback {md.Feedback}")
+                continue
+            if handle.properties.get("n") != n or handle.properties.get("tag") != f"t{n % 7}":
+                bad.append(f"{queue} {n}: properties {handle.properties.get('n')!r}")
             if (md.UserIdentifier, md.PutApplName) != self.context:
-                bad.append(f"message {n}: context {md.UserIdentifier!r} {md.PutApplName!r}")
-        left = _depth(a, "QMB")
-        lost = [n for n in range(self.messages) if n not in seen]
-        doubled = [n for n, count in seen.items() if count > 1]
-        ok = not lost and not doubled and not bad and left == 0
-        verdict = (f"{len(seen)} distinct of {self.messages}, lost {len(lost)} "
-                   f"{lost[:5]}, doubled {len(doubled)} {doubled[:5]}, bad {bad[:3]}, "
-                   f"{left} left on the transmission queue")
-        return ok, self.line(verdict)
+                bad.append(f"{queue} {n}: context {md.UserIdentifier!r} {md.PutApplName!r}")
+        source.close()
+        return seen
 
 
 __all__ = ["ChannelChaos", "FAULTS", "channel_name"]

@@ -17,7 +17,8 @@ BASE_SEED = int(os.environ.get("SPARK_MQ_CHAOS_SEED", random.randrange(1 << 30))
 
 @pytest.mark.timeout(600)
 def test_kills_of_either_queue_manager_and_the_channel_lose_and_double_nothing(tmp_path):
-    ok, line = ChannelChaos(tmp_path, BASE_SEED, messages=2000, kills=6).run()
+    """Each message once on the target, its streaming queue's copy once, its COA report once."""
+    ok, line = ChannelChaos(tmp_path, BASE_SEED, messages=2000, kills=6, reports=True).run()
     print(line)
     assert ok, line
 

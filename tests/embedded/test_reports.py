@@ -339,3 +339,33 @@ def test_a_report_needs_the_original_users_authority_on_the_reply_queue(secured)
     finally:
         app.disconnect()
         admin.disconnect()
+
+
+def test_a_commits_reports_are_stored_with_it_so_a_kill_after_the_commit_loses_none(
+        tmp_path, monkeypatch):
+    """IBM MQ makes a commit's COA and COD reports part of the commit: a queue manager that dies
+    once the commit is stored (fail point "commit-stored", before anything is back on a queue)
+    has, after its restart, the put, the get and both persistent reports, each once."""
+    monkeypatch.setenv("SPARK_MQ_FAULT", "commit-stored:2")   # the second commit: the get's
+    qm = start(tmp_path, "QMR", mqsc="DEFINE QLOCAL(R.IN)\nDEFINE QLOCAL(R.OUT)\n"
+                                     "DEFINE QLOCAL(R.REPLY)\n")
+    monkeypatch.delenv("SPARK_MQ_FAULT")
+    try:
+        conn = connect(qm)
+        persistent = {"Persistence": CMQC.MQPER_PERSISTENT, "ReplyToQ": b"R.REPLY"}
+        got_md = _put(conn, "R.IN", b"to get", syncpoint=True, Report=CMQC.MQRO_COD, **persistent)
+        arrived = _put(conn, "R.OUT", b"to stay", syncpoint=True, Report=CMQC.MQRO_COA,
+                       **persistent)
+        conn.commit()                                     # first commit: stored, COA with it
+        assert _get(conn, "R.IN", syncpoint=True) is not None
+        with pytest.raises(ibmmq.MQMIError):
+            conn.commit()                                 # the queue manager dies at the point
+        qm.start()
+        after = connect(qm)
+        coa = _report(after, "R.REPLY", arrived)[0]
+        cod = _report(after, "R.REPLY", got_md)[0]
+        assert (coa.Feedback, cod.Feedback) == (CMQC.MQFB_COA, CMQC.MQFB_COD)
+        assert depth(after, "R.REPLY") == 0 and depth(after, "R.IN") == 0
+        assert depth(after, "R.OUT") == 1
+    finally:
+        qm.stop()

@@ -92,16 +92,47 @@ def arrived(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message],
     connection: the reports are the MCA's, checked for its MCA user too)."""
     appl_name = conn.appl_name if conn.agent else ""
     for message in messages:
-        if (message.md[_I["Report"]] & CMQC.MQRO_COA and not message.queue.deleted
-                and message.queue.attrs.get("USAGE") != "XMITQ"):
-            _send_for(qm, put1, message, _COA, CMQC.MQFB_COA, appl_name, conn.acts_for)
+        if _asks_coa(message):
+            _send_for(qm, put1, message, _COA, CMQC.MQFB_COA, appl_name,
+                      _internal(qm, conn.acts_for))
+
+
+def of_unit_of_work(qm: QueueManagerState, put1: PutOne, conn: Connection,
+                    puts: list[Message], gets: list[Message]) -> Connection | None:
+    """The COA reports of the puts and the COD reports of the gets of `conn`'s unit of work
+    that is being committed, put under syncpoint on a connection of the queue manager's, which
+    is returned: units_of_work.commit stores its puts in the same transaction as the work they
+    report on, so a queue manager killed after the commit has lost no report, and one killed
+    before it has sent none (a receiving MCA's batch and its COA reports are one). None when
+    nothing asks for a report."""
+    coa = [message for message in puts if _asks_coa(message)]
+    cod = [message for message in gets if _asks_cod(message)]
+    if not coa and not cod:
+        return None
+    carrier = _internal(qm, conn.acts_for)
+    appl_name = conn.appl_name if conn.agent else ""
+    for message in coa:
+        _send_for(qm, put1, message, _COA, CMQC.MQFB_COA, appl_name, carrier, True)
+    for message in cod:
+        _send_for(qm, put1, message, _COD, CMQC.MQFB_COD, "", carrier, True)
+    return carrier
+
+
+def _asks_coa(message: Message) -> bool:
+    return bool(message.md[_I["Report"]] & CMQC.MQRO_COA) and not message.queue.deleted \
+        and message.queue.attrs.get("USAGE") != "XMITQ"
+
+
+def _asks_cod(message: Message) -> bool:
+    return bool(message.md[_I["Report"]] & CMQC.MQRO_COD) \
+        and message.queue.attrs.get("USAGE") != "XMITQ"
 
 
 def delivered(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message]) -> None:
     """COD reports of messages an application has got destructively (and committed)."""
     for message in messages:
-        if message.md[_I["Report"]] & CMQC.MQRO_COD and message.queue.attrs.get("USAGE") != "XMITQ":
-            _send_for(qm, put1, message, _COD, CMQC.MQFB_COD)
+        if _asks_cod(message):
+            _send_for(qm, put1, message, _COD, CMQC.MQFB_COD, "", _internal(qm))
 
 
 def expired(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message]) -> None:
@@ -200,14 +231,15 @@ def send(qm: QueueManagerState, put1: PutOne, conn: Connection, report: Report,
 
 
 def _send_for(qm: QueueManagerState, put1: PutOne, message: Message,
-              kind: tuple[int, int, int], feedback: int, appl_name: str = "",
-              acts_for: str = "") -> None:
+              kind: tuple[int, int, int], feedback: int, appl_name: str,
+              carrier: Connection, syncpoint: bool = False) -> None:
+    """Send `message`'s report on `carrier`, in its unit of work when `syncpoint`."""
     md = message.md
     if message.expires_at is not None:   # MQRO_PASS_DISCARD_AND_EXPIRY passes what is left
         md = list(md)
         md[_I["Expiry"]] = max(1, int((message.expires_at - time.time()) * 10))
-    send(qm, put1, _internal(qm, acts_for),
-         build(qm.name, md, message.body, kind, feedback, appl_name), syncpoint=False)
+    send(qm, put1, carrier, build(qm.name, md, message.body, kind, feedback, appl_name),
+         syncpoint=syncpoint)
 
 
 def _internal(qm: QueueManagerState, acts_for: str = "") -> Connection:

@@ -7,11 +7,12 @@ backout puts the gotten messages back with their backout count raised. Trigger m
 made by the unit of work's puts appear at its end (triggering/). A commit the store
 cannot write (disk full, I/O error) is backed out and answers 2003 MQRC_BACKED_OUT, as IBM
 MQ's MQCMIT does; a backout count it cannot harden stays in memory (it counts again after a
-restart from the stored one). A commit sends the COA reports of its puts and the COD
-reports of its gets (reports.py); a backout sends none.
+restart from the stored one). A commit stores, in the same transaction, the COA reports of
+its puts and the COD reports of its gets (reports.of_unit_of_work); a backout sends none.
 """
 from __future__ import annotations
 
+from spark_mq.embedded.server.core.faults import fail_point
 from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.queue_objects import I_BACKOUT
 from spark_mq.embedded.server.core.state import Connection, QueueManagerState
@@ -25,33 +26,39 @@ from spark_mq.mqi.constants import CMQC
 
 
 def commit(qm: QueueManagerState, conn: Connection) -> None:
+    carrier: Connection | None = None
     try:
         if conn.conn_id in qm.pubsub.pending_retained:  # publications retained in the unit of work
             retained.commit(qm, conn)
         puts, gets = conn.uow_puts, conn.uow_gets
         if not puts and not gets:
             return
-        inserts = [m for m in puts if m.persistent]
+        # the COA reports of what arrived and the COD reports of what was got are stored with
+        # the work they report on: a kill after the commit loses none, a failed commit sends none
+        carrier = reports.of_unit_of_work(qm, put1, conn, puts, gets)
+        arrived = puts + carrier.uow_puts if carrier is not None else puts
+        inserts = [m for m in arrived if m.persistent]
         deletes = [m for m in gets if m.persistent]
         if inserts or deletes:
             qm.store.apply(inserts=inserts, deletes=[m.seq for m in deletes])
+            fail_point("commit-stored")   # stored, nothing on a queue yet: a restart has it all
     except StoreError:
+        if carrier is not None:
+            backout(qm, carrier)
         backout(qm, conn)
         raise MQError(CMQC.MQRC_BACKED_OUT) from None
     for message in deletes:
         message.queue.settle(message)
-    for message in puts:
+    for message in arrived:
         queue = message.queue
         queue.pending_puts -= 1
         if qm.queues.get(queue.name) is queue:  # a queue deleted meanwhile takes nothing
             queue.insert(message)
-    triggering.unit_of_work_ended(qm, conn, committed=True)
-    conn.uow_puts, conn.uow_gets, conn.uow_stream_copies = [], [], 0
-    if puts:
+    for ended in (conn, carrier) if carrier is not None else (conn,):
+        triggering.unit_of_work_ended(qm, ended, committed=True)
+        ended.uow_puts, ended.uow_gets, ended.uow_stream_copies = [], [], 0
+    if arrived:
         qm.arrived.notify_all()
-    # reports of committed work only: COA of what arrived, COD of what was got
-    reports.arrived(qm, put1, puts, conn)
-    reports.delivered(qm, put1, gets)
 
 
 def backout(qm: QueueManagerState, conn: Connection) -> None:
