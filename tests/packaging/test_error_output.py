@@ -195,6 +195,6 @@ def test_the_set_up_says_how_long_each_command_takes_and_shows_the_fast_loop():
     assert len(commands) == 2, block                              # still two commands
     assert "about a minute" in block and "about 41 minutes on 2 cores" in block, block
     fast = '.venv/bin/python -m pytest -m "not spark"'
-    assert f"about 4 minutes:\n#    {fast}" in block, block
+    assert f"about 5 minutes:\n#    {fast}" in block, block
     tests = TESTS_PAGE.read_text(encoding="utf-8").split("## Tests\n", 1)[1].split("\n## ", 1)[0]
-    assert f"about four minutes on 2 cores):\n`{fast}`" in tests and "about 41 minutes" in tests
+    assert f"about five minutes on 2 cores):\n`{fast}`" in tests and "about 41 minutes" in tests
