@@ -79,19 +79,9 @@ def _write(qmgr: QueueManager, name: str, chltype: str, status: str | None) -> N
 
 def _records(qmgr: QueueManager) -> list[dict]:
     """Every record on SYSTEM.CHANNEL.SYNCQ that parses as JSON (a browse: nothing taken)."""
-    found = []
     local = LocalConnection(qmgr, "mqm", "runmqchl")
     try:
-        hobj = local.open(sync.SYNC_QUEUE, CMQC.MQOO_BROWSE)
-        got = local.get(hobj, CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_NO_WAIT)
-        while got is not None:
-            try:
-                record = json.loads(got.data)
-            except ValueError:
-                record = None
-            if isinstance(record, dict):
-                found.append(record)
-            got = local.get(hobj, CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO_NO_WAIT)
+        found = list(sync.browse_records(local, local.open(sync.SYNC_QUEUE, CMQC.MQOO_BROWSE)))
     finally:
         local.close(clean=False)
     return found

@@ -21,6 +21,7 @@ import hashlib
 import json
 import re
 import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from spark_mq.embedded.server.verbs.local_connection import LocalConnection
@@ -141,20 +142,26 @@ def replace(local: LocalConnection, hobj: int, channel: str, partner: str,
               "seq": record.seq})
 
 
-def reset_receiver(local: LocalConnection, hobj: int, channel: str, seq: int) -> int:
-    """RESET CHANNEL on a receiver: every record of `channel` (whichever partner wrote it)
-    now says `seq` was the last; in the open unit of work. The number of records reset."""
-    partners = []
+def browse_records(local: LocalConnection, hobj: int) -> Iterator[dict]:
+    """Every record on the sync queue (open for browse as `hobj`) that parses as a JSON
+    object, in queue order; nothing is taken."""
     got = local.get(hobj, CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_NO_WAIT)
     while got is not None:
         try:
-            state = json.loads(got.data)
+            record = json.loads(got.data)
         except ValueError:
-            state = None
-        if (isinstance(state, dict) and state.get("role", "RCVR") == "RCVR"
-                and state.get("channel") == channel and isinstance(state.get("partner"), str)):
-            partners.append(state["partner"])
+            record = None
+        if isinstance(record, dict):
+            yield record
         got = local.get(hobj, CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO_NO_WAIT)
+
+
+def reset_receiver(local: LocalConnection, hobj: int, channel: str, seq: int) -> int:
+    """RESET CHANNEL on a receiver: every record of `channel` (whichever partner wrote it)
+    now says `seq` was the last; in the open unit of work. The number of records reset."""
+    partners = [state["partner"] for state in browse_records(local, hobj)
+                if state.get("role", "RCVR") == "RCVR" and state.get("channel") == channel
+                and isinstance(state.get("partner"), str)]
     for partner in partners:
         replace(local, hobj, channel, partner, SyncRecord("", seq))
     return len(partners)
