@@ -46,14 +46,15 @@ import time
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
+from spark_mq.embedded.server.core.dead_letter_header import dead_letter_header, dead_letter_md
 from spark_mq.embedded.server.core.md_context import put_stamp
 from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.queue_objects import Message
-from spark_mq.embedded.server.core.state import QMGR_CCSID, Connection, QueueManagerState, blank
+from spark_mq.embedded.server.core.state import Connection, QueueManagerState, blank
 from spark_mq.embedded.server.resolution.transmission import unwrap
 from spark_mq.embedded.server.verbs.handles import open_handle, release
 from spark_mq.mqi.constants import CMQC
-from spark_mq.mqi.structs import DLH, MD
+from spark_mq.mqi.structs import MD
 
 log = logging.getLogger("spark_mq.embedded")
 
@@ -212,8 +213,9 @@ def send(qm: QueueManagerState, put1: PutOne, conn: Connection, report: Report,
         dead_letter_queue = str(qm.attrs.get("DEADQ", "")).strip()
         if dead_letter_queue:
             try:
-                put1(qm, conn, dead_letter_queue, MD.pack(_dead_md(md)), options, 0, None,
-                     _dead_letter_header(qm.name, md, reason, reply_q, reply_qmgr) + data,
+                put1(qm, conn, dead_letter_queue, MD.pack(dead_letter_md(md)), options, 0, None,
+                     dead_letter_header(qm.name, md, reason, reply_q, reply_qmgr or qm.name)
+                     + data,
                      "", "")
                 log.warning("AMQ9544W: a report message for %s at %s could not be put there "
                             "(reason %d) and went to the dead-letter queue %s", reply_q,
@@ -263,20 +265,3 @@ def _check_mca_user(qm: QueueManagerState, conn: Connection, queue: str, qmgr: s
 def _field(value: bytes) -> str:
     return value.split(b"\0", 1)[0].decode(errors="replace").strip()
 
-
-def _dead_md(md: list) -> list:
-    dead = list(md)
-    dead[_I["Format"]] = CMQC.MQFMT_DEAD_LETTER_HEADER
-    dead[_I["Encoding"]] = CMQC.MQENC_NATIVE
-    dead[_I["CodedCharSetId"]] = QMGR_CCSID
-    return dead
-
-
-def _dead_letter_header(qmgr_name: str, md: list, reason: int, queue: str, qmgr: str) -> bytes:
-    """The MQDLH of a report that could not be put where it was going (IBM docs: MQDLH)."""
-    now = time.time()
-    date, hms = put_stamp(int(now))
-    return DLH.pack([
-        b"DLH ", CMQC.MQDLH_VERSION_1, reason, blank(queue, 48), blank(qmgr or qmgr_name, 48),
-        md[_I["Encoding"]], md[_I["CodedCharSetId"]], md[_I["Format"]], CMQC.MQAT_QMGR,
-        blank(qmgr_name, 28), date, hms + b"%02d" % (int(now * 100) % 100)])
