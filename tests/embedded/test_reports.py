@@ -11,7 +11,7 @@ import ibmmq
 import pytest
 from ibmmq import CMQC
 
-from channel_topology import connect, depth, link, put_remote, receive, start
+from channel_topology import connect, depth, link, put_remote, receive, start, wait_for
 
 DLQ = "DEV.DEAD.LETTER.QUEUE"
 
@@ -360,6 +360,9 @@ def test_a_commits_reports_are_stored_with_it_so_a_kill_after_the_commit_loses_n
         assert _get(conn, "R.IN", syncpoint=True) is not None
         with pytest.raises(ibmmq.MQMIError):
             conn.commit()                                 # the queue manager dies at the point
+        # the connection breaks as the process exits, a moment before it can be reaped: a
+        # start() then would find the dying process still running and start nothing
+        wait_for(lambda: not qm.running, what="QMR died at commit-stored")
         qm.start()
         after = connect(qm)
         coa = _report(after, "R.REPLY", arrived)[0]
