@@ -5,10 +5,12 @@ import itertools
 import os
 import signal
 import sys
+from pathlib import Path
 
 import pytest
 
 import file_seconds
+import jvm_profile
 import spark_mq.embedded as embedded
 
 embedded.install()  # before anything imports ibmmq: this test process uses the embedded transport
@@ -85,7 +87,16 @@ def pytest_collection_modifyitems(config, items):
         folder = item.path.parent.name
         if folder in _SPARK_FOLDERS or "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
+    if any(item.get_closest_marker("spark") for item in items):
+        jvm_profile.apply(spark_jvm_cache(config))
     longest_files_first(config, items)
+
+
+def spark_jvm_cache(config) -> Path:
+    """Where the Spark JVM's class-data archive is kept (tests/jvm_profile.py): pytest's cache."""
+    if getattr(config, "cache", None) is not None:   # None or absent: -p no:cacheprovider
+        return Path(config.cache.mkdir("spark-jvm"))
+    return config.rootpath / ".pytest_cache" / "d" / "spark-jvm"
 
 
 def longest_files_first(config, items) -> None:

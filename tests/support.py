@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pyspark
 
+import jvm_profile
+
 
 def reader_options(qm, queue: str, **extra) -> dict:
     options = {"queueManager": qm.name, "connName": qm.conn_name, "channel": qm.channel,
@@ -454,7 +456,8 @@ def activated_environment() -> dict[str, str]:
         system.append(os.path.dirname(java))
     env = {"PATH": os.pathsep.join([venv_bin, *system]), "VIRTUAL_ENV": sys.prefix,
            "HOME": os.environ.get("HOME", "/tmp")}
-    for name in ("JAVA_HOME", "LANG", "LC_ALL", "TMPDIR"):
+    # and the suite's JVM profile (tests/jvm_profile.py: JIT tiers and class sharing only)
+    for name in ("JAVA_HOME", "LANG", "LC_ALL", "TMPDIR", *jvm_profile.VARIABLES):
         if name in os.environ:
             env[name] = os.environ[name]
     return env
