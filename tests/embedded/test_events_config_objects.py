@@ -58,11 +58,12 @@ def test_topics_with_their_attributes(manager, client):
     assert (reason, deleted[CMQC.MQCA_TOPIC_NAME]) == (CMQC.MQRC_CONFIG_DELETE_OBJECT, "CFG.TOPIC")
 
 
-def test_channels_namelists_and_processes_carry_their_attributes(manager, client):
+def test_channels_namelists_processes_and_authinfo_carry_their_attributes(manager, client):
     manager.run_mqsc("DEFINE CHANNEL(CFG2.SVRCONN) CHLTYPE(SVRCONN) DESCR('clients')\n"
                      "DEFINE NAMELIST(CFG2.NL) NAMES(A, B)\n"
-                     "DEFINE PROCESS(CFG2.PROC) APPLICID('/bin/true')")
-    [(_, channel), (_, namelist), (_, process)] = config_events(client)
+                     "DEFINE PROCESS(CFG2.PROC) APPLICID('/bin/true')\n"
+                     "DEFINE AUTHINFO(CFG2.AI) AUTHTYPE(IDPWOS) DESCR('checks')")
+    [(_, channel), (_, namelist), (_, process), (_, authinfo)] = config_events(client)
     assert channel[CMQCFC.MQIACF_OBJECT_TYPE] == CMQC.MQOT_CHANNEL
     assert channel[CMQCFC.MQCACH_CHANNEL_NAME] == "CFG2.SVRCONN"
     assert channel[CMQCFC.MQIACH_CHANNEL_TYPE] == CMQXC.MQCHT_SVRCONN
@@ -72,6 +73,10 @@ def test_channels_namelists_and_processes_carry_their_attributes(manager, client
     assert namelist[CMQC.MQCA_NAMES] == ["A", "B"]
     assert process[CMQCFC.MQIACF_OBJECT_TYPE] == CMQC.MQOT_PROCESS
     assert process[CMQC.MQCA_APPL_ID] == "/bin/true"
+    assert authinfo[CMQCFC.MQIACF_OBJECT_TYPE] == CMQC.MQOT_AUTH_INFO
+    assert authinfo[CMQC.MQCA_AUTH_INFO_NAME] == "CFG2.AI"
+    assert authinfo[CMQC.MQIA_AUTH_INFO_TYPE] == CMQC.MQAIT_IDPW_OS
+    assert authinfo[CMQC.MQCA_AUTH_INFO_DESC] == "checks"
 
 
 def test_no_event_for_the_config_event_queue_nor_subscriptions(manager, client):

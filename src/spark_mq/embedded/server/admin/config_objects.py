@@ -2,9 +2,9 @@
 type and its attributes as PCF names them, its name first (runs in the queue-manager
 process, under its lock). A queue's attributes are those Inquire Queue returns
 (command_server/attributes.py), the queue manager's those Inquire Queue Manager returns;
-a channel's, namelist's, process's and topic's those their Inquire command returns, as the
-command server's module for each tells this one (`describes`: those modules sit above
-this one, which MQSC's applying imports); authentication information is named only.
+a channel's, namelist's, process's, topic's and authentication information object's those
+their Inquire command returns, as the command server's module for each tells this one
+(`describes`: those modules sit above this one, which MQSC's applying imports).
 
 Which changes are events is IBM's list ("Configuration event generation"): DEFINE, ALTER
 and DELETE of queues, the queue manager, channels, namelists, processes, authentication

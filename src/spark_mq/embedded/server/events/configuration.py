@@ -22,9 +22,9 @@ message's context for a PCF or MQSC command that came as a message), ObjectType,
 object's name parameter, Disposition MQQSGD_Q_MGR, then the object's attributes as an
 inquiry returns them. The attributes are described by the administration layer, which
 knows their PCF names (`Described`, admin/config_objects.py): every attribute of queues,
-the queue manager, channels, namelists, processes and topics; authentication information
-is named without its attributes. Which changes are events is IBM's list (admin/
-config_objects.py): not those of the configuration event queue itself, nor of
+the queue manager, channels, namelists, processes, topics and authentication
+information. Which changes are events is IBM's list (admin/config_objects.py): not those
+of the configuration event queue itself, nor of temporary dynamic queues or
 subscriptions.
 """
 from __future__ import annotations
