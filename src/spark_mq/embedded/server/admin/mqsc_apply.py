@@ -199,6 +199,7 @@ _AUTHREC_TYPES = {"QLOCAL": CMQC.MQOT_Q, "QALIAS": CMQC.MQOT_Q, "QMODEL": CMQC.M
 def _apply(qmgr: QueueManager, command: MQSCCommand) -> str:
     watched = config_objects.watch(qmgr, command)     # None unless CONFIGEV(ENABLED)
     output = _dispatch(qmgr, command)
+    config_objects.changed(qmgr, command)      # when, for REFRESH QMGR REFINT
     if watched is not None:
         configuration.applied(qmgr, watched)
     object_type = _AUTHREC_TYPES.get(command.object_type)

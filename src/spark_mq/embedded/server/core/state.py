@@ -61,6 +61,7 @@ class Handle:
     saved_context: list | None = None  # MQOO_SAVE_ALL_CONTEXT: MD of the last message got
     rejected_upto: tuple | None = None  # (key, queue.reorders): head run the selector rejected
     created_temporary: bool = False    # this handle's MQOPEN created its temporary dynamic queue
+    created_permanent: bool = False    # ... or its permanent one (MQCLOSE may delete it unchecked)
     topic: str | None = None           # a topic opened to publish on: its full topic string
     subscription: Any = None           # a subscription handle's pubsub.state.Subscription
     named_kind: Any = None             # a namelist or process opened to inquire on: its kind

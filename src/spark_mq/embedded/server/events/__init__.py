@@ -11,9 +11,10 @@ These kinds are generated here, each switched on the queue manager:
 * channel events (ALTER QMGR CHLEV(ENABLED|EXCEPTION); channel.py): Channel Started and
   Channel Stopped on SYSTEM.ADMIN.CHANNEL.EVENT, from the message channel agents;
 * queue manager events (AUTHOREV, INHIBTEV, LOCALEV, REMOTEEV, STRSTPEV; queue_manager.py) on
-  SYSTEM.ADMIN.QMGR.EVENT: the verbs call `open_refused`, `inhibited`, `connect_refused`
-  as they refuse a call, the command server `command_refused`, the process `started` and
-  the queue manager's clean shutdown `stopping`;
+  SYSTEM.ADMIN.QMGR.EVENT: the verbs call `open_refused`, `topic_open_refused`,
+  `close_refused`, `subscribe_refused`, `destination_refused`, `inhibited`,
+  `connect_refused` as they refuse a call, the command server `command_refused`, the
+  process `started` and the queue manager's clean shutdown `stopping`;
 * configuration events (CONFIGEV; configuration.py) on SYSTEM.ADMIN.CONFIG.EVENT: Create,
   Change (before and after), Delete and Refresh object, from admin/mqsc_apply.py, where
   MQSC and PCF changes are applied (`watch` before a command, `applied` after it);

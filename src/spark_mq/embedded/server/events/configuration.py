@@ -10,17 +10,22 @@ before and `applied` after each). Runs in the queue-manager process, under its l
   the object before (MsgSeqNumber 1, MQCFC_NOT_LAST) and after (2, MQCFC_LAST), with one
   CorrelId, as IBM's.
 * Delete object (2369): a DELETE; the object as it was.
-* Refresh object (2370): REFRESH QMGR TYPE(CONFIGEV), one per object it selects; switching
-  CONFIGEV from DISABLED to ENABLED refreshes the queue manager and every queue, as IBM MQ
-  refreshes every object then (admin/config_objects.py).
+* Change object for an MQSET of a queue (not a temporary dynamic one), EventOrigin
+  MQEVO_MQSET: verbs/inquire.py calls `watch_mqset` and `mqset_applied` (the queue is
+  described as admin/config_objects.py told `queues_described_by`).
+* Refresh object (2370): REFRESH QMGR TYPE(CONFIGEV) or PCF MQCMD_REFRESH_Q_MGR with
+  MQRT_CONFIGURATION, one per object it selects; switching CONFIGEV from DISABLED to
+  ENABLED refreshes every object, as IBM MQ does (admin/config_objects.py).
 
 Each message: the origin (origin.py: EventUserId, EventOrigin, EventQMgr, and the command
 message's context for a PCF or MQSC command that came as a message), ObjectType, the
 object's name parameter, Disposition MQQSGD_Q_MGR, then the object's attributes as an
 inquiry returns them. The attributes are described by the administration layer, which
-knows their PCF names (`Described`): for queues and the queue manager every attribute; the
-other object types (channels, namelists, processes, topics, authentication information)
-are named without their attributes.
+knows their PCF names (`Described`, admin/config_objects.py): every attribute of queues,
+the queue manager, channels, namelists, processes, topics and authentication
+information. Which changes are events is IBM's list (admin/config_objects.py): not those
+of the configuration event queue itself, nor of temporary dynamic queues or
+subscriptions.
 """
 from __future__ import annotations
 
@@ -38,6 +43,7 @@ Described = tuple[int, list[bytes]] | None
 Describe = Callable[[], Described]
 
 _CHANGES = frozenset({"DEFINE", "ALTER", "DELETE"})
+_QUEUE_DESCRIBER: list[Callable[[QueueManagerState, str], Described]] = []
 
 
 @dataclass
@@ -70,6 +76,25 @@ def applied(qm: QueueManagerState, watched: Watched) -> None:
     correl_id = qm.new_msgid()
     _put(qm, CMQC.MQRC_CONFIG_CHANGE_OBJECT, watched.before, 1, False, correl_id)
     _put(qm, CMQC.MQRC_CONFIG_CHANGE_OBJECT, after, 2, True, correl_id)
+
+
+def queues_described_by(describe: Callable[[QueueManagerState, str], Described]) -> None:
+    """How a queue is described (admin/config_objects.py says, being above the verbs)."""
+    _QUEUE_DESCRIBER[:] = [describe]
+
+
+def watch_mqset(qm: QueueManagerState, queue_name: str) -> Watched | None:
+    """Before an MQSET of a queue (not a temporary dynamic one: the caller knows)."""
+    if qm.attrs.get("CONFIGEV") != "ENABLED" or not _QUEUE_DESCRIBER:
+        return None
+    describe = _QUEUE_DESCRIBER[0]
+    return watch(qm, "ALTER", lambda: describe(qm, queue_name))
+
+
+def mqset_applied(qm: QueueManagerState, user: str, watched: Watched) -> None:
+    """After the MQSET by `user`: its Change object event, EventOrigin MQEVO_MQSET."""
+    with origins.commands_from(origins.Origin(user, CMQCFC.MQEVO_MQSET)):
+        applied(qm, watched)
 
 
 def refresh(qm: QueueManagerState, objects: list[Described]) -> int:

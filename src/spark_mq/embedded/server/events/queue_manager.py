@@ -7,13 +7,19 @@ Each family has its ALTER QMGR switch, checked first (a switch that is off costs
 dictionary look-up):
 
 * AUTHOREV, authority: Not Authorized type 1 (MQCONN refused, `connect_refused`), type 2
-  (MQOPEN or MQPUT1 of a queue, namelist or process refused, `open_refused`), type 4 (a
-  command refused, `command_refused`), type 5 (MQSUB refused, `subscribe_refused`). IBM's
-  type 3 (MQCLOSE deleting a permanent dynamic queue) and type 6 (MQSUB to a queue of one's
-  own) are not generated: this queue manager lets that close through, and checks a
-  subscription's own queue when it is opened (type 2); an MQOPEN of a topic refused raises
-  nothing either.
-* INHIBTEV, inhibit: Get Inhibited (2016) and Put Inhibited (2051), `inhibited`.
+  (MQOPEN or MQPUT1 of a queue, namelist or process refused, `open_refused`; MQOPEN of a
+  topic to publish on, `topic_open_refused`), type 3 (MQCLOSE with MQCO_DELETE or
+  MQCO_DELETE_PURGE of a permanent dynamic queue by a handle that did not create it, for a
+  user without +dlt on it, `close_refused`), type 4 (a command refused, `command_refused`),
+  type 5 (MQSUB refused the topic, `subscribe_refused`), type 6 (MQSUB refused the
+  destination queue whose handle it was given: no +put on it, `destination_refused`).
+  Types 2 (topic) and 5 name the topic objects whose authority was checked
+  (AdminTopicNames: the topic objects at or above the topic string, nearest first, as
+  core/pubsub/topic_authority.py walks them). Type 3 of a subscription (MQCO_REMOVE_SUB by
+  someone not its creator, without +sub) does not arise here: a subscription handle is held
+  only by a user whose MQSUB passed the +sub check.
+* INHIBTEV, inhibit: Get Inhibited (2016) and Put Inhibited (2051), `inhibited`: of a queue
+  (QName) or of a topic (a publication on a topic whose PUB is DISABLED: TopicString).
 * LOCALEV, local: Unknown Object Name (2085), Unknown Alias Base Queue (2082), Alias Base
   Queue Type Error (2001), from `open_refused`.
 * REMOTEEV, remote: Unknown Remote Queue Manager (2087), Unknown Transmission Queue (2196),
@@ -31,7 +37,7 @@ Not Authorized (type 1) of a client, where they say where the refused connection
 """
 from __future__ import annotations
 
-from spark_mq.embedded.server.core.pcf_structures import cfin, cfst
+from spark_mq.embedded.server.core.pcf_structures import cfin, cfsl, cfst
 from spark_mq.embedded.server.core.queue_objects import RemoteQueue
 from spark_mq.embedded.server.core.state import Connection, QueueManagerState
 from spark_mq.embedded.server.events.event_messages import QMGR_QUEUE, put_event
@@ -72,15 +78,41 @@ def open_refused(qm: QueueManagerState, conn: Connection, obj_type: int, name: s
 
 
 def inhibited(qm: QueueManagerState, conn: Connection, reason: int, name: str,
-              qmgr_name: str = "") -> None:
+              qmgr_name: str = "", topic: str | None = None) -> None:
     """An MQGET (MQRC_GET_INHIBITED) or MQPUT/MQPUT1 (MQRC_PUT_INHIBITED) of the queue the
-    application named `name` was refused."""
+    application named `name` was refused; of a topic (`topic` its string, `name` unused),
+    a publication refused by PUB(DISABLED)."""
     if qm.attrs.get("INHIBTEV") != ENABLED:
         return
-    parameters = [_qmgr(qm), cfst(CMQC.MQCA_Q_NAME, name, CMQC.MQ_Q_NAME_LENGTH), *_appl(conn)]
+    queue = [] if topic is not None else [cfst(CMQC.MQCA_Q_NAME, name, CMQC.MQ_Q_NAME_LENGTH)]
+    parameters = [_qmgr(qm), *queue, *_appl(conn)]
     if reason == CMQC.MQRC_PUT_INHIBITED:
         parameters += _object_qmgr(qm, qmgr_name)
+    if topic is not None:
+        parameters.append(cfst(CMQC.MQCA_TOPIC_STRING, topic))
     _put(qm, reason, parameters)
+
+
+def topic_open_refused(qm: QueueManagerState, conn: Connection, user: str, options: int,
+                       topic: str, admin_topics: list[str]) -> None:
+    """MQOPEN of `topic` refused for authority (`user` may not publish on it): Not
+    Authorized (type 2), with the topic string and the topic objects checked."""
+    if qm.attrs.get("AUTHOREV") != ENABLED:
+        return
+    _put(qm, CMQC.MQRC_NOT_AUTHORIZED, [
+        _qmgr(qm), cfin(CMQCFC.MQIACF_REASON_QUALIFIER, CMQCFC.MQRQ_OPEN_NOT_AUTHORIZED),
+        cfin(CMQCFC.MQIACF_OPEN_OPTIONS, options), _user(user), *_appl(conn),
+        cfst(CMQC.MQCA_TOPIC_STRING, topic), _admin_topics(admin_topics)])
+
+
+def close_refused(qm: QueueManagerState, conn: Connection, user: str, queue_name: str) -> None:
+    """MQCLOSE deleting the permanent dynamic queue `queue_name` refused for authority:
+    Not Authorized (type 3)."""
+    if qm.attrs.get("AUTHOREV") != ENABLED:
+        return
+    _put(qm, CMQC.MQRC_NOT_AUTHORIZED, [
+        _qmgr(qm), cfin(CMQCFC.MQIACF_REASON_QUALIFIER, CMQCFC.MQRQ_CLOSE_NOT_AUTHORIZED),
+        _user(user), *_appl(conn), cfst(CMQC.MQCA_Q_NAME, queue_name, CMQC.MQ_Q_NAME_LENGTH)])
 
 
 def connect_refused(qm: QueueManagerState, user: str, appl_name: str, with_password: bool,
@@ -104,14 +136,30 @@ def connect_refused(qm: QueueManagerState, user: str, appl_name: str, with_passw
 
 
 def subscribe_refused(qm: QueueManagerState, conn: Connection, user: str, options: int,
-                      topic: str) -> None:
+                      topic: str, admin_topics: list[str]) -> None:
     """MQSUB refused: `user` may not subscribe to `topic`: Not Authorized (type 5)."""
     if qm.attrs.get("AUTHOREV") != ENABLED:
         return
     _put(qm, CMQC.MQRC_NOT_AUTHORIZED, [
         _qmgr(qm), cfin(CMQCFC.MQIACF_REASON_QUALIFIER, CMQCFC.MQRQ_SUB_NOT_AUTHORIZED),
         cfin(CMQCFC.MQIACF_SUB_OPTIONS, options), _user(user), *_appl(conn),
-        cfst(CMQC.MQCA_TOPIC_STRING, topic)])
+        cfst(CMQC.MQCA_TOPIC_STRING, topic), _admin_topics(admin_topics)])
+
+
+def destination_refused(qm: QueueManagerState, conn: Connection, user: str, options: int,
+                        topic: str, queue_name: str, open_options: int) -> None:
+    """MQSUB refused: `user` may not use `queue_name`, the destination the application gave
+    by its handle, with `open_options` (what the subscription needs of it): Not Authorized
+    (type 6). DestQMgrName is left out: a destination handle here is always to a queue of
+    this queue manager."""
+    if qm.attrs.get("AUTHOREV") != ENABLED:
+        return
+    _put(qm, CMQC.MQRC_NOT_AUTHORIZED, [
+        _qmgr(qm), cfin(CMQCFC.MQIACF_REASON_QUALIFIER, CMQCFC.MQRQ_SUB_DEST_NOT_AUTHORIZED),
+        cfin(CMQCFC.MQIACF_SUB_OPTIONS, options), _user(user), *_appl(conn),
+        cfst(CMQC.MQCA_TOPIC_STRING, topic),
+        cfst(CMQC.MQCA_Q_NAME, queue_name, CMQC.MQ_Q_NAME_LENGTH),
+        cfin(CMQCFC.MQIACF_OPEN_OPTIONS, open_options)])
 
 
 def command_refused(qm: QueueManagerState, user: str, command: int) -> None:
@@ -177,6 +225,10 @@ def _qmgr(qm: QueueManagerState) -> bytes:
 
 def _user(user: str) -> bytes:
     return cfst(CMQCFC.MQCACF_USER_IDENTIFIER, user, CMQC.MQ_USER_ID_LENGTH)
+
+
+def _admin_topics(names: list[str]) -> bytes:
+    return cfsl(CMQCFC.MQCACF_ADMIN_TOPIC_NAMES, names, CMQC.MQ_TOPIC_NAME_LENGTH)
 
 
 def _appl(conn: Connection) -> list[bytes]:

@@ -88,4 +88,9 @@ def close(qm: QueueManagerState, conn: Connection, hobj: int, options: int) -> N
     if handle.subscription is not None:
         subscriptions.close(qm, conn, handle, options)
         return
-    close_handle(qm, conn, handle, options)
+    try:
+        close_handle(qm, conn, handle, options)
+    except MQError as exc:
+        if exc.reason == CMQC.MQRC_NOT_AUTHORIZED:
+            qmgr_events.close_refused(qm, conn, conn.user, handle.name)
+        raise

@@ -7,7 +7,9 @@ queue is a local queue with its model's attributes, DEFTYPE included, which says
   handle, MQDISC or a broken connection deletes it with its messages. It never holds a
   persistent message (put.py) and is never stored, so a restarted queue manager has none.
 * permanent (PERMDYN): stored like any definition, with its persistent messages; it goes
-  only with MQCLOSE(MQCO_DELETE or MQCO_DELETE_PURGE) or an MQSC DELETE.
+  only with MQCLOSE(MQCO_DELETE or MQCO_DELETE_PURGE) or an MQSC DELETE. On a queue manager
+  with users, that MQCLOSE through a handle other than the creating one needs +dlt
+  (handles.py; refused: MQRC_NOT_AUTHORIZED and a Not Authorized (type 3) event).
 
 Deleting a dynamic queue that other handles still have open frees its name at once; those
 handles then get MQRC_Q_DELETED, and their MQCLOSE succeeds, as MQ answers them.

@@ -6,7 +6,8 @@ Runs in the queue-manager process, under the queue manager's lock (see qmgr.py).
 resolves an alias to its local queue (or creates a dynamic queue from a model, see
 dynamic_queues.py), checks the open options, the user's authority (core/security/checks.py,
 on a queue manager with users) and input sharing, compiles the handle's
-selection string and decides read-ahead; closing gives the queue's open counts back and
+selection string and decides read-ahead; closing checks the authority to delete a
+permanent dynamic queue the handle did not create, gives the queue's open counts back and
 deletes the dynamic queues that go with the handle.
 
 Apart from connections.py, which sends MQOPEN of a topic and MQCLOSE of a subscription to
@@ -18,7 +19,13 @@ from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.core.named_kinds import BY_OBJECT_TYPE
 from spark_mq.embedded.server.core.outcomes import WARNING, MQError
-from spark_mq.embedded.server.core.queue_objects import TEMPORARY_DYNAMIC, AliasQueue, LocalQueue, ModelQueue
+from spark_mq.embedded.server.core.queue_objects import (
+    PERMANENT_DYNAMIC,
+    TEMPORARY_DYNAMIC,
+    AliasQueue,
+    LocalQueue,
+    ModelQueue,
+)
 from spark_mq.embedded.server.core.security import checks
 from spark_mq.embedded.server.core.state import Connection, Handle, QueueManagerState
 from spark_mq.embedded.server.resolution import names
@@ -70,7 +77,7 @@ def open_handle(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
         return _open_elsewhere(qm, conn, name, qmgr_name, options, selection, alternate_user)
     checks.check_open(qm, conn.user, obj_type, name, options, alternate_user)
     model = qm.queues.get(name)
-    created_temporary = False
+    created_temporary = created_permanent = False
     remote = None
     if isinstance(model, ModelQueue) and dynamic_name is not None:
         # every check that can fail comes before the queue exists: a failed MQOPEN creates nothing
@@ -80,13 +87,15 @@ def open_handle(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
         checks.created_dynamic(qm, queue.name, _opener(conn, options, alternate_user))
         name, alias = queue.name, None
         created_temporary = queue.definition_type == TEMPORARY_DYNAMIC
+        created_permanent = not created_temporary
     else:
         resolved = names.resolve(qm, name, "", options)
         queue, alias, remote = resolved.queue, resolved.alias, resolved.remote
         _check_sharing(queue, options)
         selector = _compile_selector(selection, options) if selection else None
     handle = Handle(next(conn.hobj_counter), queue, name, options, selector=selector,
-                    created_temporary=created_temporary, remote=remote)
+                    created_temporary=created_temporary, created_permanent=created_permanent,
+                    remote=remote)
     return _opened(qm, conn, handle, alias or queue)
 
 
@@ -156,11 +165,22 @@ def close_handle(qm: QueueManagerState, conn: Connection, handle: Handle, option
     if options & _SUBSCRIPTION_CLOSES:  # for subscription handles, and no handle here is one
         raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
     dynamic_queues.check_close(qm, handle, options)
+    _check_delete_authority(qm, conn, handle, options)
     del conn.handles[handle.hobj]
     release(qm, handle)
     dynamic_queues.delete_on_close(qm, handle, options)
     if handle.put_group is not None:
         raise MQError(CMQC.MQRC_INCOMPLETE_GROUP, WARNING)
+
+
+def _check_delete_authority(qm: QueueManagerState, conn: Connection, handle: Handle,
+                            options: int) -> None:
+    """MQCLOSE deleting a permanent dynamic queue (check_close let it through) through a
+    handle other than the one whose MQOPEN created it: IBM MQ checks +dlt on the queue."""
+    queue = handle.queue
+    if (options & dynamic_queues.DELETE_OPTIONS and queue is not None and not queue.deleted
+            and queue.definition_type == PERMANENT_DYNAMIC and not handle.created_permanent):
+        checks.check_delete_dynamic(qm, conn.user, queue.name)
 
 
 def handle_of(conn: Connection, hobj: int) -> Handle:

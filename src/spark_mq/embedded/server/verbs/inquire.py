@@ -2,7 +2,8 @@
 
 Runs in the queue-manager process, under the queue manager's lock (see qmgr.py). Queue
 attributes live as MQSC keywords and values (mqsc_attributes.py); this module translates
-selectors (MQIA_*, MQCA_*) and MQI integer values to and from them.
+selectors (MQIA_*, MQCA_*) and MQI integer values to and from them. An MQSET of a queue
+that is not temporary dynamic is a configuration event (events/configuration.py).
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from spark_mq.embedded.server.core.queue_objects import (
     RemoteQueue,
 )
 from spark_mq.embedded.server.core.state import Connection, QueueManagerState, blank
+from spark_mq.embedded.server.events import configuration
 from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.embedded.server.verbs.definitions import save_definition
 from spark_mq.embedded.server.verbs.handles import handle_of
@@ -144,8 +146,13 @@ def set_attributes(qm: QueueManagerState, conn: Connection, hobj: int, selectors
         raise MQError(CMQC.MQRC_NOT_OPEN_FOR_SET)
     queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_SET)  # a queue-manager handle has no SET
     definition = qm.queues.get(handle.name, queue)
+    # IBM: an MQSET is a configuration event, but for a temporary dynamic queue
+    watched = None if queue.definition_type == TEMPORARY_DYNAMIC \
+        else configuration.watch_mqset(qm, definition.name)
     changed = set_values(definition, selectors, ints, chars)
     save_definition(qm, definition)
+    if watched is not None:
+        configuration.mqset_applied(qm, conn.user, watched)
     triggering.attributes_changed(qm, definition, changed)  # TRIGGER on again: a DEPTH re-arm
 
 

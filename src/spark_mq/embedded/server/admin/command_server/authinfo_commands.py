@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from spark_mq.embedded.server.admin import config_objects
 from spark_mq.embedded.server.admin.command_server import pcf
 from spark_mq.embedded.server.admin.command_server.attributes import Value, padded
 from spark_mq.embedded.server.admin.command_server.pcf import PCFError
@@ -27,6 +28,8 @@ from spark_mq.embedded.server.admin.mqsc_apply import apply_command
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.core.security import authinfo
 from spark_mq.embedded.server.core.security.security_state import security_of
+from spark_mq.embedded.server.core.state import QueueManagerState
+from spark_mq.embedded.server.events.configuration import Described
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 _NAME = CMQC.MQCA_AUTH_INFO_NAME
@@ -145,3 +148,15 @@ def delete_auth_info(request: Request) -> list[Reply]:
         raise unknown_object()
     _apply(request, "DELETE")
     return [Reply()]
+
+
+# === configuration events ==================================================================
+def _described(qm: QueueManagerState, name: str) -> Described:
+    """An object as a configuration event describes it: what Inquire returns of it."""
+    attrs = security_of(qm).authinfos.get(name)
+    if attrs is None:
+        return None
+    return CMQC.MQOT_AUTH_INFO, encode(_values(name, dict(attrs)))
+
+
+config_objects.describes("AUTHINFO", _described, lambda qm: sorted(security_of(qm).authinfos))

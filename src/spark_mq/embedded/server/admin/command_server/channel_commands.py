@@ -6,12 +6,14 @@ connect through, and sender (SDR) and receiver (RCVR) channels to other queue ma
 changes go through admin.apply_command, as MQSC DEFINE/ALTER/DELETE CHANNEL do. Other
 channel types are not modelled: creating one fails (MQRCCF_COMMAND_FAILED) rather than
 being ignored, and inquiries find none. Starting, stopping, pinging and resolving channels
-and their status are channel_control.py's.
+and their status are channel_control.py's. A channel in a configuration event has the
+attributes Inquire Channel returns (`config_objects.describes`).
 """
 from __future__ import annotations
 
 from typing import Any
 
+from spark_mq.embedded.server.admin import config_objects
 from spark_mq.embedded.server.admin.command_server import pcf
 from spark_mq.embedded.server.admin.command_server.attributes import Value, padded
 from spark_mq.embedded.server.admin.command_server.pcf import PCFError
@@ -28,6 +30,8 @@ from spark_mq.embedded.server.admin.command_server.request import (
 from spark_mq.embedded.server.admin.mqsc_apply import apply_command
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
+from spark_mq.embedded.server.core.state import QueueManagerState
+from spark_mq.embedded.server.events.configuration import Described
 from spark_mq.mqi.constants import CMQC, CMQCFC, CMQXC
 
 #: Create/Change Channel's parameters -> the SVRCONN attribute (channels.SVRCONN_ATTRIBUTES)
@@ -246,3 +250,16 @@ def delete_channel(request: Request) -> list[Reply]:
         raise unknown_object()
     _apply(request, "DELETE", name, {})
     return [Reply()]
+
+
+# === configuration events ==================================================================
+def _described(qm: QueueManagerState, name: str) -> Described:
+    """A channel as a configuration event describes it: its Inquire Channel attributes."""
+    attrs = channels.table(qm).channels.get(name)
+    if attrs is None:
+        return None
+    return CMQC.MQOT_CHANNEL, encode(_channel_values(name, dict(attrs)))
+
+
+config_objects.describes("CHANNEL", _described,
+                         lambda qm: sorted(channels.table(qm).channels))

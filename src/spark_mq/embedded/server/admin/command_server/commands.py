@@ -107,6 +107,10 @@ COMMANDS: dict[int, Command] = {
          CMQC.MQIA_START_STOP_EVENT: _IN, CMQC.MQIA_CONFIGURATION_EVENT: _IN,
          CMQC.MQIA_COMMAND_EVENT: _IN}),
     CMQCFC.MQCMD_PING_Q_MGR: Command(system_commands.ping_q_mgr, {}, {}),
+    CMQCFC.MQCMD_REFRESH_Q_MGR: Command(
+        system_commands.refresh_q_mgr, {CMQCFC.MQIACF_REFRESH_TYPE: _IN},
+        {CMQCFC.MQIACF_OBJECT_TYPE: _IN, CMQCFC.MQCACF_OBJECT_NAME: _ST,
+         CMQCFC.MQIACF_REFRESH_INTERVAL: _IN}),
     CMQCFC.MQCMD_INQUIRE_CHANNEL: Command(
         channel_commands.inquire_channel, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
         {CMQCFC.MQIACH_CHANNEL_TYPE: _IN, CMQCFC.MQIACF_CHANNEL_ATTRS: _IL}, filters=True),

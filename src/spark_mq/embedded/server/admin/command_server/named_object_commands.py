@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from spark_mq.embedded.server.admin import config_objects
 from spark_mq.embedded.server.admin.command_server import pcf
 from spark_mq.embedded.server.admin.command_server.attributes import Value, padded
 from spark_mq.embedded.server.admin.command_server.object_changes import ObjectChanges
@@ -28,6 +29,8 @@ from spark_mq.embedded.server.admin.command_server.request import (
 )
 from spark_mq.embedded.server.core.named_kinds import KINDS
 from spark_mq.embedded.server.core.named_objects import NamedAttribute, NamedKind
+from spark_mq.embedded.server.core.state import QueueManagerState
+from spark_mq.embedded.server.events.configuration import Described
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 _IN, _ST, _SL = CMQCFC.MQCFT_INTEGER, CMQCFC.MQCFT_STRING, CMQCFC.MQCFT_STRING_LIST
@@ -180,3 +183,25 @@ def _commands(kind: NamedKind) -> dict[int, tuple[Function, dict[int, int], dict
 COMMANDS = {command: entry for kind in KINDS.values() for command, entry in _commands(kind).items()}
 #: the Inquire commands, which take filters
 INQUIRIES = frozenset(kind.pcf_commands[0] for kind in KINDS.values())
+
+
+# === configuration events ==================================================================
+def _names(kind: NamedKind) -> Callable[[QueueManagerState], list[str]]:
+    return lambda qm: sorted(kind.table(qm))
+
+
+def _described(kind: NamedKind) -> Callable[[QueueManagerState, str], Described]:
+    def described(qm: QueueManagerState, name: str) -> Described:
+        """The object as a configuration event describes it: what its Inquire returns."""
+        attrs = kind.table(qm).get(name)
+        if attrs is None:
+            return None
+        lists = [pcf.cfsl(attribute.parameter, attrs.get(key, []), attribute.length)
+                 for key, attribute in kind.attributes.items()
+                 if attribute.listed and attribute.inquired]
+        return kind.object_type, [*encode(_values(kind, name, attrs)), *lists]
+    return described
+
+
+for _kind in KINDS.values():
+    config_objects.describes(_kind.kind, _described(_kind), _names(_kind))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from spark_mq.embedded.server.admin import config_objects
 from spark_mq.embedded.server.admin.command_server import pcf
 from spark_mq.embedded.server.admin.command_server.pcf import PCFError
 from spark_mq.embedded.server.admin.command_server.request import (
@@ -25,6 +26,8 @@ from spark_mq.embedded.server.admin.pubsub import administered
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.pubsub.pubsub_state import Subscription, TopicObject
+from spark_mq.embedded.server.core.state import QueueManagerState
+from spark_mq.embedded.server.events.configuration import Described
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
 _UNSET = -99  # an integer parameter the request does not give
@@ -272,3 +275,13 @@ INQUIRE_SUBSCRIPTION_OPTIONAL = {**SUBSCRIPTION_SELECTORS, CMQCFC.MQIACF_SUB_ATT
                                  CMQCFC.MQIACF_DURABLE_SUBSCRIPTION: _IN,
                                  CMQCFC.MQIACF_SUB_TYPE: _IN}
 INQUIRE_TOPIC_OPTIONAL = {CMQC.MQIA_TOPIC_TYPE: _IN, CMQCFC.MQIACF_TOPIC_ATTRS: _IL}
+
+
+# === configuration events ==================================================================
+def _described_topic(qm: QueueManagerState, name: str) -> Described:
+    """A topic object as a configuration event describes it: what Inquire Topic returns."""
+    topic = qm.pubsub.topics.get(name)
+    return None if topic is None else (CMQC.MQOT_TOPIC, _topic_parameters(topic))
+
+
+config_objects.describes("TOPIC", _described_topic, lambda qm: sorted(qm.pubsub.topics))

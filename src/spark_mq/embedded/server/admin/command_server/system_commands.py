@@ -1,6 +1,6 @@
 """The queue manager and connection commands: Inquire/Change Queue Manager, Ping Queue
-Manager and Inquire Connection (runs in the queue-manager process, under the queue
-manager's lock).
+Manager, Refresh Queue Manager and Inquire Connection (runs in the queue-manager process,
+under the queue manager's lock).
 
 Queue-manager attributes are answered by qmgr_attributes.qmgr_value, the function MQINQ uses,
 so PCF, MQINQ and DISPLAY QMGR agree.
@@ -23,6 +23,7 @@ from spark_mq.mqi.constants import CMQC, CMQCFC
 _SELECTORS = sorted({value for name, value in vars(CMQC).items()
                      if name.startswith(("MQIA_", "MQCA_")) and isinstance(value, int)
                      and (is_int_selector(value) or CMQC.MQCA_FIRST <= value <= CMQC.MQCA_LAST)})
+_MAX_REFRESH_INTERVAL = 999999
 #: Change Queue Manager's parameters -> the QMGR attribute (mqsc_attributes.QMGR_ATTRIBUTES)
 _QMGR_CHANGES = {
     CMQC.MQCA_Q_MGR_DESC: "DESCR",
@@ -84,6 +85,40 @@ def change_q_mgr(request: Request) -> list[Reply]:
             raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, parameter.id) from None
     try:
         apply_command(request.qm, MQSCCommand("ALTER", "QMGR", "", changes))
+    except ValueError:
+        raise PCFError(CMQCFC.MQRCCF_COMMAND_FAILED) from None
+    return [Reply()]
+
+
+#: Refresh Queue Manager's ObjectType -> REFRESH QMGR's OBJECT: the types kept here
+_REFRESHED_TYPES = {
+    CMQC.MQOT_ALL: "ALL", CMQC.MQOT_Q: "QUEUE", CMQC.MQOT_LOCAL_Q: "QLOCAL",
+    CMQC.MQOT_ALIAS_Q: "QALIAS", CMQC.MQOT_MODEL_Q: "QMODEL", CMQC.MQOT_REMOTE_Q: "QREMOTE",
+    CMQC.MQOT_Q_MGR: "QMGR", CMQC.MQOT_CHANNEL: "CHANNEL", CMQC.MQOT_NAMELIST: "NAMELIST",
+    CMQC.MQOT_PROCESS: "PROCESS", CMQC.MQOT_AUTH_INFO: "AUTHINFO", CMQC.MQOT_TOPIC: "TOPIC"}
+#: what REFRESH QMGR TYPE(...) each RefreshType is; MQRT_EXPIRY and MQRT_EARLY are z/OS's
+_REFRESH_TYPES = {CMQCFC.MQRT_CONFIGURATION: "CONFIGEV", CMQCFC.MQRT_PROXYSUB: "PROXYSUB"}
+
+
+def refresh_q_mgr(request: Request) -> list[Reply]:
+    """MQCMD_REFRESH_Q_MGR: REFRESH QMGR TYPE(CONFIGEV) for MQRT_CONFIGURATION, with
+    ObjectType, ObjectName and RefreshInterval as OBJECT, NAME and REFINT (one Refresh
+    object event per object selected, admin/config_objects.py); MQRT_PROXYSUB has no proxy
+    subscriptions to resynchronize here."""
+    refresh_type = _REFRESH_TYPES.get(request.integer(CMQCFC.MQIACF_REFRESH_TYPE, 0))
+    if refresh_type is None:
+        raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, CMQCFC.MQIACF_REFRESH_TYPE)
+    object_type = _REFRESHED_TYPES.get(request.integer(CMQCFC.MQIACF_OBJECT_TYPE, CMQC.MQOT_ALL))
+    if object_type is None:
+        raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, CMQCFC.MQIACF_OBJECT_TYPE)
+    name = request.string(CMQCFC.MQCACF_OBJECT_NAME, "*")
+    interval = request.integer(CMQCFC.MQIACF_REFRESH_INTERVAL, 0)
+    if not 0 <= interval <= _MAX_REFRESH_INTERVAL:
+        raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, CMQCFC.MQIACF_REFRESH_INTERVAL)
+    attributes: dict[str, object] = {"TYPE": refresh_type, "OBJECT": object_type,
+                                     "NAME": name or "*", "REFINT": interval}
+    try:
+        apply_command(request.qm, MQSCCommand("REFRESH", "QMGR", "", attributes))
     except ValueError:
         raise PCFError(CMQCFC.MQRCCF_COMMAND_FAILED) from None
     return [Reply()]

@@ -39,22 +39,30 @@ def authorize_administration(qm: QueueManagerState, user: str, topic: str,
 def _walk(qm: QueueManagerState, topic: str, check: Callable[[str], None]) -> None:
     """`check` each topic object from the nearest at or above `topic` up to the root, until
     one passes; the last refusal when none does."""
+    refused: MQError | None = None
+    for name in admin_topic_names(qm, topic):
+        try:
+            check(name)
+            return
+        except MQError as exc:
+            refused = exc
+    if refused is not None:
+        raise refused
+
+
+def admin_topic_names(qm: QueueManagerState, topic: str) -> list[str]:
+    """The topic objects whose authority a check of `topic` looks at, nearest first (what an
+    authority event reports as AdminTopicNames)."""
     nodes = {node.topic_string: node.name for node in qm.pubsub.topics.values()}
     levels = topic.split("/") if topic else []
-    refused: MQError | None = None
+    found = []
     while True:
         name = nodes.get("/".join(levels))
         if name is not None:
-            try:
-                check(name)
-                return
-            except MQError as exc:
-                refused = exc
+            found.append(name)
         if not levels:
-            break
+            return found
         levels.pop()
-    if refused is not None:
-        raise refused
 
 
 def own_managed_queue(qm: QueueManagerState, queue_name: str, user: str) -> None:

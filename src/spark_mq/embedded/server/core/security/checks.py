@@ -9,7 +9,11 @@ and also on the queue manager object", MQ's "Granting authority to set context")
 model queue, which creates a dynamic queue from it, also needs DSP on the model. A
 queue-manager object opened to inquire needs INQ on the queue manager. MQPUT1 opens the
 queue the same way (put.put1). The user whose MQOPEN created a dynamic queue holds every
-authority on it. A refusal is
+authority on it. MQCLOSE deleting a permanent dynamic queue (MQCO_DELETE, MQCO_DELETE_PURGE)
+through a handle that did not create it needs DLT on the queue for the connection's user
+(IBM's MQCLOSE: "the user identifier that was used to validate the MQOPEN call"; this queue
+manager does not keep an open's alternate user with its handle). MQSUB given the handle of
+its destination queue needs PUT on that queue for the subscription's user. A refusal is
 MQRC_NOT_AUTHORIZED, as in MQ; a queue that does not exist is left to the open
 (MQRC_UNKNOWN_OBJECT_NAME).
 
@@ -143,6 +147,18 @@ def check_topic(qm: QueueManagerState, user: str, topic_object: str, options: in
     if options & (_INPUT | CMQC.MQOO_BROWSE):
         needed.add(CMQCFC.MQAUTH_SUBSCRIBE)
     check(qm, user, CMQC.MQOT_TOPIC, topic_object, needed)
+
+
+def check_delete_dynamic(qm: QueueManagerState, user: str, queue_name: str) -> None:
+    """MQCLOSE deleting a permanent dynamic queue through a handle that did not create it."""
+    if enforced(qm):
+        check(qm, user, CMQC.MQOT_Q, queue_name, {CMQCFC.MQAUTH_DELETE})
+
+
+def check_destination(qm: QueueManagerState, user: str, queue_name: str) -> None:
+    """MQSUB's destination queue, given by a handle: publications are put on it for `user`."""
+    if enforced(qm):
+        check(qm, user, CMQC.MQOT_Q, queue_name, {CMQCFC.MQAUTH_OUTPUT})
 
 
 def created_dynamic(qm: QueueManagerState, queue_name: str, user: str) -> None:

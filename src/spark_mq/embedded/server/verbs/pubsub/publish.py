@@ -1,5 +1,6 @@
 """MQPUT and MQPUT1 to a topic: a publication, delivered to every matching subscription
-(runs in the queue-manager process, under the queue manager's lock).
+(runs in the queue-manager process, under the queue manager's lock). A topic whose PUB is
+DISABLED refuses it with MQRC_PUT_INHIBITED and IBM's Put Inhibited event (INHIBTEV).
 
 The publication's MQMD is resolved as a put's is, by the same preamble (verbs/prepare_put.py:
 context, ids), with the topic's defaults: MQPER_PERSISTENCE_AS_TOPIC_DEF and
@@ -22,6 +23,7 @@ from spark_mq.embedded.server.core.property_rules import check_properties
 from spark_mq.embedded.server.core.pubsub import topics
 from spark_mq.embedded.server.core.pubsub.pubsub_state import RetainedPublication
 from spark_mq.embedded.server.core.queue_objects import I_PERSISTENCE, Message
+from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.embedded.server.verbs.prepare_put import Destination, prepare_md
 from spark_mq.embedded.server.verbs.pubsub import retained as retained_pubs
 from spark_mq.embedded.server.verbs.pubsub.delivery import copy_for, place
@@ -40,6 +42,7 @@ def publish(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: b
     topic = handle.topic or ""
     attrs = topics.attributes(qm, topic, _TOPIC_KEYS)
     if attrs["PUB"] == "DISABLED":
+        qmgr_events.inhibited(qm, conn, CMQC.MQRC_PUT_INHIBITED, "", topic=topic)
         raise MQError(CMQC.MQRC_PUT_INHIBITED)
     destination = Destination(attrs["DEFPSIST"] == "YES", int(attrs["DEFPRTY"]), groups=False,
                               reply_aliases=False)

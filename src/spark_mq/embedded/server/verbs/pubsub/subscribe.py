@@ -5,10 +5,12 @@ MQSUB with MQSO_CREATE makes a subscription; with MQSO_RESUME it takes up an exi
 (durable or administrative) one by its SubName, and with MQSO_ALTER it also changes it. Its
 publications go to a managed queue (MQSO_MANAGED: a dynamic queue made from the topic's
 MDURMDL or MNDURMDL model, and MQSUB returns a handle to it) or to the queue whose handle
-the application passes. MQSUB also returns a subscription handle; MQCLOSE of that handle
-removes a non-durable subscription (and its managed queue), and a durable one only with
-MQCO_REMOVE_SUB. MQDISC closes every subscription handle of the connection with MQCO_NONE.
-A subscription is held by one handle at a time (MQRC_SUBSCRIPTION_IN_USE).
+the application passes (which the subscription's user must be allowed to put to, else
+MQRC_NOT_AUTHORIZED and IBM's Not Authorized (type 6) event). MQSUB also returns a
+subscription handle; MQCLOSE of that handle removes a non-durable subscription (and its
+managed queue), and a durable one only with MQCO_REMOVE_SUB. MQDISC closes every
+subscription handle of the connection with MQCO_NONE. A subscription is held by one handle
+at a time (MQRC_SUBSCRIPTION_IN_USE).
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from spark_mq.embedded.server.core.pubsub import topic_authority as authority
 from spark_mq.embedded.server.core.pubsub.pubsub_state import Subscription
 from spark_mq.embedded.server.core.pubsub.topic_matching import compile_pattern, fixed_prefix
 from spark_mq.embedded.server.core.queue_objects import LocalQueue, ModelQueue
+from spark_mq.embedded.server.core.security import checks
 from spark_mq.embedded.server.core.security.checks import acting_user
 from spark_mq.embedded.server.core.state import ACCOUNTING_TOKEN, Handle
 from spark_mq.embedded.server.events import queue_manager as qmgr_events
@@ -86,7 +89,13 @@ def open_topic(qm: QueueManagerState, conn: Connection, object_name: str, object
     topic = topics.topic_string(qm, object_name, object_string)
     user = acting_user(qm, conn.user, alternate_user,
                        bool(options & CMQC.MQOO_ALTERNATE_USER_AUTHORITY))
-    authority.authorize(qm, user, topic, authority.PUBLISH)
+    try:
+        authority.authorize(qm, user, topic, authority.PUBLISH)
+    except MQError as exc:
+        if exc.reason == CMQC.MQRC_NOT_AUTHORIZED:
+            qmgr_events.topic_open_refused(qm, conn, user, options, topic,
+                                           authority.admin_topic_names(qm, topic))
+        raise
     handle = Handle(next(conn.hobj_counter), None, object_name or topic, options, topic=topic)
     conn.handles[handle.hobj] = handle
     return handle
@@ -133,7 +142,8 @@ def _create(qm: QueueManagerState, conn: Connection, request: SubRequest,
         authority.authorize(qm, user, node, authority.SUBSCRIBE)
     except MQError as exc:
         if exc.reason == CMQC.MQRC_NOT_AUTHORIZED:
-            qmgr_events.subscribe_refused(qm, conn, user, options, topic)
+            qmgr_events.subscribe_refused(qm, conn, user, options, topic,
+                                          authority.admin_topic_names(qm, node))
         raise
     attrs = topics.attributes(qm, node, ("SUB", "DURSUB", "MDURMDL", "MNDURMDL"))
     if attrs["SUB"] == "DISABLED":
@@ -159,7 +169,7 @@ def _create(qm: QueueManagerState, conn: Connection, request: SubRequest,
         sub.destination = queue_handle.name
         hobj = queue_handle.hobj
     else:
-        sub.destination = _provided_queue(conn, request.hobj)
+        sub.destination = _destination(qm, conn, request, user, topic)
         hobj = request.hobj
     qm.pubsub.add(sub)
     storage.save_subscription(qm, sub)
@@ -179,19 +189,20 @@ def _resume(qm: QueueManagerState, conn: Connection, sub: Subscription,
     authority.authorize(qm, user, fixed_prefix(sub.topic_string, sub.wildcard_char),
                         authority.SUBSCRIBE)
     if options & CMQC.MQSO_ALTER:
-        _alter(qm, conn, sub, request)
+        _alter(qm, conn, sub, request, user)
     if sub.managed:
         if request.hobj != CMQC.MQHO_NONE:
             raise MQError(CMQC.MQRC_HOBJ_ERROR)
         hobj = _open_existing(qm, conn, sub.destination)
     else:
         hobj = request.hobj
-        if hobj != CMQC.MQHO_NONE:
-            _provided_queue(conn, hobj)
+        if hobj != CMQC.MQHO_NONE and not options & CMQC.MQSO_ALTER:   # _alter checked it
+            _destination(qm, conn, request, user, sub.topic_string)
     return _hold(conn, sub), hobj
 
 
-def _alter(qm: QueueManagerState, conn: Connection, sub: Subscription, request: SubRequest) -> None:
+def _alter(qm: QueueManagerState, conn: Connection, sub: Subscription, request: SubRequest,
+           user: str) -> None:
     options = request.options
     if bool(options & CMQC.MQSO_DURABLE) != sub.durable:
         raise MQError(CMQC.MQRC_DURABILITY_NOT_ALTERABLE)
@@ -201,7 +212,7 @@ def _alter(qm: QueueManagerState, conn: Connection, sub: Subscription, request: 
     if bool(options & CMQC.MQSO_MANAGED) != sub.managed:
         raise MQError(CMQC.MQRC_ALTER_SUB_ERROR)
     if not sub.managed:
-        sub.destination = _provided_queue(conn, request.hobj)
+        sub.destination = _destination(qm, conn, request, user, sub.topic_string)
     if request.selection != sub.selector:
         raise MQError(CMQC.MQRC_SELECTOR_NOT_ALTERABLE)
     if options & CMQC.MQSO_SET_CORREL_ID:
@@ -250,6 +261,20 @@ def _provided_queue(conn: Connection, hobj: int) -> str:
     if handle.queue.deleted:
         raise MQError(CMQC.MQRC_Q_DELETED)
     return handle.queue.name
+
+
+def _destination(qm: QueueManagerState, conn: Connection, request: SubRequest, user: str,
+                 topic: str) -> str:
+    """The queue of the handle MQSUB was given, which `user` must be allowed to put to."""
+    name = _provided_queue(conn, request.hobj)
+    try:
+        checks.check_destination(qm, user, name)
+    except MQError as exc:
+        if exc.reason == CMQC.MQRC_NOT_AUTHORIZED:
+            qmgr_events.destination_refused(qm, conn, user, request.options, topic, name,
+                                            CMQC.MQOO_OUTPUT)
+        raise
+    return name
 
 
 def _open_managed(qm: QueueManagerState, conn: Connection, model: str, durable: bool) -> Handle:
