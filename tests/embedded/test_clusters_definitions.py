@@ -245,3 +245,15 @@ def test_cluster_commands_not_there_yet_are_refused_by_name(cqm, command):
     with pytest.raises(EmbeddedQueueManagerError,
                        match=rf"{verb} \w+ is not supported by the embedded queue manager yet"):
         cqm.run_mqsc(command)
+
+
+# and through PCF: the commands fail (never silently), and no queue is a cluster queue yet
+def test_pcf_cluster_commands_not_there_yet_fail(cqm, pcf):
+    assert _pcf_reason(pcf.MQCMD_INQUIRE_CLUSTER_Q_MGR, {
+        CMQC.MQCA_CLUSTER_Q_MGR_NAME: b"*"}) == CMQCFC.MQRCCF_COMMAND_FAILED
+    assert _pcf_reason(pcf.MQCMD_REFRESH_CLUSTER, {
+        CMQC.MQCA_CLUSTER_NAME: b"CLUS1"}) == CMQCFC.MQRCCF_COMMAND_FAILED
+    cqm.run_mqsc("DEFINE QLOCAL(CL.QUEUE) CLUSTER(CLUS1) REPLACE")
+    assert _pcf_reason(pcf.MQCMD_INQUIRE_Q, {
+        CMQC.MQCA_Q_NAME: b"CL.*", CMQC.MQIA_Q_TYPE: CMQC.MQQT_CLUSTER}) \
+        == CMQC.MQRC_UNKNOWN_OBJECT_NAME
