@@ -5,8 +5,9 @@ The embedded queue manager answers as an IBM MQ 9.4 queue manager on a UNIX plat
 Attributes an administrator can change live in `QueueManagerState.attrs` (see
 mqsc_attributes.QMGR_ATTRIBUTES: DEADQ, DESCR, MAXMSGL, MAXUMSGS, MAXPROPL, MAXHANDS,
 TRIGINT, CONNAUTH, CHLAUTH, PERFMEV, CHLEV, MONQ... act; the cluster ones REPOS, REPOSNL,
-DEFCLXQ, CLWLUSEQ and CLWLMRUC are answered as set, for server/clusters/; STORED_QMGR_ATTRIBUTES, everything
-else `dmpmqcfg` writes, are only kept and shown by DISPLAY QMGR); the rest are fixed here.
+DEFCLXQ, CLWLUSEQ and CLWLMRUC are answered as set, for server/clusters/;
+STORED_QMGR_ATTRIBUTES, everything else `dmpmqcfg` writes, are only kept and shown by
+DISPLAY QMGR); the rest are fixed here.
 Where the embedded queue manager lacks a facility MQ has (distribution lists, the SSL,
 logger and channel auto-definition events, channel auto-definition), MQINQ says so rather
 than claim it, whatever ALTER QMGR stored (SSLEV(ENABLED) is shown by DISPLAY QMGR, but
@@ -90,7 +91,7 @@ CHAR_LENGTHS = {
     CMQC.MQCA_CONN_AUTH: CMQC.MQ_AUTH_INFO_NAME_LENGTH,
     CMQC.MQCA_SSL_KEY_REPOSITORY: CMQC.MQ_SSL_KEY_REPOSITORY_LENGTH,
     CMQC.MQCA_CERT_LABEL: CMQC.MQ_CERT_LABEL_LENGTH,
-    CMQC.MQCA_REPOSITORY_NAME: CMQC.MQ_Q_MGR_NAME_LENGTH,
+    CMQC.MQCA_REPOSITORY_NAME: CMQC.MQ_CLUSTER_NAME_LENGTH,
     CMQC.MQCA_REPOSITORY_NAMELIST: CMQC.MQ_NAMELIST_NAME_LENGTH,
 }
 #: MQINQ character selectors -> the QMGR attribute holding them (server/network/tls.py reads
