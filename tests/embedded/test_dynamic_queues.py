@@ -83,13 +83,14 @@ def test_a_new_queue_manager_has_the_system_queues_and_the_developer_model(qm, c
                        ("SYSTEM.NDURABLE.MODEL.QUEUE", "QMODEL")):
         assert re.search(rf"QUEUE\({re.escape(name)}\)\s+TYPE\({kind}\)", shown), name
     # the default models, MQSC's reply model and the non-durable subscriptions' make
-    # temporary queues, the durable subscriptions' model permanent ones. The queue manager is
+    # temporary queues, the durable subscriptions' and the cluster-senders' transmission
+    # queues' (SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE) models permanent ones. The queue manager is
     # the session's: other tests' managed durable queues (SYSTEM.MANAGED.DURABLE.*, PERMDYN)
     # may be there too, so only the models are counted
     models = shown.split("AMQ8409I")
     models = [block for block in models if "TYPE(QMODEL)" in block]
     assert sum("DEFTYPE(TEMPDYN)" in block for block in models) == 4
-    assert sum("DEFTYPE(PERMDYN)" in block for block in models) == 1
+    assert sum("DEFTYPE(PERMDYN)" in block for block in models) == 2
     assert "DEFTYPE(PREDEFINED)" in shown    # the local queues were defined
     assert conn.inquire(CMQC.MQCA_COMMAND_INPUT_Q_NAME).strip() == b"SYSTEM.ADMIN.COMMAND.QUEUE"
 

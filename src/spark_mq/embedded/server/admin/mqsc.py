@@ -22,7 +22,8 @@ and PROCESS commands by named_object_mqsc.py, and TOPIC commands
 against core/pubsub/topic_attributes.py.  Everything
 else a real queue manager understands (channels, listeners, subscriptions, START/STOP ...) is
 returned with raw string attributes, for the caller to apply (core/channel_definitions.py types those of
-SVRCONN, SDR, RCVR and CLNTCONN channels, admin/pubsub/pubsub_mqsc.py those of DEFINE SUB) or to
+SVRCONN, SDR, RCVR, SVR, RQSTR, CLNTCONN, CLUSSDR and CLUSRCVR channels,
+admin/pubsub/pubsub_mqsc.py those of DEFINE SUB) or to
 ignore: IBM's developer-container scripts contain such commands and must load without error.
 """
 from __future__ import annotations

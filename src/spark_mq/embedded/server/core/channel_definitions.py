@@ -22,8 +22,11 @@ channel agents read them when a channel starts. A server (SVR) has a sender's at
 and a requester (RQSTR) a receiver's plus CONNAME: a server with CONNAME starts as a sender
 does and its partner, a receiver or a requester, receives (server-initiated; the
 requester-initiated forms are not modelled yet). CLNTCONN definitions are kept and shown
-(`CLNTCONN_ATTRIBUTES`) but carry no clients. Other channel types (cluster channels) are
-accepted and ignored, so IBM's scripts load.
+(`CLNTCONN_ATTRIBUTES`) but carry no clients. Cluster-sender (CLUSSDR) and cluster-receiver
+(CLUSRCVR) definitions are kept, validated and shown with their cluster attributes
+(`CLUSSDR_ATTRIBUTES`, `CLUSRCVR_ATTRIBUTES`; the refusals IBM gives for them are
+clusters/definitions.py's), but no channel agent runs them yet (server/clusters/ says what
+is missing). Other channel types (AMQP, MQTT) are accepted and ignored, so IBM's scripts load.
 """
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ from spark_mq.embedded.tls import cipher_specs
 
 SVRCONN, SENDER, RECEIVER, CLNTCONN = "SVRCONN", "SDR", "RCVR", "CLNTCONN"
 SERVER, REQUESTER = "SVR", "RQSTR"
+CLUSSDR, CLUSRCVR = "CLUSSDR", "CLUSRCVR"
 #: the types whose agent sends a transmission queue's messages, and those that receive them
 SENDING = frozenset({SENDER, SERVER})
 RECEIVING = frozenset({RECEIVER, REQUESTER})
@@ -156,6 +160,30 @@ REQUESTER_ATTRIBUTES: dict[str, AttributeSpec] = {
     "MCATYPE": _enum("PROCESS", "THREAD"), "MODENAME": _str(8), "TPNAME": _str(64),
     "PASSWORD": _str(12), "USERID": _str(12),
 }
+#: what both cluster channels add (IBM's chlclus.html): the clusters served, in CLUSTER or in
+#: the namelist CLUSNL (clusters/definitions.py refuses both), and the workload attributes
+#: the cluster workload algorithm reads from the target's CLUSRCVR: rank, priority, weight
+#: and the network priority among several routes to one queue manager
+_CLUSTER_CHANNEL: dict[str, AttributeSpec] = {
+    "CLUSTER": _str(48), "CLUSNL": _str(48),
+    "CLWLRANK": _int(0, 0, 9), "CLWLPRTY": _int(0, 0, 9), "CLWLWGHT": _int(50, 1, 99),
+    "NETPRTY": _int(0, 0, 9),
+}
+#: a cluster-receiver: this queue manager's door into its clusters, a receiver whose
+#: definition also says how the other members' auto-defined cluster-senders reach it and
+#: behave (CONNAME, batches, retries, intervals), as IBM's CLUSRCVR does
+CLUSRCVR_ATTRIBUTES: dict[str, AttributeSpec] = {
+    **RECEIVER_ATTRIBUTES,
+    **{key: spec for key, spec in SENDER_ATTRIBUTES.items()
+       if key not in RECEIVER_ATTRIBUTES and key not in ("XMITQ", "PASSWORD", "USERID")},
+    **_CLUSTER_CHANNEL,
+}
+#: a cluster-sender defined by hand: a sender to a full repository, with no XMITQ of its own
+#: (clustering's transmission queue serves every cluster-sender, by CorrelId)
+CLUSSDR_ATTRIBUTES: dict[str, AttributeSpec] = {
+    **{key: spec for key, spec in SENDER_ATTRIBUTES.items() if key != "XMITQ"},
+    **_CLUSTER_CHANNEL,
+}
 #: a client-connection definition: kept for DISPLAY, PCF and a CCDT made elsewhere; nothing
 #: here connects with it (clients read their CCDT themselves)
 CLNTCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
@@ -172,7 +200,8 @@ CLNTCONN_ATTRIBUTES: dict[str, AttributeSpec] = {
 }
 ATTRIBUTES: dict[str, dict[str, AttributeSpec]] = {
     SVRCONN: SVRCONN_ATTRIBUTES, SENDER: SENDER_ATTRIBUTES, RECEIVER: RECEIVER_ATTRIBUTES,
-    SERVER: SERVER_ATTRIBUTES, REQUESTER: REQUESTER_ATTRIBUTES, CLNTCONN: CLNTCONN_ATTRIBUTES}
+    SERVER: SERVER_ATTRIBUTES, REQUESTER: REQUESTER_ATTRIBUTES, CLNTCONN: CLNTCONN_ATTRIBUTES,
+    CLUSSDR: CLUSSDR_ATTRIBUTES, CLUSRCVR: CLUSRCVR_ATTRIBUTES}
 #: keywords of IBM's DEFINE CHANNEL that are about the command, or z/OS's: accepted, kept
 _UNMODELLED = frozenset("DEFCDISP QSGDISP CMDSCOPE LIKE".split())
 _FLAGS = frozenset({"REPLACE", "NOREPLACE"})

@@ -4,8 +4,10 @@ show them (runs in the queue-manager process).
 The embedded queue manager answers as an IBM MQ 9.4 queue manager on a UNIX platform does.
 Attributes an administrator can change live in `QueueManagerState.attrs` (see
 mqsc_attributes.QMGR_ATTRIBUTES: DEADQ, DESCR, MAXMSGL, MAXUMSGS, MAXPROPL, MAXHANDS,
-TRIGINT, CONNAUTH, CHLAUTH, PERFMEV, CHLEV, MONQ... act; STORED_QMGR_ATTRIBUTES, everything
-else `dmpmqcfg` writes, are only kept and shown by DISPLAY QMGR); the rest are fixed here.
+TRIGINT, CONNAUTH, CHLAUTH, PERFMEV, CHLEV, MONQ... act; the cluster ones REPOS, REPOSNL,
+DEFCLXQ, CLWLUSEQ and CLWLMRUC are answered as set, for server/clusters/;
+STORED_QMGR_ATTRIBUTES, everything else `dmpmqcfg` writes, are only kept and shown by
+DISPLAY QMGR); the rest are fixed here.
 Where the embedded queue manager lacks a facility MQ has (distribution lists, the SSL,
 logger and channel auto-definition events, channel auto-definition), MQINQ says so rather
 than claim it, whatever ALTER QMGR stored (SSLEV(ENABLED) is shown by DISPLAY QMGR, but
@@ -35,6 +37,7 @@ _ALTERABLE_INTS = {
     CMQC.MQIA_MAX_PROPERTIES_LENGTH: "MAXPROPL",
     CMQC.MQIA_MAX_HANDLES: "MAXHANDS",
     CMQC.MQIA_TRIGGER_INTERVAL: "TRIGINT",
+    CMQC.MQIA_CLWL_MRU_CHANNELS: "CLWLMRUC",
 }
 _FIXED_INTS = {
     CMQC.MQIA_COMMAND_LEVEL: COMMAND_LEVEL,
@@ -69,6 +72,12 @@ KEYWORD_SWITCHES: dict[int, tuple[str, dict[str, int]]] = {
     CMQC.MQIA_MONITORING_Q: ("MONQ", {"OFF": CMQC.MQMON_OFF, "NONE": CMQC.MQMON_NONE,
                                       "LOW": CMQC.MQMON_LOW, "MEDIUM": CMQC.MQMON_MEDIUM,
                                       "HIGH": CMQC.MQMON_HIGH}),
+    # clusters (server/clusters/): the cluster transmission queue of each cluster-sender, and
+    # whether a put prefers the local instance of a cluster queue
+    CMQC.MQIA_DEF_CLUSTER_XMIT_Q_TYPE: ("DEFCLXQ", {"SCTQ": CMQCFC.MQCLXQ_SCTQ,
+                                                    "CHANNEL": CMQCFC.MQCLXQ_CHANNEL}),
+    CMQC.MQIA_CLWL_USEQ: ("CLWLUSEQ", {"LOCAL": CMQC.MQCLWL_USEQ_LOCAL,
+                                       "ANY": CMQC.MQCLWL_USEQ_ANY}),
 }
 #: MQINQ character selectors -> the length of their value (MQ_*_LENGTH)
 CHAR_LENGTHS = {
@@ -82,9 +91,13 @@ CHAR_LENGTHS = {
     CMQC.MQCA_CONN_AUTH: CMQC.MQ_AUTH_INFO_NAME_LENGTH,
     CMQC.MQCA_SSL_KEY_REPOSITORY: CMQC.MQ_SSL_KEY_REPOSITORY_LENGTH,
     CMQC.MQCA_CERT_LABEL: CMQC.MQ_CERT_LABEL_LENGTH,
+    CMQC.MQCA_REPOSITORY_NAME: CMQC.MQ_CLUSTER_NAME_LENGTH,
+    CMQC.MQCA_REPOSITORY_NAMELIST: CMQC.MQ_NAMELIST_NAME_LENGTH,
 }
-#: MQINQ character selectors -> the QMGR attribute holding them (server/network/tls.py reads them)
-_ALTERABLE_CHARS = {CMQC.MQCA_SSL_KEY_REPOSITORY: "SSLKEYR", CMQC.MQCA_CERT_LABEL: "CERTLABL"}
+#: MQINQ character selectors -> the QMGR attribute holding them (server/network/tls.py reads
+#: the TLS ones; REPOS and REPOSNL make the queue manager a full repository, server/clusters/)
+_ALTERABLE_CHARS = {CMQC.MQCA_SSL_KEY_REPOSITORY: "SSLKEYR", CMQC.MQCA_CERT_LABEL: "CERTLABL",
+                    CMQC.MQCA_REPOSITORY_NAME: "REPOS", CMQC.MQCA_REPOSITORY_NAMELIST: "REPOSNL"}
 
 
 def identifier(qmgr: QueueManagerState) -> str:

@@ -40,7 +40,7 @@ _CLASSES: dict[str, type[QueueDefinition]] = {
 _RECORDS = {"MAXDEPTH": 999_999_999, "SHARE": "SHARE"}
 
 #: name -> (queue type, attributes) of crtmqm's system queues on Multiplatforms, as far as
-#: a queue manager without clusters, channels to other queue managers or z/OS has them.
+#: a queue manager without z/OS's queue sharing groups has them.
 SYSTEM_QUEUES: dict[str, tuple[str, dict[str, Any]]] = {
     "SYSTEM.DEFAULT.LOCAL.QUEUE": (_LOCAL, {}),
     # the model IBM's PCFExecute and JMS temporary queues open
@@ -75,6 +75,19 @@ SYSTEM_QUEUES: dict[str, tuple[str, dict[str, Any]]] = {
     "SYSTEM.CHANNEL.SYNCQ": (_LOCAL, {"DESCR": "IBM MQ Channel Sync Queue", "DEFPSIST": "YES",
                                       **_RECORDS}),
     "SYSTEM.CHANNEL.INITQ": (_LOCAL, {"DESCR": "IBM MQ Channel Initiation Queue"}),
+    # clusters (server/clusters/): the repository manager's requests and updates, its
+    # records, the transmission queue of every cluster-sender (DEFCLXQ(SCTQ)) and the model
+    # of one per cluster-sender (DEFCLXQ(CHANNEL)); none may be clustered (MQRCCF 3090)
+    "SYSTEM.CLUSTER.COMMAND.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Cluster Command Queue"}),
+    "SYSTEM.CLUSTER.REPOSITORY.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Cluster Repository Queue",
+                                                 "DEFPSIST": "YES", **_RECORDS}),
+    "SYSTEM.CLUSTER.TRANSMIT.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Cluster Transmission Queue",
+                                               "USAGE": "XMITQ", "DEFPSIST": "YES",
+                                               "MAXDEPTH": 999_999_999}),
+    "SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE": (_MODEL, {
+        "DESCR": "IBM MQ Cluster Transmission Model Queue", "USAGE": "XMITQ",
+        "DEFTYPE": "PERMDYN", "DEFPSIST": "YES", "MAXDEPTH": 999_999_999}),
+    "SYSTEM.CLUSTER.HISTORY.QUEUE": (_LOCAL, {"DESCR": "IBM MQ Cluster History Queue"}),
 }
 
 #: store kind -> the queue IBM MQ keeps that kind of record on

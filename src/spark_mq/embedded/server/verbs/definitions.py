@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 
+from spark_mq.embedded.server.clusters import definitions as clusters
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import system_queues
 from spark_mq.embedded.server.core.named_kinds import KINDS as NAMED_KINDS
@@ -75,6 +76,7 @@ def define(qm: QueueManagerState, kind: str, name: str, attrs: dict, replace: bo
         if existing.kind != kind:
             raise ValueError(f"{name} exists as {existing.kind}, not {kind}")
     streaming.check_definition(qm, kind, name, attrs, existing)
+    clusters.check_queue(kind, name, {**(existing.attrs if existing else {}), **attrs})
     if existing is not None:
         _alter(qm, existing, attrs)
         queue = existing
@@ -91,6 +93,7 @@ def define(qm: QueueManagerState, kind: str, name: str, attrs: dict, replace: bo
 def alter(qm: QueueManagerState, kind: str, name: str, attrs: dict) -> None:
     queue = _definition(qm, kind, name)
     streaming.check_definition(qm, kind, name, attrs, queue)
+    clusters.check_queue(kind, name, {**queue.attrs, **attrs})
     _alter(qm, queue, attrs)
     save_definition(qm, queue)
     triggering.attributes_changed(qm, queue, attrs)  # e.g. TRIGGER again: a DEPTH re-arm
@@ -106,6 +109,7 @@ def _alter(qm: QueueManagerState, queue: QueueDefinition, attrs: dict) -> None:
 
 
 def alter_qmgr(qm: QueueManagerState, attrs: dict) -> None:
+    clusters.check_qmgr({**qm.attrs, **attrs})
     qm.attrs.update(attrs)
     qm.store.save_object("QMGR", qm.name, qm.attrs)
 

@@ -2,7 +2,9 @@
 in the queue-manager process, under the queue manager's lock).
 
 Channels are core/channel_definitions.py's table: server-connection (SVRCONN) channels, the ones clients
-connect through, and sender (SDR) and receiver (RCVR) channels to other queue managers;
+connect through, sender (SDR) and receiver (RCVR) channels to other queue managers, and
+cluster-sender (CLUSSDR) and cluster-receiver (CLUSRCVR) channels, refused as IBM refuses
+them (MQRCCF_CLUSTER_NAME_CONFLICT: clusters/definitions.py);
 changes go through admin.apply_command, as MQSC DEFINE/ALTER/DELETE CHANNEL do. Other
 channel types are not modelled: creating one fails (MQRCCF_COMMAND_FAILED) rather than
 being ignored, and inquiries find none. Starting, stopping, pinging and resolving channels
@@ -28,6 +30,7 @@ from spark_mq.embedded.server.admin.command_server.request import (
     unknown_object,
 )
 from spark_mq.embedded.server.admin.mqsc_apply import apply_command
+from spark_mq.embedded.server.clusters.definitions import ClusterRefused
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.core.state import QueueManagerState
@@ -75,13 +78,21 @@ _MESSAGE_CHANNEL: dict[int, tuple[str, dict[int, str] | None, int]] = {
     CMQCFC.MQIACH_MR_INTERVAL: ("MRTMR", None, 0),
     CMQC.MQIA_USE_DEAD_LETTER_Q: ("USEDLQ", {CMQC.MQUSEDLQ_YES: "YES",
                                              CMQC.MQUSEDLQ_NO: "NO"}, 0),
+    # the cluster channels' (core/channel_definitions.py: CLUSSDR and CLUSRCVR only)
+    CMQC.MQCA_CLUSTER_NAME: ("CLUSTER", None, CMQC.MQ_CLUSTER_NAME_LENGTH),
+    CMQC.MQCA_CLUSTER_NAMELIST: ("CLUSNL", None, CMQC.MQ_NAMELIST_NAME_LENGTH),
+    CMQCFC.MQIACH_CLWL_CHANNEL_RANK: ("CLWLRANK", None, 0),
+    CMQCFC.MQIACH_CLWL_CHANNEL_PRIORITY: ("CLWLPRTY", None, 0),
+    CMQCFC.MQIACH_CLWL_CHANNEL_WEIGHT: ("CLWLWGHT", None, 0),
+    CMQCFC.MQIACH_NETWORK_PRIORITY: ("NETPRTY", None, 0),
 }
 _CHANGES.update({selector: (keyword, words) for selector, (keyword, words, _)
                  in _MESSAGE_CHANNEL.items()})
 #: MQIACH_CHANNEL_TYPE values of the channel types kept here
 CHANNEL_TYPES = {channels.SVRCONN: CMQXC.MQCHT_SVRCONN, channels.SENDER: CMQXC.MQCHT_SENDER,
                  channels.RECEIVER: CMQXC.MQCHT_RECEIVER, channels.CLNTCONN: CMQXC.MQCHT_CLNTCONN,
-                 channels.SERVER: CMQXC.MQCHT_SERVER, channels.REQUESTER: CMQXC.MQCHT_REQUESTER}
+                 channels.SERVER: CMQXC.MQCHT_SERVER, channels.REQUESTER: CMQXC.MQCHT_REQUESTER,
+                 channels.CLUSSDR: CMQXC.MQCHT_CLUSSDR, channels.CLUSRCVR: CMQXC.MQCHT_CLUSRCVR}
 _KINDS = {number: kind for kind, number in CHANNEL_TYPES.items()}
 #: the parameters Create/Change Channel take
 CHANGE_PARAMETERS = {selector: (CMQCFC.MQCFT_STRING if selector >= CMQC.MQCA_FIRST
@@ -212,6 +223,8 @@ def _apply(request: Request, verb: str, name: str, attributes: dict[str, object]
            flags: frozenset[str] = frozenset()) -> None:
     try:
         apply_command(request.qm, MQSCCommand(verb, "CHANNEL", name, attributes, flags))
+    except ClusterRefused as refused:
+        raise PCFError(refused.pcf_reason) from None
     except channels.CipherSpecError:
         # IBM's Create/Change Channel answer for an SSLCipherSpec that is not a CipherSpec
         raise PCFError(CMQCFC.MQRCCF_SSL_CIPHER_SPEC_ERROR) from None
@@ -223,8 +236,8 @@ def _apply(request: Request, verb: str, name: str, attributes: dict[str, object]
 
 
 def create_channel(request: Request) -> list[Reply]:
-    """MQCMD_CREATE_CHANNEL: DEFINE CHANNEL(...) CHLTYPE(SVRCONN|SDR|RCVR|SVR|RQSTR)
-    [REPLACE]."""
+    """MQCMD_CREATE_CHANNEL: DEFINE CHANNEL(...) CHLTYPE(SVRCONN|SDR|RCVR|SVR|RQSTR|CLUSSDR|
+    CLUSRCVR) [REPLACE]."""
     name, kind = _named(request)
     replace = request.integer(CMQCFC.MQIACF_REPLACE, CMQCFC.MQRP_NO) == CMQCFC.MQRP_YES
     if channels.exists(request.qm, name) and not replace:

@@ -28,6 +28,7 @@ from spark_mq.embedded.server.admin.command_server.request import (
     unknown_object,
 )
 from spark_mq.embedded.server.admin.mqsc_apply import apply_command
+from spark_mq.embedded.server.clusters.definitions import ClusterRefused
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.core.queue_objects import LocalQueue, QueueDefinition
 from spark_mq.embedded.server.verbs.handles import INPUT_OPTIONS
@@ -203,7 +204,7 @@ def _apply(request: Request, verb: str, kind: str, name: str, attributes: dict[s
            flags: frozenset[str] = frozenset()) -> None:
     try:
         apply_command(request.qm, MQSCCommand(verb, kind, name, attributes, flags))
-    except StreamingRefused as refused:
+    except (StreamingRefused, ClusterRefused) as refused:
         raise PCFError(refused.pcf_reason) from None
     except ValueError:
         # what the checks above did not foresee: a failure MQ has no more precise reason for

@@ -13,6 +13,7 @@ from spark_mq.embedded.server.admin.command_server.pcf import PARM_ID_ERRORS, PC
 from spark_mq.embedded.server.admin.command_server.queue_commands import appl_type
 from spark_mq.embedded.server.admin.command_server.request import Reply, Request, encode, passes
 from spark_mq.embedded.server.admin.mqsc_apply import apply_command
+from spark_mq.embedded.server.clusters.definitions import ClusterRefused
 from spark_mq.embedded.server.core.mqsc_attributes import QMGR_ATTRIBUTES
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.core.qmgr_attributes import CHAR_LENGTHS, KEYWORD_SWITCHES, qmgr_value
@@ -36,6 +37,10 @@ _QMGR_CHANGES = {
     CMQC.MQCA_CONN_AUTH: "CONNAUTH",
     CMQC.MQCA_SSL_KEY_REPOSITORY: "SSLKEYR",
     CMQC.MQCA_CERT_LABEL: "CERTLABL",
+    CMQC.MQCA_DEF_XMIT_Q_NAME: "DEFXMITQ",
+    CMQC.MQCA_REPOSITORY_NAME: "REPOS",
+    CMQC.MQCA_REPOSITORY_NAMELIST: "REPOSNL",
+    CMQC.MQIA_CLWL_MRU_CHANNELS: "CLWLMRUC",
 }
 
 
@@ -85,6 +90,8 @@ def change_q_mgr(request: Request) -> list[Reply]:
             raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, parameter.id) from None
     try:
         apply_command(request.qm, MQSCCommand("ALTER", "QMGR", "", changes))
+    except ClusterRefused as refused:
+        raise PCFError(refused.pcf_reason) from None
     except ValueError:
         raise PCFError(CMQCFC.MQRCCF_COMMAND_FAILED) from None
     return [Reply()]
