@@ -198,3 +198,19 @@ def test_invalid_mqsc_at_start_fails_the_start(tmp_path):
         manager.start()
     assert "qmgr.log" in str(exc.value)
     manager.stop()
+
+
+def test_display_queue_with_type_shows_only_that_kind(qm):
+    """IBM docs, DISPLAY QUEUE: TYPE(QLOCAL|QALIAS|QMODEL|QREMOTE|ALL) selects the kind of
+    queue a generic name shows; a kind outside those is refused, naming the valid ones."""
+    suffix = os.getpid()
+    qm.run_mqsc(f"DEFINE QLOCAL(KIND.{suffix}.L) REPLACE\n"
+                f"DEFINE QALIAS(KIND.{suffix}.A) TARGET(KIND.{suffix}.L) REPLACE")
+    locals_only = qm.run_mqsc(f"DISPLAY QUEUE(KIND.{suffix}.*) TYPE(QLOCAL)")
+    assert f"QUEUE(KIND.{suffix}.L)" in locals_only and f"KIND.{suffix}.A" not in locals_only
+    aliases = qm.run_mqsc(f"DISPLAY QUEUE(KIND.{suffix}.*) TYPE(QALIAS)")
+    assert f"QUEUE(KIND.{suffix}.A)" in aliases and f"QUEUE(KIND.{suffix}.L)" not in aliases
+    both = qm.run_mqsc(f"DISPLAY QUEUE(KIND.{suffix}.*) TYPE(ALL)")
+    assert f"KIND.{suffix}.A" in both and f"KIND.{suffix}.L" in both
+    with pytest.raises(EmbeddedQueueManagerError, match="QLOCAL, QALIAS, QMODEL, QREMOTE"):
+        qm.run_mqsc(f"DISPLAY QUEUE(KIND.{suffix}.*) TYPE(QTOPIC)")

@@ -314,9 +314,18 @@ def _clear_queue(qmgr: QueueManager, command: MQSCCommand) -> str:
 
 
 def _display_queue(qmgr: QueueManager, command: MQSCCommand) -> str:
-    if command.attributes.get("TYPE") == "QCLUSTER":   # DISPLAY QUEUE(...) TYPE(QCLUSTER)
+    kind = str(command.attributes.get("TYPE", "ALL")).upper()
+    if kind == "QCLUSTER":   # DISPLAY QUEUE(...) TYPE(QCLUSTER)
         return _cluster_command_not_yet(qmgr, replace(command, object_type="QCLUSTER"))
-    return _display(qmgr, command.object_type, command.name, command.flags)
+    if command.object_type != "QUEUE" or kind == "ALL":
+        return _display(qmgr, command.object_type, command.name, command.flags)
+    if kind not in _QUEUE_TYPES:
+        raise ValueError(f"DISPLAY QUEUE TYPE({kind}) is not valid: TYPE is one of ALL, "
+                         f"{', '.join(_QUEUE_TYPES)} or QCLUSTER")
+    return _display(qmgr, kind, command.name, command.flags)   # TYPE narrows QUEUE to one kind
+
+
+_QUEUE_TYPES = ("QLOCAL", "QALIAS", "QMODEL", "QREMOTE")
 
 
 #: (verb, object type) -> its handler
