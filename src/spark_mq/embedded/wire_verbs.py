@@ -10,9 +10,9 @@ with what both ends must agree on:
   outputs...]; an asynchronous put (PUTA) and a heartbeat (HB) are not, which is what lets a
   client pipeline puts without waiting;
 - when it may come: most only on a connection whose MQCONN succeeded (before it, the answer
-  is MQRC_HCONN_ERROR and an unanswered verb is dropped), PING, CONN and HB at any time, and
-  CHL and CHLR only before MQCONN: they make the connection a receiving channel, or the
-  serving end of a requester channel;
+  is MQRC_HCONN_ERROR and an unanswered verb is dropped), PING, CONN, CONNT and HB at any
+  time, and CHL and CHLR only before MQCONN: they make the connection a receiving channel,
+  or the serving end of a requester channel;
 - whether the connection ends with it (DISC; CHL and CHLR, whose socket the channel takes).
 
 The client sends through these names (client/ spells no verb as a string: `request` and
@@ -27,6 +27,8 @@ binary layouts in wire.py; they decode to the very lists this table describes.
     PING    -                                                     queue manager name
     HB      -                                                     (not answered)
     CONN    qmgr, user, password, appl name, channel or None      qmgr name, conn id, HBINT
+    CONNT   qmgr, token, appl name, channel or None               as CONN's (an MQCSP with
+                                                                  MQCSP_AUTH_ID_TOKEN)
     DISC    -                                                     -
     CHL     channel, sender qmgr, BATCHSZ, ping?, reset seq,      (the receiver's: link.py)
             MAXMSGL
@@ -133,6 +135,8 @@ _PUT_ARGS = (int, bytes, int, int, _PROPS, bytes)
 PING = Verb("PING", (), when=ANY)
 HB = Verb("HB", (), answered=False, when=ANY)
 CONN = Verb("CONN", (str, str, str, str, _STR_OR_NONE), when=ANY)
+# MQCONNX with an authentication token instead of a user and password (server core/security/tokens.py)
+CONNT = Verb("CONNT", (str, str, str, _STR_OR_NONE), when=ANY)
 DISC = Verb("DISC", (), ends=True)
 # answered by the receiving channel, in the channel's own frames (message_channels/link.py)
 CHL = Verb("CHL", (str, str, int, bool, int, int), answered=False, when=BEFORE_CONNECT, ends=True)
@@ -157,8 +161,8 @@ SUBRQ = Verb("SUBRQ", (int, int))
 
 #: every verb, by name
 TABLE: Mapping[str, Verb] = {verb.name: verb for verb in (
-    PING, HB, CONN, DISC, CHL, CHLR, OPEN, CLOSE, PUT, PUTA, PUT1, GET, GETN, CMIT, BACK, STAT, INQ,
-    SET, CBWAIT, TOPEN, SUB, SUBRQ)}
+    PING, HB, CONN, CONNT, DISC, CHL, CHLR, OPEN, CLOSE, PUT, PUTA, PUT1, GET, GETN, CMIT, BACK,
+    STAT, INQ, SET, CBWAIT, TOPEN, SUB, SUBRQ)}
 
 
 def request(verb: Verb, *args: object) -> bytes:

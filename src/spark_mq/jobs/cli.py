@@ -9,7 +9,8 @@ A password never comes on a command line, where every local user reads it (ps,
 (--password-file, or SPARK_MQ_PASSWORD_FILE; refused, as ssh refuses a key, when group or
 others may read or write it), or, when --user is given without one and standard input is a
 terminal, from a prompt (as runmqsc -u USER asks). --password VALUE is refused, naming
-these three ways; so is a password among --read-option/--write-option.
+these three ways; so is a password among --read-option/--write-option, and so is a token
+(a credentialsProvider that returns {"token": ...} keeps it off the command line).
 """
 from __future__ import annotations
 
@@ -129,8 +130,14 @@ def add_extra_option_arguments(parser: argparse.ArgumentParser, *kinds: str) -> 
 
 def _no_password(item: str) -> str:
     """argparse type of --read-option/--write-option: refuses a password before Spark starts."""
-    if item.partition("=")[0].strip().lower() == "password":
+    key = item.partition("=")[0].strip().lower()
+    if key == "password":
         raise argparse.ArgumentTypeError(f"password=...: {PASSWORD_REFUSED}")
+    if key == "token":
+        raise argparse.ArgumentTypeError(
+            "token=...: a token on the command line is readable by every local user (ps, "
+            "/proc/PID/cmdline); name a callable that returns {'token': ...} instead: "
+            "credentialsProvider=module:function")
     return item
 
 

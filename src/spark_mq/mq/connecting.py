@@ -10,7 +10,11 @@ by `credentialsProvider` returns, resolved and called at every connect in the pr
 connects (`credentials_of`, spark_mq.mq.credentials), so a secret never sits in the options
 Spark ships; `password` is left out of the options' repr. With `certificateLabel` (MQSCO
 CertificateLabel) and no user, a TLS channel can admit the connection by its certificate
-alone (a CHLAUTH SSLPEERMAP rule names the user).
+alone (a CHLAUTH SSLPEERMAP rule names the user). A `token` (or a provider's {"token": ...})
+goes in the MQCSP as IBM MQ 9.3.4 clients send one: AuthenticationType MQCSP_AUTH_ID_TOKEN,
+in place of the user and password, left out of every repr as the password is. IBM refuses a
+token with automatic client reconnection (2547 MQRC_RECONNECT_INCOMPATIBLE), so `reconnect`
+with a token is an option error before anything is sent.
 
 `retry_while_lost` is how the reader and the writer ride out a queue-manager restart: the
 work that failed with a lost connection is done again on a new one, with back-off, for up to
@@ -40,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from spark_mq.mq.credentials import Credentials, resolve
-from spark_mq.mq.exceptions import MQConnectorError, connection_lost, describe
+from spark_mq.mq.exceptions import MQConnectorError, MQOptionError, connection_lost, describe
 from spark_mq.mqi.constants import reason_name
 
 log = logging.getLogger(__name__)
@@ -59,6 +63,8 @@ class ConnectionOptions:
     password: str | None = field(default=None, repr=False)
     #: "module:function" returning the credentials at each connect (spark_mq.mq.credentials)
     credentials_provider: str | None = None
+    #: an authentication token (a JWT), sent as MQCSP_AUTH_ID_TOKEN instead of user/password
+    token: str | None = field(default=None, repr=False)
     transport: str = "auto"
     cipher_spec: str | None = None
     key_repository: str | None = None
@@ -150,11 +156,8 @@ def connect(options: ConnectionOptions, action: str | None = None,
     kwargs: dict[str, Any] = {"cd": cd, "cno": cno}
     if sco is not None:
         kwargs["sco"] = sco
-    credentials = credentials_of(options)
-    if credentials.user:
-        csp = ibmmq.CSP()
-        csp.CSPUserId = credentials.user.encode()
-        csp.CSPPassword = (credentials.password or "").encode()
+    csp = _csp(ibmmq, options, credentials_of(options))
+    if csp is not None:
         kwargs["csp"] = csp
     qmgr = ibmmq.QueueManager(None)
     try:
@@ -187,11 +190,38 @@ def _sco(ibmmq: Any, options: ConnectionOptions) -> Any:
     return sco
 
 
+def _csp(ibmmq: Any, options: ConnectionOptions, credentials: Credentials) -> Any:
+    """The MQCSP for these credentials, or None: a token (ibmmq sets AuthenticationType
+    MQCSP_AUTH_ID_TOKEN and MQCSP version 3 for it), else a user and password."""
+    if credentials.token:
+        if options.reconnect:
+            # a provider's token: the options could not know of it before this connect
+            raise MQOptionError("reconnect", True, RECONNECT_WITH_TOKEN)
+        csp = ibmmq.CSP()
+        csp.Token = credentials.token.encode()
+        return csp
+    if credentials.user:
+        csp = ibmmq.CSP()
+        csp.CSPUserId = credentials.user.encode()
+        csp.CSPPassword = (credentials.password or "").encode()
+        return csp
+    return None
+
+
+#: why `reconnect` and a token do not go together (IBM's 2547 MQRC_RECONNECT_INCOMPATIBLE)
+RECONNECT_WITH_TOKEN = ("false with a token: IBM MQ refuses automatic client reconnection when "
+                        "the connection authenticates with a token (2547 "
+                        "MQRC_RECONNECT_INCOMPATIBLE); the reader and the writer reconnect by "
+                        "themselves (reconnectTimeoutMs), calling a credentialsProvider again "
+                        "each time")
+
+
 def credentials_of(options: ConnectionOptions) -> Credentials:
-    """The MQCSP's user and password: the provider's, called now, else the options'."""
+    """The MQCSP's credentials: the provider's, called now, else the options' (a token, or
+    a user and password)."""
     if options.credentials_provider:
         return resolve(options.credentials_provider)
-    return Credentials(options.user, options.password)
+    return Credentials(options.user, options.password, options.token)
 
 
 @contextmanager

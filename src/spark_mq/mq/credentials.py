@@ -2,7 +2,9 @@
 the callable named by `credentialsProvider` returns.
 
 A provider is named "package.module:function" (or "package.module.function") and returns
-(user, password) or a mapping {"user": ..., "password": ...}. It is resolved and called at
+(user, password), a mapping {"user": ..., "password": ...}, or a mapping {"token": ...}: an
+authentication token (a JWT, sent as MQCSP_AUTH_ID_TOKEN, IBM MQ 9.3.4 and later), which
+takes the place of the user and password, so a mapping with both is refused. It is resolved and called at
 every connect, on the driver and on each executor, so a secret that rotates (a vault lease,
 a file a sidecar rewrites) is read when it is needed and never travels in Spark's plan, its
 options or its progress: the option holds only the callable's name. Its module must be
@@ -11,7 +13,7 @@ importable where the connection is made (on the executors too: spark.executorEnv
 
 What comes back is never logged nor put in an error: an error about a provider names the
 option and the callable's name and says what is wrong with the result's shape (a type, a
-missing key), never its values; `Credentials.__repr__` hides the password.
+missing key), never its values; `Credentials.__repr__` hides the password and the token.
 """
 from __future__ import annotations
 
@@ -24,14 +26,18 @@ from spark_mq.mq.exceptions import MQOptionError
 
 OPTION = "credentialsProvider"
 _SHAPE = ("a callable named 'module:function' (or 'module.function') that returns "
-          "(user, password) or a mapping {'user': ..., 'password': ...}")
+          "(user, password), a mapping {'user': ..., 'password': ...} or a mapping "
+          "{'token': ...}")
 
 
 @dataclass(frozen=True)
 class Credentials:
-    """What goes in the MQCSP. The password never shows in a repr (a log line, a traceback)."""
+    """What goes in the MQCSP. The password and the token never show in a repr (a log line,
+    a traceback)."""
     user: str | None = None
     password: str | None = field(default=None, repr=False)
+    #: an authentication token (MQCSP_AUTH_ID_TOKEN), sent instead of user and password
+    token: str | None = field(default=None, repr=False)
 
 
 def resolve(provider: str) -> Credentials:
@@ -79,10 +85,12 @@ def split_name(provider: str) -> tuple[str, str]:
 def _checked(provider: str, result: Any) -> Credentials:
     """The provider's result as Credentials; its shape checked, its values never quoted."""
     if isinstance(result, Mapping):
-        unknown = sorted(str(key) for key in result if key not in ("user", "password"))
+        unknown = sorted(str(key) for key in result if key not in ("user", "password", "token"))
         if unknown:
             raise MQOptionError(OPTION, provider, f"{_SHAPE}; it returned a mapping with "
                                                   f"keys it does not take: {unknown}")
+        if "token" in result:
+            return _token_only(provider, result)
         user, password = result.get("user"), result.get("password")
     elif isinstance(result, tuple) and len(result) == 2:
         user, password = result
@@ -96,3 +104,17 @@ def _checked(provider: str, result: Any) -> Credentials:
     if not user:
         raise MQOptionError(OPTION, provider, f"{_SHAPE}; it returned no user")
     return Credentials(user, password)
+
+
+def _token_only(provider: str, result: Mapping[str, Any]) -> Credentials:
+    """A provider's {"token": ...}: a non-empty string, and nothing else beside it."""
+    if "user" in result or "password" in result:
+        raise MQOptionError(OPTION, provider, f"{_SHAPE}; it returned a token together with "
+                                              "a user or password: the token takes their place")
+    token = result["token"]
+    if not isinstance(token, str):
+        raise MQOptionError(OPTION, provider, f"{_SHAPE}; its token is a "
+                                              f"{type(token).__name__}, not a string")
+    if not token.strip():
+        raise MQOptionError(OPTION, provider, f"{_SHAPE}; its token is empty")
+    return Credentials(token=token.strip())

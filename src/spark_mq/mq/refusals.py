@@ -4,10 +4,11 @@ IBM MQ answers 2035 without saying why; its error log and authority events say i
 client itself knows is which call was refused:
 
 * MQCONNX: the connection as a whole. Either the user or password is wrong (or missing where
-  CONNAUTH's CHCKCLNT requires them), or a CHLAUTH rule blocks the address or the user, or
-  the user lacks connect authority on the queue manager. The client cannot tell these apart,
-  so the hint names each with what shows it: the error log's message (AMQ5534E, AMQ5540E,
-  AMQ9776E/AMQ9777E/AMQ9782E, AMQ8077W), DISPLAY CHLAUTH ... MATCH(RUNCHECK) and dspmqaut.
+  CONNAUTH's CHCKCLNT requires them), or the token was refused (AMQ5783E, AMQ5784E), or a
+  CHLAUTH rule blocks the address or the user, or the user lacks connect authority on the
+  queue manager. The client cannot tell these apart, so the hint names each with what shows
+  it: the error log's message (AMQ5534E, AMQ5540E, AMQ9776E/AMQ9777E/AMQ9782E, AMQ8077W),
+  DISPLAY CHLAUTH ... MATCH(RUNCHECK) and dspmqaut.
 * MQOPEN (and MQSUB): the connection was admitted, so credentials and CHLAUTH passed; what
   is missing is authority on that object, and the open options say which authorities the
   call needed. The hint names the object, those authorities and the commands that grant them
@@ -56,6 +57,10 @@ def principal(connection: ConnectionOptions | None) -> tuple[str, str]:
     """(the user to grant to, how the queue manager comes to run the connection as that user)."""
     if connection is not None and connection.user:
         return connection.user, "the 'user' option, adopted as with IBM's ADOPTCTX(YES)"
+    if connection is not None and connection.token:
+        return ("<the user the token's user claim names>",
+                "the token's user claim (the AuthToken stanza's UserClaim), adopted as with "
+                "IBM's ADOPTCTX(YES)")
     if connection is not None and connection.credentials_provider:
         # the provider is not called again for a hint: its user is named by where it comes from
         return (f"<the user {connection.credentials_provider} returns>",
@@ -108,6 +113,11 @@ def connect_refused_hint(connection: ConnectionOptions) -> str:
     if connection.user:
         credentials = (f"(1) a wrong 'user' and 'password' (the error log shows AMQ5534E for "
                        f"user {user!r})")
+    elif connection.token:
+        credentials = ("(1) a token the queue manager refused: expired or not yet valid, not "
+                       "signed by a key of its AuthToken stanza, for another audience, or "
+                       "without the user claim it adopts (the error log shows AMQ5783E or "
+                       "AMQ5784E with IBM's error code)")
     elif connection.certificate_label:
         credentials = (f"(1) no CHLAUTH TYPE(SSLPEERMAP) rule on channel '{channel}' that maps "
                        f"the DN of certificate {connection.certificate_label!r} to a user (runmqsc: "

@@ -114,6 +114,9 @@ CSP = Layout(
     "CSPUserIdLength:i Reserved2:q CSPPasswordPtr:P CSPPasswordOffset:i CSPPasswordLength:i "
     "Reserved3:q InitialKeyPtr:P InitialKeyOffset:i InitialKeyLength:i Reserved4:q TokenPtr:P "
     "TokenOffset:i TokenLength:i")
+#: the longest authentication token (MQCSP_AUTH_ID_TOKEN) IBM MQ takes: its "Requirements for
+#: authentication tokens" (MQCSP TokenLength)
+MAX_TOKEN_LENGTH = 8192
 
 STS = Layout(
     "StrucId:4s Version:i CompCode:i Reason:i PutSuccessCount:i PutWarningCount:i "

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from spark_mq.mq.connecting import ConnectionOptions
+from spark_mq.mq.connecting import RECONNECT_WITH_TOKEN, ConnectionOptions
 from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.options.spec import CONNECTION, lower_keys, of
 
@@ -17,7 +17,7 @@ def parse_connection(options: Mapping[str, Any]) -> ConnectionOptions:
     return ConnectionOptions(
         queue_manager=found["queueManager"], conn_name=found["connName"],
         channel=found["channel"], user=found["user"], password=found["password"],
-        credentials_provider=found["credentialsProvider"],
+        credentials_provider=found["credentialsProvider"], token=found["token"],
         transport=found["transport"], cipher_spec=found["cipherSpec"],
         key_repository=found["keyRepository"], certificate_label=found["certificateLabel"],
         ccdt_url=found["ccdtUrl"],
@@ -34,7 +34,10 @@ def _check_reachable(found: Mapping[str, Any]) -> None:
 
 def _check_one_source_of_credentials(found: Mapping[str, Any]) -> None:
     """A provider returns the user and the password both: one given beside it would be
-    silently ignored or silently win, so neither may be."""
+    silently ignored or silently win, so neither may be. A token takes the place of the user
+    and password in the MQCSP (IBM's client ignores them beside one), so it goes with
+    neither, nor with a provider; nor with `reconnect`, which IBM refuses with a token."""
+    _check_token(found)
     if found["credentialsProvider"] is None:
         return
     given = [name for name in ("user", "password") if found[name] is not None]
@@ -43,3 +46,18 @@ def _check_one_source_of_credentials(found: Mapping[str, Any]) -> None:
                             f"a provider or {' and '.join(repr(name) for name in given)}, not "
                             "both: the provider returns the user and the password; drop "
                             "'user' and 'password', or 'credentialsProvider'")
+
+
+def _check_token(found: Mapping[str, Any]) -> None:
+    if found["token"] is None:
+        return
+    hidden = "<not shown>"
+    given = [name for name in ("user", "password", "credentialsProvider")
+             if found[name] is not None]
+    if given:
+        raise MQOptionError("token", hidden,
+                            f"a token or {' and '.join(repr(name) for name in given)}, not both: "
+                            "the token takes the place of the user and password in the MQCSP; "
+                            f"drop {' and '.join(repr(name) for name in given)}, or 'token'")
+    if found["reconnect"]:
+        raise MQOptionError("reconnect", True, RECONNECT_WITH_TOKEN)

@@ -95,9 +95,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("channel", _C, "server-connection channel", default="DEV.APP.SVRCONN"),
     Option("user", _C, "MQCSP authentication: the user"),
     Option("password", _C, "MQCSP authentication: the password"),
-    Option("credentialsProvider", _C, "`module:function` returning (user, password) or "
-           "{user, password}, called at each connect on the driver and every executor; "
-           "not with user/password", values.callable_name),
+    Option("credentialsProvider", _C, "`module:function` returning (user, password), "
+           "{user, password} or {token}, called at each connect on the driver and every "
+           "executor; not with user/password/token", values.callable_name),
+    Option("token", _C, "MQCSP authentication token (a JWT, MQCSP_AUTH_ID_TOKEN, IBM MQ "
+           "9.3.4+) instead of user/password; not with them, credentialsProvider or reconnect",
+           values.token),
     Option("transport", _C, "auto (IBM's client when its library loads, else embedded) | "
            "ibmmq | embedded", values.choice(*TRANSPORTS), "auto"),
     Option("cipherSpec", _C, "TLS: the channel's SSLCIPH"),

@@ -19,6 +19,7 @@ from spark_mq.mq.credentials import split_name
 from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.mqi.codepages import code_page
 from spark_mq.mqi.constants import CMQC
+from spark_mq.mqi.structs import MAX_TOKEN_LENGTH
 
 #: (option name, value as given) -> the value the connector uses
 Parser = Callable[[str, Any], Any]
@@ -139,6 +140,21 @@ def non_empty(valid: str, longest: int | None = None) -> Parser:
             raise MQOptionError(label, value, valid)
         return stripped
     return parse
+
+
+_JWS = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
+
+
+def token(label: str, value: Any) -> str:
+    """An authentication token: a JWS in compact form (three base64url parts joined by dots)
+    of up to IBM's 8192 characters. The error names its length and form, never its text: a
+    token is a credential."""
+    stripped = str(value).strip()
+    if len(stripped) <= MAX_TOKEN_LENGTH and _JWS.fullmatch(stripped):
+        return stripped
+    raise MQOptionError(label, f"<{len(stripped)} characters, not shown>",
+                        f"a JWT as the token issuer gives it: three base64url parts joined by "
+                        f"dots, at most {MAX_TOKEN_LENGTH} characters, no 'Bearer ' in front")
 
 
 def topic_string(label: str, value: Any) -> str:

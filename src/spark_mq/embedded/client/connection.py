@@ -35,10 +35,10 @@ from dataclasses import dataclass
 
 from spark_mq.embedded.client import ccdt, tls
 from spark_mq.embedded.wire import FrameReader, ProtocolError
-from spark_mq.embedded.wire_verbs import CONN, DISC, HB, Verb, request
+from spark_mq.embedded.wire_verbs import CONN, CONNT, DISC, HB, Verb, request
 from spark_mq.mqi.constants import CMQC, CMQXC
 from spark_mq.mqi.message_ids import MessageIds
-from spark_mq.mqi.structs import CD, CNO, CSP, Layout, text
+from spark_mq.mqi.structs import CD, CNO, CSP, MAX_TOKEN_LENGTH, Layout, text
 
 # completion codes under short names, and the reason that goes with MQCC_OK
 FAILED: int = CMQC.MQCC_FAILED
@@ -305,6 +305,23 @@ def _parse_conn_names(conn_names: str) -> list[tuple[str, int]]:
     return targets
 
 
+def _credentials(csp: bytes | None) -> tuple[str, str, str | None]:
+    """(user, password, token) of an MQCSP: its token when AuthenticationType is
+    MQCSP_AUTH_ID_TOKEN (MQCSP version 3 on), which IBM's client sends instead of the user
+    and password. A token longer than IBM's maximum is cut to one character past it: the
+    queue manager refuses it all the same, and a frame before MQCONN is small."""
+    if not csp or len(csp) < CSP.size:
+        return "", "", None
+    fields, index = CSP.unpack(csp), CSP.index
+    if (fields[index["AuthenticationType"]] == CMQC.MQCSP_AUTH_ID_TOKEN
+            and fields[index["Version"]] >= CMQC.MQCSP_VERSION_3):
+        length = min(fields[index["TokenLength"]], MAX_TOKEN_LENGTH + 1)
+        return "", "", read_pointer(fields[index["TokenPtr"]], length).decode("utf-8", "replace")
+    return (read_pointer(fields[index["CSPUserIdPtr"]], fields[index["CSPUserIdLength"]]).decode(),
+            read_pointer(fields[index["CSPPasswordPtr"]], fields[index["CSPPasswordLength"]]).decode(),
+            None)
+
+
 def read_pointer(address: int, length: int) -> bytes:
     """The bytes an MQCHARV or CSP pointer field points at (ibmmq passes real addresses)."""
     if not address or length <= 0:
@@ -351,12 +368,7 @@ def MQCONNX(name: bytes | str | None, cno: bytes | None, cd: bytes | None, csp: 
             sco: bytes | None, bno: bytes | None) -> tuple[int, int, int]:
     cno, cd, sco = as_ibmmqc_sends(cno, cd, sco, bno)
     qm_name = (name.decode() if isinstance(name, bytes) else str(name or "")).strip()
-    user = password = ""
-    if csp:
-        fields = CSP.unpack(csp)
-        index = CSP.index
-        user = read_pointer(fields[index["CSPUserIdPtr"]], fields[index["CSPUserIdLength"]]).decode()
-        password = read_pointer(fields[index["CSPPasswordPtr"]], fields[index["CSPPasswordLength"]]).decode()
+    user, password, token = _credentials(csp)
     appl_name = ccdt_url = ""
     options = 0
     if cno and len(cno) >= CNO.size:
@@ -367,6 +379,9 @@ def MQCONNX(name: bytes | str | None, cno: bytes | None, cd: bytes | None, csp: 
         if fields[index["Version"]] >= CMQC.MQCNO_VERSION_6:  # earlier MQCNOs have no CCDTUrl
             ccdt_url = read_pointer(fields[index["CCDTUrl"]], fields[index["CCDTUrlLength"]]).decode()
     appl_name = appl_name or os.path.basename(sys.argv[0] or "python")[:28]
+    if token is not None and options & (CMQC.MQCNO_RECONNECT | CMQC.MQCNO_RECONNECT_Q_MGR):
+        # as IBM's client: automatic reconnection and a token do not go together
+        return (0, FAILED, CMQC.MQRC_RECONNECT_INCOMPATIBLE)
     routes, from_ccdt = _routes(qm_name, cd, ccdt_url, bool(options & CMQC.MQCNO_CLIENT_BINDING))
     if isinstance(routes, int):
         return (0, FAILED, routes)
@@ -382,11 +397,13 @@ def MQCONNX(name: bytes | str | None, cno: bytes | None, cd: bytes | None, csp: 
                 return (0, FAILED, refused.reason)
         attempts: Iterable[tuple[Connection | None, list]]
         if route.channel is None:   # bindings: conn_name is the queue manager's socket
+            if token is not None:   # IBM: tokens are for client connections only
+                return (0, FAILED, CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
             attempts = [connect_bindings(route.conn_name, route.check_name, user, password,
                                          appl_name)]
         else:
             attempts = (_connect_one(host, port, route, user, password, appl_name,
-                                     client_context, route_tls.peer_name)
+                                     client_context, route_tls.peer_name, token)
                         for host, port in _parse_conn_names(route.conn_name))
         for conn, reply in attempts:
             if conn is not None:
@@ -532,7 +549,7 @@ def _ccdt_routes(url: str, qm_name: str) -> list[_Route] | int:
 
 def _connect_one(host: str, port: int, route: _Route, user: str, password: str,
                  appl_name: str, client_context: ssl.SSLContext | None = None,
-                 peer_name: str = "") -> tuple[Connection | None, list]:
+                 peer_name: str = "", token: str | None = None) -> tuple[Connection | None, list]:
     """One address: the connection and the CONN answer, or None and [FAILED, reason].
     MQRC_HOST_NOT_AVAILABLE when TCP fails (no such host, nothing listening, unreachable),
     MQRC_Q_MGR_NOT_AVAILABLE when something listens but does not answer as a queue manager;
@@ -551,14 +568,19 @@ def _connect_one(host: str, port: int, route: _Route, user: str, password: str,
         except tls.TlsRefused as refused:
             return None, [FAILED, refused.reason]
     return _conn_on(sock, route.check_name, user, password, appl_name, route.channel,
-                    client_context is not None)
+                    client_context is not None, token)
 
 
 def _conn_on(sock: socket.socket, qm_name: str, user: str, password: str, appl_name: str,
-             channel: str | None, tls_used: bool) -> tuple[Connection | None, list]:
-    """CONN on a connected socket: the connection and the answer, or None and [FAILED, reason]."""
+             channel: str | None, tls_used: bool,
+             token: str | None = None) -> tuple[Connection | None, list]:
+    """CONN (CONNT with a token) on a connected socket: the connection and the answer, or
+    None and [FAILED, reason]."""
     conn = Connection(sock, qm_name)
-    reply = conn.call(CONN, qm_name, user, password, appl_name, channel)
+    if token is not None:
+        reply = conn.call(CONNT, qm_name, token, appl_name, channel)
+    else:
+        reply = conn.call(CONN, qm_name, user, password, appl_name, channel)
     if conn.broken or not _is_conn_answer(reply):
         sock.close()
         return None, [FAILED, CMQC.MQRC_SSL_INITIALIZATION_ERROR if tls_used

@@ -70,6 +70,7 @@ from spark_mq.embedded.wire_verbs import (
     CMIT,
     CONN,
     CONNECTED,
+    CONNT,
     DISC,
     GET,
     GETN,
@@ -95,7 +96,8 @@ log = logging.getLogger("spark_mq.embedded")
 DEFAULT_HEARTBEAT_INTERVAL = 300.0
 #: seconds a connection has for each frame before its MQCONN succeeds (--connect-timeout)
 DEFAULT_CONNECT_TIMEOUT = 30.0
-#: bytes a frame may have before MQCONN succeeds: a CONN or a PING (a few hundred bytes)
+#: bytes a frame may have before MQCONN succeeds: a CONN or a PING (a few hundred bytes), a
+#: CONNT (its token up to IBM's 8192 characters, core/security/tokens.py)
 PRE_CONN_MAX_FRAME = 16 * 1024
 PRE_CONN_MAX_ELEMENTS = 256
 #: values one request may hold once connected (a PUT's properties are four values each)
@@ -301,16 +303,21 @@ class Session:
         return []
 
     def v_conn(self, qm_name: str, user: str, password: str, appl_name: str,
-               channel: str | None) -> list:
+               channel: str | None, token: str | None = None) -> list:
         """CONN, counted against the channel's MAXINST and MAXINSTC (checked when the channel
         starts, as IBM MQ does: before the client's credentials are)."""
         counted = self._take_instance(channel)
         try:
-            return self._conn(qm_name, user, password, appl_name, channel)
+            return self._conn(qm_name, user, password, appl_name, channel, token)
         except BaseException:
             if counted:
                 self._release_instance()
             raise
+
+    def v_conn_token(self, qm_name: str, token: str, appl_name: str,
+                     channel: str | None) -> list:
+        """CONNT: CONN with an authentication token in place of a user and password."""
+        return self.v_conn(qm_name, "", "", appl_name, channel, token)
 
     def _take_instance(self, channel: str | None) -> bool:
         """Count this connection as an instance of its SVRCONN channel (False: not counted:
@@ -325,7 +332,7 @@ class Session:
         return True
 
     def _conn(self, qm_name: str, user: str, password: str, appl_name: str,
-              channel: str | None) -> list:
+              channel: str | None, token: str | None = None) -> list:
         """`channel`: the SVRCONN channel the client names; None for a bindings connection,
         which only the bindings socket takes (server/network/bindings.py: the OS names its user). Over
         TCP a channel is always needed, loopback included: a client naming none is answered
@@ -350,7 +357,7 @@ class Session:
         certificate = ((self.tls.peer_dn, self.tls.issuer_dn)
                        if self.tls is not None and self.tls.has_certificate else None)
         self.conn = self.qmgr.connect(user, password, appl_name, self.alive, channel, address,
-                                      self.bindings_user, certificate)
+                                      self.bindings_user, certificate, token)
         admission.note_origin(self.qmgr, self.conn, channel, self.peer)
         return [self.qmgr.name, self.conn.conn_id, float(self.heartbeat_interval)]
 
@@ -463,6 +470,7 @@ class _Outputs(MQError):
 #: refuses a verb without a handler and a v_ method without a verb: the server does not start.
 _DISPATCH: dict[str, Callable[..., list]] = bind({
     PING: Session.v_ping, HB: Session.v_heartbeat, CONN: Session.v_conn, DISC: Session.v_disc,
+    CONNT: Session.v_conn_token,
     CHL: Session.v_channel, OPEN: Session.v_open, CLOSE: Session.v_close, PUT: Session.v_put,
     CHLR: Session.v_request_channel,
     PUTA: Session.v_puta, PUT1: Session.v_put1, GET: Session.v_get, GETN: Session.v_getn,

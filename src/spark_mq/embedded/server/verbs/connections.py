@@ -22,23 +22,26 @@ from spark_mq.mqi.constants import CMQC
 def connect(qm: QueueManagerState, user: str, password: str, appl_name: str,
             alive: Callable[[], bool], channel: str | None = None,
             address: str = "", peer_user: str | None = None,
-            certificate: Certificate | None = None) -> Connection:
+            certificate: Certificate | None = None, token: str | None = None) -> Connection:
     """MQCONN through `channel` (None: bindings, whose process runs as `peer_user`, as the
     OS says) from `address`. Without users the queue manager is open and the connection
     runs as the MQCSP user or the OS user; with them core/security/admission.py decides who it
-    runs as, or refuses it."""
+    runs as, or refuses it. An authentication token (`token`) is for client connections only:
+    on bindings IBM MQ answers MQRC_FUNCTION_NOT_SUPPORTED."""
     if qm.quiescing:
         raise MQError(CMQC.MQRC_Q_MGR_QUIESCING)
+    if token is not None and channel is None:
+        raise MQError(CMQC.MQRC_FUNCTION_NOT_SUPPORTED)
     if qm.users is None:
         runs_as = user or peer_user or os_user()
     else:
         try:
             runs_as = admission.admit(qm, user, password, channel, address, peer_user,
-                                      certificate)
+                                      certificate, token)
         except MQError as exc:
             if exc.reason == CMQC.MQRC_NOT_AUTHORIZED:
-                qmgr_events.connect_refused(qm, user or peer_user or "", appl_name, bool(password),
-                                            channel, address)
+                qmgr_events.connect_refused(qm, user or peer_user or "", appl_name,
+                                            bool(password) or token is not None, channel, address)
             raise
     conn = Connection(next(qm.conn_ids), runs_as, appl_name, alive)
     qm.connections[conn.conn_id] = conn

@@ -78,11 +78,11 @@ class QueueManager(QueueManagerState):
     def connect(self, user: str, password: str, appl_name: str, alive: Callable[[], bool],
                 channel: str | None = None, address: str = "",
                 peer_user: str | None = None,
-                certificate: Certificate | None = None) -> Connection:
+                certificate: Certificate | None = None, token: str | None = None) -> Connection:
         try:
             with self.lock:  # the connection joins the queue manager's list of them
                 return connections.connect(self, user, password, appl_name, alive, channel,
-                                           address, peer_user, certificate)
+                                           address, peer_user, certificate, token)
         except FailedAuthentication as failed:
             # the AUTHINFO's FAILDLAY, waited out in this connection's own thread after the
             # lock is let go: other connections go on meanwhile, as in MQ

@@ -17,6 +17,10 @@ Modules (paths from server/; the administrative ones are on the administration f
     core/security/authority.py       authority records: SET/DELETE/DISPLAY AUTHREC (MQSC and PCF share them)
     core/security/admission.py       MQCONN and a receiving channel's hello: who the connection (the
                                      message channel agent) runs as, or MQRC_NOT_AUTHORIZED
+    core/security/token_config.py    qm.ini's AuthToken stanza: the token issuers' keys, UserClaim,
+                                     Audience, ClockSkew
+    core/security/tokens.py          authentication tokens (JWT, MQCSP_AUTH_ID_TOKEN) checked as IBM
+                                     MQ checks them
     core/security/checks.py          MQOPEN/MQPUT1: the authorities the open options need
     admin/security/command_checks.py PCF commands: the authorities the command server checks
     admin/security/mqsc_commands.py  the MQSC syntax of the security commands, checked when a script is parsed

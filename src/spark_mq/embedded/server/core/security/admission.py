@@ -6,7 +6,10 @@ In the order MQ checks a client connection:
 1. a BLOCKADDR rule that lists the client's address refuses it;
 2. connection authentication (the CONNAUTH in force, authinfo.py): a user and password
    given in the MQCSP must be valid, whatever CHCKCLNT says (unless NONE); with
-   ADOPTCTX(YES) that user is the one the connection runs as;
+   ADOPTCTX(YES) that user is the one the connection runs as. An authentication token
+   (MQCSP_AUTH_ID_TOKEN, client connections only) takes their place: it must be valid by
+   qm.ini's AuthToken stanza (tokens.py, token_config.py), and its UserClaim's user is the
+   one adopted;
 3. the mapping rule (chlauth.py) the channel, address, client user and TLS certificate
    meet (SSLPEERMAP on the certificate first, then USERMAP, then ADDRESSMAP): NOACCESS
    refuses, MAP names the user, CHANNEL keeps the channel's MCAUSER; no rule at all (or
@@ -27,10 +30,11 @@ one, server/network/bindings.py) skips the CHLAUTH steps and is checked by CHCKL
 CHCKCLNT, as in IBM MQ; the user it asserts is the one the OS gives for the process at the
 other end of the socket (SO_PEERCRED), not one the client could choose.
 
-A wrong user or password in step 2 is refused with `FailedAuthentication`, which carries the
-AUTHINFO's FAILDLAY: MQ answers such a failure only after that many seconds. The wait is the
-caller's to make (qmgr.QueueManager.connect), after the queue manager's lock is let go, so
-that one failing client holds up nobody else. Other refusals are answered at once, as in MQ.
+A wrong user or password (or a token that is not valid) in step 2 is refused with
+`FailedAuthentication`, which carries the AUTHINFO's FAILDLAY: MQ answers such a failure only
+after that many seconds. The wait is the caller's to make (qmgr.QueueManager.connect), after
+the queue manager's lock is let go, so that one failing client holds up nobody else. Other
+refusals are answered at once, as in MQ.
 """
 from __future__ import annotations
 
@@ -38,7 +42,7 @@ from typing import Any
 
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core.outcomes import MQError
-from spark_mq.embedded.server.core.security import chlauth
+from spark_mq.embedded.server.core.security import chlauth, tokens
 from spark_mq.embedded.server.core.security import refusal_log as refusals
 from spark_mq.embedded.server.core.security.checks import check
 from spark_mq.embedded.server.core.security.security_state import RuleKey, privileged, security_of
@@ -50,10 +54,11 @@ _STRICTER = ("REQUIRED", "REQDADM")
 
 def admit(qm: QueueManagerState, user: str, password: str, channel: str | None,
           address: str, peer_user: str | None = None,
-          certificate: chlauth.Certificate | None = None) -> str:
+          certificate: chlauth.Certificate | None = None, token: str | None = None) -> str:
     """The user a new connection runs as; raises MQError(MQRC_NOT_AUTHORIZED) when refused.
     `peer_user`: a bindings connection's process's user, as the OS gives it; `certificate`:
-    a TLS client's (subject, issuer), which an SSLPEERMAP rule maps."""
+    a TLS client's (subject, issuer), which an SSLPEERMAP rule maps; `token`: the MQCSP's
+    authentication token (MQCSP_AUTH_ID_TOKEN), which takes the place of user and password."""
     checking_rules = channel is not None and chlauth.enabled(qm)
     if checking_rules and chlauth.blocked_address(qm, address):
         refusals.blocked_address(address)
@@ -66,7 +71,10 @@ def admit(qm: QueueManagerState, user: str, password: str, channel: str | None,
     check_field = "CHCKCLNT" if channel is not None else "CHCKLOCL"
     required = str(connauth.get(check_field, "NONE")) if connauth is not None else "NONE"
     authenticated = False
-    if user and required != "NONE":
+    if token is not None and required != "NONE":
+        user = _token_user(qm, token, connauth, channel, address) or ""
+        authenticated = True
+    elif user and required != "NONE":
         if qm.users is None or qm.users.get(user) != password:
             refusals.wrong_password(user, channel, address)
             raise FailedAuthentication(_fail_delay(connauth))
@@ -154,6 +162,28 @@ def _describe_rule(key: RuleKey) -> str:
 
 def _refused() -> MQError:
     return MQError(CMQC.MQRC_NOT_AUTHORIZED)
+
+
+def _token_user(qm: QueueManagerState, token: str, connauth: dict[str, Any] | None,
+                channel: str | None, address: str) -> str | None:
+    """The user a valid token's UserClaim names (None: no UserClaim, the token only
+    authenticates); FailedAuthentication for a token that is not valid (tokens.py), and
+    MQRC_SECURITY_ERROR (2063) while the AuthToken configuration is missing or broken, or
+    when ADOPTCTX(YES) would adopt a user no UserClaim names, as IBM MQ answers both."""
+    state = security_of(qm)
+    adopting = connauth is not None and connauth.get("ADOPTCTX") == "YES"
+    problem = state.token_error or (
+        "qm.ini has no AuthToken stanza" if state.tokens is None else
+        "ADOPTCTX(YES) adopts the token's user, and the AuthToken stanza names no UserClaim"
+        if adopting and state.tokens.user_claim is None else None)
+    if problem is not None or state.tokens is None:
+        refusals.token_configuration_missing(problem or "", channel, address)
+        raise MQError(CMQC.MQRC_SECURITY_ERROR)
+    try:
+        return tokens.verify(token, state.tokens).user
+    except tokens.TokenRefused as refused:
+        refusals.token_refused(refused.code, refused.detail, refused.names_user, channel, address)
+        raise FailedAuthentication(_fail_delay(connauth)) from None
 
 
 class FailedAuthentication(MQError):

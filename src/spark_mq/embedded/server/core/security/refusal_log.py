@@ -12,8 +12,12 @@ diagnosed here as on IBM MQ (the connector's hint points at them, spark_mq/mq/re
               channel, the user its agent would run as is in the BLOCKUSER rule
     AMQ9776E  the user is in a BLOCKUSER rule of the channel
     AMQ8077W  an entity lacks an authority on an object (with the setmqaut that grants it)
+    AMQ5783E  an authentication token that is not valid (with IBM's error code, tokens.py)
+    AMQ5784E  a token whose user claim is missing or is not a user ID (107, 108)
+    AMQ5786E  a token sent while the AuthToken configuration is missing or broken (2063)
+    AMQ7076E  the AuthToken stanza of qm.ini cannot be used (when it is read)
 
-The texts are this project's own, after IBM's numbers. Passwords are never logged.
+The texts are this project's own, after IBM's numbers. Passwords and tokens are never logged.
 """
 from __future__ import annotations
 
@@ -76,3 +80,24 @@ def missing_authority(qmgr: str, user: str, object_type: int, name: str,
     log.warning("AMQ8077W: Entity '%s' has insufficient authority to access %s '%s': it lacks "
                 "%s; to grant it: setmqaut -m %s%s -t %s -p %s %s", user, kind.lower(), name,
                 ",".join(keywords), qmgr, target, kind.lower(), user or "<user>", grant)
+
+
+def token_refused(code: int | None, detail: str, names_user: bool, channel: str | None,
+                  address: str) -> None:
+    number = "AMQ5784E" if names_user else "AMQ5783E"
+    what = ("an authentication token whose user ID could not be adopted" if names_user
+            else "an authentication token that is not valid")
+    log.warning("%s: the application on %s supplied %s%s: %s", number, _on(channel, address),
+                what, f" (error code {code})" if code is not None else "", detail)
+
+
+def token_configuration_missing(reason: str, channel: str | None, address: str) -> None:
+    log.warning("AMQ5786E: Authentication token configuration error: the application on %s "
+                "supplied an authentication token, which the queue manager cannot check "
+                "(error code 201): %s", _on(channel, address), reason)
+
+
+def token_configuration_unusable(reason: str) -> None:
+    log.error("AMQ7076E: Invalid value in the AuthToken stanza of qm.ini: %s; connections with "
+              "an authentication token fail (2063) until it is mended and REFRESH SECURITY "
+              "TYPE(CONNAUTH) is run", reason)

@@ -1,5 +1,6 @@
-"""One queue manager's security state: AUTHINFO objects, the CONNAUTH in force, CHLAUTH
-rules, authority records and the users' groups (runs in the queue-manager process).
+"""One queue manager's security state: AUTHINFO objects, the CONNAUTH in force, qm.ini's
+AuthToken configuration in force (token_config.py), CHLAUTH rules, authority records and the
+users' groups (runs in the queue-manager process).
 
 Found through the queue manager object, as core/channel_definitions.py finds its table, so that the verbs'
 shared state (state.py) does not need to know about security. Definitions are stored with
@@ -11,7 +12,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from spark_mq.embedded.server.core.security import token_config
 from spark_mq.embedded.server.core.security.authority import AuthorityRecords
+from spark_mq.embedded.server.core.security.refusal_log import token_configuration_unusable
 from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 
 #: the store kinds this package owns (definitions.recover hands them to `restore`)
@@ -37,6 +40,10 @@ class SecurityState:
     groups: dict[str, tuple[str, ...]] = field(default_factory=dict)  # USER:PW:GROUPS entries
     #: dynamic queue -> the user whose MQOPEN created it (it holds every authority on it)
     dynamic_owners: dict[str, str] = field(default_factory=dict)
+    #: qm.ini's AuthToken stanza as taken at the last start or REFRESH SECURITY (None: none);
+    #: `token_error` says why it cannot be used, when it cannot (token_config.py)
+    tokens: token_config.TokenSettings | None = None
+    token_error: str | None = None
 
 
 def _new_security(qm: QueueManagerState) -> SecurityState:
@@ -98,11 +105,24 @@ def restore(qm: QueueManagerState, kind: str, name: str, attrs: dict[str, Any]) 
 
 
 def refresh_connauth(qm: QueueManagerState) -> None:
-    """Take up the AUTHINFO that the queue manager's CONNAUTH names, as MQ does at start and
-    on REFRESH SECURITY TYPE(CONNAUTH): changes in between do not count until then."""
+    """Take up the AUTHINFO that the queue manager's CONNAUTH names, and qm.ini's AuthToken
+    stanza, as MQ does at start and on REFRESH SECURITY TYPE(CONNAUTH): changes in between do
+    not count until then."""
     state = security_of(qm)
+    refresh_tokens(qm)
     name = str(qm.attrs.get("CONNAUTH", "") or "").strip()
     if not name:
         state.connauth = None
     else:
         state.connauth = dict(state.authinfos.get(name, {}))
+
+
+def refresh_tokens(qm: QueueManagerState) -> None:
+    """Read the AuthToken stanza again (token_config.py); a broken one is logged now and makes
+    every token connection fail until it is mended and refreshed."""
+    state = security_of(qm)
+    try:
+        state.tokens, state.token_error = token_config.load(qm.data_dir), None
+    except token_config.TokenConfigError as exc:
+        state.tokens, state.token_error = None, str(exc)
+        token_configuration_unusable(state.token_error)
