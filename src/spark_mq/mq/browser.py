@@ -6,11 +6,19 @@ spark_mq.mq.message) comes out with its data message's payload; the data message
 is not listed separately. At most the queue's depth at the start is returned, so messages
 put while browsing do not make the snapshot grow without end. With `conversion` the
 browse asks for MQGMO_CONVERT as the stream reader does (spark_mq.mq.consumer).
+
+A browse with an `IdMatch` (the batch reader's lookups, spark_mq.reader.pushdown) passes
+MQMO_MATCH_MSG_ID / MATCH_CORREL_ID / MATCH_GROUP_ID on every get: BROWSE_FIRST, then
+BROWSE_NEXT until MQRC_NO_MSG_AVAILABLE, since ids need not be unique. The queue manager
+looks for the matches itself (the embedded one through its id index, IBM MQ by searching
+the queue, or with its index on z/OS, INDXTYPE), so only the matches cross the network.
+With MQGMO_COMPLETE_MSG the embedded queue manager matches a segmented message on its
+first segment, whose MQMD the get returns: a row's ids are the ids it was matched on.
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from spark_mq.mq import records
 from spark_mq.mq.connecting import disconnect_quietly, quietly
@@ -27,6 +35,25 @@ from spark_mq.mq.message import (
 from spark_mq.mq.mqget import get_converted
 from spark_mq.mq.properties import TypedReader, read_all
 from spark_mq.mq.queues import open_queue
+
+
+class IdMatch(NamedTuple):
+    """The ids one lookup matches on (None: not matched on). Never MQMI_NONE / MQCI_NONE /
+    MQGI_NONE: matching on an id of zeros matches every message."""
+    msg_id: bytes | None = None
+    correl_id: bytes | None = None
+    group_id: bytes | None = None
+
+    def apply(self, md: Any, CMQC: Any) -> int:
+        """Set the ids on the get's MQMD; the MatchOptions that match on them."""
+        options: int = CMQC.MQMO_NONE
+        if self.msg_id is not None:
+            md.MsgId, options = self.msg_id, options | CMQC.MQMO_MATCH_MSG_ID
+        if self.correl_id is not None:
+            md.CorrelId, options = self.correl_id, options | CMQC.MQMO_MATCH_CORREL_ID
+        if self.group_id is not None:
+            md.GroupId, options = self.group_id, options | CMQC.MQMO_MATCH_GROUP_ID
+        return options
 
 
 class Browser:
@@ -50,7 +77,9 @@ class Browser:
         except self.ibmmq.MQMIError as exc:
             raise describe(exc, f"inquiring the depth of {self.queue_name}") from exc
 
-    def messages(self, limit: int | None = None) -> Iterator[Message]:
+    def messages(self, limit: int | None = None, match: IdMatch | None = None) -> Iterator[Message]:
+        """The queue's messages in delivery order (with `match`: only those with its ids),
+        at most `limit` (default: the queue's depth now)."""
         CMQC = self.ibmmq.CMQC
         limit = self.depth() if limit is None else limit
         option = CMQC.MQGMO_BROWSE_FIRST
@@ -60,7 +89,7 @@ class Browser:
             gmo = self.ibmmq.GMO()
             gmo.Options = (option | CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_COMPLETE_MSG
                            | CMQC.MQGMO_PROPERTIES_IN_HANDLE | CMQC.MQGMO_FAIL_IF_QUIESCING)
-            gmo.MatchOptions = CMQC.MQMO_NONE
+            gmo.MatchOptions = CMQC.MQMO_NONE if match is None else match.apply(md, CMQC)
             gmo.MsgHandle = self._handle.msg_handle
             if self.conversion is not None:
                 md.CodedCharSetId, md.Encoding = self.conversion
