@@ -103,7 +103,13 @@ def _channel(qmgr: QueueManager, command: MQSCCommand) -> str:
         return "\n".join(format_display("CHANNEL", name, _requested(attrs, command.flags),
                                         channels.ATTRIBUTES.get(str(attrs.get("CHLTYPE"))))
                          for name, attrs in channels.display(qmgr, command))
-    return channels.apply(qmgr, command)
+    if command.verb != "DELETE":
+        return channels.apply(qmgr, command)
+    deleted = channels.table(qmgr).channels.get(command.name, {})
+    message = channels.apply(qmgr, command)
+    # its kept STOPPED state and saved status must not pass to a channel defined again
+    initiator_of(qmgr).channel_deleted(command.name, str(deleted.get("CHLTYPE", "")))
+    return message
 
 
 _STOP_STATUSES = ("STOPPED", "INACTIVE")
