@@ -181,6 +181,9 @@ def test_saved_status_is_the_books_of_the_last_batch_and_survives_restarts(pair)
         assert saved["LSTLUWID"] == current["LSTLUWID"] != "0" * 16
         assert "MSGS" not in saved and "BYTSSENT" not in saved    # current-only fields
     assert _fields(qmb.run_mqsc(f"DISPLAY CHSTATUS({name}) SAVED ALL"))["RQMNAME"] == "QMA"
+    # RQMNAME, "the queue manager name, or queue sharing group name, of the remote system":
+    # the sender's saved instance names its partner too
+    assert _fields(qma.run_mqsc(f"DISPLAY CHSTATUS({name}) SAVED ALL"))["RQMNAME"] == "QMB"
     assert _fields(qma.run_mqsc(f"DISPLAY CHSTATUS({name}) SAVED ALL"))["XMITQ"] == "QMB"
     qma.run_mqsc(f"STOP CHANNEL({name})")
     _restart(qma)
@@ -189,6 +192,7 @@ def test_saved_status_is_the_books_of_the_last_batch_and_survives_restarts(pair)
     assert saved["STATUS"] == "STOPPED" and saved["LSTSEQNO"] == "25"
     assert saved["LSTLUWID"] == current["LSTLUWID"]
     assert _fields(qmb.run_mqsc(f"DISPLAY CHSTATUS({name}) SAVED ALL"))["LSTSEQNO"] == "25"
+    assert saved["RQMNAME"] == "QMB"
     pcf = ibmmq.PCFExecute(connect(qma), response_wait_interval=10000)
     try:
         [status] = pcf.MQCMD_INQUIRE_CHANNEL_STATUS({
@@ -201,6 +205,35 @@ def test_saved_status_is_the_books_of_the_last_batch_and_survives_restarts(pair)
     assert status[CMQCFC.MQIACH_CHANNEL_STATUS] == CMQCFC.MQCHS_STOPPED
     assert status[CMQCFC.MQCACH_LAST_LUWID].strip() == current["LSTLUWID"].encode()
     assert status[CMQCFC.MQIACH_INDOUBT_STATUS] == CMQCFC.MQCHIDS_NOT_INDOUBT
+
+
+def test_delete_channel_takes_its_stopped_state_and_saved_status_with_it(pair):
+    """IBM docs, DELETE CHANNEL (q085820_) deletes "a channel definition"; what "Restarting
+    stopped channels" (q015680_) remembers across a restart and what DISPLAY CHSTATUS SAVED
+    shows are that channel's: a channel defined again under the name, at both ends, is not
+    STOPPED (now or after a restart), has no saved status before its first batch (AMQ8420I)
+    and starts its sequence numbers afresh, so a trigger starts it and its messages arrive."""
+    qma, qmb, name = pair
+    put_remote(connect(qma), "IN.B", "QMB", [b"before"])
+    assert len(receive(connect(qmb), "IN.B", 1)) == 1
+    wait_for(lambda: _fields(qma.run_mqsc(f"DISPLAY CHSTATUS({name}) ALL"))["LSTSEQNO"]
+             == "1", what="the sender committed")
+    for qm in (qma, qmb):
+        qm.run_mqsc(f"STOP CHANNEL({name})")
+        wait_for(lambda qm=qm: channel_status(qm, name) == "STOPPED", what="STOPPED")
+        qm.run_mqsc(f"DELETE CHANNEL({name})")
+        assert channel_status(qm, name) == ""
+        with pytest.raises(embedded.EmbeddedQueueManagerError, match="AMQ8420I"):
+            qm.run_mqsc(f"DISPLAY CHSTATUS({name}) SAVED")
+    assert link(qma, qmb, "BATCHSZ(10)") == name          # defined again, both ends
+    assert channel_status(qma, name) == channel_status(qmb, name) == ""
+    _restart(qma)
+    _restart(qmb)
+    assert channel_status(qma, name) == channel_status(qmb, name) == ""
+    put_remote(connect(qma), "IN.B", "QMB", [b"after"])
+    assert [body for _, body in receive(connect(qmb), "IN.B", 1)] == [b"after"]
+    wait_for(lambda: _fields(qma.run_mqsc(f"DISPLAY CHSTATUS({name}) ALL"))["LSTSEQNO"]
+             == "1", what="sequence numbers from 1 again")
 
 
 def test_saved_status_of_a_sender_in_doubt_names_the_batch(tmp_path, monkeypatch):

@@ -372,3 +372,156 @@ def test_a_commits_reports_are_stored_with_it_so_a_kill_after_the_commit_loses_n
         assert depth(after, "R.OUT") == 1
     finally:
         qm.stop()
+
+
+@pytest.mark.parametrize("point", ["put-stored", "get-stored"])
+def test_a_report_outside_syncpoint_is_stored_with_its_put_or_get(tmp_path, monkeypatch, point):
+    """"Report (MQLONG)": MQRO_COA is generated "when the message is placed on the destination
+    queue", MQRO_COD when it is retrieved destructively; a persistent message outside a unit
+    of work is placed or removed by one store write, and its report is part of that write:
+    a queue manager killed right after it (fail point "put-stored" / "get-stored", before
+    the message reaches or leaves its queue) has, after its restart, the message placed (or
+    gone) and its report on the reply queue, once."""
+    monkeypatch.setenv("SPARK_MQ_FAULT", point)
+    qm = start(tmp_path, "QMS", mqsc="DEFINE QLOCAL(S.IN)\nDEFINE QLOCAL(S.REPLY)\n")
+    monkeypatch.delenv("SPARK_MQ_FAULT")
+    try:
+        conn = connect(qm)
+        report = CMQC.MQRO_COA if point == "put-stored" else CMQC.MQRO_COD_WITH_FULL_DATA
+        msg_id = b"STORED.ONCE".ljust(24, b"\0")   # the putter's own: a failed put returns none
+        with pytest.raises(ibmmq.MQMIError):    # the queue manager dies at the point
+            _put(conn, "S.IN", b"once", Report=report, ReplyToQ=b"S.REPLY", MsgId=msg_id,
+                 Persistence=CMQC.MQPER_PERSISTENT)
+            _get(conn, "S.IN")
+        wait_for(lambda: not qm.running, what=f"QMS died at {point}")
+        qm.start()
+        after = connect(qm)
+        md, data = _report(after, "S.REPLY", ibmmq.MD(MsgId=msg_id))
+        if point == "put-stored":
+            assert (md.Feedback, data) == (CMQC.MQFB_COA, b"")
+            assert _get(after, "S.IN")[1] == b"once"
+        else:
+            assert (md.Feedback, data) == (CMQC.MQFB_COD, b"once")
+            assert depth(after, "S.IN") == 0
+        assert depth(after, "S.REPLY") == 0
+    finally:
+        qm.stop()
+
+
+def _segments_of(conn, make_queue, reply: str, syncpoint: bool, complete: bool,
+                 report: int) -> tuple[ibmmq.MD, list[tuple[ibmmq.MD, bytes]]]:
+    """A 250-byte message the queue manager segments (MAXMSGL(100): 96 + 96 + 58 bytes), got
+    whole (MQGMO_COMPLETE_MSG) or segment by segment; (the put's MD, the reports on `reply`)."""
+    queue = make_queue("MAXMSGL(100)")
+    original = ibmmq.MD(Version=CMQC.MQMD_VERSION_2, Report=report, ReplyToQ=reply.encode(),
+                        MsgFlags=CMQC.MQMF_SEGMENTATION_ALLOWED)
+    conn.put1(queue, bytes(range(250)), original)
+    handle = ibmmq.Queue(conn, queue, CMQC.MQOO_INPUT_SHARED)
+    options = (CMQC.MQGMO_SYNCPOINT if syncpoint else CMQC.MQGMO_NO_SYNCPOINT) | (
+        CMQC.MQGMO_COMPLETE_MSG if complete else 0) | CMQC.MQGMO_NO_WAIT
+    got = b""
+    try:
+        while len(got) < 250:
+            got += handle.get(None, ibmmq.MD(Version=CMQC.MQMD_VERSION_2),
+                              ibmmq.GMO(Options=options, Version=CMQC.MQGMO_VERSION_2,
+                                        MatchOptions=CMQC.MQMO_NONE))
+    finally:
+        handle.close()
+    assert got == bytes(range(250))
+    if syncpoint:
+        conn.commit()
+    return original, _all_v2(conn, reply)
+
+
+def _all_v2(conn, queue: str) -> list[tuple[ibmmq.MD, bytes]]:
+    """Every message on `queue`, one by one, into a version-2 MD (Offset, MsgFlags, ...)."""
+    handle = ibmmq.Queue(conn, queue, CMQC.MQOO_INPUT_SHARED)
+    found = []
+    try:
+        while True:
+            md = ibmmq.MD(Version=CMQC.MQMD_VERSION_2)
+            try:
+                data = handle.get(None, md, ibmmq.GMO(
+                    Options=CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_NO_SYNCPOINT,
+                    Version=CMQC.MQGMO_VERSION_2, MatchOptions=CMQC.MQMO_NONE))
+            except ibmmq.MQMIError as exc:
+                if exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
+                    return found
+                raise
+            found.append((md, data))
+    finally:
+        handle.close()
+
+
+@pytest.mark.parametrize("syncpoint", [False, True], ids=["no-syncpoint", "syncpoint"])
+def test_one_cod_for_a_segmented_message_got_whole(conn, make_queue, syncpoint):
+    """IBM docs, "Reports and segmented messages" (q022880_): "there is only one case in which
+    you can expect to receive a single report for the entire message. This is when you have
+    requested only COD reports, and you have specified MQGMO_COMPLETE_MSG on the getting
+    application." The one report carries the whole message's data and length, no segment
+    flags."""
+    reply = make_queue(prefix="TEST.REPLY")
+    original, got = _segments_of(conn, make_queue, reply, syncpoint, complete=True,
+                                 report=CMQC.MQRO_COD_WITH_FULL_DATA)
+    [(md, data)] = got
+    assert (md.Feedback, md.CorrelId, data) == (CMQC.MQFB_COD, original.MsgId, bytes(range(250)))
+    assert md.OriginalLength == 250 and md.Offset == 0
+    assert not md.MsgFlags & (CMQC.MQMF_SEGMENT | CMQC.MQMF_LAST_SEGMENT)
+
+
+def test_segments_got_one_by_one_and_coa_report_per_segment(conn, make_queue):
+    """q022880_: "In other cases your application must be prepared to deal with several
+    reports; usually one for each segment": a COA for each segment placed, a COD for each
+    segment got on its own, each with its segment's Offset, flags and OriginalLength (the
+    length of the data it reports on), so that MQGMO_COMPLETE_MSG could reassemble them."""
+    reply = make_queue(prefix="TEST.REPLY")
+    _, got = _segments_of(conn, make_queue, reply, False, complete=False,
+                          report=CMQC.MQRO_COA | CMQC.MQRO_COD)
+    by_feedback = {feedback: sorted((md.Offset, md.OriginalLength, md.MsgFlags & (
+        CMQC.MQMF_SEGMENT | CMQC.MQMF_LAST_SEGMENT)) for md, _ in got if md.Feedback == feedback)
+        for feedback in (CMQC.MQFB_COA, CMQC.MQFB_COD)}
+    expected = [(0, 96, CMQC.MQMF_SEGMENT), (96, 96, CMQC.MQMF_SEGMENT),
+                (192, 58, CMQC.MQMF_LAST_SEGMENT)]
+    assert by_feedback == {CMQC.MQFB_COA: expected, CMQC.MQFB_COD: expected}
+    assert len(got) == 6
+
+
+@pytest.mark.parametrize("syncpoint", [False, True], ids=["no-syncpoint", "syncpoint"])
+def test_each_subscribers_copy_of_a_publication_has_its_coa(conn, make_queue, syncpoint):
+    """"Report (MQLONG)": "The use of report options when putting a message to a topic can
+    cause zero, one, or many report messages to be generated and sent to the application.
+    This is because the publication message may be sent to zero, one, or many subscribing
+    applications." A COA for each copy placed on a subscriber's queue (its CorrelId that
+    copy's MsgId), at once or, under syncpoint, at the commit; none without a subscriber."""
+    reply = make_queue(prefix="TEST.REPLY")
+    topic = f"test/reports/{reply}"
+    published = ibmmq.MD(Report=CMQC.MQRO_COA, ReplyToQ=reply.encode())
+    pmo = ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT if syncpoint else CMQC.MQPMO_NO_SYNCPOINT)
+    od = ibmmq.OD(ObjectType=CMQC.MQOT_TOPIC, Version=CMQC.MQOD_VERSION_4)
+    od.set_vs("ObjectString", topic)
+    publisher = ibmmq.Topic(conn, topic_desc=od)
+    publisher.open(topic_desc=od, open_opts=CMQC.MQOO_OUTPUT)
+    subs, queues = [], [make_queue(), make_queue()]
+    try:
+        publisher.pub(b"to nobody", ibmmq.MD(Report=CMQC.MQRO_COA, ReplyToQ=reply.encode()),
+                      ibmmq.PMO())
+        assert _get(conn, reply) is None                      # no subscriber: no report
+        for name in queues:
+            sd = ibmmq.SD(Options=CMQC.MQSO_CREATE)
+            sd.set_vs("ObjectString", topic)
+            sub = ibmmq.Subscription(conn)
+            sub.sub(sub_desc=sd, sub_queue=ibmmq.Queue(conn, name, CMQC.MQOO_INPUT_AS_Q_DEF))
+            subs.append(sub)
+        publisher.pub(b"news", published, pmo)
+        if syncpoint:
+            assert _get(conn, reply) is None
+            conn.commit()
+        copies = [_get(conn, name) for name in queues]
+        assert [data for _, data in copies] == [b"news", b"news"]
+        reports = _all_v2(conn, reply)
+        assert sorted(md.CorrelId for md, _ in reports) == sorted(md.MsgId for md, _ in copies)
+        assert {md.Feedback for md, _ in reports} == {CMQC.MQFB_COA}
+    finally:
+        publisher.close()
+        for sub in subs:
+            sub.close()

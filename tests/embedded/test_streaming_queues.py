@@ -8,7 +8,8 @@ embedded queue managers. Each test names the IBM page it follows:
 - "Stream queues and transactions" (stream-transactions): the copy is in the original's unit
   of work;
 - "Streaming to remote and alias queues" (streamqremalias.html);
-- "Streaming queue restrictions" (streaming-queue-restrictions).
+- "Streaming queue restrictions" (streaming-queue-restrictions): also which SYSTEM.* queues
+  may stream (the event queues among them: event messages are streamed).
 """
 from __future__ import annotations
 
@@ -244,6 +245,29 @@ def test_a_dynamic_queue_streams_as_its_model_and_cannot_change_it(conn, sqm):
 
 # MQINQ answers MQCA_STREAM_QUEUE_NAME and MQIA_STREAM_QUEUE_QOS ("Configuring streaming
 # queues" lists the PCF names)
+def test_event_messages_are_streamed(conn, sqm):
+    """"Streaming queue restrictions": of the SYSTEM.* queues, SYSTEM.ADMIN.QMGR.EVENT and the
+    other SYSTEM.ADMIN.*.EVENT queues may have a STREAMQ; they hold only the event messages
+    the queue manager puts, so those are streamed: the copy is the event message (its MsgId,
+    its PCF data)."""
+    number = next(_numbers)
+    events, stream, inhibited = "SYSTEM.ADMIN.QMGR.EVENT", f"EVENTS.{number}.COPY", \
+        f"INHIBITED.{number}"
+    sqm.run_mqsc(f"DEFINE QLOCAL({stream})\nDEFINE QLOCAL({inhibited}) PUT(DISABLED)")
+    get_all(conn, events)      # what an earlier test left
+    sqm.run_mqsc(f"ALTER QLOCAL({events}) STREAMQ({stream})\nALTER QMGR INHIBTEV(ENABLED)")
+    try:
+        with pytest.raises(ibmmq.MQMIError) as exc:
+            put(conn, inhibited, b"refused")
+        assert exc.value.reason == CMQC.MQRC_PUT_INHIBITED
+    finally:
+        sqm.run_mqsc(f"ALTER QMGR INHIBTEV(DISABLED)\nALTER QLOCAL({events}) STREAMQ(' ')")
+    [(event_md, event)] = get_all(conn, events)
+    [(copy_md, copy)] = get_all(conn, stream)
+    assert event_md.Format == CMQC.MQFMT_EVENT and inhibited.encode() in event
+    assert (copy_md.MsgId, copy_md.Format, copy) == (event_md.MsgId, CMQC.MQFMT_EVENT, event)
+
+
 def test_mqinq_answers_the_stream_queue_and_its_quality_of_service(conn, streamed):
     source, stream = streamed("STRMQOS(MUSTDUP)")
     handle = ibmmq.Queue(conn, source, CMQC.MQOO_INQUIRE)

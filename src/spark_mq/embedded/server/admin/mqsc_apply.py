@@ -107,7 +107,13 @@ def _channel(qmgr: QueueManager, command: MQSCCommand) -> str:
                          for name, attrs in channels.display(qmgr, command))
     if command.verb in ("DEFINE", "ALTER"):
         _check_cluster_channel(qmgr, command)
-    return channels.apply(qmgr, command)
+    if command.verb != "DELETE":
+        return channels.apply(qmgr, command)
+    deleted = channels.table(qmgr).channels.get(command.name, {})
+    message = channels.apply(qmgr, command)
+    # its kept STOPPED state and saved status must not pass to a channel defined again
+    initiator_of(qmgr).channel_deleted(command.name, str(deleted.get("CHLTYPE", "")))
+    return message
 
 
 def _check_cluster_channel(qmgr: QueueManager, command: MQSCCommand) -> None:

@@ -91,6 +91,9 @@ class Connection:
     uow_gets: list[Message] = field(default_factory=list)
     # of uow_puts, the streaming queues' copies (verbs/streaming.py): not counted in MAXUMSGS
     uow_stream_copies: int = 0
+    # of uow_gets, the segments each MQGMO_COMPLETE_MSG get took whole: one COD report each
+    # (verbs/reports.py), not one per segment
+    uow_whole_gets: list[list[Message]] = field(default_factory=list)
     hobj_counter: itertools.count = field(default_factory=lambda: itertools.count(101))
     # asynchronous put results since the last MQSTAT
     put_success: int = 0

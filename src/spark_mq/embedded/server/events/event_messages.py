@@ -11,7 +11,8 @@ It is placed on the event queue directly, outside any unit of work (an event rep
 happened even when the unit of work that caused it is backed out, as on IBM MQ), and
 without going through put.py: an event is never itself the cause of another event. An event
 queue that is missing, not a local queue (or an alias of one), full or put-inhibited loses
-the event: IBM MQ does not dead-letter event messages either.
+the event: IBM MQ does not dead-letter event messages either. An event queue with a STREAMQ
+gets its copy with the event (core/stream_copies.py, as verbs/streaming.py makes a put's).
 """
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ import logging
 import struct
 import time
 
+from spark_mq.embedded.server.core import stream_copies
 from spark_mq.embedded.server.core.md_context import put_stamp
+from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.queue_objects import AliasQueue, LocalQueue, Message
 from spark_mq.embedded.server.core.state import QMGR_CCSID, QueueManagerState, blank
 from spark_mq.embedded.server.core.store import StoreError
@@ -66,14 +69,23 @@ def put_event(qm: QueueManagerState, queue_name: str, command: int, reason: int,
         assert queue is not None    # _unavailable says why a missing queue cannot take it
         data = header(command, reason, len(parameters), sequence, last) + b"".join(parameters)
         message = Message(next(qm.seq), _md(qm, queue, correl_id), data, None, None, queue)
-        if message.persistent:
+        try:
+            copies = stream_copies.made(qm, queue, [message])
+        except MQError as exc:
+            log.warning("event %d lost: its STREAMQ copy cannot be put (STRMQOS(MUSTDUP), "
+                        "reason %d)", reason, exc.reason)
+            return False
+        rows = [m for m in [message, *(copies.messages if copies else [])] if m.persistent]
+        if rows:
             try:
-                qm.store.apply(inserts=[message])
+                qm.store.apply(inserts=rows)
             except StoreError as exc:
                 log.warning("event %d lost: the store cannot write it (reason %d)", reason,
                             exc.reason)
                 return False
         queue.insert(message)
+        if copies is not None:
+            copies.place(qm)
         qm.arrived.notify_all()
         return True
 

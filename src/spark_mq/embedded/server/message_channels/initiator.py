@@ -131,6 +131,19 @@ class ChannelInitiator:
             log.info("sender channel %s started by a trigger (messages on %s)", name, status.xmitq)
         return "AMQ8018I: Start IBM MQ channel accepted."
 
+    # --- DELETE --------------------------------------------------------------------------
+    def channel_deleted(self, name: str, chltype: str) -> None:
+        """DELETE CHANNEL has removed `name`'s definition: its kept state, saved status and
+        a status that is not a running instance's (STOPPED) go too (saved_status.erase). A
+        running instance ends as it would have (it finds no definition at its next start)."""
+        if chltype not in channels.SENDING | channels.RECEIVING:
+            return
+        table = statuses.table(self.qmgr)
+        existing = table.get(name, chltype)
+        if existing is not None and existing.status not in _ACTIVE | {statuses.REQUESTING}:
+            table.remove(existing)
+        saved_status.erase(self.qmgr, name, chltype)
+
     # --- STOP ----------------------------------------------------------------------------
     def stop_channel(self, name: str, after: str = statuses.STOPPED) -> str:
         attrs = channels.table(self.qmgr).channels.get(name)
@@ -255,7 +268,8 @@ class ChannelInitiator:
                                          f"(batch {record.indoubt.batch}): RESOLVE CHANNEL "
                                          "first")
                 sync.replace_sender(local, sync_hobj, name,
-                                    sync.SenderRecord(seq - 1, "", seq))
+                                    sync.SenderRecord(seq - 1, "", seq,
+                                                      partner=record.partner))
             else:
                 sync.reset_receiver(local, sync_hobj, name, seq - 1)
             local.commit()

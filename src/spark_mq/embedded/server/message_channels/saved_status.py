@@ -11,11 +11,17 @@ channel", and is also saved when the channel stops and when the queue manager en
   status of each, so neither a trigger nor a partner starts the channel.
 * A sender that was RETRYING when the queue manager ended leaves a RETRYING record, and
   the initiator starts it again at the next start (it was going to try again anyway).
+* DELETE CHANNEL erases the channel's state record and its books (`erase`): a channel
+  defined again under the name is neither STOPPED after a restart nor shown with the old
+  one's saved status, and counts its sequence numbers from 1 again (its partner's books then
+  no longer reconcile: AMQ9526 until RESET CHANNEL). Only a sender's books with a batch in
+  doubt are kept: they name messages the partner may have committed already.
 * Saved status is read from the channel's books (sync.py), which every committed batch
   replaces in its own unit of work: a sender's record gives LSTSEQNO and LSTLUWID, and,
   when a batch is in doubt, CURLUWID, CURSEQNO and CURMSGS (IBM: those are "meaningful
   only if the channel instance is in doubt", else they repeat the last batch's); a
-  receiver's record per partner queue manager gives one saved instance per RQMNAME.
+  receiver's record per partner queue manager gives one saved instance per RQMNAME, and a
+  sender's RQMNAME is the partner it last committed a batch with.
   STATUS is STOPPED for a channel with a STOPPED record, else RUNNING, the status when the
   last batch was saved (unverified on a real queue manager).
 """
@@ -24,6 +30,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+import logging
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.core import channel_definitions as channels
@@ -35,6 +42,8 @@ from spark_mq.mqi.structs import default_md
 
 if TYPE_CHECKING:
     from spark_mq.embedded.server.verbs.qmgr import QueueManager
+
+log = logging.getLogger("spark_mq.embedded")
 
 _OPEN = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT
 _KEPT = (statuses.STOPPED, statuses.RETRYING)
@@ -56,6 +65,24 @@ def remember(qmgr: QueueManager, name: str, chltype: str, status: str) -> None:
 def forget(qmgr: QueueManager, name: str, chltype: str) -> None:
     """The channel has been started again: nothing of its old state is to come back."""
     _write(qmgr, name, chltype, None)
+
+
+def erase(qmgr: QueueManager, name: str, chltype: str) -> None:
+    """DELETE CHANNEL: the channel's kept state and its saved status (its books) go with its
+    definition, so that a channel defined again under the name starts afresh (not STOPPED,
+    sequence numbers from 1). A sender's books with a batch in doubt stay (sync.erase_books)."""
+    local = LocalConnection(qmgr, "mqm", "runmqchl")
+    try:
+        hobj = local.open(sync.SYNC_QUEUE, _OPEN)
+        local.get(hobj, CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_WAIT,
+                  correl_id=_state_key(name, chltype))
+        if not sync.erase_books(local, hobj, name, chltype in channels.SENDING):
+            log.warning("channel %s is deleted with a batch in doubt: its books are kept, so "
+                        "that a channel defined again under the name resynchronises with its "
+                        "partner before it sends anything (or RESOLVE CHANNEL it)", name)
+        local.commit()
+    finally:
+        local.close(clean=False)
 
 
 def _write(qmgr: QueueManager, name: str, chltype: str, status: str | None) -> None:
@@ -127,6 +154,8 @@ def saved(qmgr: QueueManager, pattern: str) -> list[tuple[str, dict[str, object]
         shown["CHLTYPE"] = chltype
         if role == channels.RECEIVER:   # and a RQSTR a receiver's
             shown["RQMNAME"] = str(record.get("partner", ""))
+        elif isinstance(book, sync.SenderRecord):
+            shown["RQMNAME"] = book.partner
         found.append((name, shown))
     return sorted(found, key=lambda item: (item[0], str(item[1]["CHLTYPE"]),
                                            str(item[1]["RQMNAME"])))

@@ -279,6 +279,7 @@ class SenderAgent:
             except ValueError as exc:
                 raise ProtocolError(str(exc)) from None
             status.rqmname, status.error, status.batch_size = partner, "", batch_size
+            mine.partner = partner    # the books every batch commits: saved status's RQMNAME
             status.max_msg_length = max_length
             status.begin(link, attrs, "mqm")
             self._resync(local, hobj, sync_hobj, mine, record, partner)

@@ -7,8 +7,9 @@ channels' synchronisation data there), one per channel end, keyed apart by role.
   what the sender removes at a restart comes from the sender's own record, never from the
   partner's word.
 * A sender's record (`SenderRecord`, key: SDR + channel): its last committed sequence
-  number and LUWID, a RESET CHANNEL's sequence number still to be carried to the partner,
-  and, while a batch is in doubt, that batch: its LUWID, first and last sequence numbers
+  number and LUWID, the partner queue manager it last ran with (saved status's RQMNAME),
+  a RESET CHANNEL's sequence number still to be carried to the partner, and, while a batch
+  is in doubt, that batch: its LUWID, first and last sequence numbers
   and the transmission messages it got, each named by its MsgId AND a digest of the whole
   transmission message (MsgIds belong to applications and need not be unique; the digest
   covers the MQXQH with the message's own descriptor, which only the queue manager wrote).
@@ -74,6 +75,7 @@ class SenderRecord:
     batch: str = ""                   # its LUWID
     reset: int = 0                    # RESET CHANNEL SEQNUM still to tell the partner (0: none)
     indoubt: InDoubt | None = None
+    partner: str = ""                 # the partner queue manager's name (saved RQMNAME)
 
 
 def new_luwid() -> str:
@@ -167,6 +169,28 @@ def reset_receiver(local: LocalConnection, hobj: int, channel: str, seq: int) ->
     return len(partners)
 
 
+def erase_books(local: LocalConnection, hobj: int, channel: str, sending: bool) -> bool:
+    """DELETE CHANNEL: take (in the open unit of work) `channel`'s books, a sender's record
+    or a receiver's record per partner. A sender's record that holds a batch in doubt is
+    kept (False): it names messages the partner may have committed, which a channel
+    redefined under the name must not send again before it has resynchronised."""
+    if sending:
+        try:
+            if read_sender(local, hobj, channel).indoubt is not None:
+                return False
+        except ValueError:
+            pass     # damaged books go with the channel: nothing in them can be trusted
+        local.get(hobj, CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_WAIT, correl_id=_sender_key(channel))
+        return True
+    partners = {state["partner"] for state in browse_records(local, hobj)
+                if state.get("role", "RCVR") == "RCVR" and state.get("channel") == channel
+                and isinstance(state.get("partner"), str)}
+    for partner in partners:
+        local.get(hobj, CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_WAIT,
+                  correl_id=_key(channel, partner))
+    return True
+
+
 def read_sender(local: LocalConnection, hobj: int, channel: str) -> SenderRecord:
     """A sender's committed record (a browse); a sender that never committed has seq 0."""
     data = _browse(local, hobj, _sender_key(channel))
@@ -181,7 +205,7 @@ def replace_sender(local: LocalConnection, hobj: int, channel: str, record: Send
     doubt = record.indoubt
     _replace(local, hobj, _sender_key(channel), {
         "role": "SDR", "channel": channel, "seq": record.seq, "batch": record.batch,
-        "reset": record.reset,
+        "reset": record.reset, "partner": record.partner,
         "indoubt": None if doubt is None else {
             "batch": doubt.batch, "first": doubt.first, "last": doubt.last,
             "messages": [[m.hex(), d.hex()] for m, d in doubt.messages]}})
@@ -197,7 +221,8 @@ def parse_record(data: bytes) -> SenderRecord | SyncRecord:
         if state.get("role") == "SDR":
             doubt = state.get("indoubt")
             record = SenderRecord(_seq(state["seq"]), _batch(state["batch"]),
-                                  _seq(state.get("reset", 0)))
+                                  _seq(state.get("reset", 0)),
+                                  partner=_partner(state.get("partner", "")))
             if doubt is not None:
                 messages = [(bytes.fromhex(m), bytes.fromhex(d)) for m, d in doubt["messages"]]
                 record.indoubt = InDoubt(_batch(doubt["batch"]), _seq(doubt["first"]),
@@ -211,6 +236,13 @@ def parse_record(data: bytes) -> SenderRecord | SyncRecord:
 def _seq(value: object) -> int:
     if type(value) is not int or not 0 <= value <= 999_999_999:
         raise ValueError(f"a sequence number is 0..999999999, not {value!r:.40}")
+    return value
+
+
+def _partner(value: object) -> str:
+    if not isinstance(value, str) or len(value) > 48:
+        raise ValueError(f"a partner is a queue-manager name (0..48 characters), not "
+                         f"{value!r:.60}")
     return value
 
 

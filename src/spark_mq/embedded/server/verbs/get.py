@@ -6,8 +6,9 @@ core/message_matching.py picks the message; this module checks the get options a
 takes the message off its queue (into the connection's unit of work under syncpoint) or
 moves the browse cursor, and builds the outputs: MD, GMO, data (converted when asked),
 and properties (core/property_rules.py). `get_batch` serves a client's read-ahead buffer.
-A destructive get outside syncpoint sends the messages' COD reports, and any get the
-expiration reports of the expired messages it discarded (reports.py).
+A destructive get outside syncpoint stores the messages' COD reports in the store transaction
+that deletes them (fail point "get-stored" after it), and any get sends the expiration
+reports of the expired messages it discarded (reports.py).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import time
 
 from spark_mq.embedded.server.core import message_matching
 from spark_mq.embedded.server.core.convert import convert_message
+from spark_mq.embedded.server.core.faults import fail_point
 from spark_mq.embedded.server.core.message_matching import BROWSE_GETS, MSG_TOKEN
 from spark_mq.embedded.server.core.outcomes import NONE, OK, WARNING, MQError
 from spark_mq.embedded.server.core.property_rules import properties_for_getter
@@ -281,20 +283,36 @@ def _take(qm: QueueManagerState, conn: Connection, found: list[Message], options
     if not syncpoint and len(found) > 1 and found[0].persistent and (conn.uow_puts or conn.uow_gets):
         # reassembling persistent segments needs the queue manager's own unit of work
         raise MQError(CMQC.MQRC_UOW_NOT_AVAILABLE)
-    if not syncpoint:
-        deletes = [m.seq for m in found if m.persistent]
-        if deletes:
-            try:
-                qm.store.apply(deletes=deletes)    # first: a failure leaves them on the queue
-            except StoreError:
-                raise MQError(CMQC.MQRC_RESOURCE_PROBLEM) from None
+    # the segments of one message got whole: one COD report for it (reports.py)
+    whole = [found] if (options & CMQC.MQGMO_COMPLETE_MSG and found[0].flags & SEGMENT_FLAGS
+                        and found[-1].flags & CMQC.MQMF_LAST_SEGMENT) else []
+    carrier = None if syncpoint else _store_get(qm, conn, found, whole)
     for message in found:
         queue.remove(message, settled=not syncpoint)
     depth_changed(qm, queue, DepthChange.GOT, found)
     if syncpoint:
         conn.uow_gets.extend(found)   # their COD reports come with the commit
+        conn.uow_whole_gets.extend(whole)
     else:
-        reports.delivered(qm, put1, found)
+        reports.released(qm, carrier)
+
+
+def _store_get(qm: QueueManagerState, conn: Connection, found: list[Message],
+               whole: list[list[Message]]) -> Connection | None:
+    """A destructive get outside syncpoint: its persistent messages deleted from the store and
+    their COD reports added, in one transaction, before anything leaves the queue (a failure
+    leaves them there, reported on by nothing). Returns the reports' carrier."""
+    carrier = reports.of_unit_of_work(qm, put1, conn, [], found, whole)
+    deletes = [m.seq for m in found if m.persistent]
+    inserts = reports.stored(carrier)
+    if deletes or inserts:
+        try:
+            qm.store.apply(inserts=inserts, deletes=deletes)
+        except StoreError:
+            reports.dropped(qm, carrier)
+            raise MQError(CMQC.MQRC_RESOURCE_PROBLEM) from None
+        fail_point("get-stored")   # stored, the message still on its queue: a restart has it gone
+    return carrier
 
 
 def _advance_group(handle: Handle, found: list[Message]) -> None:

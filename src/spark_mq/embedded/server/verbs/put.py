@@ -5,7 +5,8 @@ gets the queue's defaults (persistence, priority), its context fields (identity 
 as the put options say: md_context.py) and its ids as a publication does (prepare_put.py),
 then its group and segment fields (logical order is tracked on the handle), and is split
 into segments when the queue cannot hold it whole and the putter allows that. Outside
-syncpoint it lands on the queue at once, and sends its COA reports (reports.py); under
+syncpoint it lands on the queue at once, its COA reports stored in the same store
+transaction (reports.py; fail point "put-stored" between that write and the queue); under
 syncpoint it waits on the connection's unit of work (units_of_work.py). A queue with a STREAMQ
 gets its copy placed with the original, in the same unit of work or store transaction
 (streaming.py); the copy asks for no COA, so only the original's are sent.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import time
 
+from spark_mq.embedded.server.core.faults import fail_point
 from spark_mq.embedded.server.core.md_context import put_stamp
 from spark_mq.embedded.server.core.outcomes import MQError, WarnedPut
 from spark_mq.embedded.server.core.property_rules import check_properties
@@ -39,6 +41,7 @@ from spark_mq.embedded.server.core.state import (
     QueueManagerState,
     blank,
 )
+from spark_mq.embedded.server.core.store import StoreError
 from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.embedded.server.resolution import transmission
@@ -55,6 +58,8 @@ from spark_mq.embedded.server.verbs.pubsub.publish import publish
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD
 
+_I_MSGTYPE = MD.index["MsgType"]
+
 
 def put(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, pmo_options: int,
         context_hobj: int, props: list | None, body: bytes) -> bytes:
@@ -63,7 +68,7 @@ def put(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, pmo
     if not handle.options & CMQC.MQOO_OUTPUT:
         raise MQError(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)
     if handle.topic is not None:
-        return publish(qm, conn, handle, md_bytes, pmo_options, context_hobj, props, body)
+        return publish(qm, conn, handle, md_bytes, pmo_options, context_hobj, props, body, put1)
     return _put(qm, conn, handle, md_bytes, pmo_options, context_hobj, props, body)
 
 
@@ -129,7 +134,8 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
     next_group = _assign_group(qm, handle, md, options, len(body), syncpoint)
     if props:
         check_properties(qm, props)
-    if not body and md[I_FLAGS] & CMQC.MQMF_SEGMENT and not md[I_FLAGS] & CMQC.MQMF_LAST_SEGMENT:
+    if not body and md[I_FLAGS] & CMQC.MQMF_SEGMENT and not md[I_FLAGS] & CMQC.MQMF_LAST_SEGMENT \
+            and not _segment_report(conn, md):
         raise MQError(CMQC.MQRC_SEGMENT_LENGTH_ZERO)  # only a last segment may be empty
     put_md, put_body = md, body
     if handle.remote is not None:   # behind an MQXQH on the transmission queue
@@ -161,15 +167,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
             target.pending_puts += len(arrived)
         conn.uow_stream_copies += len(copies.messages) if copies else 0
     else:
-        # one store transaction: the original and its copy are stored both or neither
-        rows = [m for _, arrived in placed for m in arrived if m.persistent]
-        if rows:
-            qm.store.apply(inserts=rows)
-        for target, arrived in placed:
-            for message in arrived:
-                target.insert(message)
-        qm.arrived.notify_all()
-        reports.arrived(qm, put1, messages, conn)
+        _place(qm, conn, placed, messages)
     for target, arrived in placed:
         triggering.put(qm, conn, target, arrived, syncpoint)
         depth_changed(qm, target, DepthChange.PUT, arrived)
@@ -178,6 +176,34 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
     if warning:
         raise WarnedPut(MD.pack(md), warning)
     return MD.pack(md)
+
+
+def _place(qm: QueueManagerState, conn: Connection,
+           placed: list[tuple[LocalQueue, list[Message]]], messages: list[Message]) -> None:
+    """A put outside syncpoint: the message (its segments), its streamed copy and its COA
+    reports in one store transaction, stored all or none, then on their queues."""
+    carrier = reports.of_unit_of_work(qm, put1, conn, messages, [])
+    rows = [m for _, arrived in placed for m in arrived if m.persistent]
+    rows += reports.stored(carrier)
+    if rows:
+        try:
+            qm.store.apply(inserts=rows)
+        except StoreError:
+            reports.dropped(qm, carrier)
+            raise
+        fail_point("put-stored")   # stored, nothing on a queue yet: a restart has it all
+    for target, arrived in placed:
+        for message in arrived:
+            target.insert(message)
+    qm.arrived.notify_all()
+    reports.released(qm, carrier)
+
+
+def _segment_report(conn: Connection, md: list) -> bool:
+    """The queue manager's report on a segment: it carries no data unless asked to, its
+    OriginalLength saying how much it reports on (IBM docs, "Reports and segmented
+    messages"), so it is not an application's empty segment."""
+    return conn.agent and md[_I_MSGTYPE] == CMQC.MQMT_REPORT
 
 
 def _assign_group(qm: QueueManagerState, handle: Handle, md: list, options: int, length: int,

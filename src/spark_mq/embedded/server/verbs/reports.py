@@ -4,7 +4,10 @@ docs: "Report (MQLONG)", "Types of report message", "Feedback (MQLONG)").
 When: confirm on arrival (COA) when a message is placed on its destination queue (a put
 outside syncpoint, the commit of one under syncpoint, a receiver MCA's batch commit; not a
 transmission queue: a message for another queue manager arrives there); confirm on delivery
-(COD) when an application gets it destructively (on commit in a unit of work); expiration
+(COD) when an application gets it destructively (on commit in a unit of work). COA and COD
+reports are stored in the same store transaction as the put, get or commit they report on
+(`of_unit_of_work`, then `released`), inside syncpoint or not: a queue manager killed after
+that write has them, once, after its restart, and one killed before it has neither. Expiration
 when a get or browse comes across it expired and discards it (core/message_matching.py);
 exception when a receiving MCA cannot deliver it, or a sending MCA cannot send it (longer than
 the channel's MAXMSGL): dead-lettered, or discarded when the message says MQRO_DISCARD_MSG
@@ -20,7 +23,11 @@ Priority, Persistence, Format, Encoding, CCSID, group and segment fields and
 identity context; origin context of the queue manager (PutApplType MQAT_QMGR, PutApplName
 the queue manager's name, or the MCA's); ReplyToQ blank, ReplyToQMgr this queue manager;
 data none, the first 100 bytes (_WITH_DATA) or all of it (_WITH_FULL_DATA); OriginalLength
-the length of the data the report is about.
+the length of the data the report is about. Segments are reported on one by one (COA always;
+the report has the segment's GroupId, Offset, flags and data), except that a get with
+MQGMO_COMPLETE_MSG sends one COD report for the whole message (IBM docs, "Reports and
+segmented messages": "only one case in which you can expect to receive a single report for
+the entire message").
 
 Where: the original's ReplyToQ at its ReplyToQMgr, resolved as any put (a remote ReplyToQMgr
 goes through its transmission queue), put by the queue manager (mqm, with
@@ -43,15 +50,16 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from spark_mq.embedded.server.core.dead_letter_header import dead_letter_header, dead_letter_md
 from spark_mq.embedded.server.core.md_context import put_stamp
 from spark_mq.embedded.server.core.outcomes import MQError
-from spark_mq.embedded.server.core.queue_objects import Message
+from spark_mq.embedded.server.core.queue_objects import I_FLAGS, I_OFFSET, SEGMENT_FLAGS, Message
 from spark_mq.embedded.server.core.state import Connection, QueueManagerState, blank
 from spark_mq.embedded.server.resolution.transmission import unwrap
+from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.embedded.server.verbs.handles import open_handle, release
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD
@@ -87,36 +95,75 @@ class Report(NamedTuple):
     qmgr: str
 
 
-def arrived(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message],
-            conn: Connection) -> None:
-    """COA reports of messages `conn` has just placed on their destination queue (an MCA's
-    connection: the reports are the MCA's, checked for its MCA user too)."""
-    appl_name = conn.appl_name if conn.agent else ""
-    for message in messages:
-        if _asks_coa(message):
-            _send_for(qm, put1, message, _COA, CMQC.MQFB_COA, appl_name,
-                      _internal(qm, conn.acts_for))
-
-
 def of_unit_of_work(qm: QueueManagerState, put1: PutOne, conn: Connection,
-                    puts: list[Message], gets: list[Message]) -> Connection | None:
+                    puts: list[Message], gets: list[Message],
+                    whole: Sequence[list[Message]] = ()) -> Connection | None:
     """The COA reports of the puts and the COD reports of the gets of `conn`'s unit of work
-    that is being committed, put under syncpoint on a connection of the queue manager's, which
-    is returned: units_of_work.commit stores its puts in the same transaction as the work they
-    report on, so a queue manager killed after the commit has lost no report, and one killed
-    before it has sent none (a receiving MCA's batch and its COA reports are one). None when
-    nothing asks for a report."""
+    that is being committed, or of its put or get outside syncpoint, put under syncpoint on a
+    connection of the queue manager's, which is returned: the caller stores its puts in the
+    same transaction as the work they report on (units_of_work.commit, put.py, get.py), so a
+    queue manager killed after that write has lost no report, and one killed before it has
+    sent none (a receiving MCA's batch and its COA reports are one); then `released` makes
+    them available (or `dropped` forgets them when the write failed). None when nothing asks
+    for a report."""
     coa = [message for message in puts if _asks_coa(message)]
     cod = [message for message in gets if _asks_cod(message)]
     if not coa and not cod:
         return None
     carrier = _internal(qm, conn.acts_for)
     appl_name = conn.appl_name if conn.agent else ""
+    # IBM ("Reports and segmented messages"): a single COD report for the entire message
+    # when it was got with MQGMO_COMPLETE_MSG; segments got one by one report one by one
+    segments = {id(message) for taken in whole for message in taken}
+    cod = [message for message in cod if id(message) not in segments]
+    cod += [_whole(taken) for taken in whole if _asks_cod(taken[0])]
     for message in coa:
         _send_for(qm, put1, message, _COA, CMQC.MQFB_COA, appl_name, carrier, True)
     for message in cod:
         _send_for(qm, put1, message, _COD, CMQC.MQFB_COD, "", carrier, True)
     return carrier
+
+
+def stored(carrier: Connection | None) -> list[Message]:
+    """The persistent reports `carrier` holds: the rows the caller's store write adds."""
+    return [m for m in carrier.uow_puts if m.persistent] if carrier is not None else []
+
+
+def released(qm: QueueManagerState, carrier: Connection | None) -> None:
+    """The reports `carrier` holds, stored with the work they report on, reach their queues
+    (and their trigger messages appear), as a commit of the carrier's unit of work would."""
+    if carrier is None or not carrier.uow_puts:
+        return
+    for message in carrier.uow_puts:
+        queue = message.queue
+        queue.pending_puts -= 1
+        if qm.queues.get(queue.name) is queue:  # a queue deleted meanwhile takes nothing
+            queue.insert(message)
+    triggering.unit_of_work_ended(qm, carrier, committed=True)
+    carrier.uow_puts, carrier.uow_gets, carrier.uow_stream_copies = [], [], 0
+    qm.arrived.notify_all()
+
+
+def dropped(qm: QueueManagerState, carrier: Connection | None) -> None:
+    """The store write that was to carry `carrier`'s reports failed: they go with it."""
+    if carrier is None:
+        return
+    for message in carrier.uow_puts:
+        message.queue.pending_puts -= 1
+    triggering.unit_of_work_ended(qm, carrier, committed=False)
+    carrier.uow_puts, carrier.uow_gets, carrier.uow_stream_copies = [], [], 0
+
+
+def _whole(segments: list[Message]) -> Message:
+    """The logical message a MQGMO_COMPLETE_MSG get took as `segments`, as its COD reports
+    on it: the first segment's descriptor without the segment flags, at Offset 0, with all
+    the data (OriginalLength is its length: build)."""
+    first = segments[0]
+    md = list(first.md)
+    md[I_FLAGS] &= ~SEGMENT_FLAGS
+    md[I_OFFSET] = 0
+    return Message(first.seq, md, b"".join(segment.body for segment in segments), None,
+                   first.expires_at, first.queue)
 
 
 def _asks_coa(message: Message) -> bool:
@@ -127,13 +174,6 @@ def _asks_coa(message: Message) -> bool:
 def _asks_cod(message: Message) -> bool:
     return bool(message.md[_I["Report"]] & CMQC.MQRO_COD) \
         and message.queue.attrs.get("USAGE") != "XMITQ"
-
-
-def delivered(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message]) -> None:
-    """COD reports of messages an application has got destructively (and committed)."""
-    for message in messages:
-        if _asks_cod(message):
-            _send_for(qm, put1, message, _COD, CMQC.MQFB_COD, "", _internal(qm))
 
 
 def expired(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message]) -> None:

@@ -5,10 +5,13 @@ A local queue (or a model, whose dynamic queues inherit it) with STREAMQ(name) g
 message put to it, a copy put to `name`: a local queue, an alias of one, or a remote queue
 definition (the copy then travels behind an MQXQH like any remote put). Every put counts:
 MQPUT, MQPUT1, a receiving channel's puts, a dead letter put by an agent; they all land
-through put.py, which asks `copies` for the copy of what it is about to place. Publications
-delivered to a subscription's queue are not streamed (IBM does not support a provided
-destination that has a STREAMQ), nor, unlike IBM MQ, are the trigger and event messages the
-queue manager places itself (triggering/ and events/ insert them below this floor).
+through put.py, which asks `copies` for the copy of what it is about to place. Event messages
+are streamed too (IBM lets the SYSTEM.ADMIN.*.EVENT queues, which hold nothing else, have a
+STREAMQ): events/ places them below this floor and asks core/stream_copies.py, which this
+module serves. Publications delivered to a subscription's queue are not streamed (IBM does
+not support a provided destination that has a STREAMQ), nor are the trigger messages the
+queue manager places itself (IBM documents no streaming of them: an initiation queue named
+SYSTEM.* may not stream).
 
 The copy is the original as put (MsgId, CorrelId, GroupId, context, persistence, priority,
 format, properties, segments) except that its Expiry is unlimited, or the stream queue's
@@ -37,6 +40,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from spark_mq.embedded.server.core import stream_copies
 from spark_mq.embedded.server.core.md_context import put_stamp
 from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.queue_objects import (
@@ -53,6 +57,7 @@ from spark_mq.embedded.server.core.queue_objects import (
 from spark_mq.embedded.server.core.state import QueueManagerState
 from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.resolution import names, transmission
+from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.mqi.constants import CMQC, CMQCFC
 from spark_mq.mqi.structs import MD
 
@@ -116,6 +121,32 @@ def copies(qm: QueueManagerState, source: LocalQueue, pieces: list[Piece]) -> Co
         if source.attrs.get("STRMQOS") == MUST_DUPLICATE:
             raise
         return None
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """Copies of messages the queue manager placed itself (core/stream_copies.py)."""
+    made: Copies
+
+    @property
+    def messages(self) -> list[Message]:
+        return self.made.messages
+
+    def place(self, qm: QueueManagerState) -> None:
+        queue = self.made.queue
+        for message in self.made.messages:
+            queue.insert(message)
+        triggering.put(qm, None, queue, self.made.messages, False)
+        depth_changed(qm, queue, DepthChange.PUT, self.made.messages)
+
+
+def _of_queue_manager(qm: QueueManagerState, source: LocalQueue,
+                      messages: list[Message]) -> _Placed | None:
+    made = copies(qm, source, [(m.md, m.body, m.props) for m in messages])
+    return None if made is None else _Placed(made)
+
+
+stream_copies.register(_of_queue_manager)
 
 
 def _copies(qm: QueueManagerState, name: str, pieces: list[Piece]) -> Copies:

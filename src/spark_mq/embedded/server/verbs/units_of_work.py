@@ -35,7 +35,7 @@ def commit(qm: QueueManagerState, conn: Connection) -> None:
             return
         # the COA reports of what arrived and the COD reports of what was got are stored with
         # the work they report on: a kill after the commit loses none, a failed commit sends none
-        carrier = reports.of_unit_of_work(qm, put1, conn, puts, gets)
+        carrier = reports.of_unit_of_work(qm, put1, conn, puts, gets, conn.uow_whole_gets)
         arrived = puts + carrier.uow_puts if carrier is not None else puts
         inserts = [m for m in arrived if m.persistent]
         deletes = [m for m in gets if m.persistent]
@@ -57,6 +57,7 @@ def commit(qm: QueueManagerState, conn: Connection) -> None:
     for ended in (conn, carrier) if carrier is not None else (conn,):
         triggering.unit_of_work_ended(qm, ended, committed=True)
         ended.uow_puts, ended.uow_gets, ended.uow_stream_copies = [], [], 0
+        ended.uow_whole_gets = []
     if arrived:
         qm.arrived.notify_all()
 
@@ -84,5 +85,6 @@ def backout(qm: QueueManagerState, conn: Connection) -> None:
         except StoreError:
             pass    # the store logged it; the messages are back on their queues
     conn.uow_puts, conn.uow_gets, conn.uow_stream_copies = [], [], 0
+    conn.uow_whole_gets = []
     if gets:
         qm.arrived.notify_all()

@@ -13,6 +13,11 @@ Each subscription gets its own message on its queue, with:
 * the properties MQTopicString (and MQSubUserData, MQIsRetained where they apply) beside
   the publisher's own.
 
+The Report options are the publication's: each copy placed on a subscriber's queue is a
+message that arrived there, with its own COA report when the publisher asked for one, and
+its COD when it is got (IBM docs, "Report (MQLONG)": report options on a put to a topic
+"can cause zero, one, or many report messages to be generated", one per subscriber's copy).
+
 The persistence is the publication's: a non-persistent publication reaches a durable
 subscription non-persistent, and is lost if the queue manager restarts before it is got.
 A temporary (non-durable, managed) queue never stores a message, persistent or not.
@@ -37,8 +42,10 @@ from spark_mq.embedded.server.core.queue_objects import (
     Message,
 )
 from spark_mq.embedded.server.core.state import blank
+from spark_mq.embedded.server.core.store import StoreError
 from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.triggering import hook as triggering
+from spark_mq.embedded.server.verbs import reports
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD
 
@@ -104,9 +111,10 @@ def copy_for(qm: QueueManagerState, sub: Subscription, md: list, body: bytes,
 
 
 def place(qm: QueueManagerState, conn: Connection | None, messages: list[Message],
-          syncpoint: bool) -> None:
-    """Put delivered copies on their queues: into the unit of work, or at once (persistent
-    ones stored in one transaction)."""
+          syncpoint: bool, put1: reports.PutOne | None = None) -> None:
+    """Put delivered copies on their queues: into the unit of work (whose commit sends their
+    COA reports), or at once, persistent ones and, given `put1` (a publisher's put), the
+    COA reports the copies ask for stored in one transaction."""
     if not messages:
         return
     in_unit = syncpoint and conn is not None
@@ -116,12 +124,19 @@ def place(qm: QueueManagerState, conn: Connection | None, messages: list[Message
         for message in messages:
             message.queue.pending_puts += 1
     else:
-        rows = [m for m in messages if m.persistent]
+        carrier = reports.of_unit_of_work(qm, put1, conn, messages, []) \
+            if put1 is not None and conn is not None else None
+        rows = [m for m in messages if m.persistent] + reports.stored(carrier)
         if rows:
-            qm.store.apply(inserts=rows)
+            try:
+                qm.store.apply(inserts=rows)
+            except StoreError:
+                reports.dropped(qm, carrier)
+                raise
         for message in messages:
             message.queue.insert(message)
         qm.arrived.notify_all()
+        reports.released(qm, carrier)
     for queue in {id(m.queue): m.queue for m in messages}.values():  # each queue once
         triggering.put(qm, conn, queue, [m for m in messages if m.queue is queue], in_unit)
     for queue in {id(m.queue): m.queue for m in messages}.values():   # each queue once

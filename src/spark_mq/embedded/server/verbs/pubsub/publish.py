@@ -32,13 +32,16 @@ from spark_mq.mqi.structs import MD
 
 if TYPE_CHECKING:
     from spark_mq.embedded.server.core.state import Connection, Handle, QueueManagerState
+    from spark_mq.embedded.server.verbs.reports import PutOne
 
 _TOPIC_KEYS = ("PUB", "DEFPSIST", "DEFPRTY", "NPMSGDLV", "PMSGDLV")
 
 
 def publish(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: bytes,
-            options: int, context_hobj: int, props: list | None, body: bytes) -> bytes:
-    """MQPUT on a topic handle; returns the publication's MD (WarnedPut on a warning)."""
+            options: int, context_hobj: int, props: list | None, body: bytes,
+            put1: PutOne | None = None) -> bytes:
+    """MQPUT on a topic handle; returns the publication's MD (WarnedPut on a warning).
+    `put1` (verbs/put.py's) sends the COA reports of the copies placed at once."""
     topic = handle.topic or ""
     attrs = topics.attributes(qm, topic, _TOPIC_KEYS)
     if attrs["PUB"] == "DISABLED":
@@ -67,7 +70,7 @@ def publish(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: b
             copies.append(copy)
     if syncpoint and conn.uow_count() + len(copies) > qm.attrs["MAXUMSGS"]:
         raise MQError(CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
-    place(qm, conn, copies, syncpoint)
+    place(qm, conn, copies, syncpoint, put1)
     if options & CMQC.MQPMO_RETAIN:
         retained_pubs.retain(qm, conn, RetainedPublication(topic, list(md), body, props, persistent),
                              syncpoint)
