@@ -67,7 +67,8 @@ class MQDataSource(DataSource):
         # reaches the user as raised: the start checks run here, before any task
         from spark_mq.reader import MQBatchReader
         from spark_mq.reader.start import read_options, start_checks
-        return MQBatchReader(start_checks(read_options(self.options, schema)), schema)
+        return MQBatchReader(start_checks(read_options(self.options, schema), browse=True),
+                             schema)
 
     def streamReader(self, schema: StructType):
         # must not raise (see the module docstring): the reader checks at Spark's first call

@@ -26,6 +26,7 @@ def sqm(tmp_path_factory):
         manager.run_mqsc("""
             DEFINE QLOCAL(APP.PRIVATE) REPLACE
             DEFINE QLOCAL(APP.OUTBOX) REPLACE
+            DEFINE QLOCAL(APP.BROWSED) REPLACE
             SET CHLAUTH('DEV.APP.SVRCONN') TYPE(BLOCKUSER) USERLIST('blocked') ACTION(REPLACE)
         """)
         yield manager
@@ -104,3 +105,15 @@ def test_a_refused_put_names_put_authority(sqm):
         qmgr.disconnect()
     assert "lacks authority on queue 'APP.OUTBOX': this call needs +put" in message
     assert "AUTHADD(PUT)" in message
+
+
+def test_a_batch_reads_check_asks_only_for_what_a_browse_needs(sqm):
+    """spark.read only browses: its start check opens the queue as the browse does, so a user
+    with +browse and +inq (no +get) reads, and the hint of a refusal names browse authority."""
+    options = connection(sqm, "app")
+    message = refusal(lambda: check_input_queue(options, "APP.BROWSED", None, browse=True))
+    assert "opening queue 'APP.BROWSED' for browse" in message and "+get" not in message
+    sqm.run_mqsc("SET AUTHREC PROFILE('APP.BROWSED') OBJTYPE(QUEUE) PRINCIPAL('app') "
+                 "AUTHADD(BROWSE, INQ)")
+    check_input_queue(options, "APP.BROWSED", None, browse=True)
+    assert "this call needs +get" in refusal(lambda: check_input_queue(options, "APP.BROWSED", None))

@@ -45,10 +45,14 @@ def selector_error(selector: str, reason: int) -> MQOptionError:
         f"reason {reason} {reason_name(reason)}{where}")
 
 
-def check_input_queue(connection: ConnectionOptions, queue: str, selector: str | None) -> None:
-    """Open and close the queue for input (with the selector) once, at query start."""
+def check_input_queue(connection: ConnectionOptions, queue: str, selector: str | None,
+                      browse: bool = False) -> None:
+    """Open and close the queue (with the selector) once, at query start: for input, or, for a
+    read that only browses (spark.read), as the browse opens it, so that the check asks for
+    no more authority (+get) than the read itself uses (+browse, +inq)."""
     ibmmq = load_ibmmq(connection.transport)
+    options = (CMQC.MQOO_BROWSE | CMQC.MQOO_INQUIRE if browse else CMQC.MQOO_INPUT_SHARED)
     with connected(connection, f"connecting to queue manager {connection.queue_manager} at "
                                f"{connection.conn_name} to read") as qmgr:
-        open_queue(ibmmq, qmgr, queue, CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_FAIL_IF_QUIESCING,
-                   selector).close()
+        open_queue(ibmmq, qmgr, queue, options | CMQC.MQOO_FAIL_IF_QUIESCING, selector,
+                   "browse" if browse else "input").close()

@@ -34,11 +34,12 @@ def read_options(options: Mapping[str, str], schema: StructType) -> ReadOptions:
                    typed_properties="property_types" in schema.fieldNames())
 
 
-def start_checks(options: ReadOptions) -> ReadOptions:
+def start_checks(options: ReadOptions, browse: bool = False) -> ReadOptions:
     """Checked against the queue manager, once a minute per process: a topic read first makes
     (or resumes) its durable subscription and then reads its managed queue; the queue is
     opened for input with the selector, so an unknown queue or a selector the queue manager
-    refuses fails here, with MQ's own reason."""
+    refuses fails here, with MQ's own reason. `browse`: the read only browses (a batch read),
+    and the check opens the queue as the browse does."""
     from spark_mq.mq.queues import check_input_queue
     from spark_mq.start_checks import checked_once
     if options.reads_topic:
@@ -46,8 +47,8 @@ def start_checks(options: ReadOptions) -> ReadOptions:
         managed = checked_once(("subscribe", options), lambda: ensure_durable_subscription(
             options.connection, options.subscription or "", options.topic, options.topic_object))
         options = replace(options, queue=managed)
-    checked_once(("read", options), lambda: check_input_queue(
-        options.connection, options.queue, options.selector))
+    checked_once(("browse" if browse else "read", options), lambda: check_input_queue(
+        options.connection, options.queue, options.selector, browse))
     return options
 
 
