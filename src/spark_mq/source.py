@@ -87,7 +87,10 @@ class MQDataSource(DataSource):
 
     @property
     def error_connection(self) -> ConnectionOptions | None:
-        """The queue manager an error names (spark_mq.errors.reports_to_spark)."""
+        """The queue manager an error names (spark_mq.errors.reports_to_spark); with
+        queueManagers the error names the one it is about itself."""
+        if "queuemanagers" in lower_keys(self.options):
+            return None
         try:
             return parse_connection(self.options)
         except Exception:  # noqa: BLE001 - bad connection options name no queue manager

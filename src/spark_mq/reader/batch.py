@@ -1,5 +1,9 @@
 """spark.read.format("mq"): a browse of the queue (a snapshot; nothing is consumed).
 
+queueManagers: one partition per queue manager, each browsing the queue there (its rows'
+`queue_manager` names it). A queue manager that cannot be reached fails the read, naming
+it: a snapshot that left one out would look complete.
+
 requireText: a browse moves nothing, so a message that is not text is left out of the rows
 (and stays on the queue, as every browsed message does)."""
 from __future__ import annotations
@@ -12,9 +16,11 @@ from pyspark.sql.types import StructType
 from spark_mq.columns import Source, to_record_batch
 from spark_mq.errors import reports_to_spark
 from spark_mq.mq.connecting import ConnectionOptions, connect, hand_over, load_ibmmq
+from spark_mq.mq.exceptions import MQConnectorError
 from spark_mq.mq.message import MD_INDEX, Message
 from spark_mq.options import ReadOptions
 from spark_mq.reader.rows import ARROW_CHUNK, arrow_schema, column_specs
+from spark_mq.reader.start import naming
 
 
 @reports_to_spark("read")
@@ -27,16 +33,24 @@ class MQBatchReader(DataSourceReader):
         self.specs = column_specs(schema)
 
     @property
-    def error_connection(self) -> ConnectionOptions:
-        """The queue manager an error names (spark_mq.errors.reports_to_spark)."""
-        return self.options.connection
+    def error_connection(self) -> ConnectionOptions | None:
+        """The queue manager an error names (spark_mq.errors.reports_to_spark); with
+        queueManagers `read` names the one it browses."""
+        return None if self.options.queue_managers else self.options.connection
 
     def partitions(self) -> Sequence[InputPartition]:
-        return [InputPartition(0)]
+        return [InputPartition(i) for i in range(len(self.options.members()))]
 
     def read(self, partition: InputPartition) -> Iterator:
+        opts = self.options.members()[partition.value]
+        try:
+            yield from self._browse(opts)
+        except MQConnectorError as exc:
+            naming(exc, opts.connection)
+            raise
+
+    def _browse(self, opts: ReadOptions) -> Iterator:
         from spark_mq.mq.browser import Browser
-        opts = self.options
         ibmmq = load_ibmmq(opts.connection.transport)
         # the Browser owns the connection once made; hand_over disconnects it when the queue
         # does not open (gone since the start check, or browsing refused)
