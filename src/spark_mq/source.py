@@ -71,6 +71,9 @@ class MQDataSource(DataSource):
 
     def streamReader(self, schema: StructType):
         # must not raise (see the module docstring): the reader checks at Spark's first call
+        if "queuemanagers" in lower_keys(self.options):
+            from spark_mq.reader.queue_managers import MQQueueManagersStreamReader
+            return MQQueueManagersStreamReader(self.options, schema)
         if requested_read_mode(self.options) == "executors":
             from spark_mq.reader.executors import MQExecutorStreamReader
             return MQExecutorStreamReader(self.options, schema)

@@ -158,3 +158,140 @@ def test_a_batch_read_with_a_queue_manager_down_fails_naming_it(tmp_path, pair, 
         spark.read.format("mq").options(**options).load().collect()
     assert "queue manager QMD" in str(failed.value)
 
+
+# --- (b) a stream, exactly once across kills of the driver ----------------------------------
+DRIVER = r'''
+import json, os, sys, time
+args = json.loads(sys.argv[1])
+os.environ["PYSPARK_PYTHON"] = sys.executable
+from pyspark.sql import SparkSession
+from pyspark.sql.functions import udf
+spark = (SparkSession.builder.master("local[2]").appName("mq-queue-managers-crash")
+         .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1")
+         .config("spark.driver.memory", "1g").getOrCreate())
+spark.sparkContext.setLogLevel("ERROR")
+row_sleep = args["row_sleep"]
+
+@udf("string")
+def slow(payload):
+    time.sleep(row_sleep)  # widens the window in which a batch is in flight
+    return payload.decode()
+
+df = spark.readStream.format("mq").options(**args["options"]).load()
+out = df.select(slow("payload").alias("payload"), "queue_manager")
+writer = (out.writeStream.format("parquet").option("path", args["out"])
+          .option("checkpointLocation", args["checkpoint"]))
+if args["available_now"]:
+    writer = writer.trigger(availableNow=True)
+else:
+    writer = writer.trigger(processingTime=args["interval"])
+writer.start().awaitTermination()
+'''
+
+
+def _batches(directory: Path) -> set[int]:
+    if not directory.is_dir():
+        return set()
+    return {int(p.name) for p in directory.iterdir() if p.name.isdigit()}
+
+
+class Driver:
+    """A Spark driver in its own process tree, killed as a crash kills it."""
+
+    def __init__(self, tmp_path: Path, options: dict):
+        self.script = tmp_path / "driver.py"
+        self.script.write_text(DRIVER)
+        self.out, self.checkpoint = tmp_path / "out", tmp_path / "checkpoint"
+        self.options = options
+        self.log_path = tmp_path / "driver.log"
+        self.log = open(self.log_path, "ab")
+        self.process: subprocess.Popen | None = None
+
+    def start(self, available_now: bool = False, interval: str = "4 seconds",
+              row_sleep: float = 0.05) -> None:
+        args = {"options": self.options, "out": str(self.out), "checkpoint": str(self.checkpoint),
+                "available_now": available_now, "interval": interval, "row_sleep": row_sleep}
+        self.process = subprocess.Popen([sys.executable, str(self.script), json.dumps(args)],
+                                        stdout=self.log, stderr=self.log,
+                                        env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
+                                        start_new_session=True, cwd=str(self.script.parent))
+
+    def offsets(self) -> set[int]:
+        return _batches(self.checkpoint / "offsets")
+
+    def commits(self) -> set[int]:
+        return _batches(self.checkpoint / "commits")
+
+    def wait_for(self, condition, timeout: float = 150.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if self.process.poll() is not None:
+                self.log.flush()
+                tail = self.log_path.read_text(errors="replace")[-3000:]
+                raise AssertionError(f"driver exited early with {self.process.returncode}:\n{tail}")
+            assert time.monotonic() < deadline, "timed out waiting for the driver"
+            time.sleep(0.02)
+
+    def kill(self) -> None:
+        kill_tree(self.process.pid)  # the driver, its JVM, the daemon and its workers
+        self.process.wait(30)
+
+
+def sink_rows(spark, out: Path) -> list[tuple[str, str]]:
+    if not (out / "_spark_metadata").is_dir():
+        return []
+    return [(r.queue_manager, r.payload) for r in spark.read.parquet(str(out)).collect()]
+
+
+def by_queue_manager(rows) -> dict[str, list[str]]:
+    found = collections.defaultdict(list)
+    for name, payload in rows:
+        found[name].append(payload)
+    return {name: sorted(payloads) for name, payloads in found.items()}
+
+
+@pytest.mark.timeout(900)
+def test_a_driver_killed_at_several_points_reads_each_queue_manager_exactly_once(pair, spark,
+                                                                               tmp_path):
+    qma, qmb = pair["QMA"], pair["QMB"]
+    queue = fresh_queue(qma, qmb)
+    wanted = {"QMA": put(qma, queue, "A", 60), "QMB": put(qmb, queue, "B", 40)}
+    total = 100
+    driver = Driver(tmp_path, multi_options([qma, qmb], queue, maxMessagesPerTrigger=10,
+                                            waitIntervalMs=200))
+
+    def on_queues() -> int:
+        return depth_of(qma, queue) + depth_of(qmb, queue)
+    try:
+        # 1. killed with the first batch in flight: both parts are backed out, Spark replays it
+        driver.start()
+        driver.wait_for(lambda: 0 in driver.offsets())
+        assert 0 not in driver.commits()
+        driver.kill()
+        wait_for(lambda: on_queues() == total, what="the first batch backed out on both")
+
+        # 2. killed once Spark has committed a batch that MQ has not (its MQCMITs come with the
+        #    next trigger, 15 s later): those messages are back on both queues, not to be read
+        #    again
+        driver.start(interval="15 seconds")
+        driver.wait_for(lambda: len(driver.commits()) >= 2)
+        driver.kill()
+        in_sink = len(sink_rows(spark, driver.out))
+        assert in_sink >= 20
+        wait_for(lambda: in_sink + on_queues() > total, what="the finished batch back on a queue")
+
+        # 3. killed with a later batch in flight
+        driver.start()
+        committed = max(driver.commits())
+        driver.wait_for(lambda: max(driver.offsets()) > committed
+                        and max(driver.offsets()) not in driver.commits())
+        driver.kill()
+
+        # 4. Trigger.AvailableNow on the same checkpoint drains both
+        driver.start(available_now=True, row_sleep=0)
+        assert driver.process.wait(240) == 0
+    finally:
+        if driver.process is not None and driver.process.poll() is None:
+            driver.kill()
+    assert by_queue_manager(sink_rows(spark, driver.out)) == wanted   # each message once
+    assert on_queues() == 0
