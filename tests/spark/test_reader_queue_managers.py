@@ -295,3 +295,67 @@ def test_a_driver_killed_at_several_points_reads_each_queue_manager_exactly_once
             driver.kill()
     assert by_queue_manager(sink_rows(spark, driver.out)) == wanted   # each message once
     assert on_queues() == 0
+
+
+# --- (c) a member down: the others go on, its part waits, nothing lost when it returns -------
+def latest_reports(query) -> list[dict]:
+    """The reader's JSON of each progress so far (a trigger without a batch too)."""
+    found = []
+    for progress in query.recentProgress:
+        latest = progress["sources"][0]["latestOffset"]
+        if latest:
+            found.append(json.loads(latest) if isinstance(latest, str) else dict(latest))
+    return found
+
+
+def memory_rows(spark, name: str) -> list[tuple[str, str]]:
+    return [(r.queue_manager, r.payload)
+            for r in spark.sql(f"SELECT queue_manager, payload FROM {name}").collect()]
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("read_mode", ["driver", "executors"])
+def test_a_queue_manager_down_waits_while_the_others_go_on_and_loses_nothing(
+        tmp_path, monkeypatch, spark, read_mode):
+    """QMB ends itself at its first commit that stores anything (readMode driver: the commit
+    of its first batch, after Spark has it; executors: the claims of its first plan)."""
+    qma = start(tmp_path, "QMA")
+    monkeypatch.setenv("SPARK_MQ_FAULT", "commit-stored:1")
+    qmb = start(tmp_path, "QMB")
+    monkeypatch.delenv("SPARK_MQ_FAULT")
+    name, query = f"members_down_{read_mode}", None
+    try:
+        queue = fresh_queue(qma, qmb)
+        wanted = {"QMA": put(qma, queue, "A", 5), "QMB": put(qmb, queue, "B", 5)}
+        options = multi_options([qma, qmb], queue, readMode=read_mode, waitIntervalMs=100)
+        query = (spark.readStream.format("mq").options(**options).load()
+                 .selectExpr("queue_manager", "CAST(payload AS STRING) AS payload")
+                 .writeStream.format("memory").queryName(name)
+                 .option("checkpointLocation", str(tmp_path / "checkpoint"))
+                 .trigger(processingTime="1 second").start())
+        wait_for(lambda: not qmb.running, what="QMB ended at its first commit")
+
+        wanted["QMA"] += put(qma, queue, "A", 5, first=5)
+        wait_for(lambda: len(by_queue_manager(memory_rows(spark, name)).get("QMA", [])) == 10,
+                 what="QMA read on while QMB is down")
+        wait_for(lambda: any(r.get("unavailable") == ["QMB"] for r in latest_reports(query)),
+                 what="the progress names QMB as unavailable")
+        down = next(r for r in latest_reports(query) if r.get("unavailable") == ["QMB"])
+        assert "unavailable" in down["queueManagers"]["QMB"]
+        assert down["queueManagers"]["QMA"]["queueDepth"] is not None
+
+        qmb.start()                 # the same port and data: what it had stored is there
+        wanted["QMB"] += put(qmb, queue, "B", 5, first=5)
+        wait_for(lambda: len(memory_rows(spark, name)) >= 20 and depth_of(qmb, queue) == 0,
+                 what="QMB's messages read once it is back")
+        wait_for(lambda: any(r.get("unavailable") == [] and "queueDepth" in
+                             r["queueManagers"]["QMB"] for r in latest_reports(query)[-1:]),
+                 what="the progress shows QMB again")
+        assert query.exception() is None
+        assert by_queue_manager(memory_rows(spark, name)) == wanted   # each message once
+        assert depth_of(qma, queue) == 0
+    finally:
+        if query is not None:
+            query.stop()
+        for manager in (qma, qmb):
+            manager.stop()
