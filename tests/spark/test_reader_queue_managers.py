@@ -359,3 +359,20 @@ def test_a_queue_manager_down_waits_while_the_others_go_on_and_loses_nothing(
             query.stop()
         for manager in (qma, qmb):
             manager.stop()
+
+
+# --- (d) readMode executors: the queue managers spread over the tasks ------------------------
+def test_read_mode_executors_spreads_the_queue_managers_over_the_tasks(pair, spark, tmp_path):
+    queue = fresh_queue(*pair.values())
+    # as many on each: every batch has both, so a task's index is always the same one's
+    wanted = {"QMA": put(pair["QMA"], queue, "A", 20), "QMB": put(pair["QMB"], queue, "B", 20)}
+    options = multi_options(pair.values(), queue, readMode="executors", numPartitions=2,
+                            maxMessagesPerTrigger=10)
+    rows, _ = run_available_now(spark, options, tmp_path, select=(
+        "queue_manager", "CAST(payload AS STRING) AS payload", "spark_partition_id() AS task"))
+    assert by_queue_manager((r.queue_manager, r.payload) for r in rows) == wanted
+    tasks = collections.defaultdict(set)
+    for row in rows:
+        tasks[row.task].add(row.queue_manager)
+    assert all(len(names) == 1 for names in tasks.values())   # each task reads one of them
+    assert depth_of(pair["QMA"], queue) == 0 and depth_of(pair["QMB"], queue) == 0
