@@ -376,3 +376,35 @@ def test_read_mode_executors_spreads_the_queue_managers_over_the_tasks(pair, spa
         tasks[row.task].add(row.queue_manager)
     assert all(len(names) == 1 for names in tasks.values())   # each task reads one of them
     assert depth_of(pair["QMA"], queue) == 0 and depth_of(pair["QMB"], queue) == 0
+
+
+@pytest.mark.timeout(600)
+def test_a_queue_manager_killed_after_spark_committed_its_part_has_it_removed_when_back(
+        tmp_path, spark):
+    """QMB is killed (SIGKILL) once Spark has committed the first batch and before MQ has (no
+    listener in the driver: its MQCMIT waits for the next trigger, 15 s later), so its part
+    is backed out there while it is in the sink. The next batch goes on with QMA alone; when
+    QMB is back, its new reader removes that part by id before it reads anything new."""
+    qma, qmb = start(tmp_path, "QMA"), start(tmp_path, "QMB")
+    driver = None
+    try:
+        queue = fresh_queue(qma, qmb)
+        wanted = {"QMA": put(qma, queue, "A", 30), "QMB": put(qmb, queue, "B", 10)}
+        driver = Driver(tmp_path, multi_options([qma, qmb], queue, maxMessagesPerTrigger=10,
+                                                waitIntervalMs=200))
+        driver.start(interval="15 seconds", row_sleep=0)
+        driver.wait_for(lambda: 0 in driver.commits())
+        qmb.kill()
+        driver.wait_for(lambda: 1 in driver.offsets())       # the next batch: QMA's part only
+        qmb.start()
+        assert depth_of(qmb, queue) == 10       # backed out, and in the sink already
+        wanted["QMB"] += put(qmb, queue, "B", 5, first=10)
+        driver.wait_for(lambda: len(sink_rows(spark, driver.out)) >= 45
+                        and depth_of(qma, queue) == 0 and depth_of(qmb, queue) == 0)
+        driver.kill()
+        assert by_queue_manager(sink_rows(spark, driver.out)) == wanted   # each message once
+    finally:
+        if driver is not None and driver.process.poll() is None:
+            driver.kill()
+        for manager in (qma, qmb):
+            manager.stop()
