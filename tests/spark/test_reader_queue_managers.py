@@ -118,6 +118,20 @@ def test_queue_managers_reads_a_queue_not_a_topic():
     assert "option topic" in str(refused.value)
 
 
+def test_a_checkpoint_of_a_one_queue_manager_read_is_not_taken_over(spark):
+    from pyspark.sql.streaming.datasource import ReadMaxRows
+    from pyspark.sql.types import StructType
+
+    from spark_mq.columns import default_schema
+    from spark_mq.reader.queue_managers import MQQueueManagersStreamReader
+    reader = MQQueueManagersStreamReader(
+        {"queueManagers": "QMA@h(1),QMB@h(2)", "queue": "ORDERS"},
+        StructType.fromDDL(default_schema()))
+    with pytest.raises(MQOptionError) as refused:
+        reader.latestOffset({"seq": 3, "ids": ""}, ReadMaxRows(10))
+    assert "checkpointLocation of its own" in str(refused.value)
+
+
 # --- (a) a batch read --------------------------------------------------------------------
 def test_a_batch_read_browses_the_queue_on_every_queue_manager(pair, spark):
     queue = fresh_queue(*pair.values())
