@@ -173,6 +173,22 @@ def test_a_batch_read_with_a_queue_manager_down_fails_naming_it(tmp_path, pair, 
     assert "queue manager QMD" in str(failed.value)
 
 
+def test_a_stream_over_three_queue_managers_counts_each_ones_rows(pair, spark, tmp_path):
+    third = start(tmp_path, "QMC")
+    try:
+        managers = [pair["QMA"], pair["QMB"], third]
+        queue = fresh_queue(*managers)
+        wanted = {m.name: put(m, queue, m.name[-1], count)
+                  for m, count in zip(managers, (7, 3, 12))}
+        rows, _ = run_available_now(spark, multi_options(managers, queue, maxMessagesPerTrigger=5),
+                                    tmp_path, select=("queue_manager",
+                                                      "CAST(payload AS STRING) AS payload"))
+        assert by_queue_manager((r.queue_manager, r.payload) for r in rows) == wanted
+        assert all(depth_of(m, queue) == 0 for m in managers)
+    finally:
+        third.stop()
+
+
 # --- (b) a stream, exactly once across kills of the driver ----------------------------------
 DRIVER = r'''
 import json, os, sys, time
