@@ -72,6 +72,9 @@ class MQDataSource(DataSource):
 
     def streamReader(self, schema: StructType):
         # must not raise (see the module docstring): the reader checks at Spark's first call
+        if "queuemanagers" in lower_keys(self.options):
+            from spark_mq.reader.queue_managers import MQQueueManagersStreamReader
+            return MQQueueManagersStreamReader(self.options, schema)
         if requested_read_mode(self.options) == "executors":
             from spark_mq.reader.executors import MQExecutorStreamReader
             return MQExecutorStreamReader(self.options, schema)
@@ -88,7 +91,10 @@ class MQDataSource(DataSource):
 
     @property
     def error_connection(self) -> ConnectionOptions | None:
-        """The queue manager an error names (spark_mq.errors.reports_to_spark)."""
+        """The queue manager an error names (spark_mq.errors.reports_to_spark); with
+        queueManagers the error names the one it is about itself."""
+        if "queuemanagers" in lower_keys(self.options):
+            return None
         try:
             return parse_connection(self.options)
         except Exception:  # noqa: BLE001 - bad connection options name no queue manager

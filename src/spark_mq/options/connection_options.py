@@ -1,4 +1,8 @@
-"""The connection options, which the reader, the writer and the jobs share."""
+"""The connection options, which the reader, the writer and the jobs share.
+
+A reader with queueManagers (several queue managers, spark_mq/reader/queue_managers.py) has
+no connName/queueManager: its connection is the first queue manager listed, with the other
+connection options; ReadOptions.queue_managers holds one per queue manager."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -6,12 +10,16 @@ from typing import Any
 
 from spark_mq.mq.connecting import RECONNECT_WITH_TOKEN, ConnectionOptions
 from spark_mq.mq.exceptions import MQOptionError
+from spark_mq.options import values
 from spark_mq.options.spec import CONNECTION, lower_keys, of
 
 
 def parse_connection(options: Mapping[str, Any]) -> ConnectionOptions:
     opts = lower_keys(options)
     found = {option.name: option.value(opts) for option in of(CONNECTION)}
+    members = queue_managers(opts, found["ccdtUrl"])
+    if members:
+        found["queueManager"], found["connName"] = members[0]
     _check_reachable(found)
     _check_one_source_of_credentials(found)
     return ConnectionOptions(
@@ -22,6 +30,26 @@ def parse_connection(options: Mapping[str, Any]) -> ConnectionOptions:
         key_repository=found["keyRepository"], certificate_label=found["certificateLabel"],
         ccdt_url=found["ccdtUrl"],
         reconnect=found["reconnect"], reconnect_timeout_ms=found["reconnectTimeoutMs"])
+
+
+def queue_managers(opts: Mapping[str, Any], ccdt_url: str | None) -> tuple[tuple[str, str | None], ...]:
+    """The reader's queueManagers as (name, connName or None: from the CCDT), () without it."""
+    if "queuemanagers" not in opts:
+        return ()
+    given = opts["queuemanagers"]
+    beside = [name for name in ("connName", "queueManager") if name.lower() in opts]
+    if beside:
+        both = " and ".join(repr(name) for name in beside)
+        raise MQOptionError("queueManagers", given,
+                            f"no value beside {both}: queueManagers names every queue manager "
+                            f"and its address; drop {both}, or drop 'queueManagers'")
+    members = values.queue_managers("queueManagers", given)
+    for name, address in members:
+        if address is None and ccdt_url is None:
+            raise MQOptionError("queueManagers", name,
+                                f"{name}@host(port): no ccdtUrl gives {name} an address "
+                                f"({values.QUEUE_MANAGERS_RULE})")
+    return members
 
 
 def _check_reachable(found: Mapping[str, Any]) -> None:

@@ -3,18 +3,23 @@ rules that look at two options at once, each a named check here.
 
 exactlyOnce in readMode driver needs no state queue: the message ids of each microbatch
 travel inside Spark's own offset log (see spark_mq/reader/stream.py for the protocol).
+
+queueManagers: `queue_managers` holds each queue manager's connection (the other connection
+options shared) and `members()` one ReadOptions per queue manager, each what a read of that
+one queue manager would have; the batch and stream readers read each member
+(spark_mq/reader/queue_managers.py). The per-trigger limits are each member's.
 """
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from spark_mq.mq.connecting import ConnectionOptions
 from spark_mq.mq.exceptions import MQOptionError
 from spark_mq.mq.markers import DEFAULT_CLAIM_TIMEOUT_MS
-from spark_mq.options.connection_options import parse_connection
+from spark_mq.options.connection_options import parse_connection, queue_managers
 from spark_mq.options.spec import (
     DEFAULT_CCSID,
     DEFAULT_ENCODING,
@@ -74,6 +79,8 @@ class ReadOptions:
     include_context: bool = False
     require_text: bool = False
     typed_properties: bool = False   # set by the data source when the schema has property_types
+    #: queueManagers: one connection per queue manager; () reads `connection` alone
+    queue_managers: tuple[ConnectionOptions, ...] = ()
 
     @classmethod
     def parse(cls, options: Mapping[str, Any]) -> ReadOptions:
@@ -89,6 +96,9 @@ class ReadOptions:
         _check_require_text(opts, found)
         _check_read_ahead(opts, found)
         _check_min_messages(opts, found)
+        _check_queue_managers_read_a_queue(opts)
+        members = tuple(replace(connection, queue_manager=name, conn_name=address)
+                        for name, address in queue_managers(opts, connection.ccdt_url))
         topic, topic_object = found["topic"], found["topicObject"]
         subscription = found["subscription"]
         if (topic or topic_object) and subscription is None:
@@ -106,7 +116,15 @@ class ReadOptions:
             claim_timeout_ms=found["claimTimeoutMs"], stop_file=found["stopFile"],
             convert=found["convert"], ccsid=found["ccsid"], encoding=found["encoding"],
             include_context=found["includeContext"], require_text=found["requireText"],
+            queue_managers=members,
         )
+
+    def members(self) -> list[ReadOptions]:
+        """One ReadOptions per queue manager read: each of queueManagers, else this one."""
+        if not self.queue_managers:
+            return [self]
+        return [replace(self, connection=connection, queue_managers=())
+                for connection in self.queue_managers]
 
     @property
     def exactly_once(self) -> bool:
@@ -135,6 +153,17 @@ def _check_one_source(opts: Mapping[str, Any]) -> None:
         raise MQOptionError(" / ".join(given) if given else "queue", shown,
                             "exactly one of the options queue (a local queue), topic (a topic "
                             "string) and topicObject (a topic object's name)")
+
+
+def _check_queue_managers_read_a_queue(opts: Mapping[str, Any]) -> None:
+    """A topic read's durable subscription and managed queue are per queue manager: one
+    query over several is for a queue (a clustered one, or one defined on each)."""
+    if "queuemanagers" in opts and "queue" not in opts:
+        given = "topic" if "topic" in opts else "topicObject"
+        raise MQOptionError("queueManagers", opts["queuemanagers"],
+                            f"no value with option {given}: queueManagers reads a queue (option "
+                            "queue) on each queue manager; a topic read takes connName and "
+                            "queueManager")
 
 
 def _check_subscription_has_topic(opts: Mapping[str, Any]) -> None:

@@ -122,6 +122,10 @@ OPTIONS: tuple[Option, ...] = (
            values.topic_string, shown=""),
     Option("topicObject", _R, "an administered topic object (DEFINE TOPIC) to subscribe to",
            values.mq_name("the name of a topic object: "), shown=""),
+    Option("queueManagers", _R, "one query over the queue on several queue managers, instead "
+           "of connName/queueManager: NAME@host(port),... (NAME alone: its address from "
+           "ccdtUrl); each queue manager is read in its own units of work "
+           "(spark_mq/reader/queue_managers.py)", values.queue_managers),
     Option("subscription", _R, "topic reads: the durable subscription the query owns (set "
            "it when two queries read one topic; see `subscription_name`)",
            values.non_empty("a non-empty subscription name (a string)",

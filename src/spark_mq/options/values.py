@@ -242,3 +242,30 @@ def report(label: str, value: Any) -> int:
     if not names:
         raise MQOptionError(label, value, _REPORT_RULE)
     return bits
+
+
+QUEUE_MANAGERS_RULE = ("comma-separated entries NAME@host(port), e.g. QM1@mq1(1414),QM2@mq2(1414) "
+                       "(a multi-instance queue manager: QM1@a(1414),b(1414)), or NAME alone "
+                       "when option ccdtUrl gives its address; each queue manager once")
+_ADDRESS = re.compile(r"[^\s(),@]+\(\d{1,5}\)")
+
+
+def queue_managers(label: str, value: Any) -> tuple[tuple[str, str | None], ...]:
+    """queueManagers: ((name, connName or None), ...) in the order given. An entry is
+    NAME@host(port) or NAME; a bare host(port) after an entry is another address of that
+    entry's (multi-instance) queue manager, as connName lists them."""
+    entries: list[tuple[str, list[str]]] = []
+    for item in (part.strip() for part in str(value).split(",")):
+        name, at, address = item.partition("@")
+        if not at and _ADDRESS.fullmatch(item) and entries and entries[-1][1]:
+            entries[-1][1].append(item)       # another instance of the entry before
+        elif MQ_NAME.fullmatch(name.strip()) and (not at or _ADDRESS.fullmatch(address.strip())):
+            entries.append((name.strip(), [address.strip()] if at else []))
+        else:
+            raise MQOptionError(label, item, f"{QUEUE_MANAGERS_RULE} (in {str(value)!r})")
+    names = [name for name, _ in entries]
+    for name in names:
+        if names.count(name) > 1:
+            raise MQOptionError(label, name, f"{QUEUE_MANAGERS_RULE}: {name} is named "
+                                             f"{names.count(name)} times in {str(value)!r}")
+    return tuple((name, ",".join(addresses) or None) for name, addresses in entries)

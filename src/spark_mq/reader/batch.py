@@ -1,5 +1,9 @@
 """spark.read.format("mq"): a browse of the queue (a snapshot; nothing is consumed).
 
+queueManagers: one partition per queue manager, each browsing the queue there (its rows'
+`queue_manager` names it). A queue manager that cannot be reached fails the read, naming
+it: a snapshot that left one out would look complete.
+
 requireText: a browse moves nothing, so a message that is not text is left out of the rows
 (and stays on the queue, as every browsed message does).
 
@@ -26,6 +30,7 @@ from spark_mq.mqi.constants import CMQC
 from spark_mq.options import ReadOptions
 from spark_mq.reader.pushdown import Pushdown, push_filters
 from spark_mq.reader.rows import ARROW_CHUNK, arrow_schema, column_specs
+from spark_mq.reader.start import naming
 
 
 class _FilterPushdown:
@@ -73,16 +78,25 @@ class MQBatchReader(DataSourceReader):
         return rest
 
     @property
-    def error_connection(self) -> ConnectionOptions:
-        """The queue manager an error names (spark_mq.errors.reports_to_spark)."""
-        return self.options.connection
+    def error_connection(self) -> ConnectionOptions | None:
+        """The queue manager an error names (spark_mq.errors.reports_to_spark); with
+        queueManagers `read` names the one it browses."""
+        return None if self.options.queue_managers else self.options.connection
 
     def partitions(self) -> Sequence[InputPartition]:
-        return [InputPartition(0)]
+        return [InputPartition(i) for i in range(len(self.options.members()))]
 
     def read(self, partition: InputPartition) -> Iterator:
+        opts = self.options.members()[partition.value]
+        try:
+            yield from self._browse(opts)
+        except MQConnectorError as exc:
+            naming(exc, opts.connection)
+            raise
+
+    def _browse(self, opts: ReadOptions) -> Iterator:
         from spark_mq.mq.browser import Browser
-        opts, pushdown = self.options, self.pushdown
+        pushdown = self.pushdown
         if pushdown.lookups == ():
             return      # the pushed filters keep no row: nothing to ask MQ for
         ibmmq = load_ibmmq(opts.connection.transport)

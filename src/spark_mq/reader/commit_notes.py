@@ -216,11 +216,15 @@ def _held_call(method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def call(self: TakesCommitNotes, *args: Any, **kwargs: Any) -> Any:
         with self.notes_lock:
+            # the outermost call marks it: a reader over several queue managers calls its
+            # members' (spark_mq/reader/queue_managers.py), on threads of its own
+            outermost = not _busy.is_set()
             _busy.set()
             try:
                 return method(self, *args, **kwargs)
             finally:
-                _busy.clear()
+                if outermost:
+                    _busy.clear()
     return call
 
 

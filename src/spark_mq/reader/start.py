@@ -23,6 +23,7 @@ from pyspark.sql.types import StructType
 
 from spark_mq.columns import ColumnSpec
 from spark_mq.mq.connecting import ConnectionOptions
+from spark_mq.mq.exceptions import MQConnectorError
 from spark_mq.options import ReadOptions, parse_connection
 from spark_mq.reader.rows import column_specs
 
@@ -42,6 +43,14 @@ def start_checks(options: ReadOptions, browse: bool = False) -> ReadOptions:
     and the check opens the queue as the browse does."""
     from spark_mq.mq.queues import check_input_queue
     from spark_mq.start_checks import checked_once
+    if options.queue_managers:
+        for member in options.members():    # queueManagers: the queue on each of them
+            try:
+                start_checks(member, browse)
+            except MQConnectorError as exc:
+                naming(exc, member.connection)
+                raise
+        return options
     if options.reads_topic:
         from spark_mq.mq.subscriptions import ensure_durable_subscription
         managed = checked_once(("subscribe", options), lambda: ensure_durable_subscription(
@@ -50,6 +59,12 @@ def start_checks(options: ReadOptions, browse: bool = False) -> ReadOptions:
     checked_once(("browse" if browse else "read", options), lambda: check_input_queue(
         options.connection, options.queue, options.selector, browse))
     return options
+
+
+def naming(exc: MQConnectorError, connection: ConnectionOptions) -> MQConnectorError:
+    """`exc` naming the queue manager it happened on (with queueManagers, the reader's own
+    error_connection names none: it reads several)."""
+    return exc.at(connection.queue_manager, connection.conn_name or connection.ccdt_url)
 
 
 class StartsOnFirstCall:
