@@ -98,7 +98,8 @@ def test_a_trigger_in_an_outage_ends_without_a_batch_and_the_held_batch_is_not_d
             report = reader.reportLatestOffset()
             assert "queueDepth" not in report                  # nothing asked of MQ meanwhile
             attempts.append(report["outage"]["attempts"])
-        assert attempts == [1, 2, 3]                           # one attempt per trigger
+        # the first call tries once more at once (a restart may be over), then one a call
+        assert attempts == [2, 3, 4]
         _check_outage(report["outage"], own, before)
         assert report["outage"]["reasonName"] == "MQRC_HOST_NOT_AVAILABLE"    # nothing listens
         assert report["lastOutage"]["ended"] is None and report["seq"] == 1
@@ -114,9 +115,48 @@ def test_a_trigger_in_an_outage_ends_without_a_batch_and_the_held_batch_is_not_d
         assert _offset(reader.latestOffset(second, limit)) == second   # settles m2, m3; no more
         report = reader.reportLatestOffset()
         assert report["outage"] is None and report["committedMessages"] == 4
-        assert report["lastOutage"]["attempts"] == 3 and report["lastOutage"]["ended"]
+        assert report["lastOutage"]["attempts"] == 4 and report["lastOutage"]["ended"]
         reader.stop()
         assert delivered == [b"m%d" % i for i in range(4)]
+        assert _depth(own, ibmmq) == 0
+
+
+def test_read_mode_executors_plans_no_batch_during_an_outage_and_goes_on(tmp_path, ibmmq):
+    """readMode executors: the driver's planning gives back the same way, and its report shows
+    the outage while it lasts and lastOutage after."""
+    from spark_mq.reader import task_connections
+    from spark_mq.reader.executors import MQExecutorStreamReader
+    with embedded.EmbeddedQueueManager(str(tmp_path / "qm"), name="QME") as own:
+        own.run_mqsc("DEFINE QLOCAL(O.Q) REPLACE\nDEFINE QLOCAL(O.STATE) REPLACE")
+        _put(own, ibmmq, [b"e0", b"e1"])
+        reader = MQExecutorStreamReader(ReadOptions.parse(reader_options(
+            own, "O.Q", readMode="executors", stateQueue="O.STATE", numPartitions=1,
+            waitIntervalMs=0, reconnectTimeoutMs="never")), SCHEMA)
+        limit = reader.getDefaultReadLimit()
+        start = _offset(reader.initialOffset())
+        before = dt.datetime.now(dt.timezone.utc)
+        own.kill()
+        attempts = []
+        for _ in range(2):
+            assert _offset(reader.latestOffset(start, limit)) == start   # no batch, no wait
+            report = reader.reportLatestOffset()
+            attempts.append(report["outage"]["attempts"])
+        assert attempts == [2, 3]
+        _check_outage(report["outage"], own, before)
+        assert report["queueDepth"] is None and report["lastOutage"]["ended"] is None
+
+        own.start()
+        end = _offset(reader.latestOffset(start, limit))
+        assert end["batch"] == start["batch"] + 1
+        [partition] = reader.partitions(start, end)
+        rows = [p for b in reader.read(partition) for p in b.column("payload").to_pylist()]
+        assert rows == [b"e0", b"e1"]
+        reader.commit(end)
+        report = reader.reportLatestOffset()
+        assert report["outage"] is None and report["lastOutage"]["attempts"] == 3
+        assert report["lastOutage"]["ended"]
+        reader.stop()
+        task_connections.close_idle(0)      # this process's kept task connection to QME
         assert _depth(own, ibmmq) == 0
 
 

@@ -20,7 +20,8 @@ queue manager is back, and `outages()` tells since when and after how many attem
 
 A caller that must not wait out an outage (the stream reader's latestOffset: while it waits
 Spark makes no progress report, so nothing would show the outage) runs under `giving_back()`:
-each call then makes the attempt that is due (after the back-off) and, still lost, raises
+each call then makes the attempt that is due (after the back-off; the call that finds the
+loss also the first reconnect, so a quick restart costs nothing) and, still lost, raises
 `OutageGoesOn`; the outage stays open, `outage_now` reports it (since, attempts, the last
 reason, the connection it tries, when it gives up), and the next call for the same work
 carries it on with the same start, count and deadline. `last_outage` keeps the last one
@@ -291,10 +292,11 @@ _giving_back: ContextVar[bool] = ContextVar("spark_mq_giving_back", default=Fals
 
 @contextmanager
 def giving_back() -> Iterator[None]:
-    """In this `with`, `retry_while_lost` makes at most one attempt per call and raises
-    `OutageGoesOn` instead of waiting for the next: for a caller that must return between
-    attempts (the stream reader's latestOffset, so that each trigger's progress can show the
-    outage while it lasts)."""
+    """In this `with`, `retry_while_lost` raises `OutageGoesOn` instead of waiting for the
+    next attempt: after the first reconnect attempt that fails (the one right after the loss
+    itself, which a restart that is over by then does not outlast), and then after each
+    attempt: for a caller that must return between attempts (the stream reader's
+    latestOffset, so that each trigger's progress can show the outage while it lasts)."""
     token = _giving_back.set(True)
     try:
         yield
@@ -383,6 +385,15 @@ def _paused_at(outage: Outage) -> OutageGoesOn:
         f"{max(0.0, outage.due - time.monotonic()):.1f} s")
 
 
+def forget_outage(what: str) -> None:
+    """The work that gave back is given up (its reader stopped): the outage it left open is
+    no longer anybody's, so it is dropped, not reported as ridden out."""
+    with _outages_lock:
+        outage = _paused.pop(what, None)
+        if outage is not None:
+            _outages.pop(id(outage), None)
+
+
 def connected_again(what: str) -> None:
     """A connection for `what` was made outside `retry_while_lost` (a plain call after a
     call that gave back): the outage that call left open is over."""
@@ -401,15 +412,17 @@ def _over(outage: Outage) -> None:
 
 
 def retry_while_lost(options: ConnectionOptions, work: Callable[[], T], what: str,
-                     sleep: Callable[[float], None] = time.sleep) -> T:
+                     sleep: Callable[[float], None] = time.sleep,
+                     outage_of: str | None = None) -> T:
     """work(), done again while it fails with a lost connection (the queue manager restarted
     or the network dropped), for up to `options.reconnect_timeout_ms` from the first loss.
     Under `giving_back()` one attempt per call: see `OutageGoesOn`; an outage given back is
-    carried on by the next call for the same `what`.
+    carried on by the next call for the same `outage_of` (the name the outage is kept and
+    reported by: `what` unless given, for work whose `what` differs from call to call).
 
     `work` must be safe to repeat: it connects afresh and relies on MQ having backed out
     the unit of work that broke. Any other failure propagates at once."""
-    outage = _resumed(what)
+    outage = _resumed(outage_of or what)
     paused = False
     try:
         while True:
@@ -421,14 +434,16 @@ def retry_while_lost(options: ConnectionOptions, work: Callable[[], T], what: st
             except MQConnectorError as exc:
                 if not connection_lost(exc):
                     raise
-                outage = outage or _began(options, what, exc)
+                outage = outage or _began(options, outage_of or what, exc)
                 outage.failed(exc, time.monotonic())
                 if outage.deadline is not None and time.monotonic() >= outage.deadline:
                     raise _gave_up(options, what, exc) from exc
                 log.info("%s: queue manager %s still unreachable (%s %s) after %d attempts; "
                          "next in %.1f s", what, options.queue_manager, exc.reason,
                          exc.reason_name, outage.attempts, outage.due - time.monotonic())
-                if _giving_back.get():
+                if _giving_back.get() and outage.attempts > 1:
+                    # not at the loss itself: a new connection at once may find the queue
+                    # manager back (a restart), and then no trigger goes without its batch
                     paused = True
                     raise _paused_at(outage) from exc
     finally:

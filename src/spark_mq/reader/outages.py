@@ -15,10 +15,12 @@ message; a source cannot set it) for as long as the outage lasts.
 So, in a query with a processing-time trigger, latestOffset runs under
 `connecting.giving_back()`: during an outage each call makes the reconnect attempt that is
 due (after the back-off, 0.1 s doubling to 5 s, so the triggers do not spin) and, still
-lost, returns `start`. reportLatestOffset then reports `outage` (since, attempts, the last
-reason, the connection it tries, givesUpAt) without calling MQ. The outage and its
-reconnectTimeoutMs deadline carry over from trigger to trigger; past the deadline the query
-fails with the same error as a reader that waited. The listener's commit notes
+lost, returns `start`; the trigger that finds the connection lost also makes the first
+reconnect attempt, so a restart that is over by then costs no trigger its batch.
+reportLatestOffset then reports `outage` (since, attempts, the last reason, the connection
+it tries, givesUpAt) without calling MQ. The outage and its reconnectTimeoutMs deadline
+carry over from trigger to trigger; past the deadline the query fails with the same error
+as a reader that waited. The listener's commit notes
 (settle_committed) give back the same way: what they could not settle, the next trigger does.
 
 Two triggers end the query at the first trigger without a batch, so there the reader waits

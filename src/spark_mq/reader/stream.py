@@ -77,7 +77,7 @@ from pyspark.sql.types import StructType
 from spark_mq.columns import Source
 from spark_mq.errors import MQConnectorError, reports_to_spark
 from spark_mq.mq import records
-from spark_mq.mq.connecting import last_outage, outage_now
+from spark_mq.mq.connecting import forget_outage, last_outage, outage_now
 from spark_mq.mq.exceptions import connection_lost
 from spark_mq.mq.message import Message
 from spark_mq.mq.orphans import wait_for_sole_consumer
@@ -523,6 +523,7 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
                                    arrow_schema(self.schema))
 
     def stop(self) -> None:
+        forget_outage(reading_what(self.options.queue))
         # backs out: a held batch comes back and is settled on restart
         for slot in self._slots:
             try:
