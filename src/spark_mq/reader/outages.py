@@ -20,8 +20,9 @@ reconnect attempt, so a restart that is over by then costs no trigger its batch.
 reportLatestOffset then reports `outage` (since, attempts, the last reason, the connection
 it tries, givesUpAt) without calling MQ. The outage and its reconnectTimeoutMs deadline
 carry over from trigger to trigger; past the deadline the query fails with the same error
-as a reader that waited. The listener's commit notes
-(settle_committed) give back the same way: what they could not settle, the next trigger does.
+as a reader that waited. The listener's commit notes (settle_committed) give back the same
+way: what they could not settle, the next trigger does. Both read modes' readers
+(stream.py, executors.py) work this way.
 
 Two triggers end the query at the first trigger without a batch, so there the reader waits
 in latestOffset as before: Trigger.AvailableNow, and Trigger.Once (the only trigger Spark
