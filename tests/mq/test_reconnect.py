@@ -133,6 +133,50 @@ def test_never_rides_out_an_outage_of_any_length(own_qm):
     assert seen and seen[0].attempts >= 4 and seen[0].since > 0 and outages() == []
 
 
+def test_giving_back_makes_one_attempt_per_call_and_keeps_the_deadline_across_calls(own_qm):
+    """Under giving_back() (the stream reader's triggers) each call makes the attempt that is
+    due and raises OutageGoesOn: the outage goes on from call to call, with its start, count
+    and reconnectTimeoutMs deadline, and past the deadline the call fails as one that waited."""
+    from spark_mq.mq.connecting import (
+        OutageGoesOn,
+        connected,
+        giving_back,
+        last_outage,
+        outage_now,
+        retry_while_lost,
+    )
+
+    connection = parse_connection(mq_options(own_qm, reconnectTimeoutMs=1500))
+    what = "connecting for test_giving_back"
+
+    def work() -> str:
+        with connected(connection):
+            return "connected"
+
+    own_qm.kill()
+    seen: list[dict] = []
+    with giving_back():
+        while True:
+            try:
+                retry_while_lost(connection, work, what)
+            except OutageGoesOn:
+                seen.append(outage_now(what))
+            except MQConnectorError as exc:
+                gave_up = exc
+                break
+    # the call that meets the loss tries once more at once, then one attempt a call
+    assert [s["attempts"] for s in seen] == list(range(2, len(seen) + 2))
+    assert len({s["since"] for s in seen}) == 1 and len({s["givesUpAt"] for s in seen}) == 1
+    assert seen[0]["since"] < seen[0]["givesUpAt"]
+    assert seen[-1]["reasonName"] == "MQRC_HOST_NOT_AVAILABLE" and seen[-1]["reason"] == 2538
+    assert "1500 ms" in str(gave_up) and "reconnectTimeoutMs" in str(gave_up)
+    assert outage_now(what) is None
+    assert last_outage(what)["attempts"] == len(seen) + 2 and last_outage(what)["ended"]
+    own_qm.start()
+    with giving_back():
+        assert retry_while_lost(connection, work, what) == "connected"
+
+
 def test_at_least_once_writes_the_lost_chunk_again_and_loses_nothing(own_qm):
     write(own_qm, rows(200, at=95, fault=lambda: restart(own_qm)), exactly=False)
     assert on_queue(own_qm) == list(range(200))

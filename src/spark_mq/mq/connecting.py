@@ -22,6 +22,15 @@ work that failed with a lost connection is done again on a new one, with back-of
 NEVER (-1, spelt `-1` or `never` in the option) never gives up: the outage goes on until the
 queue manager is back, and `outages()` tells since when and after how many attempts.
 
+A caller that must not wait out an outage (the stream reader's latestOffset: while it waits
+Spark makes no progress report, so nothing would show the outage) runs under `giving_back()`:
+each call then makes the attempt that is due (after the back-off; the call that finds the
+loss also the first reconnect, so a quick restart costs nothing) and, still lost, raises
+`OutageGoesOn`; the outage stays open, `outage_now` reports it (since, attempts, the last
+reason, the connection it tries, when it gives up), and the next call for the same work
+carries it on with the same start, count and deadline. `last_outage` keeps the last one
+ridden out.
+
 Ending a connection is done one way: `connected` (a connection for the length of a `with`)
 and `hand_over` (a connection given to an object that owns it from then on, a Consumer or a
 Browser, and disconnected at once when that object cannot be made, as when its queue does not
@@ -33,6 +42,7 @@ connection that is already gone every clean-up call fails (2009 MQRC_CONNECTION_
 from __future__ import annotations
 
 import ctypes
+import datetime as dt
 import logging
 import sys
 import threading
@@ -40,7 +50,8 @@ import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from spark_mq.mq.credentials import Credentials, resolve
@@ -271,85 +282,203 @@ NEVER = -1                                # reconnectTimeoutMs: reconnect until 
 
 @dataclass
 class Outage:
-    """A lost connection being made again: since when (epoch seconds), attempts so far."""
+    """A lost connection being made again: since when (epoch seconds), the attempts that
+    failed so far (the one that found it lost included), the last one's reason, where it
+    connects, and (time.monotonic()) when the next attempt is due and when it gives up
+    (None: never)."""
     what: str
     since: float
     attempts: int = 0
+    reason: int | None = None
+    reason_name: str | None = None
+    connection: dict[str, str] = field(default_factory=dict)
+    due: float = 0.0
+    delay: float = FIRST_DELAY
+    deadline: float | None = None
+    gives_up_at: float | None = None      # the deadline in epoch seconds, for reports
+
+    def failed(self, exc: MQConnectorError, now: float) -> None:
+        """One more attempt failed with a lost connection at `now` (time.monotonic())."""
+        self.attempts += 1
+        self.reason, self.reason_name = exc.reason, exc.reason_name
+        due = now + self.delay
+        self.due = due if self.deadline is None else min(due, self.deadline)
+        self.delay = min(self.delay * 2, LONGEST_DELAY)
+
+
+class OutageGoesOn(RuntimeError):
+    """`retry_while_lost` under `giving_back()`: the attempt found the connection still lost.
+    The outage stays open (`outage_now` shows it) and the next `retry_while_lost` for the
+    same work carries it on, from the attempt due next. Not an MQConnectorError: a caller
+    that treats a lost connection as its own to handle must not take this for one."""
 
 
 _outages: dict[int, Outage] = {}
+_paused: dict[str, Outage] = {}                 # by `what`: outages that gave back, still open
 _ended: dict[str, tuple[Outage, float]] = {}    # by `what`: the last outage ridden out, its end
 _outages_lock = threading.Lock()
+_giving_back: ContextVar[bool] = ContextVar("spark_mq_giving_back", default=False)
+
+
+@contextmanager
+def giving_back() -> Iterator[None]:
+    """In this `with`, `retry_while_lost` raises `OutageGoesOn` instead of waiting for the
+    next attempt: after the first reconnect attempt that fails (the one right after the loss
+    itself, which a restart that is over by then does not outlast), and then after each
+    attempt: for a caller that must return between attempts (the stream reader's
+    latestOffset, so that each trigger's progress can show the outage while it lasts)."""
+    token = _giving_back.set(True)
+    try:
+        yield
+    finally:
+        _giving_back.reset(token)
 
 
 def outages() -> list[Outage]:
-    """The outages this process is riding out now (retry_while_lost calls under way)."""
+    """The outages this process is riding out now (retry_while_lost calls under way, or
+    given back and not over)."""
     with _outages_lock:
-        return [Outage(o.what, o.since, o.attempts) for o in _outages.values()]
+        return [replace(o) for o in _outages.values()]
+
+
+def _iso(at: float) -> str:
+    return dt.datetime.fromtimestamp(at, dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _reported(outage: Outage) -> dict[str, object]:
+    return {"since": _iso(outage.since), "attempts": outage.attempts, "reason": outage.reason,
+            "reasonName": outage.reason_name, "connection": dict(outage.connection)}
+
+
+def outage_now(what: str) -> dict[str, object] | None:
+    """The outage `what` is riding out now, for a progress report: since (ISO 8601 UTC),
+    attempts, reason and reasonName of the last failure, the connection it tries, and
+    givesUpAt (null: reconnectTimeoutMs never); None when its connection is fine."""
+    with _outages_lock:
+        going_on = [o for o in _outages.values() if o.what == what]
+        if not going_on:
+            return None
+        outage = going_on[0]
+        gives_up = None if outage.gives_up_at is None else _iso(outage.gives_up_at)
+        return {**_reported(outage), "givesUpAt": gives_up}
 
 
 def last_outage(what: str) -> dict[str, object] | None:
-    """The last outage `what` rode out (or is riding out), for a progress report: since
-    (ISO 8601 UTC), attempts, and ended (null while it goes on)."""
-    import datetime as dt
-
-    def iso(at: float) -> str:
-        return dt.datetime.fromtimestamp(at, dt.timezone.utc).isoformat(timespec="milliseconds")
+    """The last outage `what` rode out (or is riding out), for a progress report: as
+    `outage_now`, with ended (null while it goes on) instead of givesUpAt."""
     with _outages_lock:
         going_on = [o for o in _outages.values() if o.what == what]
         if going_on:
-            return {"since": iso(going_on[0].since), "attempts": going_on[0].attempts,
-                    "ended": None}
+            return {**_reported(going_on[0]), "ended": None}
         if what not in _ended:
             return None
         outage, ended = _ended[what]
-        return {"since": iso(outage.since), "attempts": outage.attempts, "ended": iso(ended)}
+        return {**_reported(outage), "ended": _iso(ended)}
 
 
-def _give_up_at(options: ConnectionOptions, now: float) -> float | None:
-    if options.reconnect_timeout_ms == NEVER:
-        return None
-    return now + options.reconnect_timeout_ms / 1000
+def where(options: ConnectionOptions) -> dict[str, str]:
+    """The connection `options` make, as a report names it."""
+    if options.ccdt_url and not options.conn_name:
+        return {"queueManager": options.queue_manager, "ccdtUrl": options.ccdt_url}
+    return {"queueManager": options.queue_manager, "connName": options.conn_name or "",
+            "channel": options.channel}
+
+
+def _began(options: ConnectionOptions, what: str, exc: MQConnectorError) -> Outage:
+    now, wall = time.monotonic(), time.time()
+    outage = Outage(what, wall, connection=where(options))
+    if options.reconnect_timeout_ms != NEVER:
+        outage.deadline = now + options.reconnect_timeout_ms / 1000
+        outage.gives_up_at = wall + options.reconnect_timeout_ms / 1000
+    with _outages_lock:
+        _outages[id(outage)] = outage
+    log.warning("%s: connection to queue manager %s lost (%s); reconnecting %s",
+                what, options.queue_manager, exc.reason_name,
+                "until it is back (reconnectTimeoutMs never)"
+                if outage.deadline is None else
+                f"for up to {options.reconnect_timeout_ms} ms")
+    return outage
+
+
+def _resumed(what: str) -> Outage | None:
+    with _outages_lock:
+        return _paused.pop(what, None)
+
+
+def _paused_at(outage: Outage) -> OutageGoesOn:
+    with _outages_lock:
+        _paused[outage.what] = outage
+    return OutageGoesOn(
+        f"{outage.what}: the connection to queue manager {outage.connection.get('queueManager')} "
+        f"is still lost after {outage.attempts} attempts (last: {outage.reason} "
+        f"{outage.reason_name}); the next attempt is due in "
+        f"{max(0.0, outage.due - time.monotonic()):.1f} s")
+
+
+def forget_outage(what: str) -> None:
+    """The work that gave back is given up (its reader stopped): the outage it left open is
+    no longer anybody's, so it is dropped, not reported as ridden out."""
+    with _outages_lock:
+        outage = _paused.pop(what, None)
+        if outage is not None:
+            _outages.pop(id(outage), None)
+
+
+def connected_again(what: str) -> None:
+    """A connection for `what` was made outside `retry_while_lost` (a plain call after a
+    call that gave back): the outage that call left open is over."""
+    with _outages_lock:
+        outage = _paused.pop(what, None)
+    if outage is not None:
+        _over(outage)
+
+
+def _over(outage: Outage) -> None:
+    with _outages_lock:
+        _outages.pop(id(outage), None)
+        _ended[outage.what] = (outage, time.time())
+    log.info("%s: the outage since %s is over after %d failed attempts", outage.what,
+             _iso(outage.since), outage.attempts)
 
 
 def retry_while_lost(options: ConnectionOptions, work: Callable[[], T], what: str,
-                     sleep: Callable[[float], None] = time.sleep) -> T:
+                     sleep: Callable[[float], None] = time.sleep,
+                     outage_of: str | None = None) -> T:
     """work(), done again while it fails with a lost connection (the queue manager restarted
     or the network dropped), for up to `options.reconnect_timeout_ms` from the first loss.
+    Under `giving_back()` one attempt per call: see `OutageGoesOn`; an outage given back is
+    carried on by the next call for the same `outage_of` (the name the outage is kept and
+    reported by: `what` unless given, for work whose `what` differs from call to call).
 
     `work` must be safe to repeat: it connects afresh and relies on MQ having backed out
     the unit of work that broke. Any other failure propagates at once."""
-    outage: Outage | None = None
-    deadline: float | None = None
-    delay = FIRST_DELAY
+    outage = _resumed(outage_of or what)
+    paused = False
     try:
         while True:
+            wait = outage.due - time.monotonic() if outage is not None else 0.0
+            if wait > 0:
+                sleep(wait)     # the back-off, also for an outage carried on from a call before
             try:
                 return work()
             except MQConnectorError as exc:
                 if not connection_lost(exc):
                     raise
-                now = time.monotonic()
-                if outage is None:
-                    outage = Outage(what, time.time())
-                    with _outages_lock:
-                        _outages[id(outage)] = outage
-                    deadline = _give_up_at(options, now)
-                    log.warning("%s: connection to queue manager %s lost (%s); reconnecting %s",
-                                what, options.queue_manager, exc.reason_name,
-                                "until it is back (reconnectTimeoutMs never)"
-                                if deadline is None else
-                                f"for up to {options.reconnect_timeout_ms} ms")
-                outage.attempts += 1
-                if deadline is not None and now >= deadline:
+                outage = outage or _began(options, outage_of or what, exc)
+                outage.failed(exc, time.monotonic())
+                if outage.deadline is not None and time.monotonic() >= outage.deadline:
                     raise _gave_up(options, what, exc) from exc
-                sleep(delay if deadline is None else min(delay, deadline - now))
-                delay = min(delay * 2, LONGEST_DELAY)
+                log.info("%s: queue manager %s still unreachable (%s %s) after %d attempts; "
+                         "next in %.1f s", what, options.queue_manager, exc.reason,
+                         exc.reason_name, outage.attempts, outage.due - time.monotonic())
+                if _giving_back.get() and outage.attempts > 1:
+                    # not at the loss itself: a new connection at once may find the queue
+                    # manager back (a restart), and then no trigger goes without its batch
+                    paused = True
+                    raise _paused_at(outage) from exc
     finally:
-        if outage is not None:
-            with _outages_lock:
-                _outages.pop(id(outage), None)
-                _ended[what] = (outage, time.time())
+        if outage is not None and not paused:
+            _over(outage)
 
 
 def _gave_up(options: ConnectionOptions, what: str, exc: MQConnectorError) -> MQConnectorError:

@@ -31,6 +31,10 @@ rows it emits, and only the attempt that got the partition's CLAIM may do so:
    the listener's note that Spark committed it (spark_mq/reader/commit_notes.py) does the
    same at once, so a stopped query leaves no claim or record of a batch Spark committed.
 
+While the queue manager is away, the driver's trigger (processing-time triggers) plans no
+batch and its progress shows the outage, as in readMode driver (spark_mq/reader/outages.py):
+every piece of the driver's work is safe to do again at the next trigger.
+
 Costs per batch on the queue manager: the gets, plus per partition one claim put and get, a
 record of about the rows' size (one put per MiB) and its removal. In round trips, which are
 what a network makes expensive: per partition the claim get, one per message, the record
@@ -63,8 +67,11 @@ from spark_mq.mq.claims import CHUNK, PartitionKey, StateQueue
 from spark_mq.mq.connecting import (
     connect,
     disconnect_quietly,
+    forget_outage,
     hand_over,
+    last_outage,
     load_ibmmq,
+    outage_now,
     quietly,
     retry_while_lost,
 )
@@ -73,7 +80,9 @@ from spark_mq.options import ReadOptions
 from spark_mq.reader import task_connections
 from spark_mq.reader.commit_notes import TakesCommitNotes, one_at_a_time
 from spark_mq.reader.limits import batch_limits
+from spark_mq.reader.outages import no_batch_during_outage, settled_later_during_outage
 from spark_mq.reader.rows import arrow_schema, record_batches
+from spark_mq.reader.slots import reading_what
 from spark_mq.reader.start import StartsOnFirstCall
 
 log = logging.getLogger(__name__)
@@ -135,7 +144,9 @@ class MQExecutorStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStre
                     self._driver.close()
                     self._driver = None
                 raise
-        return retry_while_lost(self.options.connection, attempt, what)
+        # one outage per reader, whatever the work: its progress reports it (outages.py)
+        return retry_while_lost(self.options.connection, attempt, what,
+                                outage_of=reading_what(self.options.queue))
 
     # --- Spark's driver-side calls ------------------------------------------------------
     def initialOffset(self) -> dict:
@@ -150,6 +161,10 @@ class MQExecutorStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStre
                                               f"inquiring the depth of {self.options.queue}")
         self._delivered = 0
 
+    def available_now(self) -> bool:
+        return self._available_now is not None
+
+    @no_batch_during_outage
     def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
         reader, batch = str(start["reader"]), int(start["batch"])
         if self._planned is not None and self._planned[0] == (reader, batch):
@@ -209,6 +224,7 @@ class MQExecutorStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStre
             f"removing the claims and records of batch {batch}")
         self._removed_through = batch
 
+    @settled_later_during_outage
     def settle_committed(self, end: dict) -> None:
         """The listener's word: Spark's commit log has every batch up to `end` (commit_notes):
         their claims and records go now, not at the next trigger."""
@@ -229,13 +245,20 @@ class MQExecutorStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStre
         return driver.remove(reader, condition, count_from=self._first_planned)
 
     def reportLatestOffset(self) -> dict | None:
+        what = reading_what(self.options.queue)
+        outage = outage_now(what)
+        if outage is not None:   # a trigger that gave back (outages.py): MQ cannot answer
+            return {"queue": self.options.queue, "queueDepth": None, "outage": outage,
+                    "lastOutage": last_outage(what)}
         try:
             depth = self._driver.depth() if self._driver is not None else None
         except Exception:  # noqa: BLE001 - progress reporting must not fail the query
             return None
-        return {"queue": self.options.queue, "queueDepth": depth}
+        return {"queue": self.options.queue, "queueDepth": depth, "outage": None,
+                "lastOutage": last_outage(what)}
 
     def stop(self) -> None:
+        forget_outage(reading_what(self.options.queue))
         if self._driver is not None:
             self._driver.close()
             self._driver = None

@@ -30,10 +30,14 @@ per trigger, after planning the batch):
                                query holds (committed with them, or back on the queue if a
                                crash backs them out), and
     notTextMovedTo             where they go (null: no backout queue and no DEADQ)
+    outage                     null, or while the queue manager is away the outage going
+                               on: {since, attempts, reason, reasonName, connection,
+                               givesUpAt}; the triggers then end without a batch
+                               (reader/outages.py) and the report holds only queue, seq,
+                               the committed and redelivered counts, outage and lastOutage
     lastOutage                 the last lost connection this driver rode out (or is riding
-                               out): {since, attempts, ended}, null if none; a trigger
-                               blocked in a reconnect reports nothing until it ends, so
-                               with reconnectTimeoutMs never the outage shows once it ends
+                               out): as `outage`, with `ended` (null while it goes on)
+                               instead of givesUpAt; null if none
 
 Spark's own `numInputRows`, `inputRowsPerSecond` and `processedRowsPerSecond` count the
 rows Spark read, and stay the figures for that.
@@ -97,6 +101,12 @@ class ReaderProgress:
             "redeliveredMessages": self.redelivered,
             "poisonMessagesMoved": poison_moved,
         }
+
+    def in_outage(self, queue: str, seq: int, outage: dict, last: dict | None) -> dict:
+        """reportLatestOffset's JSON while the connection is lost: what needs no MQ call."""
+        return {"queue": queue, "seq": seq, "committedMessages": self.committed_messages,
+                "committedBytes": self.committed_bytes, "redeliveredMessages": self.redelivered,
+                "outage": outage, "lastOutage": last}
 
 
 def put_time(message: Message) -> float | None:

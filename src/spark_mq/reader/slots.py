@@ -11,7 +11,7 @@ import weakref
 from concurrent.futures import Future
 from typing import Any
 
-from spark_mq.mq.connecting import connect, load_ibmmq, retry_while_lost
+from spark_mq.mq.connecting import connect, connected_again, load_ibmmq, retry_while_lost
 from spark_mq.mq.exceptions import MQConnectorError, connection_lost
 from spark_mq.mq.worker import ConnectionThread
 from spark_mq.options import ReadOptions
@@ -41,6 +41,7 @@ class ConnectionSlot:
                                           read_ahead=opts.read_ahead and not opts.syncpoint,
                                           **consumer_settings(opts))
             self.not_text_destination = self.consumer.not_text_destination
+            connected_again(reading_what(opts.queue))
         return self.consumer
 
     def submit(self, action) -> Future:

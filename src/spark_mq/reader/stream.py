@@ -40,7 +40,10 @@ A crash at any moment backs the open unit of work out in MQ (broken connection);
 committed in MQ before Spark's commit log has the batch, and a batch Spark finished is
 removed by id before anything new is read. A connection that breaks while the driver lives
 (queue manager restart) is treated the same way: reconnect, remove the finished batch by
-id, and never deliver again a message the previous batch delivered. Limits: the reader must
+id, and never deliver again a message the previous batch delivered. While the queue manager
+stays away, the triggers of a processing-time query end without a batch, each after the
+reconnect attempt that is due, so that its progress shows the outage
+(spark_mq/reader/outages.py). Limits: the reader must
 be the queue's only consumer (another consumer could take backed-out messages), and
 Spark's asynchronous progress tracking must stay off (it calls latestOffset before the
 previous batch is in the commit log). `stop()` and interpreter exit back out explicitly,
@@ -74,13 +77,14 @@ from pyspark.sql.types import StructType
 from spark_mq.columns import Source
 from spark_mq.errors import MQConnectorError, reports_to_spark
 from spark_mq.mq import records
-from spark_mq.mq.connecting import last_outage
+from spark_mq.mq.connecting import forget_outage, last_outage, outage_now
 from spark_mq.mq.exceptions import connection_lost
 from spark_mq.mq.message import Message
 from spark_mq.mq.orphans import wait_for_sole_consumer
 from spark_mq.options import ReadOptions
 from spark_mq.reader.commit_notes import TakesCommitNotes, one_at_a_time
 from spark_mq.reader.limits import TriggerMinimum, batch_limits
+from spark_mq.reader.outages import no_batch_during_outage, settled_later_during_outage
 from spark_mq.reader.progress import ReaderProgress
 from spark_mq.reader.rows import MessagesPartition, arrow_schema, record_batches
 from spark_mq.reader.slots import ConnectionSlot, live_slots, reading_what
@@ -95,6 +99,7 @@ class _HeldBatch:
     end: dict
     messages: list[Message]
     slot: ConnectionSlot | None
+    commit_lost: bool = False   # its MQCMIT's connection broke: the outcome is unknown
 
 
 @dataclass
@@ -191,6 +196,10 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
                      "reads everything on %s at its start", self.options.min_messages,
                      self.options.queue)
 
+    def available_now(self) -> bool:
+        return self._remaining is not None
+
+    @no_batch_during_outage
     def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
         self.start()
         seq = int(start["seq"])
@@ -410,6 +419,7 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
         self.start()
         self._settle(end)
 
+    @settled_later_during_outage
     def settle_committed(self, end: dict) -> None:
         """The listener's word: Spark's commit log has every batch up to `end` (commit_notes).
         Only batches this process holds are committed; anything else waits for Spark's own
@@ -447,18 +457,23 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
     def _commit_held(self, held: _HeldBatch) -> None:
         if held.slot is None:
             return      # nothing of it is held in an open unit of work
-        try:
-            held.slot.call(lambda c: c.commit())
-        except MQConnectorError as exc:
-            if not connection_lost(exc):
-                raise
-            # the outcome of a commit on a broken connection is unknown: treat the batch
-            # like after a restart (exactlyOnce: take whatever came back off by id)
-            log.warning("connection lost while committing a batch of %s; reconnecting",
-                        self.options.queue)
-            held.slot.reset()
-            if self.options.exactly_once:
-                self._remove([m.record for m in held.messages], int(held.end["seq"]), held.slot)
+        if not held.commit_lost:
+            try:
+                held.slot.call(lambda c: c.commit())
+                return
+            except MQConnectorError as exc:
+                if not connection_lost(exc):
+                    raise
+                # the outcome of a commit on a broken connection is unknown: treat the batch
+                # like after a restart (exactlyOnce: take whatever came back off by id). The
+                # mark outlives an outage that ends this call (outages.py): committing on the
+                # new connection would commit nothing and leave those messages to come back
+                log.warning("connection lost while committing a batch of %s; reconnecting",
+                            self.options.queue)
+                held.slot.reset()
+                held.commit_lost = True
+        if self.options.exactly_once:
+            self._remove([m.record for m in held.messages], int(held.end["seq"]), held.slot)
 
     def _remove(self, wanted: list[bytes], seq: int, slot: ConnectionSlot | None = None) -> None:
         def remove(consumer):
@@ -472,19 +487,25 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
 
     def reportLatestOffset(self) -> dict | None:
         """The queue's figures for this trigger's progress (see progress.py)."""
+        what = reading_what(self.options.queue)
+        outage = outage_now(what)
+        if outage is not None:
+            # a trigger that gave back (outages.py): a connect here would only fail again
+            return self._progress.in_outage(self.options.queue, self._last_seq, outage,
+                                            last_outage(what))
         try:
             depth = self._idle_slot().call(lambda c: c.depth())
         except Exception:  # noqa: BLE001 - progress reporting must not fail the query
             # a connection lost since its last use: the outage is worth showing all the same
-            outage = last_outage(reading_what(self.options.queue))
-            return {"queue": self.options.queue, "lastOutage": outage} if outage else None
+            last = last_outage(what)
+            return {"queue": self.options.queue, "outage": None, "lastOutage": last} if last else None
         held = [h.messages for h in self._held.values()]
         prefetch = self._prefetch
         if prefetch is not None and prefetch.future.done() and prefetch.future.exception() is None:
             held.append(prefetch.future.result())
         report = self._progress.report(self.options.queue, depth, held,
                                        sum(slot.poison_moved for slot in self._slots), self._last_seq)
-        report["lastOutage"] = last_outage(reading_what(self.options.queue))
+        report["outage"], report["lastOutage"] = None, last_outage(what)
         if self.options.require_text:
             # the held batches' moves too: they are committed with the batches Spark runs,
             # and the report after the last batch may be the last one a query shows
@@ -502,6 +523,7 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
                                    arrow_schema(self.schema))
 
     def stop(self) -> None:
+        forget_outage(reading_what(self.options.queue))
         # backs out: a held batch comes back and is settled on restart
         for slot in self._slots:
             try:
