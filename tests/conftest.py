@@ -87,9 +87,15 @@ def pytest_collection_modifyitems(config, items):
         folder = item.path.parent.name
         if folder in _SPARK_FOLDERS or "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
-    if any(item.get_closest_marker("spark") for item in items):
-        jvm_profile.apply(spark_jvm_cache(config))
     longest_files_first(config, items)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Before the first Spark test of this process (and before its fixtures start a Spark
+    session), the JVM profile: the fast loop never makes the archive."""
+    if item.get_closest_marker("spark"):
+        jvm_profile.apply(spark_jvm_cache(item.config))   # at once after the first time
 
 
 def spark_jvm_cache(config) -> Path:

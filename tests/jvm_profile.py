@@ -86,7 +86,7 @@ def apply(cache_folder: Path) -> None:
     """Set the profile's variables in this process's environment, making the archive first
     when this machine has none for this Java and these jars (the other worker waits)."""
     if os.environ.get(SWITCH) == "0" or os.environ.get("SPARK_SUBMIT_OPTS"):
-        return   # switched off, or the caller chose the driver's JVM flags
+        return   # switched off, set already, or the caller chose the driver's JVM flags
     archive = cache_folder / f"spark-{_key()}.jsa"
     cache_folder.mkdir(parents=True, exist_ok=True)
     with open(cache_folder / "archive.lock", "w") as lock:
