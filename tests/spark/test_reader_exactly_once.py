@@ -3,94 +3,13 @@ workers) is killed with SIGKILL at several points and restarted on the same chec
 every message must end up in the file sink exactly once and off the queue."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from support import depth, kill_tree, put_messages, reader_options
-
-DRIVER = r'''
-import json, os, sys, time
-args = json.loads(sys.argv[1])
-os.environ["PYSPARK_PYTHON"] = sys.executable
-from pyspark.sql import SparkSession
-from pyspark.sql.functions import udf
-spark = (SparkSession.builder.master("local[2]").appName("mq-crash")
-         .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1")
-         .config("spark.driver.memory", "1g").getOrCreate())
-spark.sparkContext.setLogLevel("ERROR")
-# no spark_mq.register(spark): Spark finds format("mq") through pyspark_mq.DefaultSource
-row_sleep = args["row_sleep"]
-
-@udf("string")
-def slow(payload):
-    time.sleep(row_sleep)  # widens the window in which a batch is in flight
-    return payload.decode()
-
-df = spark.readStream.format("mq").options(**args["options"]).load()
-out = df.select(slow("payload").alias("payload"), "message_id")
-writer = (out.writeStream.format("parquet").option("path", args["out"])
-          .option("checkpointLocation", args["checkpoint"]))
-if args["available_now"]:
-    writer = writer.trigger(availableNow=True)
-else:
-    writer = writer.trigger(processingTime=args["interval"])
-query = writer.start()
-query.awaitTermination()
-'''
-
-
-def _batches(directory: Path) -> set[int]:
-    if not directory.is_dir():
-        return set()
-    return {int(p.name) for p in directory.iterdir() if p.name.isdigit()}
-
-
-class Driver:
-    def __init__(self, tmp_path: Path, options: dict):
-        self.script = tmp_path / "driver.py"
-        self.script.write_text(DRIVER)
-        self.out, self.checkpoint = tmp_path / "out", tmp_path / "checkpoint"
-        self.options = options
-        self.log = open(tmp_path / "driver.log", "ab")
-        self.process: subprocess.Popen | None = None
-
-    def start(self, available_now: bool = False, interval: str = "4 seconds",
-              row_sleep: float = 0.03) -> None:
-        args = {"options": self.options, "out": str(self.out), "checkpoint": str(self.checkpoint),
-                "available_now": available_now, "interval": interval, "row_sleep": row_sleep}
-        env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
-        self.process = subprocess.Popen([sys.executable, str(self.script), json.dumps(args)],
-                                        stdout=self.log, stderr=self.log, env=env,
-                                        start_new_session=True, cwd=str(self.script.parent))
-
-    def offsets(self) -> set[int]:
-        return _batches(self.checkpoint / "offsets")
-
-    def commits(self) -> set[int]:
-        return _batches(self.checkpoint / "commits")
-
-    def wait_for(self, condition, timeout: float = 150.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if condition():
-                return
-            if self.process.poll() is not None:
-                raise AssertionError(f"driver exited early with {self.process.returncode}")
-            time.sleep(0.02)
-        raise AssertionError("timed out waiting for the driver")
-
-    def kill(self) -> None:
-        kill_tree(self.process.pid)  # the driver, its JVM, the daemon and its workers
-        self.process.wait(30)
-
-    def finish(self, timeout: float = 240.0) -> int:
-        return self.process.wait(timeout)
+from crash_driver import Driver
+from support import depth, put_messages, reader_options
 
 
 def _wait_until(condition, timeout: float = 20.0) -> None:

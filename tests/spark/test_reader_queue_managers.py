@@ -9,17 +9,15 @@ import collections
 import itertools
 import json
 import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from channel_topology import connect, start, wait_for
+from crash_driver import Driver
 from spark_mq.errors import MQOptionError
 from spark_mq.options import ReadOptions
-from support import depth, kill_tree, put_messages, run_available_now
+from support import depth, put_messages, run_available_now
 
 _numbers = itertools.count(1)
 
@@ -190,83 +188,6 @@ def test_a_stream_over_three_queue_managers_counts_each_ones_rows(pair, spark, t
 
 
 # --- (b) a stream, exactly once across kills of the driver ----------------------------------
-DRIVER = r'''
-import json, os, sys, time
-args = json.loads(sys.argv[1])
-os.environ["PYSPARK_PYTHON"] = sys.executable
-from pyspark.sql import SparkSession
-from pyspark.sql.functions import udf
-spark = (SparkSession.builder.master("local[2]").appName("mq-queue-managers-crash")
-         .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1")
-         .config("spark.driver.memory", "1g").getOrCreate())
-spark.sparkContext.setLogLevel("ERROR")
-row_sleep = args["row_sleep"]
-
-@udf("string")
-def slow(payload):
-    time.sleep(row_sleep)  # widens the window in which a batch is in flight
-    return payload.decode()
-
-df = spark.readStream.format("mq").options(**args["options"]).load()
-out = df.select(slow("payload").alias("payload"), "queue_manager")
-writer = (out.writeStream.format("parquet").option("path", args["out"])
-          .option("checkpointLocation", args["checkpoint"]))
-if args["available_now"]:
-    writer = writer.trigger(availableNow=True)
-else:
-    writer = writer.trigger(processingTime=args["interval"])
-writer.start().awaitTermination()
-'''
-
-
-def _batches(directory: Path) -> set[int]:
-    if not directory.is_dir():
-        return set()
-    return {int(p.name) for p in directory.iterdir() if p.name.isdigit()}
-
-
-class Driver:
-    """A Spark driver in its own process tree, killed as a crash kills it."""
-
-    def __init__(self, tmp_path: Path, options: dict):
-        self.script = tmp_path / "driver.py"
-        self.script.write_text(DRIVER)
-        self.out, self.checkpoint = tmp_path / "out", tmp_path / "checkpoint"
-        self.options = options
-        self.log_path = tmp_path / "driver.log"
-        self.log = open(self.log_path, "ab")
-        self.process: subprocess.Popen | None = None
-
-    def start(self, available_now: bool = False, interval: str = "4 seconds",
-              row_sleep: float = 0.05) -> None:
-        args = {"options": self.options, "out": str(self.out), "checkpoint": str(self.checkpoint),
-                "available_now": available_now, "interval": interval, "row_sleep": row_sleep}
-        self.process = subprocess.Popen([sys.executable, str(self.script), json.dumps(args)],
-                                        stdout=self.log, stderr=self.log,
-                                        env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
-                                        start_new_session=True, cwd=str(self.script.parent))
-
-    def offsets(self) -> set[int]:
-        return _batches(self.checkpoint / "offsets")
-
-    def commits(self) -> set[int]:
-        return _batches(self.checkpoint / "commits")
-
-    def wait_for(self, condition, timeout: float = 150.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not condition():
-            if self.process.poll() is not None:
-                self.log.flush()
-                tail = self.log_path.read_text(errors="replace")[-3000:]
-                raise AssertionError(f"driver exited early with {self.process.returncode}:\n{tail}")
-            assert time.monotonic() < deadline, "timed out waiting for the driver"
-            time.sleep(0.02)
-
-    def kill(self) -> None:
-        kill_tree(self.process.pid)  # the driver, its JVM, the daemon and its workers
-        self.process.wait(30)
-
-
 def sink_rows(spark, out: Path) -> list[tuple[str, str]]:
     if not (out / "_spark_metadata").is_dir():
         return []
@@ -288,13 +209,13 @@ def test_a_driver_killed_at_several_points_reads_each_queue_manager_exactly_once
     wanted = {"QMA": put(qma, queue, "A", 60), "QMB": put(qmb, queue, "B", 40)}
     total = 100
     driver = Driver(tmp_path, multi_options([qma, qmb], queue, maxMessagesPerTrigger=10,
-                                            waitIntervalMs=200))
+                                          waitIntervalMs=200), column="queue_manager")
 
     def on_queues() -> int:
         return depth_of(qma, queue) + depth_of(qmb, queue)
     try:
         # 1. killed with the first batch in flight: both parts are backed out, Spark replays it
-        driver.start()
+        driver.start(row_sleep=0.05)
         driver.wait_for(lambda: 0 in driver.offsets())
         assert 0 not in driver.commits()
         driver.kill()
@@ -303,7 +224,7 @@ def test_a_driver_killed_at_several_points_reads_each_queue_manager_exactly_once
         # 2. killed once Spark has committed a batch that MQ has not (its MQCMITs come with the
         #    next trigger, 15 s later): those messages are back on both queues, not to be read
         #    again
-        driver.start(interval="15 seconds")
+        driver.start(interval="15 seconds", row_sleep=0.05)
         driver.wait_for(lambda: len(driver.commits()) >= 2)
         driver.kill()
         in_sink = len(sink_rows(spark, driver.out))
@@ -311,7 +232,7 @@ def test_a_driver_killed_at_several_points_reads_each_queue_manager_exactly_once
         wait_for(lambda: in_sink + on_queues() > total, what="the finished batch back on a queue")
 
         # 3. killed with a later batch in flight
-        driver.start()
+        driver.start(row_sleep=0.05)
         committed = max(driver.commits())
         driver.wait_for(lambda: max(driver.offsets()) > committed
                         and max(driver.offsets()) not in driver.commits())
@@ -421,7 +342,7 @@ def test_a_queue_manager_killed_after_spark_committed_its_part_has_it_removed_wh
         queue = fresh_queue(qma, qmb)
         wanted = {"QMA": put(qma, queue, "A", 30), "QMB": put(qmb, queue, "B", 10)}
         driver = Driver(tmp_path, multi_options([qma, qmb], queue, maxMessagesPerTrigger=10,
-                                                waitIntervalMs=200))
+                                              waitIntervalMs=200), column="queue_manager")
         driver.start(interval="15 seconds", row_sleep=0)
         driver.wait_for(lambda: 0 in driver.commits())
         qmb.kill()
