@@ -303,14 +303,11 @@ def _store_get(qm: QueueManagerState, conn: Connection, found: list[Message],
     their COD reports added, in one transaction, before anything leaves the queue (a failure
     leaves them there, reported on by nothing). Returns the reports' carrier."""
     carrier = reports.of_unit_of_work(qm, put1, conn, [], found, whole)
-    deletes = [m.seq for m in found if m.persistent]
-    inserts = reports.stored(carrier)
-    if deletes or inserts:
-        try:
-            qm.store.apply(inserts=inserts, deletes=deletes)
-        except StoreError:
-            reports.dropped(qm, carrier)
-            raise MQError(CMQC.MQRC_RESOURCE_PROBLEM) from None
+    try:
+        written = reports.store_with(qm, carrier, [], [m.seq for m in found if m.persistent])
+    except StoreError:
+        raise MQError(CMQC.MQRC_RESOURCE_PROBLEM) from None
+    if written:
         fail_point("get-stored")   # stored, the message still on its queue: a restart has it gone
     return carrier
 

@@ -41,7 +41,6 @@ from spark_mq.embedded.server.core.state import (
     QueueManagerState,
     blank,
 )
-from spark_mq.embedded.server.core.store import StoreError
 from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.embedded.server.resolution import transmission
@@ -184,13 +183,7 @@ def _place(qm: QueueManagerState, conn: Connection,
     reports in one store transaction, stored all or none, then on their queues."""
     carrier = reports.of_unit_of_work(qm, put1, conn, messages, [])
     rows = [m for _, arrived in placed for m in arrived if m.persistent]
-    rows += reports.stored(carrier)
-    if rows:
-        try:
-            qm.store.apply(inserts=rows)
-        except StoreError:
-            reports.dropped(qm, carrier)
-            raise
+    if reports.store_with(qm, carrier, rows):
         fail_point("put-stored")   # stored, nothing on a queue yet: a restart has it all
     for target, arrived in placed:
         for message in arrived:

@@ -58,6 +58,7 @@ from spark_mq.embedded.server.core.md_context import put_stamp
 from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.core.queue_objects import I_FLAGS, I_OFFSET, SEGMENT_FLAGS, Message
 from spark_mq.embedded.server.core.state import Connection, QueueManagerState, blank
+from spark_mq.embedded.server.core.store import StoreError
 from spark_mq.embedded.server.resolution.transmission import unwrap
 from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.embedded.server.verbs.handles import open_handle, release
@@ -127,6 +128,22 @@ def of_unit_of_work(qm: QueueManagerState, put1: PutOne, conn: Connection,
 def stored(carrier: Connection | None) -> list[Message]:
     """The persistent reports `carrier` holds: the rows the caller's store write adds."""
     return [m for m in carrier.uow_puts if m.persistent] if carrier is not None else []
+
+
+def store_with(qm: QueueManagerState, carrier: Connection | None, inserts: list[Message],
+               deletes: Sequence[int] = ()) -> bool:
+    """One store transaction: the caller's rows and `carrier`'s persistent reports, all or
+    none (a StoreError drops the reports and goes on to the caller). Returns whether there
+    was anything to write."""
+    inserts = inserts + stored(carrier)
+    if not inserts and not deletes:
+        return False
+    try:
+        qm.store.apply(inserts=inserts, deletes=list(deletes))
+    except StoreError:
+        dropped(qm, carrier)
+        raise
+    return True
 
 
 def released(qm: QueueManagerState, carrier: Connection | None) -> None:

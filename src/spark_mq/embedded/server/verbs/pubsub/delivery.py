@@ -42,7 +42,6 @@ from spark_mq.embedded.server.core.queue_objects import (
     Message,
 )
 from spark_mq.embedded.server.core.state import blank
-from spark_mq.embedded.server.core.store import StoreError
 from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.embedded.server.verbs import reports
@@ -126,13 +125,7 @@ def place(qm: QueueManagerState, conn: Connection | None, messages: list[Message
     else:
         carrier = reports.of_unit_of_work(qm, put1, conn, messages, []) \
             if put1 is not None and conn is not None else None
-        rows = [m for m in messages if m.persistent] + reports.stored(carrier)
-        if rows:
-            try:
-                qm.store.apply(inserts=rows)
-            except StoreError:
-                reports.dropped(qm, carrier)
-                raise
+        reports.store_with(qm, carrier, [m for m in messages if m.persistent])
         for message in messages:
             message.queue.insert(message)
         qm.arrived.notify_all()
