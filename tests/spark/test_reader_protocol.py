@@ -7,7 +7,7 @@ import json
 import pickle
 
 import pytest
-from pyspark.sql.streaming.datasource import ReadAllAvailable
+from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows
 from pyspark.sql.types import BinaryType, StringType, StructField, StructType
 
 from spark_mq.options import ReadOptions
@@ -142,6 +142,59 @@ def test_queue_manager_restart_between_batches(tmp_path, ibmmq, prefetch, caplog
         assert delivered == [b"m%d" % i for i in range(6)]
         if prefetch == "true":
             assert "not delivered again" in caplog.text
+        conn = ibmmq.connect(own.name, own.channel, own.conn_name)
+        assert depth(conn, "R.Q") == 0
+        conn.disconnect()
+
+
+def _batches_until_empty(reader: MQStreamReader, offset: dict, limit) -> list[bytes]:
+    """Spark's triggers until one finds the queue empty (a trigger given back during an
+    outage ends without a batch too: the outage must be over for the loop to end)."""
+    delivered = []
+    while True:
+        following = _offset(reader.latestOffset(offset, limit))
+        if following == offset and reader.reportLatestOffset()["outage"] is None:
+            return delivered
+        delivered += _payloads(reader, offset, following)
+        offset = following
+
+
+def test_messages_that_came_back_twice_are_still_not_delivered_again(
+        tmp_path, ibmmq, monkeypatch, caplog):
+    """A queue manager restart while batch 1 is held and batch 2 prefetched: batch 2's gets
+    come back, and the prefetch made for batch 3 on the other connection gets them again
+    before batch 2's MQCMIT (lost with its connection) can remove them by id. So batch 3's
+    gets are only messages batch 2 delivered, and its commit consumes them; if that commit
+    is lost too (the queue manager dies at it, fail point "commit-begun"), they come back a
+    second time. They were delivered once; they must not be delivered again."""
+    import spark_mq.embedded as embedded
+    every_trigger = ReadMaxRows(2)   # a processing-time trigger: it gives back during an outage
+    with embedded.EmbeddedQueueManager(str(tmp_path / "qm"), name="QMR") as own:
+        own.run_mqsc("DEFINE QLOCAL(R.Q) REPLACE")
+        conn = ibmmq.connect(own.name, own.channel, own.conn_name)
+        put_messages(conn, "R.Q", [b"m%d" % i for i in range(6)])
+        conn.disconnect()
+        reader = _reader(own, "R.Q", maxMessagesPerTrigger=2)
+        start = _offset(reader.initialOffset())
+        first = _offset(reader.latestOffset(start, every_trigger))
+        delivered = _payloads(reader, start, first)
+        reader._prefetch.future.result(timeout=30)      # m2, m3 gotten for batch 2
+        own.kill()
+        # the restarted queue manager dies at its second commit with work: batch 3's
+        # (its first is the removal by id of batch 1, which came back)
+        monkeypatch.setenv("SPARK_MQ_FAULT", "commit-begun:2")
+        own.start()
+        monkeypatch.delenv("SPARK_MQ_FAULT")
+        second = _offset(reader.latestOffset(first, every_trigger))
+        delivered += _payloads(reader, first, second)   # m2, m3 from the prefetched gets
+        reader._prefetch.future.result(timeout=30)      # batch 3's prefetch: m2, m3 again
+        assert _offset(reader.latestOffset(second, every_trigger)) == second  # no batch...
+        assert not own.running                          # ...its commit killed the queue manager
+        own.kill()
+        own.start()                                     # m2, m3 are back a second time
+        delivered += _batches_until_empty(reader, second, every_trigger)
+        reader.stop()
+        assert delivered == [b"m%d" % i for i in range(6)]
         conn = ibmmq.connect(own.name, own.channel, own.conn_name)
         assert depth(conn, "R.Q") == 0
         conn.disconnect()
