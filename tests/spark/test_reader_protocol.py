@@ -12,7 +12,7 @@ from pyspark.sql.types import BinaryType, StringType, StructField, StructType
 
 from spark_mq.options import ReadOptions
 from spark_mq.reader import MQStreamReader
-from support import depth, drain_payloads, put_messages, reader_options
+from support import depth, drain_payloads, put_messages, reader_options, wait_for
 
 SCHEMA = StructType([StructField("payload", BinaryType()), StructField("queue", StringType())])
 
@@ -200,6 +200,22 @@ def test_messages_that_came_back_twice_are_still_not_delivered_again(
         conn.disconnect()
 
 
+def _start_after_failed_attempts(qm, queue: str, attempts: int,
+                                 outcome: list[BaseException | None]) -> None:
+    """Start `qm` again once the reader of `queue` has failed to reconnect `attempts` times
+    (what its progress shows as the outage's attempts): the reader is then waiting in its
+    back-off, whatever the machine's speed. `outcome` gets None, or what went wrong."""
+    from spark_mq.mq.connecting import outage_now
+    from spark_mq.reader.slots import reading_what
+    try:
+        wait_for(lambda: (outage_now(reading_what(queue)) or {}).get("attempts", 0) >= attempts,
+                 60)
+        qm.start()
+        outcome.append(None)
+    except BaseException as exc:  # noqa: BLE001 - the test thread asserts on it
+        outcome.append(exc)
+
+
 def test_a_queue_manager_away_for_a_while_is_waited_for_and_one_away_too_long_fails_clearly(
         tmp_path, ibmmq):
     """The queue manager is down when the next batch is due: the reader connects again with
@@ -219,12 +235,15 @@ def test_a_queue_manager_away_for_a_while_is_waited_for_and_one_away_too_long_fa
         first = _offset(reader.latestOffset(start, ReadAllAvailable()))
         delivered = _payloads(reader, start, first)
         own.kill()
-        comes_back = threading.Timer(1.0, own.start)
+        restarted: list[BaseException | None] = []
+        comes_back = threading.Thread(target=_start_after_failed_attempts,
+                                      args=(own, "R.Q", 2, restarted))
         comes_back.start()
         second = _offset(reader.latestOffset(first, ReadAllAvailable()))  # waits for it
         comes_back.join()
+        assert restarted == [None]
         outage = reader.reportLatestOffset()["lastOutage"]
-        assert outage["attempts"] >= 1 and outage["since"] < outage["ended"]
+        assert outage["attempts"] >= 2 and outage["since"] < outage["ended"]
         delivered += _payloads(reader, first, second)
         reader.stop()
 
