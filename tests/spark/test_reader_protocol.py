@@ -200,6 +200,44 @@ def test_messages_that_came_back_twice_are_still_not_delivered_again(
         conn.disconnect()
 
 
+def test_messages_that_came_back_into_a_held_batch_go_with_it_when_its_commit_is_lost(
+        tmp_path, ibmmq):
+    """As above, but the prefetch for batch 3 also got a new message (put with a higher
+    priority, so it comes before what came back): batch 3 holds it and, in its unit of work,
+    m2 that batch 2 delivered. Its commit lost in a restart gives m2 back once more: batch
+    3's removal by id must take m2 off as well as its own message."""
+    import spark_mq.embedded as embedded
+    with embedded.EmbeddedQueueManager(str(tmp_path / "qm"), name="QMR") as own:
+        own.run_mqsc("DEFINE QLOCAL(R.Q) REPLACE")
+        conn = ibmmq.connect(own.name, own.channel, own.conn_name)
+        put_messages(conn, "R.Q", [b"m%d" % i for i in range(6)])
+        conn.disconnect()
+        reader = _reader(own, "R.Q", maxMessagesPerTrigger=2)
+        start = _offset(reader.initialOffset())
+        first = _offset(reader.latestOffset(start, ReadAllAvailable()))
+        delivered = _payloads(reader, start, first)
+        reader._prefetch.future.result(timeout=30)      # m2, m3 gotten for batch 2
+        own.kill()
+        own.start()
+        conn = ibmmq.connect(own.name, own.channel, own.conn_name)
+        put_messages(conn, "R.Q", [b"high"], md_fields={"Priority": 9})
+        conn.disconnect()
+        second = _offset(reader.latestOffset(first, ReadAllAvailable()))
+        delivered += _payloads(reader, first, second)   # m2, m3 from the prefetched gets
+        reader._prefetch.future.result(timeout=30)      # batch 3's prefetch: high, m2
+        third = _offset(reader.latestOffset(second, ReadAllAvailable()))
+        delivered += _payloads(reader, second, third)   # high alone: m2 was delivered
+        reader._prefetch.future.result(timeout=30)      # m4, m5 gotten for batch 4
+        own.kill()                                      # batch 3's commit will be lost
+        own.start()
+        delivered += _batches_until_empty(reader, third, ReadAllAvailable())
+        reader.stop()
+        assert delivered == [b"m0", b"m1", b"m2", b"m3", b"high", b"m4", b"m5"]
+        conn = ibmmq.connect(own.name, own.channel, own.conn_name)
+        assert depth(conn, "R.Q") == 0
+        conn.disconnect()
+
+
 def _start_after_failed_attempts(qm, queue: str, attempts: int,
                                  outcome: list[BaseException | None]) -> None:
     """Start `qm` again once the reader of `queue` has failed to reconnect `attempts` times
