@@ -233,6 +233,8 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
             if batch:
                 break
             moved = slot.call_retrying(self._commit_if_consumed)   # lost: the moves were backed out
+            if moved:
+                self._just_settled = set()   # what came back is consumed: it cannot come back
             if not got and not moved:
                 return start
             # a batch of moves only ends where MAXUMSGS ends the unit of work, not where the
@@ -289,14 +291,18 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
         gets went back to the queue) while this batch was being got on the other connection.
         They stay in this batch's unit of work, so its commit consumes them. That commit can
         break too and give them back again (a batch of only such messages is committed at
-        once, _commit_if_consumed; a held one with its batch): so the records are not used
-        up here. They stay until the next settle, which replaces them by what it settled,
-        the dropped records of its batches included (_HeldBatch.came_back): a commit of
-        those that is lost removes them by id like the batch's own messages."""
+        once, _commit_if_consumed; a held one with its batch). So the records of those that
+        came back stay, and only those: the rest of the settled batches is off the queue by
+        now (committed, or removed by id while this batch's gets held the ones it has), and
+        a message put later with one of their MsgIds is a new message. They go when that
+        commit succeeds, or at the next settle, which replaces them by what it settled, the
+        dropped records of its batches included (_HeldBatch.came_back): a commit of those
+        that is lost removes them by id like the batch's own messages."""
         if not self._just_settled or not batch:
             return batch, []
         kept = [m for m in batch if m.record not in self._just_settled]
         came_back = [m.record for m in batch if m.record in self._just_settled]
+        self._just_settled = set(came_back)
         if came_back:
             log.warning("%d messages of %s delivered by the previous batch came back after a "
                         "broken connection; not delivered again", len(came_back),
