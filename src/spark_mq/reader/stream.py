@@ -40,9 +40,10 @@ A crash at any moment backs the open unit of work out in MQ (broken connection);
 committed in MQ before Spark's commit log has the batch, and a batch Spark finished is
 removed by id before anything new is read. A connection that breaks while the driver lives
 (queue manager restart) is treated the same way: reconnect, remove the finished batch by
-id, and never deliver again a message the previous batch delivered. While the queue manager
-stays away, the triggers of a processing-time query end without a batch, each after the
-reconnect attempt that is due, so that its progress shows the outage
+id, and never deliver again a message the previous batch delivered, not even when it comes
+back twice (its removal and the commit of the next gets both lost: _without_delivered).
+While the queue manager stays away, the triggers of a processing-time query end without a
+batch, each after the reconnect attempt that is due, so that its progress shows the outage
 (spark_mq/reader/outages.py). Limits: the reader must
 be the queue's only consumer (another consumer could take backed-out messages), and
 Spark's asynchronous progress tracking must stay off (it calls latestOffset before the
@@ -63,7 +64,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import (
@@ -100,6 +101,9 @@ class _HeldBatch:
     messages: list[Message]
     slot: ConnectionSlot | None
     commit_lost: bool = False   # its MQCMIT's connection broke: the outcome is unknown
+    # records of messages an earlier batch delivered that came back into this batch's unit of
+    # work (_without_delivered): its commit consumes them, a lost commit must remove them too
+    came_back: list[bytes] = field(default_factory=list)
 
 
 @dataclass
@@ -125,7 +129,8 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
         self._held: dict[int, _HeldBatch] = {}
         self._prefetch: _Prefetch | None = None
         self._settled_seq = 0               # every batch up to this seq is settled in MQ
-        self._just_settled: set[bytes] = set()  # records of the batches settled last
+        self._just_settled: set[bytes] = set()  # records of the batches settled last (and
+        #                                         what came back with them): _without_delivered
         self._remaining: int | None = None  # Trigger.AvailableNow: messages still to deliver
         self._last_seq = 0
         self._orphans_checked = False       # see _await_orphaned_work
@@ -224,10 +229,12 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
                 batch = slot.call_retrying(
                     lambda c, wait=wait: c.get_batch(max_messages, max_bytes, wait))
             got = len(batch)
-            batch = self._without_delivered(batch)
+            batch, came_back = self._without_delivered(batch)
             if batch:
                 break
             moved = slot.call_retrying(self._commit_if_consumed)   # lost: the moves were backed out
+            if moved:
+                self._just_settled = set()   # what came back is consumed: it cannot come back
             if not got and not moved:
                 return start
             # a batch of moves only ends where MAXUMSGS ends the unit of work, not where the
@@ -235,7 +242,8 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
             slot = None  # it held only messages delivered before: get a real batch
         end = self._offset(seq + 1, batch)
         self._progress.delivered(batch)
-        self._held[seq + 1] = _HeldBatch(seq, end, batch, slot if self.options.syncpoint else None)
+        self._held[seq + 1] = _HeldBatch(seq, end, batch, slot if self.options.syncpoint else None,
+                                         came_back=came_back)
         self._last_seq = seq + 1
         if self._remaining is not None:
             self._remaining -= len(batch)
@@ -275,21 +283,31 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
             return True
         return False
 
-    def _without_delivered(self, batch: list[Message]) -> list[Message]:
-        """Drop messages the batch just settled already delivered.
+    def _without_delivered(self, batch: list[Message]) -> tuple[list[Message], list[bytes]]:
+        """The batch without the messages the batches just settled already delivered, and
+        the records of those it drops.
 
-        They can only be here if that batch's connection broke before its MQCMIT (its gets
-        went back to the queue) while this batch was being got on the other connection.
-        They stay in this batch's unit of work, so its commit consumes them."""
+        They can only be here if a settled batch's connection broke before its MQCMIT (its
+        gets went back to the queue) while this batch was being got on the other connection.
+        They stay in this batch's unit of work, so its commit consumes them. That commit can
+        break too and give them back again (a batch of only such messages is committed at
+        once, _commit_if_consumed; a held one with its batch). So the records of those that
+        came back stay, and only those: the rest of the settled batches is off the queue by
+        now (committed, or removed by id while this batch's gets held the ones it has), and
+        a message put later with one of their MsgIds is a new message. They go when that
+        commit succeeds, or at the next settle, which replaces them by what it settled, the
+        dropped records of its batches included (_HeldBatch.came_back): a commit of those
+        that is lost removes them by id like the batch's own messages."""
         if not self._just_settled or not batch:
-            return batch
-        settled, self._just_settled = self._just_settled, set()   # one use: see above
-        kept = [m for m in batch if m.record not in settled]
-        if len(kept) != len(batch):
+            return batch, []
+        kept = [m for m in batch if m.record not in self._just_settled]
+        came_back = [m.record for m in batch if m.record in self._just_settled]
+        self._just_settled = set(came_back)
+        if came_back:
             log.warning("%d messages of %s delivered by the previous batch came back after a "
-                        "broken connection; not delivered again", len(batch) - len(kept),
+                        "broken connection; not delivered again", len(came_back),
                         self.options.queue)
-        return kept
+        return kept, came_back
 
     def _limits(self, limit: ReadLimit) -> tuple[int, int]:
         max_messages, max_bytes = batch_limits(self.options, limit)
@@ -436,6 +454,7 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
             held = self._held[s]
             if self.options.exactly_once:
                 self._just_settled.update(m.record for m in held.messages)
+                self._just_settled.update(held.came_back)
             if held.slot is not None:
                 self._commit_held(held)
             self._progress.committed(held.messages)
@@ -473,7 +492,8 @@ class MQStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourceStreamReader
                 held.slot.reset()
                 held.commit_lost = True
         if self.options.exactly_once:
-            self._remove([m.record for m in held.messages], int(held.end["seq"]), held.slot)
+            self._remove([m.record for m in held.messages] + held.came_back,
+                         int(held.end["seq"]), held.slot)
 
     def _remove(self, wanted: list[bytes], seq: int, slot: ConnectionSlot | None = None) -> None:
         def remove(consumer):

@@ -33,6 +33,7 @@ def commit(qm: QueueManagerState, conn: Connection) -> None:
         puts, gets = conn.uow_puts, conn.uow_gets
         if not puts and not gets:
             return
+        fail_point("commit-begun")    # nothing stored yet: a restart backs the whole unit out
         # the COA reports of what arrived and the COD reports of what was got are stored with
         # the work they report on: a kill after the commit loses none, a failed commit sends none
         carrier = reports.of_unit_of_work(qm, put1, conn, puts, gets, conn.uow_whole_gets)
