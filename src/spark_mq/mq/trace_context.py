@@ -38,10 +38,10 @@ def trace_property(properties: Mapping[str, Any], name: str) -> str | None:
 
 def _tracer() -> Any | None:
     try:
-        from opentelemetry import trace
+        import opentelemetry.trace as otel_trace
     except ImportError:
         return None
-    return trace.get_tracer(TRACER_NAME)
+    return otel_trace.get_tracer(TRACER_NAME)
 
 
 @contextlib.contextmanager
