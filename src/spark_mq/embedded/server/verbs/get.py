@@ -166,14 +166,11 @@ def _discard_expired(qm: QueueManagerState, expired: list[Message]) -> None:
     transaction, before they leave their queues: a kill after it has both, one before it
     neither. A failed write leaves them there for the next get to come across."""
     carrier = reports.expired(qm, put1, expired)
-    deletes = [m.seq for m in expired if m.persistent]
-    inserts = reports.stored(carrier)
-    if deletes or inserts:
-        try:
-            qm.store.apply(inserts=inserts, deletes=deletes)
-        except StoreError:     # logged by the store
-            reports.dropped(qm, carrier)
-            return
+    try:
+        written = reports.store_with(qm, carrier, [], [m.seq for m in expired if m.persistent])
+    except StoreError:     # logged by the store
+        return
+    if written:
         fail_point("expiry-stored")   # stored, still on the queue: a restart has them gone
     for message in expired:
         message.queue.remove(message, settled=True)
