@@ -64,6 +64,18 @@ def one_event(conn) -> tuple[object, dict]:
     return header, values
 
 
+def client_of(qm, channel: str) -> dict:
+    """IBM's ConnName and ChannelName of a client: its address (the host it connected from,
+    here the queue manager's) and the server-connection channel it came in on."""
+    return {CMQCFC.MQCACH_CONNECTION_NAME: qm.conn_name.rpartition("(")[0],
+            CMQCFC.MQCACH_CHANNEL_NAME: channel}
+
+
+def client_fields(values: dict) -> dict:
+    return {key: values[key] for key in (CMQCFC.MQCACH_CONNECTION_NAME,
+                                          CMQCFC.MQCACH_CHANNEL_NAME) if key in values}
+
+
 def publisher(conn, topic: str) -> ibmmq.Topic:
     od = ibmmq.OD(ObjectType=CMQC.MQOT_TOPIC, Version=CMQC.MQOD_VERSION_4)
     od.set_vs("ObjectString", topic)
@@ -83,7 +95,8 @@ def subscription(conn, topic: str, queue: ibmmq.Queue) -> ibmmq.Subscription:
 def test_close_deleting_a_permanent_dynamic_queue_needs_dlt(secured, admin, app):
     """IBM "Not Authorized (type 3)": MQCLOSE with MQCO_DELETE_PURGE of a permanent dynamic
     queue through a handle that did not create it, by a user without +dlt: QMgrName,
-    ReasonQualifier MQRQ_CLOSE_NOT_AUTHORIZED, UserIdentifier, ApplType, ApplName, QName.
+    ReasonQualifier MQRQ_CLOSE_NOT_AUTHORIZED, UserIdentifier, ApplType, ApplName, QName,
+    and for a client ConnName and ChannelName.
     The close fails and leaves the handle open; with +dlt the same close deletes it."""
     od = ibmmq.OD(ObjectName=b"PERM.MODEL", DynamicQName=b"PERM.Q")
     ibmmq.Queue(admin, od, CMQC.MQOO_INPUT_AS_Q_DEF).close()      # created, and kept
@@ -98,7 +111,7 @@ def test_close_deleting_a_permanent_dynamic_queue_needs_dlt(secured, admin, app)
                       CMQCFC.MQCACF_USER_IDENTIFIER: "app",
                       CMQC.MQIA_APPL_TYPE: CMQC.MQAT_DEFAULT,
                       CMQCFC.MQCACF_APPL_NAME: values[CMQCFC.MQCACF_APPL_NAME],
-                      CMQC.MQCA_Q_NAME: "PERM.Q"}
+                      CMQC.MQCA_Q_NAME: "PERM.Q", **client_of(secured, "DEV.APP.SVRCONN")}
     assert "PERM.Q" in secured.run_mqsc("DISPLAY QLOCAL(PERM.Q)")       # still there
 
     secured.run_mqsc("ALTER QMGR AUTHOREV(DISABLED)")
@@ -134,6 +147,7 @@ def test_open_of_a_topic_without_pub(secured, admin, app):
     assert values[CMQC.MQCA_TOPIC_STRING] == "secret/prices"
     assert values[CMQCFC.MQCACF_ADMIN_TOPIC_NAMES] == ["SECRET", "SYSTEM.BASE.TOPIC"]
     assert CMQC.MQCA_Q_NAME not in values
+    assert client_fields(values) == client_of(secured, "DEV.APP.SVRCONN")
 
 
 def test_subscribe_refused_names_the_topic_objects(secured, admin, app):
@@ -146,6 +160,7 @@ def test_subscribe_refused_names_the_topic_objects(secured, admin, app):
     header, values = one_event(admin)
     assert values[CMQCFC.MQIACF_REASON_QUALIFIER] == CMQCFC.MQRQ_SUB_NOT_AUTHORIZED
     assert values[CMQCFC.MQCACF_ADMIN_TOPIC_NAMES] == ["SECRET", "SYSTEM.BASE.TOPIC"]
+    assert client_fields(values) == client_of(secured, "DEV.APP.SVRCONN")
 
 
 def test_subscribe_to_a_destination_without_put(secured, admin, app):
@@ -164,6 +179,7 @@ def test_subscribe_to_a_destination_without_put(secured, admin, app):
         assert values[CMQC.MQCA_Q_NAME] == "APP.DEST"
         assert values[CMQCFC.MQIACF_OPEN_OPTIONS] == CMQC.MQOO_OUTPUT
         assert CMQCFC.MQCACF_OBJECT_Q_MGR_NAME not in values      # the queue is this one's
+        assert client_fields(values) == client_of(secured, "DEV.APP.SVRCONN")
         secured.run_mqsc("SET AUTHREC PROFILE('APP.DEST') PRINCIPAL('app') OBJTYPE(QUEUE) "
                          "AUTHADD(PUT)")
         sub = subscription(app, "open/news", queue)

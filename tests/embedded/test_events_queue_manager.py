@@ -236,6 +236,9 @@ def test_not_authorized_connect_open_and_command(secured):
         assert values[CMQCFC.MQIACF_OPEN_OPTIONS] == CMQC.MQOO_OUTPUT
         assert values[CMQCFC.MQCACF_USER_IDENTIFIER] == "app"
         assert values[CMQC.MQCA_Q_NAME] == "PRIVATE.Q"
+        # a client's: where it came from, as in type 1 (IBM lists both for types 2, 3, 5, 6)
+        assert values[CMQCFC.MQCACH_CHANNEL_NAME] == "DEV.APP.SVRCONN"
+        assert values[CMQCFC.MQCACH_CONNECTION_NAME] == secured.conn_name.rpartition("(")[0]
 
         pcf = ibmmq.PCFExecute(conn, model_queue_name=b"SYSTEM.DEFAULT.MODEL.QUEUE",
                                response_wait_interval=10000)

@@ -408,6 +408,36 @@ def test_a_report_outside_syncpoint_is_stored_with_its_put_or_get(tmp_path, monk
         qm.stop()
 
 
+def test_an_expiration_report_is_stored_with_the_discard_of_its_message(tmp_path, monkeypatch):
+    """"Expiry (MQLONG)": an expired message "is discarded when a browse or nonbrowse MQGET
+    call occurs that would have returned the message"; "Report (MQLONG)": MQRO_EXPIRATION is
+    generated when it is discarded. The discard of a persistent message and its report are
+    one store write: a queue manager killed right after it (fail point "expiry-stored",
+    before the message leaves its queue) has, after its restart, the message gone and its
+    report on the reply queue, once."""
+    monkeypatch.setenv("SPARK_MQ_FAULT", "expiry-stored")
+    qm = start(tmp_path, "QME", mqsc="DEFINE QLOCAL(E.IN)\nDEFINE QLOCAL(E.REPLY)\n")
+    monkeypatch.delenv("SPARK_MQ_FAULT")
+    try:
+        conn = connect(qm)
+        original = _put(conn, "E.IN", b"perishable", ReplyToQ=b"E.REPLY", Expiry=1,
+                        Report=CMQC.MQRO_EXPIRATION_WITH_FULL_DATA,
+                        Persistence=CMQC.MQPER_PERSISTENT)
+        with pytest.raises(ibmmq.MQMIError):    # the queue manager dies at the point
+            deadline = time.monotonic() + 30
+            while _get(conn, "E.IN", browse=True) is not None:   # until a browse discards it
+                assert time.monotonic() < deadline, "the message never expired"
+        wait_for(lambda: not qm.running, what="QME died at expiry-stored")
+        qm.start()
+        after = connect(qm)
+        md, data = _report(after, "E.REPLY", original)
+        assert (md.Feedback, md.Persistence, data) == (
+            CMQC.MQFB_EXPIRATION, CMQC.MQPER_PERSISTENT, b"perishable")
+        assert depth(after, "E.IN") == 0 and depth(after, "E.REPLY") == 0
+    finally:
+        qm.stop()
+
+
 def _segments_of(conn, make_queue, reply: str, syncpoint: bool, complete: bool,
                  report: int) -> tuple[ibmmq.MD, list[tuple[ibmmq.MD, bytes]]]:
     """A 250-byte message the queue manager segments (MAXMSGL(100): 96 + 96 + 58 bytes), got

@@ -4,8 +4,9 @@ Runs in the queue-manager process, under the queue manager's lock (see qmgr.py).
 looks at the queue in delivery order (narrowed by an id index when the get matches on an
 id), skips what does not match, discards what has expired, and returns the message or the
 complete set of segments the get is to deliver; it takes nothing off the queue (get.py does).
-The expired messages it discards are kept in `EXPIRED` until get.py sends their expiration
-reports (verbs/reports.py: the floor that can put a message).
+The expired messages it comes across are kept in `EXPIRED`, still on their queue, until
+get.py discards them: one store write deletes them and adds their expiration reports
+(verbs/reports.py: the floor that can put a message), so a kill cannot part the two.
 """
 from __future__ import annotations
 
@@ -28,7 +29,6 @@ from spark_mq.embedded.server.core.queue_objects import (
     Message,
 )
 from spark_mq.embedded.server.core.state import FeatureState, Handle, QueueManagerState
-from spark_mq.embedded.server.core.store import StoreError
 from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import GMO, MD, text
 
@@ -37,8 +37,8 @@ _MDI, _GI = MD.index, GMO.index
 BROWSE_GETS = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT
                | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR)
 MSG_TOKEN = struct.Struct("<q8x")  # a message's MsgToken: its arrival sequence number
-#: expired messages discarded and not yet reported on (taken by `expired_discards`)
-EXPIRED: FeatureState[list[Message]] = FeatureState("expired messages discarded", lambda qm: [])
+#: expired messages a get came across, to be discarded (taken by `expired_discards`)
+EXPIRED: FeatureState[list[Message]] = FeatureState("expired messages to discard", lambda qm: [])
 
 
 def find(qm: QueueManagerState, handle: Handle, options: int, gmo: list,
@@ -136,8 +136,7 @@ def find(qm: QueueManagerState, handle: Handle, options: int, gmo: list,
                     break
         found = [message]
         break
-    for message in expired:
-        discard(qm, message)
+    EXPIRED.of(qm).extend(expired)
     if handle.selector is not None and whole_scan and advanced is not None:
         handle.rejected_upto = (advanced, queue.reorders)
     return None if found is None else _held(queue, found, options)
@@ -151,20 +150,9 @@ def _held(queue: LocalQueue, found: list[Message], options: int) -> list[Message
     return [queue.adopt(message) for message in found]
 
 
-def discard(qm: QueueManagerState, message: Message) -> None:
-    """Remove an expired message for good, as MQ does when a get comes across one."""
-    queue = message.queue
-    if message.persistent:
-        try:
-            qm.store.apply(deletes=[message.seq])
-        except StoreError:
-            return  # logged by the store; the next get that comes across it tries again
-    queue.remove(message, settled=True)
-    EXPIRED.of(qm).append(message)
-
-
 def expired_discards(qm: QueueManagerState) -> list[Message]:
-    """The expired messages discarded since the last call (for their expiration reports)."""
+    """The expired messages `find` came across since the last call, still on their queues:
+    the caller discards them, with their expiration reports."""
     pending = EXPIRED.get(qm)
     if not pending:
         return []

@@ -107,6 +107,10 @@ class Connection:
     # a receiving MCA's connection: its MCA user, who vouched for the messages it delivered
     # and so must also be allowed to put the reports they cause (verbs/reports.py)
     acts_for: str = ""
+    # a client's server-connection channel and address (None: bindings or the queue
+    # manager's own): the ChannelName and ConnName of the authority events it causes
+    channel: str | None = None
+    address: str = ""
 
     def uow_count(self) -> int:
         """The messages put and got in the unit of work, as MAXUMSGS counts them."""

@@ -26,6 +26,18 @@ the queue manager, channels, namelists, processes, topics and authentication
 information. Which changes are events is IBM's list (admin/config_objects.py): not those
 of the configuration event queue itself, nor of temporary dynamic queues or
 subscriptions.
+
+Security records (admin/security/security_events.py describes them):
+
+* SET CHLAUTH (MQSC or PCF Set Channel Authentication Record): per record it made,
+  changed or removed, Create, Change or Delete object, ObjectType MQOT_CHLAUTH, named by
+  ChannelProfile, with IBM's "Channel authentication attributes" for its type.
+* SET AUTHREC (MQSC or PCF Set Authority Record): per record, Change Authority Record
+  (MQRC_CONFIG_CHANGE_OBJECT, before and after, even when nothing changed; a record that
+  did not exist is described with an empty AuthorizationList); DELETE AUTHREC: Delete
+  Authority Record per record deleted. ObjectType MQOT_AUTH_REC, ProfileName, no
+  Disposition, then AuthorityRecordType, AuthorizationList, EntityName, EntityType. IBM
+  says (and so it is here) that deleting an object with AUTHREC(YES) is no authority event.
 """
 from __future__ import annotations
 
@@ -73,9 +85,7 @@ def applied(qm: QueueManagerState, watched: Watched) -> None:
     if watched.before is None:
         _put(qm, CMQC.MQRC_CONFIG_CREATE_OBJECT, after)
         return
-    correl_id = qm.new_msgid()
-    _put(qm, CMQC.MQRC_CONFIG_CHANGE_OBJECT, watched.before, 1, False, correl_id)
-    _put(qm, CMQC.MQRC_CONFIG_CHANGE_OBJECT, after, 2, True, correl_id)
+    _change(qm, watched.before, after)
 
 
 def queues_described_by(describe: Callable[[QueueManagerState, str], Described]) -> None:
@@ -107,12 +117,50 @@ def refresh(qm: QueueManagerState, objects: list[Described]) -> int:
     return count
 
 
+def enabled(qm: QueueManagerState) -> bool:
+    return qm.attrs.get("CONFIGEV") == "ENABLED"
+
+
+def records_changed(qm: QueueManagerState, changes: list[tuple[Described, Described]]) -> None:
+    """A SET CHLAUTH changed channel authentication records: for each (before, after) a
+    Create object (none before), Delete object (none after) or Change object event."""
+    for before, after in changes:
+        if before is None and after is not None:
+            _put(qm, CMQC.MQRC_CONFIG_CREATE_OBJECT, after)
+        elif after is None and before is not None:
+            _put(qm, CMQC.MQRC_CONFIG_DELETE_OBJECT, before)
+        elif before is not None and after is not None:
+            _change(qm, before, after)
+
+
+def authority_set(qm: QueueManagerState, before: tuple[int, list[bytes]],
+                  after: tuple[int, list[bytes]]) -> None:
+    """A Set Authority Record (SET AUTHREC, setmqaut, PCF) of one record: Change Authority
+    Record, before and after, even when nothing changed (IBM's "Authority configuration
+    event generation"); IBM has no Create Authority Record."""
+    _change(qm, before, after, disposition=False)
+
+
+def authority_deleted(qm: QueueManagerState, record: tuple[int, list[bytes]]) -> None:
+    """A Delete Authority Record deleted `record`: Delete Authority Record."""
+    _put(qm, CMQC.MQRC_CONFIG_DELETE_OBJECT, record, disposition=False)
+
+
+def _change(qm: QueueManagerState, before: tuple[int, list[bytes]],
+            after: tuple[int, list[bytes]], disposition: bool = True) -> None:
+    correl_id = qm.new_msgid()
+    _put(qm, CMQC.MQRC_CONFIG_CHANGE_OBJECT, before, 1, False, correl_id, disposition)
+    _put(qm, CMQC.MQRC_CONFIG_CHANGE_OBJECT, after, 2, True, correl_id, disposition)
+
+
 def _put(qm: QueueManagerState, reason: int, described: tuple[int, list[bytes]],
-         sequence: int = 1, last: bool = True, correl_id: bytes = b"\0" * 24) -> None:
+         sequence: int = 1, last: bool = True, correl_id: bytes = b"\0" * 24,
+         disposition: bool = True) -> None:
     object_type, attributes = described
     name, rest = attributes[0], attributes[1:]
+    # an authority record's identity is its profile name and type: IBM gives no Disposition
+    qsg = [cfin(CMQC.MQIA_QSG_DISP, CMQC.MQQSGD_Q_MGR)] if disposition else []
     parameters = [*origins.parameters(qm, origins.current()),
-                  cfin(CMQCFC.MQIACF_OBJECT_TYPE, object_type), name,
-                  cfin(CMQC.MQIA_QSG_DISP, CMQC.MQQSGD_Q_MGR), *rest]
+                  cfin(CMQCFC.MQIACF_OBJECT_TYPE, object_type), name, *qsg, *rest]
     put_event(qm, CONFIG_QUEUE, CMQCFC.MQCMD_CONFIG_EVENT, reason, parameters, sequence, last,
               correl_id)

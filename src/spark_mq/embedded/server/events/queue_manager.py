@@ -31,9 +31,11 @@ dictionary look-up):
   (`started`, `stopping`); a killed queue manager says nothing, as IBM's does not.
 
 The event data is IBM's, in IBM's order; ApplType is MQAT_DEFAULT for every application (the
-queue manager does not learn a client's platform), ConnName and ChannelName are left out (IBM
-returns them only for clients, and a connection here does not keep them), but for the
-Not Authorized (type 1) of a client, where they say where the refused connection came from.
+queue manager does not learn a client's platform). ConnName and ChannelName, which IBM
+returns only for a client-attached application, end the Not Authorized events of types 1,
+2, 3, 5 and 6 of a client (type 4 has none in IBM's list): the connection keeps the
+server-connection channel it came in on and the client's address (verbs/connections.py).
+The other events here leave them out.
 """
 from __future__ import annotations
 
@@ -74,7 +76,8 @@ def open_refused(qm: QueueManagerState, conn: Connection, obj_type: int, name: s
             _qmgr(qm), cfin(CMQCFC.MQIACF_REASON_QUALIFIER, CMQCFC.MQRQ_OPEN_NOT_AUTHORIZED),
             cfin(CMQCFC.MQIACF_OPEN_OPTIONS, options), _user(conn.user), *_appl(conn),
             *_object_qmgr(qm, qmgr_name),
-            cfst(_NAME_PARAMETERS.get(obj_type, CMQC.MQCA_Q_NAME), name, CMQC.MQ_Q_NAME_LENGTH)])
+            cfst(_NAME_PARAMETERS.get(obj_type, CMQC.MQCA_Q_NAME), name, CMQC.MQ_Q_NAME_LENGTH),
+            *_client(conn)])
 
 
 def inhibited(qm: QueueManagerState, conn: Connection, reason: int, name: str,
@@ -102,7 +105,7 @@ def topic_open_refused(qm: QueueManagerState, conn: Connection, user: str, optio
     _put(qm, CMQC.MQRC_NOT_AUTHORIZED, [
         _qmgr(qm), cfin(CMQCFC.MQIACF_REASON_QUALIFIER, CMQCFC.MQRQ_OPEN_NOT_AUTHORIZED),
         cfin(CMQCFC.MQIACF_OPEN_OPTIONS, options), _user(user), *_appl(conn),
-        cfst(CMQC.MQCA_TOPIC_STRING, topic), _admin_topics(admin_topics)])
+        cfst(CMQC.MQCA_TOPIC_STRING, topic), _admin_topics(admin_topics), *_client(conn)])
 
 
 def close_refused(qm: QueueManagerState, conn: Connection, user: str, queue_name: str) -> None:
@@ -112,7 +115,8 @@ def close_refused(qm: QueueManagerState, conn: Connection, user: str, queue_name
         return
     _put(qm, CMQC.MQRC_NOT_AUTHORIZED, [
         _qmgr(qm), cfin(CMQCFC.MQIACF_REASON_QUALIFIER, CMQCFC.MQRQ_CLOSE_NOT_AUTHORIZED),
-        _user(user), *_appl(conn), cfst(CMQC.MQCA_Q_NAME, queue_name, CMQC.MQ_Q_NAME_LENGTH)])
+        _user(user), *_appl(conn), cfst(CMQC.MQCA_Q_NAME, queue_name, CMQC.MQ_Q_NAME_LENGTH),
+        *_client(conn)])
 
 
 def connect_refused(qm: QueueManagerState, user: str, appl_name: str, with_password: bool,
@@ -127,9 +131,7 @@ def connect_refused(qm: QueueManagerState, user: str, appl_name: str, with_passw
     parameters = [_qmgr(qm), cfin(CMQCFC.MQIACF_REASON_QUALIFIER, qualifier), _user(user),
                   cfin(CMQC.MQIA_APPL_TYPE, _APPL_TYPE),
                   cfst(CMQCFC.MQCACF_APPL_NAME, appl_name, CMQC.MQ_APPL_NAME_LENGTH)]
-    if channel is not None:
-        parameters += [cfst(CMQCFC.MQCACH_CONNECTION_NAME, address, CMQC.MQ_CONN_NAME_LENGTH),
-                       cfst(CMQCFC.MQCACH_CHANNEL_NAME, channel, CMQC.MQ_CHANNEL_NAME_LENGTH)]
+    parameters += _client_of(channel, address)
     if with_password:
         parameters.append(cfst(CMQCFC.MQCACF_CSP_USER_IDENTIFIER, user))
     _put(qm, CMQC.MQRC_NOT_AUTHORIZED, parameters)
@@ -143,7 +145,7 @@ def subscribe_refused(qm: QueueManagerState, conn: Connection, user: str, option
     _put(qm, CMQC.MQRC_NOT_AUTHORIZED, [
         _qmgr(qm), cfin(CMQCFC.MQIACF_REASON_QUALIFIER, CMQCFC.MQRQ_SUB_NOT_AUTHORIZED),
         cfin(CMQCFC.MQIACF_SUB_OPTIONS, options), _user(user), *_appl(conn),
-        cfst(CMQC.MQCA_TOPIC_STRING, topic), _admin_topics(admin_topics)])
+        cfst(CMQC.MQCA_TOPIC_STRING, topic), _admin_topics(admin_topics), *_client(conn)])
 
 
 def destination_refused(qm: QueueManagerState, conn: Connection, user: str, options: int,
@@ -159,7 +161,7 @@ def destination_refused(qm: QueueManagerState, conn: Connection, user: str, opti
         cfin(CMQCFC.MQIACF_SUB_OPTIONS, options), _user(user), *_appl(conn),
         cfst(CMQC.MQCA_TOPIC_STRING, topic),
         cfst(CMQC.MQCA_Q_NAME, queue_name, CMQC.MQ_Q_NAME_LENGTH),
-        cfin(CMQCFC.MQIACF_OPEN_OPTIONS, open_options)])
+        cfin(CMQCFC.MQIACF_OPEN_OPTIONS, open_options), *_client(conn)])
 
 
 def command_refused(qm: QueueManagerState, user: str, command: int) -> None:
@@ -234,6 +236,18 @@ def _admin_topics(names: list[str]) -> bytes:
 def _appl(conn: Connection) -> list[bytes]:
     return [cfin(CMQC.MQIA_APPL_TYPE, _APPL_TYPE),
             cfst(CMQCFC.MQCACF_APPL_NAME, conn.appl_name, CMQC.MQ_APPL_NAME_LENGTH)]
+
+
+def _client(conn: Connection) -> list[bytes]:
+    """ConnName and ChannelName: IBM returns them only for a client-attached application."""
+    return _client_of(conn.channel, conn.address)
+
+
+def _client_of(channel: str | None, address: str) -> list[bytes]:
+    if channel is None:
+        return []
+    return [cfst(CMQCFC.MQCACH_CONNECTION_NAME, address, CMQC.MQ_CONN_NAME_LENGTH),
+            cfst(CMQCFC.MQCACH_CHANNEL_NAME, channel, CMQC.MQ_CHANNEL_NAME_LENGTH)]
 
 
 def _object_qmgr(qm: QueueManagerState, qmgr_name: str) -> list[bytes]:

@@ -43,7 +43,8 @@ def connect(qm: QueueManagerState, user: str, password: str, appl_name: str,
                 qmgr_events.connect_refused(qm, user or peer_user or "", appl_name,
                                             bool(password) or token is not None, channel, address)
             raise
-    conn = Connection(next(qm.conn_ids), runs_as, appl_name, alive)
+    conn = Connection(next(qm.conn_ids), runs_as, appl_name, alive, channel=channel,
+                      address=address if channel is not None else "")
     qm.connections[conn.conn_id] = conn
     return conn
 

@@ -7,8 +7,9 @@ takes the message off its queue (into the connection's unit of work under syncpo
 moves the browse cursor, and builds the outputs: MD, GMO, data (converted when asked),
 and properties (core/property_rules.py). `get_batch` serves a client's read-ahead buffer.
 A destructive get outside syncpoint stores the messages' COD reports in the store transaction
-that deletes them (fail point "get-stored" after it), and any get sends the expiration
-reports of the expired messages it discarded (reports.py).
+that deletes them (fail point "get-stored" after it); the expired messages any get comes
+across are discarded the same way, their expiration reports stored in the transaction that
+deletes them (fail point "expiry-stored" after it).
 """
 from __future__ import annotations
 
@@ -151,12 +152,29 @@ def get_batch(qm: QueueManagerState, conn: Connection, hobj: int, gmo_bytes: byt
 
 def _find(qm: QueueManagerState, handle: Handle, options: int, gmo: list,
           md_in: list) -> list[Message] | None:
-    """message_matching.find, and the expiration reports of what it discarded on the way."""
-    found = message_matching.find(qm, handle, options, gmo, md_in)
-    discarded = message_matching.expired_discards(qm)
-    if discarded:
-        reports.expired(qm, put1, discarded)
-    return found
+    """message_matching.find, and the discard of the expired messages it came across."""
+    try:
+        return message_matching.find(qm, handle, options, gmo, md_in)
+    finally:
+        expired = message_matching.expired_discards(qm)
+        if expired:
+            _discard_expired(qm, expired)
+
+
+def _discard_expired(qm: QueueManagerState, expired: list[Message]) -> None:
+    """Expired messages deleted from the store and their expiration reports added, in one
+    transaction, before they leave their queues: a kill after it has both, one before it
+    neither. A failed write leaves them there for the next get to come across."""
+    carrier = reports.expired(qm, put1, expired)
+    try:
+        written = reports.store_with(qm, carrier, [], [m.seq for m in expired if m.persistent])
+    except StoreError:     # logged by the store
+        return
+    if written:
+        fail_point("expiry-stored")   # stored, still on the queue: a restart has them gone
+    for message in expired:
+        message.queue.remove(message, settled=True)
+    reports.released(qm, carrier)
 
 
 def _check_get(qm: QueueManagerState, handle: Handle, options: int, wait: int,

@@ -8,7 +8,8 @@ transmission queue: a message for another queue manager arrives there); confirm 
 reports are stored in the same store transaction as the put, get or commit they report on
 (`of_unit_of_work`, then `released`), inside syncpoint or not: a queue manager killed after
 that write has them, once, after its restart, and one killed before it has neither. Expiration
-when a get or browse comes across it expired and discards it (core/message_matching.py);
+when a get or browse comes across it expired and discards it (core/message_matching.py), stored
+the same way in the write that deletes the expired message (`expired`, verbs/get.py);
 exception when a receiving MCA cannot deliver it, or a sending MCA cannot send it (longer than
 the channel's MAXMSGL): dead-lettered, or discarded when the message says MQRO_DISCARD_MSG
 (message_channels/receiver.py, sender.py), the report put in the batch's unit of work. PAN
@@ -193,9 +194,13 @@ def _asks_cod(message: Message) -> bool:
         and message.queue.attrs.get("USAGE") != "XMITQ"
 
 
-def expired(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message]) -> None:
-    """Expiration reports of expired messages the queue manager has discarded; one on a
-    transmission queue reports on the message behind its MQXQH."""
+def expired(qm: QueueManagerState, put1: PutOne,
+            messages: Iterable[Message]) -> Connection | None:
+    """Expiration reports of expired messages the queue manager is discarding; one on a
+    transmission queue reports on the message behind its MQXQH. Put under syncpoint on a
+    connection of the queue manager's, returned as `of_unit_of_work` returns it: the caller
+    stores them in the transaction that deletes the messages, then `released`."""
+    carrier = None
     for message in messages:
         md, body = list(message.md), message.body
         if md[_I["Format"]] == CMQC.MQFMT_XMIT_Q_HEADER:
@@ -206,8 +211,10 @@ def expired(qm: QueueManagerState, put1: PutOne, messages: Iterable[Message]) ->
         # nothing is left of the original's expiry to pass on: the report does not expire
         md[_I["Expiry"]] = CMQC.MQEI_UNLIMITED
         if md[_I["Report"]] & CMQC.MQRO_EXPIRATION:
-            send(qm, put1, _internal(qm),
-                 build(qm.name, md, body, _EXPIRATION, CMQC.MQFB_EXPIRATION), syncpoint=False)
+            carrier = carrier or _internal(qm)
+            send(qm, put1, carrier,
+                 build(qm.name, md, body, _EXPIRATION, CMQC.MQFB_EXPIRATION), syncpoint=True)
+    return carrier
 
 
 def exception(qm: QueueManagerState, put1: PutOne, conn: Connection, md: list, body: bytes,

@@ -7,10 +7,13 @@ stored with the other definitions.
 """
 from __future__ import annotations
 
+from functools import partial
+
 from spark_mq.embedded.server.admin.command_server import pcf
 from spark_mq.embedded.server.admin.command_server.attributes import padded
 from spark_mq.embedded.server.admin.command_server.pcf import PCFError
 from spark_mq.embedded.server.admin.command_server.request import Reply, Request
+from spark_mq.embedded.server.admin.security import security_events
 from spark_mq.embedded.server.core.security.authority import ENTITY_GROUP, ENTITY_PRINCIPAL, generic_profile
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
@@ -61,7 +64,9 @@ def set_auth_rec(request: Request) -> list[Reply]:
         raise PCFError(CMQCFC.MQRCCF_AUTH_VALUE_MISSING)
     for entity, entity_type in entities:
         try:
-            request.authority.change((profile, object_type, entity, entity_type), add, remove)
+            key = (profile, object_type, entity, entity_type)
+            security_events.set_authrec(request.qm, key,
+                                        partial(request.authority.change, key, add, remove))
         except ValueError:  # an authority this object type does not have
             raise PCFError(CMQCFC.MQRCCF_AUTH_VALUE_ERROR,
                            CMQCFC.MQIACF_AUTH_ADD_AUTHS if add else CMQCFC.MQIACF_AUTH_REMOVE_AUTHS) from None
@@ -117,5 +122,5 @@ def delete_auth_rec(request: Request) -> list[Reply]:
     if not doomed:
         raise PCFError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
     for key in doomed:
-        records.delete(key)
+        security_events.delete_authrec(request.qm, key)
     return [Reply()]

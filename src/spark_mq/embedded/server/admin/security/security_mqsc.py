@@ -14,6 +14,7 @@ import fnmatch
 from collections.abc import Iterable
 from typing import Any
 
+from spark_mq.embedded.server.admin.security import security_events
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
 from spark_mq.embedded.server.core.runmqsc_layout import render
 from spark_mq.embedded.server.core.security import authinfo, chlauth
@@ -51,7 +52,9 @@ def apply(qm: QueueManagerState, command: MQSCCommand) -> str:
             return _display_chlauth(qm, command)
         action = str(attrs.pop("ACTION", "ADD"))
         rule_type = str(attrs.pop("TYPE"))
-        return chlauth.set_rule(qm, command.name, rule_type, action, attrs)
+        return security_events.set_chlauth(
+            qm, command.name, rule_type,
+            lambda: chlauth.set_rule(qm, command.name, rule_type, action, attrs))
     if kind == "AUTHREC":
         if verb == "DISPLAY":
             return _display_authrec(qm, command)
@@ -87,10 +90,11 @@ def _change_authrec(qm: QueueManagerState, verb: str, attrs: dict[str, Any]) -> 
     if verb == "DELETE":
         if key not in records.records:
             raise ValueError("AMQ8459E: Not found: no authority record matches.")
-        records.delete(key)
+        security_events.delete_authrec(qm, key)
         return "AMQ8863I: IBM MQ authority record deleted."
-    records.change(key, [AUTH_NAMES[name] for name in attrs.get("AUTHADD", [])],
-                   [AUTH_NAMES[name] for name in attrs.get("AUTHRMV", [])])
+    security_events.set_authrec(qm, key, lambda: records.change(
+        key, [AUTH_NAMES[name] for name in attrs.get("AUTHADD", [])],
+        [AUTH_NAMES[name] for name in attrs.get("AUTHRMV", [])]))
     return "AMQ8862I: IBM MQ authority record set."
 
 
