@@ -236,7 +236,6 @@ def test_pcf_refuses_them_with_the_cluster_reason_codes(cqm, pcf):
 # the cluster commands of the slices to come are refused by name, not ignored or taken for
 # a queue command (docs/embedded/clusters.md, "What is not there yet")
 @pytest.mark.parametrize("command", [
-    "DISPLAY CLUSQMGR(*)", "DISPLAY QCLUSTER(*)", "DISPLAY QUEUE(*) TYPE(QCLUSTER)",
     "SUSPEND QMGR CLUSTER(CLUS1)", "RESUME QMGR CLUSTER(CLUS1)", "REFRESH CLUSTER(CLUS1)",
     "RESET CLUSTER(CLUS1) ACTION(FORCEREMOVE) QMNAME(QMX)",
 ])
