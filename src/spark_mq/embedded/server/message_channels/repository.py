@@ -88,10 +88,24 @@ class RepositoryManager:
             self.thread.join(5)
 
     def _run(self) -> None:
-        local = LocalConnection(self.qmgr, "mqm", "amqrrmfa")
+        """While the queue manager is in no cluster it has no connection of its own (the
+        connection count and the command queue's IPPROCS stay as they were)."""
+        local: LocalConnection | None = None
+        hobj = 0
         try:
-            hobj = local.open(COMMAND_QUEUE, CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_FAIL_IF_QUIESCING)
             while not self._stop.is_set():
+                with self.qmgr.lock:
+                    member = bool(cluster_records.own_clusters(self.qmgr))
+                if not member:
+                    if local is not None:
+                        local.close()
+                        local = None
+                    self._stop.wait(_WAIT_MS / 1000)
+                    continue
+                if local is None:
+                    local = LocalConnection(self.qmgr, "mqm", "amqrrmfa")
+                    hobj = local.open(COMMAND_QUEUE,
+                                      CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_FAIL_IF_QUIESCING)
                 got = local.get(hobj, _GET, _WAIT_MS)
                 with self.qmgr.lock:
                     if got is not None:
@@ -101,7 +115,8 @@ class RepositoryManager:
             if exc.reason not in _ENDING:
                 log.error("the repository manager ended: MQ reason %d", exc.reason)
         finally:
-            local.close()
+            if local is not None:
+                local.close()
 
     # --- publishing ------------------------------------------------------------------------
     def _publish(self, local: LocalConnection) -> None:
