@@ -222,3 +222,26 @@ def test_a_queue_known_only_from_the_cluster_is_opened_and_its_puts_go_round_the
     finally:
         at_fr2.disconnect()
         at_pr.disconnect()
+
+
+def _instances(qm, channel: str) -> dict[str, str]:
+    """RQMNAME -> STATUS of each running instance of `channel` on `qm`."""
+    try:
+        output = qm.run_mqsc(f"DISPLAY CHSTATUS({channel}) ALL")
+    except EmbeddedQueueManagerError:
+        return {}
+    return {block.get("RQMNAME", ""): block["STATUS"] for block in _blocks(output, "AMQ8417I")}
+
+
+def test_a_cluster_receiver_runs_once_for_each_member_and_stop_channel_ends_them_all(cluster):
+    fr1 = cluster["FR1"]
+    # FR2 (its manual CLUSSDR) and PR (its manual CLUSSDR) both send to FR1's one CLUSRCVR
+    wait_for(lambda: _instances(fr1, "SHOP.FR1") == {"FR2": "RUNNING", "PR": "RUNNING"},
+             what="two instances of SHOP.FR1 on FR1")
+    fr1.run_mqsc("STOP CHANNEL(SHOP.FR1)")
+    wait_for(lambda: "RUNNING" not in _instances(fr1, "SHOP.FR1").values(),
+             what="every instance stopped")
+    assert "STATUS(STOPPED)" in fr1.run_mqsc("DISPLAY CHSTATUS(SHOP.FR1)")
+    fr1.run_mqsc("START CHANNEL(SHOP.FR1)")   # the members' cluster-senders retry and are back
+    wait_for(lambda: _instances(fr1, "SHOP.FR1") == {"FR2": "RUNNING", "PR": "RUNNING"},
+             what="both members back on SHOP.FR1")

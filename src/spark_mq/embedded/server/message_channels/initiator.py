@@ -162,6 +162,10 @@ class ChannelInitiator:
             raise ValueError(f"STOP CHANNEL({name}): a {chltype} channel is not stopped here")
         table = statuses.table(self.qmgr)
         status = table.get(name, chltype)
+        if chltype == channels.CLUSRCVR and _stop_instances(table, name, after):
+            status = None   # each member's instance ends; STOPPED also keeps new ones out
+            if after == statuses.INACTIVE:
+                return "AMQ8019I: Stop IBM MQ channel accepted."
         if status is None or status.status not in _ACTIVE:
             if after == statuses.INACTIVE:
                 raise ValueError(f"AMQ9533E: Channel {name} is not currently active.")
@@ -372,6 +376,16 @@ def _sending(qmgr: QueueManager, name: str) -> dict | None:
 
 class ChannelInDoubt(ValueError):
     """A command a channel in doubt cannot take (PCF: MQRCCF_CHANNEL_INDOUBT)."""
+
+
+def _stop_instances(table: statuses.StatusTable, name: str, after: str) -> int:
+    """Stop every running instance of cluster-receiver `name` (one per sending member);
+    how many there were."""
+    running = [status for status in table.all() if status.name == name
+               and status.chltype == channels.CLUSRCVR and status.status in _ACTIVE]
+    for status in running:
+        _request_stop(status, after)
+    return len(running)
 
 
 def _request_stop(status: statuses.ChannelStatus, after: str) -> None:
