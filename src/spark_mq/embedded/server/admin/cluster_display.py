@@ -32,7 +32,7 @@ _INTERNAL = ("KIND", "CHLTYPE")
 
 
 def display_clusqmgr(qm: QueueManagerState, command: MQSCCommand) -> str:
-    rows = [(record["CLUSQMGR"], record) for record in _qmgr_rows(qm)
+    rows = [(record["CLUSQMGR"], record) for record in cluster_qmgr_rows(qm)
             if _selected(record, command, record["CLUSQMGR"])]
     if not rows:
         raise ValueError(f"AMQ8147E: IBM MQ object {command.name} not found.")
@@ -67,7 +67,8 @@ def _shown(record: dict[str, Any], flags: frozenset[str], always: tuple[str, ...
     return {key: value for key, value in shown.items() if key in always or key in flags}
 
 
-def _qmgr_rows(qm: QueueManagerState) -> list[dict[str, Any]]:
+def cluster_qmgr_rows(qm: QueueManagerState) -> list[dict[str, Any]]:
+    """Every entry DISPLAY CLUSQMGR(*) ALL shows (PCF's Inquire Cluster Queue Manager too)."""
     manual = {name: attrs for name, attrs in channels.table(qm).channels.items()
               if attrs.get("CHLTYPE") == channels.CLUSSDR}
     rows, known = [], set()
