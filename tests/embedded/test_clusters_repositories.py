@@ -275,3 +275,26 @@ def test_pcf_inquire_cluster_queue_manager(cluster):
     finally:
         pcf.disconnect()
         conn.disconnect()
+
+
+# "A channel partner is a stranger": what arrives on the command queue is checked, and what
+# cannot be kept is dropped without stopping the repository manager
+def test_malformed_cluster_commands_are_dropped_and_the_repository_manager_goes_on(cluster):
+    fr1, pr = cluster["FR1"], cluster["PR"]
+    wait_for(lambda: ("ORDERS", "PR") in _qclusters(fr1), what="FR1 knows ORDERS")
+    conn = connect(fr1)
+    try:
+        command_queue = ibmmq.Queue(conn, "SYSTEM.CLUSTER.COMMAND.QUEUE", CMQC.MQOO_OUTPUT)
+        for body in (b"not json", b'{"type": "publish"}', b'[1, 2]',
+                     b'{"type": "publish", "cluster": "SHOP", "origin": "EVIL", "full": false,'
+                     b' "records": [{"KIND": "CLUSQ", "CLUSTER": "SHOP", "CLUSQMGR": 7},'
+                     b' {"KIND": "CLUSQMGR", "CLUSTER": "SHOP"}, "text", 3]}'):
+            command_queue.put(body, ibmmq.MD(Format=CMQC.MQFMT_STRING))
+        command_queue.close()
+        wait_for(lambda: depth(conn, "SYSTEM.CLUSTER.COMMAND.QUEUE") == 0,
+                 what="the repository manager read them")
+    finally:
+        conn.disconnect()
+    assert "EVIL" not in fr1.run_mqsc("DISPLAY CLUSQMGR(*)")
+    pr.run_mqsc("DEFINE QLOCAL(RETURNS) CLUSTER(SHOP)")
+    wait_for(lambda: ("RETURNS", "PR") in _qclusters(fr1), what="FR1 still learns from PR")

@@ -44,6 +44,21 @@ def _text(attrs: dict[str, Any], key: str) -> str:
     return str(attrs.get(key, "") or "").strip()
 
 
+#: the names each kind of record must carry, as text, to be kept at all
+_REQUIRED = {CLUSQMGR: ("CLUSTER", "CLUSQMGR", "CHANNEL", "QMTYPE"),
+             CLUSQ: ("CLUSTER", "CLUSQMGR", "QUEUE")}
+
+
+def well_formed(record: object) -> bool:
+    """A record a partner sent that this queue manager can keep: a known kind with its names
+    as non-blank text (anything else is dropped, never a failure of the repository manager)."""
+    if not isinstance(record, dict):
+        return False
+    required = _REQUIRED.get(str(record.get("KIND")))
+    return required is not None and all(
+        isinstance(record.get(key), str) and record[key].strip() for key in required)
+
+
 def key_of(record: dict[str, Any]) -> str:
     """The store name of a record: cluster, member and (for a queue) queue."""
     if record["KIND"] == CLUSQ:
@@ -110,8 +125,8 @@ def learn(qm: QueueManagerState, cluster: str, records: Iterable[dict[str, Any]]
     number of records that changed."""
     known = _LEARNED.of(qm).records
     fresh = {key_of(record): record for record in records
-             if record.get("CLUSTER") == cluster and record.get("CLUSQMGR") != qm.name
-             and record.get("KIND") in KINDS}
+             if well_formed(record) and record["CLUSTER"] == cluster
+             and record["CLUSQMGR"] != qm.name}
     changed = 0
     if replaces:
         for key, old in list(known.items()):
@@ -145,7 +160,10 @@ def auto_sender(qm: QueueManagerState, name: str) -> dict[str, Any] | None:
     for record in learned(qm):
         if record["KIND"] == CLUSQMGR and record.get("CHANNEL") == name:
             attrs = channels.default_attributes(channels.CLUSSDR)
-            attrs.update({key: record[key] for key in _SENDER_KEYS if key in record})
+            # a value of another type than the attribute's (a partner's mistake or worse)
+            # leaves the default: the channel agent reads these as they are typed here
+            attrs.update({key: record[key] for key in _SENDER_KEYS
+                          if key in record and type(record[key]) is type(attrs.get(key))})
             attrs["CHLTYPE"] = channels.CLUSSDR
             return attrs
     return None

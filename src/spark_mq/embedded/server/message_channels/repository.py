@@ -172,7 +172,10 @@ class RepositoryManager:
         try:
             message = json.loads(data)
             kind, cluster, origin = message["type"], message["cluster"], message["origin"]
-            records = [record for record in message["records"] if isinstance(record, dict)]
+            records = [record for record in message["records"]
+                       if cluster_records.well_formed(record)]
+            if not isinstance(cluster, str) or not isinstance(origin, str):
+                raise TypeError("cluster and origin are names")
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("%s: a message that is not a cluster command is discarded (%s)",
                         COMMAND_QUEUE, exc)
