@@ -236,7 +236,6 @@ def test_pcf_refuses_them_with_the_cluster_reason_codes(cqm, pcf):
 # the cluster commands of the slices to come are refused by name, not ignored or taken for
 # a queue command (docs/embedded/clusters.md, "What is not there yet")
 @pytest.mark.parametrize("command", [
-    "DISPLAY CLUSQMGR(*)", "DISPLAY QCLUSTER(*)", "DISPLAY QUEUE(*) TYPE(QCLUSTER)",
     "SUSPEND QMGR CLUSTER(CLUS1)", "RESUME QMGR CLUSTER(CLUS1)", "REFRESH CLUSTER(CLUS1)",
     "RESET CLUSTER(CLUS1) ACTION(FORCEREMOVE) QMNAME(QMX)",
 ])
@@ -249,8 +248,6 @@ def test_cluster_commands_not_there_yet_are_refused_by_name(cqm, command):
 
 # and through PCF: the commands fail (never silently), and no queue is a cluster queue yet
 def test_pcf_cluster_commands_not_there_yet_fail(cqm, pcf):
-    assert _pcf_reason(pcf.MQCMD_INQUIRE_CLUSTER_Q_MGR, {
-        CMQC.MQCA_CLUSTER_Q_MGR_NAME: b"*"}) == CMQCFC.MQRCCF_COMMAND_FAILED
     assert _pcf_reason(pcf.MQCMD_REFRESH_CLUSTER, {
         CMQC.MQCA_CLUSTER_NAME: b"CLUS1"}) == CMQCFC.MQRCCF_COMMAND_FAILED
     cqm.run_mqsc("DEFINE QLOCAL(CL.QUEUE) CLUSTER(CLUS1) REPLACE")

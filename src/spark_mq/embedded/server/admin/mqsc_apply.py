@@ -18,7 +18,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from spark_mq.embedded.server.admin import config_objects, move_queue, qstatus_mqsc
+from spark_mq.embedded.server.admin import (
+    cluster_display,
+    config_objects,
+    move_queue,
+    qstatus_mqsc,
+)
 from spark_mq.embedded.server.admin.mqsc import parse_mqsc
 from spark_mq.embedded.server.admin.pubsub import pubsub_mqsc as pubsub_admin
 from spark_mq.embedded.server.admin.security import security_mqsc as security_admin
@@ -147,8 +152,7 @@ def _cluster_command_not_yet(qmgr: QueueManager, command: MQSCCommand) -> str:
     """The cluster commands of the slices to come (server/clusters/): refused by name rather
     than taken for a queue command or ignored, so that no script believes it ran."""
     raise ValueError(f"{command.verb} {command.object_type} is not supported by the embedded "
-                     "queue manager yet: it keeps cluster definitions but joins no cluster "
-                     "(docs/embedded/clusters.md)")
+                     "queue manager yet (docs/embedded/clusters.md)")
 
 
 def _start_channel(qmgr: QueueManager, command: MQSCCommand) -> str:
@@ -322,7 +326,7 @@ def _clear_queue(qmgr: QueueManager, command: MQSCCommand) -> str:
 def _display_queue(qmgr: QueueManager, command: MQSCCommand) -> str:
     kind = str(command.attributes.get("TYPE", "ALL")).upper()
     if kind == "QCLUSTER":   # DISPLAY QUEUE(...) TYPE(QCLUSTER)
-        return _cluster_command_not_yet(qmgr, replace(command, object_type="QCLUSTER"))
+        return cluster_display.display_qcluster(qmgr, replace(command, object_type="QCLUSTER"))
     if command.object_type != "QUEUE" or kind == "ALL":
         return _display(qmgr, command.object_type, command.name, command.flags)
     if kind not in _QUEUE_TYPES:
@@ -349,8 +353,10 @@ _BY_COMMAND: dict[tuple[str, str], Handler] = {
     ("RESOLVE", "CHANNEL"): _resolve_channel,
     ("DISPLAY", "CHSTATUS"): _display_chstatus,
     ("MOVE", "QLOCAL"): move_queue.move,
+    ("DISPLAY", "CLUSQMGR"): cluster_display.display_clusqmgr,
+    ("DISPLAY", "QCLUSTER"): cluster_display.display_qcluster,
     **{command: _cluster_command_not_yet for command in (
-        ("DISPLAY", "CLUSQMGR"), ("DISPLAY", "QCLUSTER"), ("SUSPEND", "QMGR"),
+        ("SUSPEND", "QMGR"),
         ("RESUME", "QMGR"), ("REFRESH", "CLUSTER"), ("RESET", "CLUSTER"))},
     ("START", "TRACE"): _start_trace,
     ("STOP", "TRACE"): _stop_trace,

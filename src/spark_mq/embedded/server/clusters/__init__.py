@@ -10,27 +10,35 @@ core/system_queues.py), and the choice of an instance is a function the name res
 will call at MQOPEN or MQPUT. This package sits on the hooks' floor, beside resolution/:
 the verbs and administration call it, it calls only the core.
 
-What holds now (the first slice of issue 36; docs/embedded/clusters.md is the user's page):
+What holds now (issue 36's first two slices; docs/embedded/clusters.md is the user's page):
 
     definitions.py  the cluster attributes as IBM's MQSC and PCF take and show them, and the
                     refusals IBM gives for them (MQRCCF_CLUSTER_NAME_CONFLICT 3088,
                     REPOS_NAME_CONFLICT 3089, CLUSTER_Q_USAGE_ERROR 3090,
                     DEF_XMIT_Q_CLUS_ERROR 3269, CLUS_XMIT_Q_USAGE_ERROR 3363)
+    records.py      the repository: a member's own records (read from its CLUSRCVR and its
+                    clustered queues) and those it learned, kept as store objects mirrored
+                    onto SYSTEM.CLUSTER.REPOSITORY.QUEUE; the auto-defined cluster-senders
+                    (CLUSSDRA) built from the learned CLUSRCVRs; `route`, the instance an
+                    MQOPEN of a queue defined only elsewhere reaches (round robin;
+                    resolution/names.py calls it through `cluster_route`)
 
-Not yet: the repository manager (joining a cluster through a CLUSSDR to a full repository,
-publications and subscriptions on SYSTEM.CLUSTER.COMMAND.QUEUE), auto-defined cluster
-senders, DISPLAY CLUSQMGR and QCLUSTER, MQOPEN of a queue known only from the cluster, the
-workload algorithm and the bind options, SUSPEND/RESUME QMGR, REFRESH and RESET CLUSTER.
-Until then a cluster channel is a definition that no channel agent starts, a clustered
-queue is an ordinary queue of its own queue manager, and the cluster commands of the slices
-to come are refused by name (admin/mqsc_apply.py) rather than ignored.
+Outside this package, on the floors that may move messages: message_channels/sender.py runs
+a CLUSSDR (defined or auto-defined) as a sender whose transmission queue is
+SYSTEM.CLUSTER.TRANSMIT.QUEUE, opened shared, taking only the messages whose CorrelId is its
+channel name (IBM's rule); receiver.py receives on a CLUSRCVR as on a RCVR, one instance per
+sending member; message_channels/repository.py is the repository manager (publications to
+the full repositories, forwarding between them, replies; its design note is there);
+initiator.py starts it and starts a cluster-sender when messages for it arrive;
+admin/cluster_display.py is DISPLAY CLUSQMGR and DISPLAY QCLUSTER, and
+admin/command_server/cluster_commands.py PCF Inquire Cluster Queue Manager.
 
-The shape the next slice is meant to take (a plan, not yet code): the records (a member's
-CLUSRCVR as its queue-manager record, each clustered queue as a queue record) are store
-objects of their own kinds, mirrored onto SYSTEM.CLUSTER.REPOSITORY.QUEUE by
-core/system_queues.py's `hold` as the authority records are onto theirs; a cluster-sender is
-a sending agent whose transmission queue is SYSTEM.CLUSTER.TRANSMIT.QUEUE and which takes
-only the messages whose CorrelId is its channel name (IBM's rule), and a CLUSRCVR receives as
-a RCVR does; publications and subscriptions are messages to the partner's
-SYSTEM.CLUSTER.COMMAND.QUEUE, which a repository manager here reads.
+Not yet: namelists (CLUSNL, REPOSNL) in the repository manager (a cluster is followed when
+named in CLUSTER and REPOS), DEFCLXQ(CHANNEL), a partial repository's subscriptions (it
+knows only its own queues and the full repositories: IBM's asks a full repository at
+MQOPEN), the workload algorithm beyond round robin (rank, priority, weight, CLWLUSEQ(ANY))
+and the bind options (an open chooses, its handle keeps the choice), SUSPEND/RESUME
+QMGR, REFRESH and RESET CLUSTER, PCF Inquire Queue with MQQT_CLUSTER, a member's removal
+(its records stay until it publishes again). The cluster commands not there are refused
+by name (admin/mqsc_apply.py) rather than ignored.
 """

@@ -25,8 +25,9 @@ requester-initiated forms are not modelled yet). CLNTCONN definitions are kept a
 (`CLNTCONN_ATTRIBUTES`) but carry no clients. Cluster-sender (CLUSSDR) and cluster-receiver
 (CLUSRCVR) definitions are kept, validated and shown with their cluster attributes
 (`CLUSSDR_ATTRIBUTES`, `CLUSRCVR_ATTRIBUTES`; the refusals IBM gives for them are
-clusters/definitions.py's), but no channel agent runs them yet (server/clusters/ says what
-is missing). Other channel types (AMQP, MQTT) are accepted and ignored, so IBM's scripts load.
+clusters/definitions.py's); a CLUSSDR runs as a sender on SYSTEM.CLUSTER.TRANSMIT.QUEUE and
+a CLUSRCVR receives as a receiver does (message_channels/sender.py, server/clusters/).
+Other channel types (AMQP, MQTT) are accepted and ignored, so IBM's scripts load.
 """
 from __future__ import annotations
 
@@ -43,8 +44,10 @@ SVRCONN, SENDER, RECEIVER, CLNTCONN = "SVRCONN", "SDR", "RCVR", "CLNTCONN"
 SERVER, REQUESTER = "SVR", "RQSTR"
 CLUSSDR, CLUSRCVR = "CLUSSDR", "CLUSRCVR"
 #: the types whose agent sends a transmission queue's messages, and those that receive them
-SENDING = frozenset({SENDER, SERVER})
-RECEIVING = frozenset({RECEIVER, REQUESTER})
+#: (a cluster-sender sends SYSTEM.CLUSTER.TRANSMIT.QUEUE's messages for it, a
+#: cluster-receiver receives as a receiver does: message_channels/sender.py)
+SENDING = frozenset({SENDER, SERVER, CLUSSDR})
+RECEIVING = frozenset({RECEIVER, REQUESTER, CLUSRCVR})
 _CHANNEL = frozenset({"CHANNEL"})
 #: IBM's default (and largest) MAXINST and MAXINSTC: no limit of the channel's own
 MAX_INSTANCES = 999_999_999

@@ -152,24 +152,32 @@ def _time(stamp: float | None) -> str:
 
 
 class StatusTable:
-    """One queue manager's channel statuses: (name, SDR|RCVR) -> ChannelStatus."""
+    """One queue manager's channel statuses: (name, SDR|RCVR|..., instance) -> ChannelStatus.
+    A channel has one instance here, except a cluster-receiver: every member of the cluster
+    sends to the same CLUSRCVR, so it runs once for each sending queue manager (its
+    instance: that queue manager's name), as on IBM MQ."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.statuses: dict[tuple[str, str], ChannelStatus] = {}
+        self.statuses: dict[tuple[str, str, str], ChannelStatus] = {}
 
-    def get(self, name: str, chltype: str) -> ChannelStatus | None:
+    @staticmethod
+    def _key(status: ChannelStatus) -> tuple[str, str, str]:
+        instance = status.rqmname if status.chltype == "CLUSRCVR" else ""
+        return status.name, status.chltype, instance
+
+    def get(self, name: str, chltype: str, instance: str = "") -> ChannelStatus | None:
         with self.lock:
-            return self.statuses.get((name, chltype))
+            return self.statuses.get((name, chltype, instance))
 
     def put(self, status: ChannelStatus) -> None:
         with self.lock:
-            self.statuses[(status.name, status.chltype)] = status
+            self.statuses[self._key(status)] = status
 
     def remove(self, status: ChannelStatus) -> None:
         with self.lock:
-            if self.statuses.get((status.name, status.chltype)) is status:
-                del self.statuses[(status.name, status.chltype)]
+            if self.statuses.get(self._key(status)) is status:
+                del self.statuses[self._key(status)]
 
     def all(self) -> list[ChannelStatus]:
         with self.lock:

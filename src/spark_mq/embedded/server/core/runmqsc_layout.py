@@ -37,6 +37,8 @@ _DISPLAY_HEADERS = {
     "CHSTATUS": ("AMQ8417I: Display Channel Status details.", "CHANNEL"),
     "QMGR": ("AMQ8408I: Display Queue Manager details.", "QMNAME"),
     "CHANNEL": ("AMQ8414I: Display Channel details.", "CHANNEL"),
+    "CLUSQMGR": ("AMQ8441I: Display Cluster Queue Manager details.", "CLUSQMGR"),
+    "QCLUSTER": ("AMQ8409I: Display Queue details.", "QUEUE"),
 }
 
 

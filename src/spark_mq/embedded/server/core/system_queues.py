@@ -6,8 +6,8 @@ lacks, as `strmqm -c` would give them). Their descriptions follow IBM MQ's, whic
 "IBM MQ" - monitoring tools and IBM's own tests select system queues by that - except the
 default queues', which new definitions copy and so stay blank.
 
-IBM MQ keeps authority records, CHLAUTH rules, durable subscriptions and retained
-publications as messages on system queues that it holds open for exclusive input: their
+IBM MQ keeps authority records, CHLAUTH rules, durable subscriptions, retained
+publications and cluster records as messages on system queues that it holds open for exclusive input: their
 depths grow and shrink with the records (monitoring tools watch them; IBM's PCF tests look
 for a queue with messages on a fresh queue manager), MQOPEN for input answers
 MQRC_OBJECT_IN_USE and CLEAR/DELETE are refused. The embedded queue manager keeps these
@@ -96,6 +96,9 @@ RECORD_QUEUES: dict[str, str] = {
     "CHLAUTH": "SYSTEM.CHLAUTH.DATA.QUEUE",
     SUB: "SYSTEM.DURABLE.SUBSCRIBER.QUEUE",
     RETAINED: "SYSTEM.RETAINED.PUB.QUEUE",
+    # what the repository manager learned from the other members (clusters/records.py)
+    "CLUSQMGR": "SYSTEM.CLUSTER.REPOSITORY.QUEUE",
+    "CLUSQ": "SYSTEM.CLUSTER.REPOSITORY.QUEUE",
 }
 
 _RECORD_MD = {"CodedCharSetId": 1208, "Format": CMQC.MQFMT_STRING, "Priority": 0,

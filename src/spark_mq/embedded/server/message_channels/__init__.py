@@ -36,5 +36,7 @@ arrive; core/channel_status.py is what DISPLAY CHSTATUS shows; saved_status.py k
 STOPPED (or RETRYING) channel's state across a restart and reads the saved status (DISPLAY
 CHSTATUS SAVED) from the channel's books; requester.py and serving.py are the server (SVR) and
 requester (RQSTR) channels, on the same two agents; dead_letters.py puts what a receiver cannot deliver
-on the dead-letter queue behind an MQDLH.
+on the dead-letter queue behind an MQDLH. Cluster channels run on the same agents (a CLUSSDR
+as a sender on SYSTEM.CLUSTER.TRANSMIT.QUEUE, a CLUSRCVR as a receiver, one instance per
+sending member), and repository.py is clustering's repository manager (server/clusters/).
 """

@@ -18,17 +18,21 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any, cast
 
+from spark_mq.embedded.server.clusters import records as cluster_records
+from spark_mq.embedded.server.clusters.definitions import CLUSTER_XMITQ
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import channel_status as statuses
 from spark_mq.embedded.server.core.queue_objects import LocalQueue
 from spark_mq.embedded.server.core.state import FeatureState
 from spark_mq.embedded.server.message_channels import requester, saved_status, sync
+from spark_mq.embedded.server.message_channels.repository import RepositoryManager
 from spark_mq.embedded.server.message_channels.sender import (
     SYNC_OPEN,
     SenderAgent,
     channel_tls,
     open_link,
     own_max_msg_length,
+    transmission_queue,
 )
 from spark_mq.embedded.server.verbs.local_connection import LocalConnection
 from spark_mq.mqi.constants import CMQC
@@ -50,11 +54,13 @@ class ChannelInitiator:
         self._stop = threading.Event()
         self._watcher = threading.Thread(target=self._watch, name="channel-initiator",
                                          daemon=True)
+        self.repository = RepositoryManager(qmgr, self.start_channel)
         _INITIATOR.set(qmgr, self)
 
     def start(self) -> None:
         self._restore()
         self._watcher.start()
+        self.repository.start()
 
     def _restore(self) -> None:
         """What the last run kept (saved_status.py): STOPPED channels stay STOPPED, senders
@@ -79,6 +85,7 @@ class ChannelInitiator:
     def stop(self) -> None:
         """The queue manager is ending: every channel ends (INACTIVE) after its batch."""
         self._stop.set()
+        self.repository.stop()
         with self.qmgr.arrived:   # the watcher waits on `arrived`: it ends now, not at its timeout
             self.qmgr.arrived.notify_all()
         for status in statuses.table(self.qmgr).all():
@@ -93,7 +100,8 @@ class ChannelInitiator:
 
     # --- START ---------------------------------------------------------------------------
     def start_channel(self, name: str, triggered: bool = False) -> str:
-        attrs = channels.table(self.qmgr).channels.get(name)
+        attrs = channels.table(self.qmgr).channels.get(name) or cluster_records.auto_sender(
+            self.qmgr, name)    # a CLUSSDRA: auto-defined from a member's CLUSRCVR
         if attrs is None:
             raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
         chltype = attrs.get("CHLTYPE")
@@ -108,7 +116,7 @@ class ChannelInitiator:
             return "AMQ8018I: Start IBM MQ channel accepted."
         if chltype not in channels.SENDING:
             raise ValueError(f"START CHANNEL({name}): a {chltype} channel is not started here "
-                             "(valid: a SDR, SVR, RCVR or RQSTR channel)")
+                             "(valid: a SDR, SVR, CLUSSDR, RCVR, RQSTR or CLUSRCVR channel)")
         if not str(attrs.get("CONNAME", "")).strip():
             raise ValueError(f"START CHANNEL({name}): server channel {name} has no CONNAME: only "
                              "its requester can start it (valid: a SVR with CONNAME)")
@@ -122,7 +130,7 @@ class ChannelInitiator:
         if not triggered:
             saved_status.forget(self.qmgr, name, chltype)
         status = statuses.ChannelStatus(name, chltype, conname=str(attrs.get("CONNAME", "")),
-                                        xmitq=str(attrs.get("XMITQ", "")))
+                                        xmitq=transmission_queue(name, attrs)[0])
         table.put(status)
         agent = SenderAgent(self.qmgr, name, status)
         self.agents[name] = agent
@@ -154,6 +162,10 @@ class ChannelInitiator:
             raise ValueError(f"STOP CHANNEL({name}): a {chltype} channel is not stopped here")
         table = statuses.table(self.qmgr)
         status = table.get(name, chltype)
+        if chltype == channels.CLUSRCVR and _stop_instances(table, name, after):
+            status = None   # each member's instance ends; STOPPED also keeps new ones out
+            if after == statuses.INACTIVE:
+                return "AMQ8019I: Stop IBM MQ channel accepted."
         if status is None or status.status not in _ACTIVE:
             if after == statuses.INACTIVE:
                 raise ValueError(f"AMQ9533E: Channel {name} is not currently active.")
@@ -330,6 +342,29 @@ class ChannelInitiator:
             status = table.get(name, str(attrs["CHLTYPE"]))
             if status is None or status.status not in _ACTIVE and status.status != statuses.STOPPED:
                 due.append(name)
+        return due + self._cluster_triggered()
+
+    def _cluster_triggered(self) -> list[str]:
+        """Cluster-senders (defined or auto-defined) that are not running while
+        SYSTEM.CLUSTER.TRANSMIT.QUEUE holds messages for them (CorrelId: the channel's name):
+        IBM's channel initiator starts a cluster-sender when messages arrive for it."""
+        queue = self.qmgr.queues.get(CLUSTER_XMITQ)
+        if not isinstance(queue, LocalQueue) or not queue.available_count:
+            return []
+        table = statuses.table(self.qmgr)
+        due = []
+        for correl_id, keys in list(queue.by_correlid.items()):
+            name = correl_id.rstrip(b"\0").decode(errors="replace")
+            if not keys or not name:
+                continue
+            status = table.get(name, channels.CLUSSDR)
+            if status is not None and (status.status in _ACTIVE
+                                       or status.status == statuses.STOPPED):
+                continue
+            attrs = channels.table(self.qmgr).channels.get(name)
+            if (attrs is not None and attrs.get("CHLTYPE") == channels.CLUSSDR
+                    or attrs is None and cluster_records.auto_sender(self.qmgr, name)):
+                due.append(name)
         return due
 
 
@@ -341,6 +376,16 @@ def _sending(qmgr: QueueManager, name: str) -> dict | None:
 
 class ChannelInDoubt(ValueError):
     """A command a channel in doubt cannot take (PCF: MQRCCF_CHANNEL_INDOUBT)."""
+
+
+def _stop_instances(table: statuses.StatusTable, name: str, after: str) -> int:
+    """Stop every running instance of cluster-receiver `name` (one per sending member);
+    how many there were."""
+    running = [status for status in table.all() if status.name == name
+               and status.chltype == channels.CLUSRCVR and status.status in _ACTIVE]
+    for status in running:
+        _request_stop(status, after)
+    return len(running)
 
 
 def _request_stop(status: statuses.ChannelStatus, after: str) -> None:

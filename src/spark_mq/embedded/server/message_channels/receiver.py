@@ -138,6 +138,8 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
         link.send(FAILED, CMQC.MQRC_CHANNEL_STOPPED_BY_USER,
                   f"receiver channel {channel} on {qmgr.name} is STOPPED (START CHANNEL it)")
         return
+    if chltype == channels.CLUSRCVR:   # one instance for each member that sends to it
+        existing = table.get(channel, chltype, partner)
     if existing is not None and existing.status == statuses.RUNNING:
         link.send(FAILED, CMQC.MQRC_CHANNEL_NOT_AVAILABLE,
                   f"receiver channel {channel} on {qmgr.name} is already running")

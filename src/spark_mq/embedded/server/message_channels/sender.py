@@ -22,6 +22,10 @@ __init__.py), as IBM MQ's sender does:
   and the channel is RETRYING, SHORTRTY times SHORTTMR seconds apart, then LONGRTY times
   LONGTMR apart, then STOPPED; it resumes by itself when the partner is back;
 * STOP CHANNEL ends it after the batch in flight (MODE QUIESCE), STOPPED or INACTIVE as asked;
+* a cluster-sender (CLUSSDR, defined or auto-defined from a member's CLUSRCVR:
+  clusters/records.py) sends from SYSTEM.CLUSTER.TRANSMIT.QUEUE, which every cluster-sender
+  shares, so it opens it for shared input and gets only the messages whose CorrelId is its
+  channel name, as IBM's cluster-senders do (`transmission_queue`);
 * its own books (sync.py): at each start it reconciles them with the partner's record
   (`SenderAgent._resync`); books that do not reconcile stop it (AMQ9526, STOPPED, no retry)
   until RESET CHANNEL (initiator.py).
@@ -38,6 +42,8 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
+from spark_mq.embedded.server.clusters import records as cluster_records
+from spark_mq.embedded.server.clusters.definitions import CLUSTER_XMITQ
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import channel_status as statuses
 from spark_mq.embedded.server.core.faults import fail_point
@@ -77,6 +83,8 @@ _ANSWER_SECONDS = 60           # how long a batch's confirmation may take
 _CONNECT_SECONDS = 30
 _GET = CMQC.MQGMO_FAIL_IF_QUIESCING | CMQC.MQGMO_WAIT
 _XMITQ_OPEN = CMQC.MQOO_INPUT_EXCLUSIVE | CMQC.MQOO_BROWSE | CMQC.MQOO_FAIL_IF_QUIESCING
+# every cluster-sender shares clustering's transmission queue: none may hold it alone
+_CLUSTER_XMITQ_OPEN = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_BROWSE | CMQC.MQOO_FAIL_IF_QUIESCING
 SYNC_OPEN = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT
 #: failures of the channel itself (not of the partner or the network): no retry, STOPPED
 _LOCAL_FAULTS = frozenset({CMQC.MQRC_UNKNOWN_OBJECT_NAME, CMQC.MQRC_OBJECT_IN_USE,
@@ -90,6 +98,31 @@ class ChannelEnded(Exception):
     def __init__(self, message: str, reason: int = 0) -> None:
         super().__init__(message)
         self.reason = reason
+
+
+def cluster_correl_id(channel: str) -> bytes:
+    """The CorrelId of the messages on SYSTEM.CLUSTER.TRANSMIT.QUEUE that cluster-sender
+    `channel` carries: its name (IBM's rule, "Working with cluster transmission queues")."""
+    return channel.encode().ljust(24, b"\0")
+
+
+def transmission_queue(name: str, attrs: dict) -> tuple[str, int, bytes | None]:
+    """(the queue, its open options, the CorrelId of the messages to take or None for all)
+    that channel `name` sends from: a SDR or SVR its XMITQ, alone; a CLUSSDR (defined or
+    auto-defined) the cluster transmission queue, shared, only its own messages."""
+    if attrs.get("CHLTYPE") == channels.CLUSSDR:
+        return CLUSTER_XMITQ, _CLUSTER_XMITQ_OPEN, cluster_correl_id(name)
+    return str(attrs["XMITQ"]).strip(), _XMITQ_OPEN, None
+
+
+def definition(qmgr: QueueManager, name: str, chltype: str) -> dict | None:
+    """Sending channel `name`'s definition: its own, else (a CLUSSDR) the one auto-defined
+    from the cluster records (clusters/records.py)."""
+    attrs = channels.of_type(qmgr, name, chltype)
+    if attrs is None and chltype == channels.CLUSSDR:
+        with qmgr.lock:
+            attrs = cluster_records.auto_sender(qmgr, name)
+    return attrs
 
 
 def parse_conname(conname: str) -> tuple[str, int]:
@@ -184,7 +217,7 @@ class SenderAgent:
         short_left = long_left = 0
         try:
             while True:
-                attrs = channels.of_type(self.qmgr, self.name, status.chltype)
+                attrs = definition(self.qmgr, self.name, status.chltype)
                 if attrs is None:
                     raise ChannelEnded(f"sender channel {self.name} is no longer defined")
                 if self.ran or not status.error:   # a first try, or one after RUNNING
@@ -250,10 +283,10 @@ class SenderAgent:
         mcauser = str(attrs.get("MCAUSER") or "").strip()
         link: frames.Link | None = None
         try:
-            xmitq = str(attrs["XMITQ"]).strip()
+            xmitq, xmitq_open, correl_id = transmission_queue(self.name, attrs)
             if not xmitq:
                 raise ChannelEnded("XMITQ is blank (valid: the transmission queue it serves)")
-            hobj = local.open(xmitq, _XMITQ_OPEN | (
+            hobj = local.open(xmitq, xmitq_open | (
                 CMQC.MQOO_ALTERNATE_USER_AUTHORITY if mcauser else 0), "", mcauser)
             sync_hobj = local.open(sync.SYNC_QUEUE, SYNC_OPEN)
             try:
@@ -289,9 +322,11 @@ class SenderAgent:
                      attrs["CONNAME"])
             self.reported = (xmitq, str(attrs["CONNAME"]))
             channel_started(self.qmgr, self.name, *self.reported)
-            return _Sending(self, local, link, hobj, attrs, batch_size, max_length,
-                            _Books(books, books.open(sync.SYNC_QUEUE, SYNC_OPEN), sync_hobj,
-                                   mine)).run()
+            sending = _Sending(self, local, link, hobj, attrs, batch_size, max_length,
+                               _Books(books, books.open(sync.SYNC_QUEUE, SYNC_OPEN), sync_hobj,
+                                      mine))
+            sending.correl_id = correl_id
+            return sending.run()
         finally:
             local.close(clean=False)   # a batch not confirmed is backed out: sent again
             books.close(clean=False)
@@ -381,6 +416,7 @@ class _Sending:
         self.fast = attrs["NPMSPEED"] == "FAST"
         self.books = books
         self.seq = books.record.seq
+        self.correl_id: bytes | None = None   # a cluster-sender's: only its messages
 
     def run(self) -> str:
         status = self.status
@@ -409,7 +445,7 @@ class _Sending:
         """The next message: waiting up to `wait_ms` (0: not at all)."""
         syncpoint = CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT if self.fast else CMQC.MQGMO_SYNCPOINT
         wait = _GET if wait_ms else CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING
-        return self.local.get(self.hobj, syncpoint | wait, wait_ms)
+        return self.local.get(self.hobj, syncpoint | wait, wait_ms, correl_id=self.correl_id)
 
     def _at_batch_limit(self, sent_bytes: int) -> bool:
         """BATCHLIM reached: as on IBM MQ the batch ends after the message that reached it."""

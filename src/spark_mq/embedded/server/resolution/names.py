@@ -23,9 +23,15 @@ found it, as long as that queue still exists, so that a half-made switch loses n
 
 A queue elsewhere can only be put to (and a QREMOTE definition inquired): other open
 options answer 2045 MQRC_OPTION_NOT_VALID_FOR_TYPE.
+
+A name with no definition here may be a cluster queue (`cluster_route`, clusters/): the
+open reaches one instance the cluster records know, its messages put behind an MQXQH on
+SYSTEM.CLUSTER.TRANSMIT.QUEUE with the CorrelId of the cluster-sender to its host; a
+definition here always wins (CLWLUSEQ(LOCAL)).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from spark_mq.embedded.server.core.outcomes import MQError
@@ -50,6 +56,17 @@ class Remote:
     queue_name: str
     qmgr_name: str
     definition: RemoteQueue | None
+    #: a cluster queue's instance: the cluster-sender that carries its messages (their
+    #: CorrelId on SYSTEM.CLUSTER.TRANSMIT.QUEUE)
+    channel: str = ""
+
+
+#: the cluster's choice of an instance of a queue this queue manager does not define:
+#: `route(qm, name)` -> (the hosting queue manager, its cluster-receiver's name) or None.
+#: Set by the verbs (clusters/records.py's `route`): resolution and clusters are siblings
+#: on the hooks' floor and do not import each other.
+cluster_route: Callable[[QueueManagerState, str], tuple[str, str] | None] | None = None
+CLUSTER_XMITQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
 
 
 @dataclass(frozen=True)
@@ -87,7 +104,7 @@ def resolve(qm: QueueManagerState, name: str, qmgr_name: str = "", options: int 
 def _local_name(qm: QueueManagerState, name: str) -> Resolved:
     definition = qm.queues.get(name)
     if definition is None:
-        raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
+        return _cluster_instance(qm, name)
     if isinstance(definition, ModelQueue):
         raise MQError(CMQC.MQRC_Q_TYPE_ERROR)
     if isinstance(definition, AliasQueue):
@@ -103,6 +120,17 @@ def _local_name(qm: QueueManagerState, name: str) -> Resolved:
     if isinstance(definition, RemoteQueue):
         return _remote_definition(qm, definition)
     return Resolved(definition)
+
+
+def _cluster_instance(qm: QueueManagerState, name: str) -> Resolved:
+    """A queue defined here is preferred (CLWLUSEQ(LOCAL), IBM's default); else one instance
+    the cluster records know, its messages for SYSTEM.CLUSTER.TRANSMIT.QUEUE; else 2085."""
+    route = cluster_route(qm, name) if cluster_route is not None else None
+    xmitq = qm.queues.get(CLUSTER_XMITQ)
+    if route is None or not isinstance(xmitq, LocalQueue):
+        raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
+    host, channel = route
+    return Resolved(xmitq, None, Remote(name, host, None, channel))
 
 
 def _remote_definition(qm: QueueManagerState, definition: RemoteQueue) -> Resolved:
@@ -149,6 +177,8 @@ def transmission_queue(qm: QueueManagerState, qmgr_name: str, explicit: str) -> 
 def transmission_queue_now(qm: QueueManagerState, remote: Remote, at_open: LocalQueue) -> LocalQueue:
     """The transmission queue a put through a handle opened to `remote` uses now (see the
     module docstring); its error only when the queue the open chose is gone too."""
+    if remote.channel:   # a cluster queue's instance: always clustering's own queue
+        return at_open
     definition = remote.definition
     if definition is not None:   # a definition replaced since the open is read as it is now
         current = qm.queues.get(definition.name)

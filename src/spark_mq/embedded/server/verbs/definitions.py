@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 
 from spark_mq.embedded.server.clusters import definitions as clusters
+from spark_mq.embedded.server.clusters import records as cluster_records
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import system_queues
 from spark_mq.embedded.server.core.named_kinds import KINDS as NAMED_KINDS
@@ -29,12 +30,16 @@ from spark_mq.embedded.server.core.queue_objects import (
 )
 from spark_mq.embedded.server.core.security import security_state as security
 from spark_mq.embedded.server.core.state import QueueManagerState
+from spark_mq.embedded.server.resolution import names as resolution_names
 from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.embedded.server.verbs import streaming
 
 #: the class that holds each kind of queue definition
 _QUEUE_CLASSES: dict[str, type[QueueDefinition]] = {
     "QLOCAL": LocalQueue, "QALIAS": AliasQueue, "QMODEL": ModelQueue, "QREMOTE": RemoteQueue}
+
+# MQOPEN of a queue defined only elsewhere in a cluster reaches an instance of it
+resolution_names.cluster_route = cluster_records.route
 
 
 def recover(qm: QueueManagerState) -> None:
@@ -50,6 +55,8 @@ def recover(qm: QueueManagerState) -> None:
             security.restore(qm, kind, name, attrs)
         elif kind in NAMED_KINDS:
             NAMED_KINDS[kind].restore(qm, name, attrs)
+        elif kind in cluster_records.KINDS:
+            continue   # clusters/records.py reads them when first asked
         elif kind in pubsub_storage.KINDS:
             pubsub_rows.append((kind, name, attrs))  # after the queues: subscriptions name theirs
         else:

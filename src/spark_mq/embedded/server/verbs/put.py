@@ -21,6 +21,7 @@ from spark_mq.embedded.server.core.outcomes import MQError, WarnedPut
 from spark_mq.embedded.server.core.property_rules import check_properties
 from spark_mq.embedded.server.core.queue_objects import (
     GROUP_FLAGS,
+    I_CORRELID,
     I_EXPIRY,
     I_FLAGS,
     I_GROUPID,
@@ -142,6 +143,8 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
         put_md, put_body = transmission.wrap(
             qm.name, handle.remote.queue_name, handle.remote.qmgr_name, md, body,
             qm.new_msgid(), date, hms + b"00")
+        if handle.remote.channel:   # the cluster-sender that is to carry it (IBM's rule)
+            put_md[I_CORRELID] = handle.remote.channel.encode().ljust(24, b"\0")
     pieces = _segment(qm, queue, put_md, props, put_body)
     if len(pieces) > 1 and not syncpoint and md[I_PERSISTENCE] == CMQC.MQPER_PERSISTENT \
             and (conn.uow_puts or conn.uow_gets):

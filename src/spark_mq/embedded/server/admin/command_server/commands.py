@@ -19,6 +19,7 @@ from spark_mq.embedded.server.admin.command_server import (
     channel_commands,
     channel_control,
     chlauth_commands,
+    cluster_commands,
     escape_commands,
     named_object_commands,
     pcf,
@@ -146,6 +147,9 @@ COMMANDS: dict[int, Command] = {
     CMQCFC.MQCMD_RESOLVE_CHANNEL: Command(
         channel_control.resolve_channel,
         {CMQCFC.MQCACH_CHANNEL_NAME: _ST, CMQCFC.MQIACH_IN_DOUBT: _IN}, {}),
+    CMQCFC.MQCMD_INQUIRE_CLUSTER_Q_MGR: Command(
+        cluster_commands.inquire_cluster_q_mgr, {CMQC.MQCA_CLUSTER_Q_MGR_NAME: _ST},
+        {CMQC.MQCA_CLUSTER_NAME: _ST, CMQCFC.MQIACF_CLUSTER_Q_MGR_ATTRS: _IL}),
     CMQCFC.MQCMD_INQUIRE_CHANNEL_STATUS: Command(
         channel_control.inquire_channel_status, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
         {CMQCFC.MQIACH_CHANNEL_INSTANCE_TYPE: _IN, CMQCFC.MQIACH_CHANNEL_INSTANCE_ATTRS: _IL}),

@@ -1,0 +1,53 @@
+"""PCF Inquire Cluster Queue Manager (MQCMD_INQUIRE_CLUSTER_Q_MGR): DISPLAY CLUSQMGR's
+twin (admin/cluster_display.py), with IBM's parameters ("Inquire Cluster Queue Manager",
+the PCF reference): ClusterQMgrName (generic) required, ClusterName and
+ClusterQMgrAttrs optional; each reply names the queue manager, its cluster and channel,
+and gives CONNAME, QMgrDefinitionType (MQQMDT_*), QMgrType (MQQMT_*), QMgrIdentifier,
+ChannelStatus and Suspend."""
+from __future__ import annotations
+
+from spark_mq.embedded.server.admin.cluster_display import cluster_qmgr_rows
+from spark_mq.embedded.server.admin.command_server.attributes import padded
+from spark_mq.embedded.server.admin.command_server.request import (
+    Reply,
+    Request,
+    encode,
+    matches,
+    unknown_object,
+)
+from spark_mq.mqi.constants import CMQC, CMQCFC
+
+_DEFINITION_TYPES = {
+    "CLUSSDR": CMQCFC.MQQMDT_EXPLICIT_CLUSTER_SENDER,
+    "CLUSSDRA": CMQCFC.MQQMDT_AUTO_CLUSTER_SENDER,
+    "CLUSRCVR": CMQCFC.MQQMDT_CLUSTER_RECEIVER,
+    "CLUSSDRB": CMQCFC.MQQMDT_AUTO_EXP_CLUSTER_SENDER}
+_ALWAYS = (CMQC.MQCA_CLUSTER_Q_MGR_NAME, CMQCFC.MQCACH_CHANNEL_NAME, CMQC.MQCA_CLUSTER_NAME)
+
+
+def inquire_cluster_q_mgr(request: Request) -> list[Reply]:
+    pattern = request.string(CMQC.MQCA_CLUSTER_Q_MGR_NAME)
+    cluster = request.string(CMQC.MQCA_CLUSTER_NAME).strip()
+    replies = []
+    for row in cluster_qmgr_rows(request.qm):
+        if not matches(pattern, row["CLUSQMGR"]) or cluster and row["CLUSTER"] != cluster:
+            continue
+        values: dict[int, int | bytes | list[int]] = {
+            CMQC.MQCA_CLUSTER_Q_MGR_NAME: padded(row["CLUSQMGR"], CMQC.MQ_Q_MGR_NAME_LENGTH),
+            CMQCFC.MQCACH_CHANNEL_NAME: padded(row["CHANNEL"], CMQC.MQ_CHANNEL_NAME_LENGTH),
+            CMQC.MQCA_CLUSTER_NAME: padded(row["CLUSTER"], CMQC.MQ_CLUSTER_NAME_LENGTH),
+            CMQCFC.MQCACH_CONNECTION_NAME: padded(str(row.get("CONNAME", "")),
+                                                  CMQC.MQ_CONN_NAME_LENGTH),
+            CMQCFC.MQIACF_Q_MGR_DEFINITION_TYPE: _DEFINITION_TYPES[row["DEFTYPE"]],
+            CMQCFC.MQIACF_Q_MGR_TYPE: CMQCFC.MQQMT_REPOSITORY if row["QMTYPE"] == "REPOS"
+            else CMQCFC.MQQMT_NORMAL,
+            CMQC.MQCA_Q_MGR_IDENTIFIER: padded(str(row.get("QMID", "")),
+                                               CMQC.MQ_Q_MGR_IDENTIFIER_LENGTH),
+            CMQCFC.MQIACH_CHANNEL_STATUS: getattr(CMQCFC, f"MQCHS_{row['STATUS']}",
+                                                  CMQCFC.MQCHS_INACTIVE),
+            CMQCFC.MQIACF_SUSPEND: CMQCFC.MQSUS_NO}
+        replies.append(Reply(encode(request.chosen(
+            values, CMQCFC.MQIACF_CLUSTER_Q_MGR_ATTRS, _ALWAYS))))
+    if not replies:
+        raise unknown_object()
+    return replies

@@ -1,0 +1,200 @@
+"""A queue manager's cluster records (IBM's "repository"): what it publishes about itself and
+what it learned from the other members, in the queue-manager process.
+
+Two kinds, as IBM's repository manager keeps them (IBM docs, "Cluster repository",
+"DISPLAY CLUSQMGR", "DISPLAY QUEUE TYPE(QCLUSTER)"):
+
+- a queue-manager record (`CLUSQMGR`): one member's CLUSRCVR in one cluster: its name, its
+  CONNAME and the channel attributes the other members' auto-defined cluster-senders
+  (DEFTYPE CLUSSDRA) are built from, and whether the member is a full repository
+  (QMTYPE REPOS) or a partial one (NORMAL);
+- a queue record (`CLUSQ`): one clustered queue of one member, with the attributes IBM shows
+  for it in DISPLAY QCLUSTER.
+
+Its own records are not kept: they are read from its definitions (its CLUSRCVR channels and
+the queues that name a cluster in CLUSTER) whenever they are asked for, so they are always
+what the definitions say. The learned ones are store objects of their own kinds, mirrored
+onto SYSTEM.CLUSTER.REPOSITORY.QUEUE by core/system_queues.py's `hold` (one message per
+record, as the authority records are onto theirs), so they survive a restart. A member's
+publication replaces everything known about that member in that cluster: a queue it no
+longer clusters disappears from the others' records.
+
+A cluster is named in CLUSTER here; a namelist (CLUSNL, REPOSNL) is taken and shown
+(definitions.py) but not yet followed by the repository manager.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from spark_mq.embedded.server.core import channel_definitions as channels
+from spark_mq.embedded.server.core.qmgr_attributes import identifier
+from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
+
+CLUSQMGR, CLUSQ = "CLUSQMGR", "CLUSQ"
+KINDS = frozenset({CLUSQMGR, CLUSQ})
+#: the CLUSRCVR attributes a member publishes: what the others' CLUSSDRA are made of
+_SENDER_KEYS = tuple(key for key in channels.CLUSSDR_ATTRIBUTES if key not in ("DESCR",))
+#: a clustered queue's attributes as DISPLAY QCLUSTER shows them (besides its names)
+_QUEUE_KEYS = ("DEFBIND", "DEFPRTY", "DEFPSIST", "PUT", "CLWLPRTY", "CLWLRANK", "DESCR")
+_CLUSTERED_QUEUES = ("QLOCAL", "QALIAS", "QREMOTE")
+
+
+def _text(attrs: dict[str, Any], key: str) -> str:
+    return str(attrs.get(key, "") or "").strip()
+
+
+#: the names each kind of record must carry, as text, to be kept at all
+_REQUIRED = {CLUSQMGR: ("CLUSTER", "CLUSQMGR", "CHANNEL", "QMTYPE"),
+             CLUSQ: ("CLUSTER", "CLUSQMGR", "QUEUE")}
+
+
+def well_formed(record: object) -> bool:
+    """A record a partner sent that this queue manager can keep: a known kind with its names
+    as non-blank text (anything else is dropped, never a failure of the repository manager)."""
+    if not isinstance(record, dict):
+        return False
+    required = _REQUIRED.get(str(record.get("KIND")))
+    return required is not None and all(
+        isinstance(record.get(key), str) and record[key].strip() for key in required)
+
+
+def key_of(record: dict[str, Any]) -> str:
+    """The store name of a record: cluster, member and (for a queue) queue."""
+    if record["KIND"] == CLUSQ:
+        return f"{record['CLUSTER']}/{record['CLUSQMGR']}/{record['QUEUE']}"
+    return f"{record['CLUSTER']}/{record['CLUSQMGR']}"
+
+
+def is_full_repository(qm: QueueManagerState, cluster: str) -> bool:
+    return _text(qm.attrs, "REPOS") == cluster
+
+
+def own_clusters(qm: QueueManagerState) -> dict[str, str]:
+    """cluster -> the name of this queue manager's CLUSRCVR in it (its door)."""
+    found: dict[str, str] = {}
+    for name, attrs in sorted(channels.table(qm).channels.items()):
+        cluster = _text(attrs, "CLUSTER")
+        if attrs.get("CHLTYPE") == channels.CLUSRCVR and cluster:
+            found.setdefault(cluster, name)
+    return found
+
+
+def own_records(qm: QueueManagerState, cluster: str) -> list[dict[str, Any]]:
+    """What this queue manager publishes in `cluster`: its CLUSRCVR and its clustered queues
+    (none when it has no CLUSRCVR there: it is not a member)."""
+    door = own_clusters(qm).get(cluster)
+    if door is None:
+        return []
+    attrs = channels.table(qm).channels[door]
+    records: list[dict[str, Any]] = [{
+        "KIND": CLUSQMGR, "CLUSTER": cluster, "CLUSQMGR": qm.name, "QMID": identifier(qm),
+        "CHANNEL": door, "QMTYPE": "REPOS" if is_full_repository(qm, cluster) else "NORMAL",
+        **{key: attrs[key] for key in _SENDER_KEYS if key in attrs}}]
+    for name in sorted(qm.queues):
+        queue = qm.queues[name]
+        if queue.kind in _CLUSTERED_QUEUES and _text(queue.attrs, "CLUSTER") == cluster:
+            records.append({
+                "KIND": CLUSQ, "CLUSTER": cluster, "CLUSQMGR": qm.name, "QMID": identifier(qm),
+                "QUEUE": name, "CLUSQT": queue.kind,
+                **{key: queue.attrs[key] for key in _QUEUE_KEYS if key in queue.attrs}})
+    return records
+
+
+class _Learned:
+    """The records learned from other members, by store name (loaded once from the store)."""
+
+    def __init__(self, qm: QueueManagerState) -> None:
+        self.records: dict[str, dict[str, Any]] = {
+            name: attrs for kind, name, attrs in qm.store.objects() if kind in KINDS}
+
+
+_LEARNED: FeatureState[_Learned] = FeatureState("cluster records", _Learned)
+
+
+def learned(qm: QueueManagerState) -> list[dict[str, Any]]:
+    """Every record learned from the other members (under the queue manager's lock)."""
+    return list(_LEARNED.of(qm).records.values())
+
+
+def learn(qm: QueueManagerState, cluster: str, records: Iterable[dict[str, Any]],
+          replaces: str = "") -> int:
+    """Keep `records` of `cluster` (none about this queue manager: its own are its
+    definitions); with `replaces` (a member's name) they are everything that member now
+    publishes there, so what else was known about it there is forgotten. Returns the
+    number of records that changed."""
+    known = _LEARNED.of(qm).records
+    fresh = {key_of(record): record for record in records
+             if well_formed(record) and record["CLUSTER"] == cluster
+             and record["CLUSQMGR"] != qm.name}
+    changed = 0
+    if replaces:
+        for key, old in list(known.items()):
+            if old["CLUSTER"] == cluster and old["CLUSQMGR"] == replaces and key not in fresh:
+                del known[key]
+                qm.store.delete_object(old["KIND"], key)
+                changed += 1
+    for key, record in fresh.items():
+        if known.get(key) != record:
+            known[key] = record
+            qm.store.save_object(record["KIND"], key, record)
+            changed += 1
+    return changed
+
+
+def members(qm: QueueManagerState, cluster: str) -> list[dict[str, Any]]:
+    """The queue-manager records of `cluster`, this queue manager's first."""
+    return [record for record in own_records(qm, cluster) + learned(qm)
+            if record["KIND"] == CLUSQMGR and record["CLUSTER"] == cluster]
+
+
+def full_repositories(qm: QueueManagerState, cluster: str) -> list[dict[str, Any]]:
+    """The other members of `cluster` known to be full repositories."""
+    return [record for record in members(qm, cluster)
+            if record["QMTYPE"] == "REPOS" and record["CLUSQMGR"] != qm.name]
+
+
+def auto_sender(qm: QueueManagerState, name: str) -> dict[str, Any] | None:
+    """The auto-defined cluster-sender (DEFTYPE CLUSSDRA) `name`: a CLUSSDR built from the
+    learned CLUSRCVR of that name, or None when no member published one."""
+    for record in learned(qm):
+        if record["KIND"] == CLUSQMGR and record.get("CHANNEL") == name:
+            attrs = channels.default_attributes(channels.CLUSSDR)
+            # a value of another type than the attribute's (a partner's mistake or worse)
+            # leaves the default: the channel agent reads these as they are typed here
+            attrs.update({key: record[key] for key in _SENDER_KEYS
+                          if key in record and type(record[key]) is type(attrs.get(key))})
+            attrs["CHLTYPE"] = channels.CLUSSDR
+            return attrs
+    return None
+
+
+class _Turns:
+    """The next instance each cluster queue's round robin gives (per queue name)."""
+
+    def __init__(self, qm: QueueManagerState) -> None:
+        self.next: dict[str, int] = {}
+
+
+_TURNS: FeatureState[_Turns] = FeatureState("cluster round robin", _Turns)
+
+
+def route(qm: QueueManagerState, name: str) -> tuple[str, str] | None:
+    """The instance of cluster queue `name` an MQOPEN here reaches: (its queue manager, the
+    CLUSRCVR that leads there), in turn among the instances the records know whose PUT is
+    enabled (IBM's workload algorithm, its last step: round robin; rank, priority and
+    weight are not applied yet); None when no record knows one (MQRC_UNKNOWN_OBJECT_NAME)."""
+    doors = {(record["CLUSTER"], record["CLUSQMGR"]): record["CHANNEL"]
+             for record in learned(qm) if record["KIND"] == CLUSQMGR}
+    instances = sorted(
+        (record["CLUSQMGR"], doors[(record["CLUSTER"], record["CLUSQMGR"])])
+        for record in learned(qm)
+        if record["KIND"] == CLUSQ and record["QUEUE"] == name
+        and record.get("PUT", "ENABLED") == "ENABLED"
+        and (record["CLUSTER"], record["CLUSQMGR"]) in doors)
+    if not instances:
+        return None
+    turns = _TURNS.of(qm).next
+    turn = turns.get(name, 0) % len(instances)
+    turns[name] = turn + 1
+    return instances[turn]
