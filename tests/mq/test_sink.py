@@ -135,3 +135,25 @@ def test_a_second_attempt_waits_for_the_partition_another_attempt_holds(write, c
     replay = write.other(rows(100), commit_every=50, batch_id=0)      # the lock is free now
     assert (replay.rows_skipped, replay.messages) == (30, 70)
     assert numbers_on(conn, write.queue) == list(range(100))
+
+
+def test_a_ledger_closed_after_its_queue_manager_died_says_the_connection_was_lost(tmp_path):
+    """The chaos run's qm_restart found it: a writer task whose queue manager restarted just
+    as it closed its ledger failed with ibmmq's own 2009, which the writer's retry does not
+    know; it is a connector error of a lost connection now, and the task rides it out."""
+    import spark_mq.embedded as embedded
+    from spark_mq.mq.exceptions import connection_lost
+    own = embedded.EmbeddedQueueManager(str(tmp_path / "qm"), name="QMLEDGER").start()
+    try:
+        options = parse_connection(mq_options(own))
+        producer, _ = producer_pool.acquire(options, ProducerSettings())
+        ensure_state_queue(producer.qmgr, ibmmq, STATE, options)
+        ledger = ChunkLedger(producer.qmgr, ibmmq, STATE, "unit-ledger", 0, 60_000)
+        own.kill()
+        with pytest.raises(MQConnectorError) as lost:
+            ledger.close()
+        assert connection_lost(lost.value), lost.value
+        assert "closing the exactly-once state queue" in str(lost.value)
+        producer_pool.release(options, ProducerSettings(), producer, healthy=False)
+    finally:
+        own.stop()

@@ -89,11 +89,17 @@ class ChunkLedger:
             raise
 
     def close(self) -> None:
-        """Close the state queue and give the lock up (its unit of work must be ended)."""
+        """Close the state queue and give the lock up (its unit of work must be ended). A
+        connection lost meanwhile is a connector error like any other call's, so the writer's
+        retry (mq/sink.py) rides it out rather than failing the task with ibmmq's own error."""
         try:
-            self.queue.close()
-        finally:
-            self.lock.close()
+            try:
+                self.queue.close()
+            finally:
+                self.lock.close()
+        except self.ibmmq.MQMIError as exc:
+            raise describe(exc, f"closing the exactly-once state queue {self.queue_name!r} "
+                                "and its lock") from exc
 
     def take(self) -> Position | None:
         """Get the marker under syncpoint (it comes back if the unit of work is backed out)."""
