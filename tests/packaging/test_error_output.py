@@ -193,8 +193,8 @@ def test_the_set_up_says_how_long_each_command_takes_and_shows_the_fast_loop():
     block = set_up.split("```bash", 1)[1].split("```", 1)[0].split("\n", 1)[1]   # no info string
     commands = [line for line in block.splitlines() if line and not line.startswith("#")]
     assert len(commands) == 2, block                              # still two commands
-    assert "about a minute" in block and "about 26 minutes on 2 cores" in block, block
+    assert "about a minute" in block and "about 29 minutes on 2 cores" in block, block
     fast = '.venv/bin/python -m pytest -m "not spark"'
     assert f"about 5 minutes:\n#    {fast}" in block, block
     tests = TESTS_PAGE.read_text(encoding="utf-8").split("## Tests\n", 1)[1].split("\n## ", 1)[0]
-    assert f"about five minutes on 2 cores):\n`{fast}`" in tests and "about 26 minutes" in tests
+    assert f"about five minutes on 2 cores):\n`{fast}`" in tests and "about 29 minutes" in tests
