@@ -36,6 +36,19 @@ def _offset(offset: dict) -> dict:
     return json.loads(json.dumps(offset))  # what Spark's offset log gives back
 
 
+def _first_batch_of_six(own, ibmmq, limit, **extra) -> tuple[MQStreamReader, dict, dict, list[bytes]]:
+    """Six messages m0..m5 on R.Q of `own`, a reader of two a batch, and its first batch:
+    (reader, start, end of batch 1, what it delivered)."""
+    own.run_mqsc("DEFINE QLOCAL(R.Q) REPLACE")
+    conn = ibmmq.connect(own.name, own.channel, own.conn_name)
+    put_messages(conn, "R.Q", [b"m%d" % i for i in range(6)])
+    conn.disconnect()
+    reader = _reader(own, "R.Q", maxMessagesPerTrigger=2, **extra)
+    start = _offset(reader.initialOffset())
+    end = _offset(reader.latestOffset(start, limit))
+    return reader, start, end, _payloads(reader, start, end)
+
+
 @pytest.mark.parametrize("prefetch", ["true", "false"])
 def test_a_replayed_batch_redelivers_exactly_its_messages(qm, conn, make_queue, prefetch):
     queue = make_queue()
@@ -119,14 +132,7 @@ def test_queue_manager_restart_between_batches(tmp_path, ibmmq, prefetch, caplog
     does not deliver again what the prefetched batch had, and goes on."""
     import spark_mq.embedded as embedded
     with embedded.EmbeddedQueueManager(str(tmp_path / "qm"), name="QMR") as own:
-        own.run_mqsc("DEFINE QLOCAL(R.Q) REPLACE")
-        conn = ibmmq.connect(own.name, own.channel, own.conn_name)
-        put_messages(conn, "R.Q", [b"m%d" % i for i in range(6)])
-        conn.disconnect()
-        reader = _reader(own, "R.Q", maxMessagesPerTrigger=2, prefetch=prefetch)
-        start = _offset(reader.initialOffset())
-        end = _offset(reader.latestOffset(start, ReadAllAvailable()))
-        delivered = _payloads(reader, start, end)
+        reader, start, end, delivered = _first_batch_of_six(own, ibmmq, ReadAllAvailable(), prefetch=prefetch)
         if reader._prefetch is not None:
             reader._prefetch.future.result(timeout=30)  # m2, m3 gotten before the kill
         own.kill()
@@ -170,14 +176,7 @@ def test_messages_that_came_back_twice_are_still_not_delivered_again(
     import spark_mq.embedded as embedded
     every_trigger = ReadMaxRows(2)   # a processing-time trigger: it gives back during an outage
     with embedded.EmbeddedQueueManager(str(tmp_path / "qm"), name="QMR") as own:
-        own.run_mqsc("DEFINE QLOCAL(R.Q) REPLACE")
-        conn = ibmmq.connect(own.name, own.channel, own.conn_name)
-        put_messages(conn, "R.Q", [b"m%d" % i for i in range(6)])
-        conn.disconnect()
-        reader = _reader(own, "R.Q", maxMessagesPerTrigger=2)
-        start = _offset(reader.initialOffset())
-        first = _offset(reader.latestOffset(start, every_trigger))
-        delivered = _payloads(reader, start, first)
+        reader, start, first, delivered = _first_batch_of_six(own, ibmmq, every_trigger)
         reader._prefetch.future.result(timeout=30)      # m2, m3 gotten for batch 2
         own.kill()
         # the restarted queue manager dies at its second commit with work: batch 3's
@@ -208,14 +207,7 @@ def test_messages_that_came_back_into_a_held_batch_go_with_it_when_its_commit_is
     3's removal by id must take m2 off as well as its own message."""
     import spark_mq.embedded as embedded
     with embedded.EmbeddedQueueManager(str(tmp_path / "qm"), name="QMR") as own:
-        own.run_mqsc("DEFINE QLOCAL(R.Q) REPLACE")
-        conn = ibmmq.connect(own.name, own.channel, own.conn_name)
-        put_messages(conn, "R.Q", [b"m%d" % i for i in range(6)])
-        conn.disconnect()
-        reader = _reader(own, "R.Q", maxMessagesPerTrigger=2)
-        start = _offset(reader.initialOffset())
-        first = _offset(reader.latestOffset(start, ReadAllAvailable()))
-        delivered = _payloads(reader, start, first)
+        reader, start, first, delivered = _first_batch_of_six(own, ibmmq, ReadAllAvailable())
         reader._prefetch.future.result(timeout=30)      # m2, m3 gotten for batch 2
         own.kill()
         own.start()
@@ -264,14 +256,7 @@ def test_a_queue_manager_away_for_a_while_is_waited_for_and_one_away_too_long_fa
     import spark_mq.embedded as embedded
     from spark_mq.errors import MQConnectorError
     with embedded.EmbeddedQueueManager(str(tmp_path / "qm"), name="QMR") as own:
-        own.run_mqsc("DEFINE QLOCAL(R.Q) REPLACE")
-        conn = ibmmq.connect(own.name, own.channel, own.conn_name)
-        put_messages(conn, "R.Q", [b"m%d" % i for i in range(6)])
-        conn.disconnect()
-        reader = _reader(own, "R.Q", maxMessagesPerTrigger=2)
-        start = _offset(reader.initialOffset())
-        first = _offset(reader.latestOffset(start, ReadAllAvailable()))
-        delivered = _payloads(reader, start, first)
+        reader, start, first, delivered = _first_batch_of_six(own, ibmmq, ReadAllAvailable())
         own.kill()
         restarted: list[BaseException | None] = []
         comes_back = threading.Thread(target=_start_after_failed_attempts,
