@@ -563,6 +563,22 @@ def events_on(conn, queue: str) -> list[tuple]:
     return found
 
 
+CONFIG_EVENTS = "SYSTEM.ADMIN.CONFIG.EVENT"
+
+
+def config_event_client(manager):
+    """CONFIGEV switched on and a client connection to `manager` whose config event queue
+    holds nothing yet (what the switch's refresh brought is taken off); disconnected after."""
+    import ibmmq
+    manager.run_mqsc("ALTER QMGR CONFIGEV(ENABLED)")
+    connection = ibmmq.connect(manager.name, manager.channel, manager.conn_name)
+    events_on(connection, CONFIG_EVENTS)
+    try:
+        yield connection
+    finally:
+        connection.disconnect()
+
+
 def connection_count(manager) -> int:
     """The queue manager's own count of its connections (ibmmq_qmgr_connection_count on the
     metrics endpoint of a queue manager started with metrics_port=0)."""

@@ -10,7 +10,7 @@ import pytest
 from ibmmq import CMQC, CMQCFC
 
 import spark_mq.embedded as embedded
-from support import events_on
+from support import config_event_client, events_on
 
 CONFIG = "SYSTEM.ADMIN.CONFIG.EVENT"
 #: IBM's cmqzc.h EntityType values, which ibmmq's CMQCFC does not carry
@@ -26,11 +26,7 @@ def manager(tmp_path_factory):
 
 @pytest.fixture
 def client(manager):
-    manager.run_mqsc("ALTER QMGR CONFIGEV(ENABLED)")
-    connection = ibmmq.connect(manager.name, manager.channel, manager.conn_name)
-    events_on(connection, CONFIG)          # the refresh switching it on brought, and the rest
-    yield connection
-    connection.disconnect()
+    yield from config_event_client(manager)
 
 
 def config_events(conn) -> list[tuple[object, int, dict]]:
