@@ -386,6 +386,8 @@ class Session:
         resolved, resolved_qmgr = queue.name if queue else self.qmgr.name, self.qmgr.name
         if handle.remote is not None:
             resolved, resolved_qmgr = handle.remote.queue_name, handle.remote.qmgr_name
+        if handle.bind == "NOTFIXED":   # a cluster queue whose every put chooses: no one qmgr
+            resolved, resolved_qmgr = handle.name, ""
         object_name = handle.name if queue else name
         return [handle.hobj, resolved, handle.read_ahead, async_default, object_name,
                 resolved_qmgr]

@@ -51,6 +51,7 @@ from spark_mq.embedded.server.verbs.handles import (
     follow_transmission_queue,
     handle_of,
     open_handle,
+    rebind,
     release,
 )
 from spark_mq.embedded.server.verbs.prepare_put import Destination, prepare_md
@@ -100,6 +101,7 @@ def put1(qm: QueueManagerState, conn: Connection, name: str, md_bytes: bytes, pm
         qmgr_events.open_refused(qm, conn, CMQC.MQOT_Q, name, qmgr_name, open_options, exc.reason)
         raise
     resolved = b""
+    handle.bind = ""   # the open's choice of a cluster queue's instance is this one put's
     try:
         queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)
         where = ((handle.remote.queue_name, handle.remote.qmgr_name) if handle.remote
@@ -118,6 +120,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
          context_hobj: int, props: list | None, body: bytes) -> bytes:
     if len(md_bytes) != MD.size:  # before the queue's own refusals, which a publication checks first
         raise MQError(CMQC.MQRC_MD_ERROR)
+    rebind(qm, handle, options)   # a cluster queue's instance, chosen again as its bind says
     follow_transmission_queue(qm, handle)   # the way elsewhere may have swung since MQOPEN
     queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)  # a queue-manager handle has no OUTPUT
     if handle.remote is not None:   # the QREMOTE or queue-manager alias, else the xmitq
