@@ -237,7 +237,13 @@ def test_rank_priority_and_weight_change_the_choice(cluster):
 def test_a_local_instance_takes_part_only_with_clwluseq_any(cluster):
     fr1 = cluster["FR1"]
     _host(cluster, "NEARBY", ("FR1", ""), ("FR2", ""))
-    _host(cluster, "ANYWHERE", ("FR1", "CLWLUSEQ(ANY)"), ("FR2", ""))
+    # FR2's instance takes part too, but what FR2's cluster-receiver delivers stays there
+    _host(cluster, "ANYWHERE", ("FR1", "CLWLUSEQ(ANY)"), ("FR2", "CLWLUSEQ(ANY)"))
+    at_fr2 = connect(cluster["FR2"])
+    try:   # FR2's first choice is its own instance: its next one would be FR1's
+        _put(at_fr2, "ANYWHERE", 1)
+    finally:
+        at_fr2.disconnect()
     conn = connect(fr1)
     try:
         _put(conn, "NEARBY", 4)
@@ -245,7 +251,7 @@ def test_a_local_instance_takes_part_only_with_clwluseq_any(cluster):
     finally:
         conn.disconnect()
     assert _arrived(cluster, "NEARBY", 4, hosts=("FR1", "FR2")) == {"FR1": 4, "FR2": 0}
-    assert _arrived(cluster, "ANYWHERE", 4, hosts=("FR1", "FR2")) == {"FR1": 2, "FR2": 2}
+    assert _arrived(cluster, "ANYWHERE", 5, hosts=("FR1", "FR2")) == {"FR1": 2, "FR2": 3}
 
 
 def test_every_instance_put_inhibited_answers_2268(cluster):

@@ -10,6 +10,10 @@ transaction (reports.py; fail point "put-stored" between that write and the queu
 syncpoint it waits on the connection's unit of work (units_of_work.py). A queue with a STREAMQ
 gets its copy placed with the original, in the same unit of work or store transaction
 (streaming.py); the copy asks for no COA, so only the original's are sent.
+
+A handle to a cluster queue bound MQOO_BIND_NOT_FIXED (or MQOO_BIND_ON_GROUP, at a new
+group) takes the instance the workload algorithm chooses before each put
+(handles.rebind); MQPUT1 keeps the one its open chose.
 """
 from __future__ import annotations
 
