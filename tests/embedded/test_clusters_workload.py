@@ -411,6 +411,43 @@ def test_a_stopped_member_is_skipped_and_its_waiting_messages_arrive_when_it_ret
         at_pr.disconnect()
 
 
+def test_not_fixed_messages_waiting_for_a_failed_channel_go_to_another_instance(cluster):
+    # IBM's reallocation: only messages whose every put chose may move
+    fr1, pr = cluster["FR1"], cluster["PR"]
+    _host(cluster, "RETURNS", ("PR", ""))
+    pr.stop()
+    wait_for(lambda: not pr.running, what="PR reaped")
+    conn = connect(fr1)
+    try:
+        loose, _ = _open(conn, "RETURNS", CMQC.MQOO_BIND_NOT_FIXED)
+        fixed, host = _open(conn, "RETURNS", CMQC.MQOO_BIND_ON_OPEN)
+        assert host == "PR"   # the only instance
+        for handle, body in ((loose, b"may move"), (fixed, b"stays"), (loose, b"may move")):
+            handle.put(body, ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT))
+        wait_for(lambda: _status(fr1, "SHOP.PR") in ("RETRYING", "BINDING"),
+                 what="FR1's SHOP.PR retries")
+        assert _cluster_xmitq_for(conn, "SHOP.PR") == 3   # nowhere else to go yet
+        # a second instance appears: at its next retry the channel gives it what may move
+        _host(cluster, "RETURNS", ("FR2", ""))
+        wait_for(lambda: _cluster_xmitq_for(conn, "SHOP.PR") == 1,
+                 what="two messages reallocated")
+        loose.close()
+        fixed.close()
+    finally:
+        conn.disconnect()
+    at_fr2 = connect(cluster["FR2"])
+    try:
+        assert [body for _, body in receive(at_fr2, "RETURNS", 2)] == [b"may move"] * 2
+    finally:
+        at_fr2.disconnect()
+    pr.start()
+    at_pr = connect(pr)
+    try:
+        assert [body for _, body in receive(at_pr, "RETURNS", 1)] == [b"stays"]
+    finally:
+        at_pr.disconnect()
+
+
 def _status(qm, channel: str) -> str:
     try:
         output = qm.run_mqsc(f"DISPLAY CHSTATUS({channel}) STATUS")

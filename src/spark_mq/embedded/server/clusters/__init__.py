@@ -36,15 +36,16 @@ channel name (IBM's rule); receiver.py receives on a CLUSRCVR as on a RCVR, one 
 sending member; message_channels/repository.py is the repository manager (publications to
 the full repositories, forwarding between them, replies; its design note is there);
 initiator.py starts it and starts a cluster-sender when messages for it arrive;
+reallocation.py gives the BIND_NOT_FIXED messages waiting for a cluster-sender that retries
+or stops to another instance;
 admin/cluster_display.py is DISPLAY CLUSQMGR and DISPLAY QCLUSTER, and
 admin/command_server/cluster_commands.py PCF Inquire Cluster Queue Manager.
 
 Not yet: namelists (CLUSNL, REPOSNL) in the repository manager (a cluster is followed when
 named in CLUSTER and REPOS), DEFCLXQ(CHANNEL), a partial repository's subscriptions (it
 knows only its own queues and the full repositories: IBM's asks a full repository at
-MQOPEN), the reallocation of BIND_NOT_FIXED messages waiting for a channel that failed
-(they wait for it, as BIND_ON_OPEN ones do), a cluster workload exit, SUSPEND/RESUME
-QMGR, REFRESH and RESET CLUSTER, PCF Inquire Queue with MQQT_CLUSTER, a member's removal
-(its records stay until it publishes again). The cluster commands not there are refused
+MQOPEN), a cluster workload exit, SUSPEND/RESUME QMGR, REFRESH and RESET CLUSTER, PCF
+Inquire Queue with MQQT_CLUSTER, a member's removal (its records stay until it publishes
+again). The cluster commands not there are refused
 by name (admin/mqsc_apply.py) rather than ignored.
 """

@@ -49,6 +49,7 @@ from spark_mq.embedded.server.core.state import (
 from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.embedded.server.resolution import transmission
+from spark_mq.embedded.server.resolution.names import BIND_NOT_FIXED, BIND_ON_GROUP
 from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.embedded.server.verbs import reports, streaming
 from spark_mq.embedded.server.verbs.handles import (
@@ -64,6 +65,20 @@ from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD
 
 _I_MSGTYPE = MD.index["MsgType"]
+_I_ACCOUNTING = MD.index["AccountingToken"]
+#: a cluster transmission message's own AccountingToken: all zeros, it may not go to another
+#: instance when its channel fails (IBM's mark); anything else, it may
+#: (message_channels/reallocation.py)
+_FIXED, _NOT_FIXED = b"\0" * 32, b"\1".ljust(32, b"\0")
+
+
+def _reallocation_mark(handle: Handle, options: int) -> bytes:
+    """MQOO_BIND_NOT_FIXED, or MQOO_BIND_ON_GROUP outside logical order: every put chose,
+    so a message may choose again when its channel fails."""
+    if handle.bind == BIND_NOT_FIXED or (handle.bind == BIND_ON_GROUP
+                                         and not options & CMQC.MQPMO_LOGICAL_ORDER):
+        return _NOT_FIXED
+    return _FIXED
 
 
 def put(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, pmo_options: int,
@@ -152,6 +167,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
             qm.new_msgid(), date, hms + b"00")
         if handle.remote.channel:   # the cluster-sender that is to carry it (IBM's rule)
             put_md[I_CORRELID] = handle.remote.channel.encode().ljust(24, b"\0")
+            put_md[_I_ACCOUNTING] = _reallocation_mark(handle, options)
     pieces = _segment(qm, queue, put_md, props, put_body)
     if len(pieces) > 1 and not syncpoint and md[I_PERSISTENCE] == CMQC.MQPER_PERSISTENT \
             and (conn.uow_puts or conn.uow_gets):
