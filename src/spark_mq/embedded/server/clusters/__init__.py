@@ -22,6 +22,10 @@ What holds now (issue 36's first two slices; docs/embedded/clusters.md is the us
                     (CLUSSDRA) built from the learned CLUSRCVRs; `route`, the instance an
                     MQOPEN of a queue defined only elsewhere reaches (round robin;
                     resolution/names.py calls it through `cluster_route`)
+    trust.py        which cluster command is kept: the receiving MCA of a CLUSRCVR vouches
+                    for who sent it (channel and partner), a member publishes only its own
+                    records, only a known full repository forwards or replies, nothing put
+                    by a local application is kept, and a command's size is bounded
 
 Outside this package, on the floors that may move messages: message_channels/sender.py runs
 a CLUSSDR (defined or auto-defined) as a sender whose transmission queue is

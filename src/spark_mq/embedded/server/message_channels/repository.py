@@ -29,6 +29,12 @@ What each member does, as IBM's "How clusters work" describes it:
   full repositories (so that it learns of the second one); a partial learns of other
   partials' queues only when it asks (the next slice: MQOPEN of a cluster queue).
 - a reply is only kept: nobody answers it.
+- nothing is kept on the word of the command itself (clusters/trust.py): the receiving MCA
+  of the CLUSRCVR vouches for who sent each command (its channel and partner), a member
+  publishes only its own records, only a known full repository forwards or replies, and a
+  command put on the queue by anyone else (a local application) is refused, as is one too
+  big to keep. A member publishes before it forwards anything, so that the other full
+  repositories know it as one (its own record) when its forwards arrive.
 
 Records learned are kept by clusters/records.py (on SYSTEM.CLUSTER.REPOSITORY.QUEUE); the
 channel initiator starts the cluster-sender of every message put here (initiator.py's
@@ -45,6 +51,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from spark_mq.embedded.server.clusters import records as cluster_records
+from spark_mq.embedded.server.clusters import trust
 from spark_mq.embedded.server.clusters.definitions import CLUSTER_XMITQ
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core.md_context import put_stamp
@@ -60,7 +67,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("spark_mq.embedded")
 
-COMMAND_QUEUE = "SYSTEM.CLUSTER.COMMAND.QUEUE"
+COMMAND_QUEUE = trust.COMMAND_QUEUE
 _I = MD.index
 _WAIT_MS = 200          # a waiting get on the command queue: also how often it publishes
 _PARTIAL_FULL_REPOSITORIES = 2   # IBM: a partial repository publishes to two of them
@@ -108,9 +115,10 @@ class RepositoryManager:
                                       CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_FAIL_IF_QUIESCING)
                 got = local.get(hobj, _GET, _WAIT_MS)
                 with self.qmgr.lock:
-                    if got is not None:
-                        self._received(local, got.data)
+                    # its own records first: a forward it is about to send follows them
                     self._publish(local)
+                    if got is not None:
+                        self._received(local, got.md[_I["MsgId"]], got.data)
         except MQError as exc:
             if exc.reason not in _ENDING:
                 log.error("the repository manager ended: MQ reason %d", exc.reason)
@@ -168,19 +176,22 @@ class RepositoryManager:
             log.warning("cluster-sender channel %s not started: %s", channel, exc)
 
     # --- receiving -------------------------------------------------------------------------
-    def _received(self, local: LocalConnection, data: bytes) -> None:
-        try:
-            message = json.loads(data)
-            kind, cluster, origin = message["type"], message["cluster"], message["origin"]
-            records = [record for record in message["records"]
-                       if cluster_records.well_formed(record)]
-            if not isinstance(cluster, str) or not isinstance(origin, str):
-                raise TypeError("cluster and origin are names")
-        except (ValueError, KeyError, TypeError) as exc:
-            log.warning("%s: a message that is not a cluster command is discarded (%s)",
-                        COMMAND_QUEUE, exc)
-            return
+    def _received(self, local: LocalConnection, msg_id: bytes, data: bytes) -> None:
         qm = self.qmgr
+        sender = trust.attested(qm, msg_id)
+        message = self._parsed(sender, data)
+        if message is None:
+            return
+        kind, cluster, origin = message["type"], message["cluster"], message["origin"]
+        if sender is None:
+            trust.log_refused(qm, None, origin, "")
+            return
+        records = [record for record in message["records"]
+                   if cluster_records.well_formed(record)]
+        why = trust.refusal(qm, sender, message, records)
+        if why:
+            trust.log_refused(qm, sender, origin, why)
+            return
         if cluster not in cluster_records.own_clusters(qm):
             log.warning("%s: a cluster command for cluster %s, of which queue manager %s is "
                         "not a member (it has no CLUSRCVR there), is discarded", COMMAND_QUEUE,
@@ -195,12 +206,37 @@ class RepositoryManager:
                      origin, changed)
         if not cluster_records.is_full_repository(qm, cluster) or message.get("forwarded"):
             return
-        if not message.get("full"):
+        # a full repository by its own record, not by the message's word
+        full = any(record["KIND"] == cluster_records.CLUSQMGR and record["QMTYPE"] == "REPOS"
+                   for record in records)
+        if not full:
             forward = self._message("publish", cluster, records, origin, forwarded=True)
             for record in cluster_records.full_repositories(qm, cluster):
-                if record["CLUSQMGR"] not in (origin, message.get("from")):
+                if record["CLUSQMGR"] not in (origin, sender.partner):
                     self._send(local, record["CHANNEL"], forward)
-        self._reply(local, cluster, origin, bool(message.get("full")))
+        self._reply(local, cluster, origin, full)
+
+    def _parsed(self, sender: trust.Sender | None, data: bytes) -> dict[str, Any] | None:
+        """The body of a cluster command, bounded; None (logged) when it is none or too big."""
+        too_big = trust.oversized(data, None)
+        try:
+            message = None if too_big else json.loads(data)
+            if not too_big:
+                if not isinstance(message, dict) or not isinstance(message["records"], list):
+                    raise TypeError("a cluster command is an object with a list of records")
+                if not all(isinstance(message[key], str)
+                           for key in ("type", "cluster", "origin")):
+                    raise TypeError("type, cluster and origin are names")
+                too_big = trust.oversized(data, message["records"])
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("%s: a message that is not a cluster command is discarded (%s)",
+                        COMMAND_QUEUE, exc)
+            return None
+        if too_big:
+            claimed = str(message.get("origin", ""))[:48] if message else ""
+            trust.log_refused(self.qmgr, sender, claimed, f"a command of {too_big}")
+            return None
+        return message
 
     def _reply(self, local: LocalConnection, cluster: str, origin: str, full: bool) -> None:
         """What a full repository answers a member's publication with: everything it has of
