@@ -236,8 +236,7 @@ def test_pcf_refuses_them_with_the_cluster_reason_codes(cqm, pcf):
 # the cluster commands of the slices to come are refused by name, not ignored or taken for
 # a queue command (docs/embedded/clusters.md, "What is not there yet")
 @pytest.mark.parametrize("command", [
-    "SUSPEND QMGR CLUSTER(CLUS1)", "RESUME QMGR CLUSTER(CLUS1)", "REFRESH CLUSTER(CLUS1)",
-    "RESET CLUSTER(CLUS1) ACTION(FORCEREMOVE) QMNAME(QMX)",
+    "REFRESH CLUSTER(CLUS1)", "RESET CLUSTER(CLUS1) ACTION(FORCEREMOVE) QMNAME(QMX)",
 ])
 def test_cluster_commands_not_there_yet_are_refused_by_name(cqm, command):
     verb = command.split()[0]

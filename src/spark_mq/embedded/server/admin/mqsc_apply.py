@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.admin import (
+    cluster_control,
     cluster_display,
     config_objects,
     move_queue,
@@ -355,9 +356,10 @@ _BY_COMMAND: dict[tuple[str, str], Handler] = {
     ("MOVE", "QLOCAL"): move_queue.move,
     ("DISPLAY", "CLUSQMGR"): cluster_display.display_clusqmgr,
     ("DISPLAY", "QCLUSTER"): cluster_display.display_qcluster,
+    ("SUSPEND", "QMGR"): cluster_control.suspend_or_resume,
+    ("RESUME", "QMGR"): cluster_control.suspend_or_resume,
     **{command: _cluster_command_not_yet for command in (
-        ("SUSPEND", "QMGR"),
-        ("RESUME", "QMGR"), ("REFRESH", "CLUSTER"), ("RESET", "CLUSTER"))},
+        ("REFRESH", "CLUSTER"), ("RESET", "CLUSTER"))},
     ("START", "TRACE"): _start_trace,
     ("STOP", "TRACE"): _stop_trace,
     ("DISPLAY", "TRACE"): _display_trace,

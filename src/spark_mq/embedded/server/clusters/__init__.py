@@ -34,15 +34,16 @@ channel name (IBM's rule); receiver.py receives on a CLUSRCVR as on a RCVR, one 
 sending member; message_channels/repository.py is the repository manager (publications to
 the full repositories, forwarding between them, replies; its design note is there);
 initiator.py starts it and starts a cluster-sender when messages for it arrive;
-admin/cluster_display.py is DISPLAY CLUSQMGR and DISPLAY QCLUSTER, and
-admin/command_server/cluster_commands.py PCF Inquire Cluster Queue Manager.
+admin/cluster_display.py is DISPLAY CLUSQMGR and DISPLAY QCLUSTER, admin/cluster_control.py
+SUSPEND and RESUME QMGR (records.py keeps the flag), and
+admin/command_server/cluster_commands.py their PCF twins.
 
 Not yet: namelists (CLUSNL, REPOSNL) in the repository manager (a cluster is followed when
 named in CLUSTER and REPOS), DEFCLXQ(CHANNEL), a partial repository's subscriptions (it
 knows only its own queues and the full repositories: IBM's asks a full repository at
 MQOPEN), the workload algorithm beyond round robin (rank, priority, weight, CLWLUSEQ(ANY))
-and the bind options (an open chooses, its handle keeps the choice), SUSPEND/RESUME
-QMGR, REFRESH and RESET CLUSTER, PCF Inquire Queue with MQQT_CLUSTER, a member's removal
+and the bind options (an open chooses, its handle keeps the choice), REFRESH and RESET
+CLUSTER, PCF Inquire Queue with MQQT_CLUSTER, a member's removal
 (its records stay until it publishes again). The cluster commands not there are refused
 by name (admin/mqsc_apply.py) rather than ignored.
 """

@@ -55,7 +55,7 @@ def recover(qm: QueueManagerState) -> None:
             security.restore(qm, kind, name, attrs)
         elif kind in NAMED_KINDS:
             NAMED_KINDS[kind].restore(qm, name, attrs)
-        elif kind in cluster_records.KINDS:
+        elif kind in cluster_records.KINDS or kind == cluster_records.SUSPENDED:
             continue   # clusters/records.py reads them when first asked
         elif kind in pubsub_storage.KINDS:
             pubsub_rows.append((kind, name, attrs))  # after the queues: subscriptions name theirs
