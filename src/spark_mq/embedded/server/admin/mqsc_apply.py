@@ -149,13 +149,6 @@ def _display_chstatus(qmgr: QueueManager, command: MQSCCommand) -> str:
                      for name, attrs in found)
 
 
-def _cluster_command_not_yet(qmgr: QueueManager, command: MQSCCommand) -> str:
-    """The cluster commands of the slices to come (server/clusters/): refused by name rather
-    than taken for a queue command or ignored, so that no script believes it ran."""
-    raise ValueError(f"{command.verb} {command.object_type} is not supported by the embedded "
-                     "queue manager yet (docs/embedded/clusters.md)")
-
-
 def _start_channel(qmgr: QueueManager, command: MQSCCommand) -> str:
     return initiator_of(qmgr).start_channel(command.name)
 
@@ -358,8 +351,8 @@ _BY_COMMAND: dict[tuple[str, str], Handler] = {
     ("DISPLAY", "QCLUSTER"): cluster_display.display_qcluster,
     ("SUSPEND", "QMGR"): cluster_control.suspend_or_resume,
     ("RESUME", "QMGR"): cluster_control.suspend_or_resume,
-    **{command: _cluster_command_not_yet for command in (
-        ("REFRESH", "CLUSTER"), ("RESET", "CLUSTER"))},
+    ("REFRESH", "CLUSTER"): cluster_control.refresh_cluster,
+    ("RESET", "CLUSTER"): cluster_control.reset_cluster,
     ("START", "TRACE"): _start_trace,
     ("STOP", "TRACE"): _stop_trace,
     ("DISPLAY", "TRACE"): _display_trace,

@@ -22,6 +22,8 @@ What holds now (issue 36's first two slices; docs/embedded/clusters.md is the us
                     (CLUSSDRA) built from the learned CLUSRCVRs; `route`, the instance an
                     MQOPEN of a queue defined only elsewhere reaches (round robin;
                     resolution/names.py calls it through `cluster_route`)
+    membership.py   REFRESH CLUSTER (forget, publish again) and RESET CLUSTER
+                    ACTION(FORCEREMOVE) (forget a member, tell the others)
     trust.py        which cluster command is kept: the receiving MCA of a CLUSRCVR vouches
                     for who sent it (channel and partner), a member publishes only its own
                     records, only a known full repository forwards or replies, nothing put
@@ -35,15 +37,13 @@ sending member; message_channels/repository.py is the repository manager (public
 the full repositories, forwarding between them, replies; its design note is there);
 initiator.py starts it and starts a cluster-sender when messages for it arrive;
 admin/cluster_display.py is DISPLAY CLUSQMGR and DISPLAY QCLUSTER, admin/cluster_control.py
-SUSPEND and RESUME QMGR (records.py keeps the flag), and
+SUSPEND and RESUME QMGR (records.py keeps the flag), REFRESH and RESET CLUSTER, and
 admin/command_server/cluster_commands.py their PCF twins.
 
 Not yet: namelists (CLUSNL, REPOSNL) in the repository manager (a cluster is followed when
 named in CLUSTER and REPOS), DEFCLXQ(CHANNEL), a partial repository's subscriptions (it
 knows only its own queues and the full repositories: IBM's asks a full repository at
 MQOPEN), the workload algorithm beyond round robin (rank, priority, weight, CLWLUSEQ(ANY))
-and the bind options (an open chooses, its handle keeps the choice), REFRESH and RESET
-CLUSTER, PCF Inquire Queue with MQQT_CLUSTER, a member's removal
-(its records stay until it publishes again). The cluster commands not there are refused
-by name (admin/mqsc_apply.py) rather than ignored.
+and the bind options (an open chooses, its handle keeps the choice), SUSPEND QMGR
+MODE(FORCE), PCF Inquire Queue with MQQT_CLUSTER.
 """

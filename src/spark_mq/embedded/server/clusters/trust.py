@@ -27,7 +27,8 @@ name or TLS DN, or an exit on the CLUSRCVR). Here:
   the cluster through that queue manager's own record (the message's "full" flag is a
   claim, not a record), and carries one member's records; a reply comes from a known full
   repository, or from the queue manager at the other end of this one's manual CLUSSDR in
-  the cluster (its first reply is how a new member learns that queue manager's name).
+  the cluster (its first reply is how a new member learns that queue manager's name); a
+  removal (RESET CLUSTER) comes from a known full repository.
 - *How much*: a command of more than MAX_COMMAND_BYTES, more than MAX_RECORDS records or a
   record of more than MAX_RECORD_BYTES is refused before it is kept (`oversized`); a
   channel's MAXMSGL bounds what arrives at all.
@@ -125,8 +126,13 @@ def refusal(qm: QueueManagerState, sender: Sender, message: dict[str, Any],
         return (f"a reply with cluster {cluster}'s records from {partner}, which this queue "
                 f"manager knows neither as a full repository of {cluster} nor as the partner "
                 "of its manual cluster-sender there")
+    if kind == "remove":
+        if _known_full(qm, cluster, partner):
+            return ""
+        return (f"a removal of {message['origin']} (RESET CLUSTER) from {partner}, which no "
+                f"record of its own shows as a full repository of {cluster}")
     if kind != "publish":
-        return f"a command of type {str(kind)[:20]!r} (valid: publish, reply)"
+        return f"a command of type {str(kind)[:20]!r} (valid: publish, reply, remove)"
     origin = message["origin"]
     if message.get("forwarded"):
         if not _known_full(qm, cluster, partner):

@@ -9,8 +9,8 @@ the other end of the channel, so a member can speak to a full repository through
 manual CLUSSDR before it knows that queue manager's name. The bodies are JSON (IBM's are
 its own binary) and are read only by this module:
 
-    {"type": "publish" | "reply", "cluster": ..., "origin": ..., "from": ..., "full": bool,
-     "forwarded": bool, "records": [...]}
+    {"type": "publish" | "reply" | "remove", "cluster": ..., "origin": ..., "from": ...,
+     "full": bool, "forwarded": bool, "records": [...]}   (a removal: also "queues": bool)
 
 What each member does, as IBM's "How clusters work" describes it:
 
@@ -29,6 +29,9 @@ What each member does, as IBM's "How clusters work" describes it:
   full repositories (so that it learns of the second one); a partial learns of other
   partials' queues only when it asks (the next slice: MQOPEN of a cluster queue).
 - a reply is only kept: nobody answers it.
+- RESET CLUSTER ACTION(FORCEREMOVE) on a full repository (clusters/membership.py) sends a
+  *removal* of the member to every other member it knew, who forget it (its queues too for
+  QUEUES(YES)); REFRESH CLUSTER publishes once more (its epoch is part of the digest).
 - nothing is kept on the word of the command itself (clusters/trust.py): the receiving MCA
   of the CLUSRCVR vouches for who sent each command (its channel and partner), a member
   publishes only its own records, only a known full repository forwards or replies, and a
@@ -50,8 +53,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from spark_mq.embedded.server.clusters import membership, trust
 from spark_mq.embedded.server.clusters import records as cluster_records
-from spark_mq.embedded.server.clusters import trust
 from spark_mq.embedded.server.clusters.definitions import CLUSTER_XMITQ
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core.md_context import put_stamp
@@ -117,6 +120,7 @@ class RepositoryManager:
                 with self.qmgr.lock:
                     # its own records first: a forward it is about to send follows them
                     self._publish(local)
+                    self._send_removals(local)
                     if got is not None:
                         self._received(local, got.md[_I["MsgId"]], got.data)
         except MQError as exc:
@@ -130,11 +134,21 @@ class RepositoryManager:
     def _publish(self, local: LocalConnection) -> None:
         for cluster in cluster_records.own_clusters(self.qmgr):
             mine = cluster_records.own_records(self.qmgr, cluster)
-            digest = hashlib.sha256(json.dumps(mine, sort_keys=True).encode()).hexdigest()
+            # REFRESH CLUSTER moves the epoch on: the same records are published once more
+            digest = hashlib.sha256(json.dumps(
+                [mine, membership.epoch(self.qmgr, cluster)], sort_keys=True).encode()).hexdigest()
             for channel in self._targets(cluster):
                 if self.sent.get((cluster, channel)) != digest:
                     self._send(local, channel, self._message("publish", cluster, mine))
                     self.sent[(cluster, channel)] = digest
+
+    def _send_removals(self, local: LocalConnection) -> None:
+        """RESET CLUSTER's removals, to every other member the full repository knew."""
+        for removal in membership.removals(self.qmgr):
+            message = self._message("remove", removal["cluster"], [], removal["name"])
+            message["queues"] = removal["queues"]
+            for channel in removal["channels"]:
+                self._send(local, channel, message)
 
     def _targets(self, cluster: str) -> list[str]:
         """The channels to the full repositories this queue manager publishes to in
@@ -199,6 +213,11 @@ class RepositoryManager:
             return
         if kind == "reply":
             cluster_records.learn(qm, cluster, records)
+            return
+        if kind == "remove":
+            removed = membership.forget(qm, cluster, origin, message.get("queues") is True)
+            log.info("cluster %s: queue manager %s removed by full repository %s (RESET "
+                     "CLUSTER): %d records forgotten", cluster, origin, sender.partner, removed)
             return
         changed = cluster_records.learn(qm, cluster, records, replaces=origin)
         if changed:

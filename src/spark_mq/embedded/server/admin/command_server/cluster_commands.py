@@ -9,7 +9,10 @@ Suspend Queue Manager Cluster and Resume Queue Manager Cluster (MQCMD_SUSPEND_Q_
 MQCMD_RESUME_Q_MGR_CLUSTER): ClusterName (or ClusterNamelist) and, for Suspend, Mode
 (MQMODE_QUIESCE, MQMODE_FORCE), applied as SUSPEND/RESUME QMGR (admin/cluster_control.py);
 what that refuses answers MQRCCF_COMMAND_FAILED, as the other PCF commands applied as MQSC
-do."""
+do. Refresh Cluster (MQCMD_REFRESH_CLUSTER: ClusterName, RefreshRepository) and Reset
+Cluster (MQCMD_RESET_CLUSTER: ClusterName, Action MQACT_FORCE_REMOVE, QMgrName or
+QMgrIdentifier, RemoveQueues) are REFRESH and RESET CLUSTER the same way, with IBM's
+MQRCCF_REPOS_VALUE_ERROR and MQRCCF_ACTION_VALUE_ERROR where those apply."""
 from __future__ import annotations
 
 from spark_mq.embedded.server.admin.cluster_display import cluster_qmgr_rows
@@ -23,6 +26,7 @@ from spark_mq.embedded.server.admin.command_server.request import (
     unknown_object,
 )
 from spark_mq.embedded.server.admin.mqsc_apply import apply_command
+from spark_mq.embedded.server.clusters.definitions import ClusterRefused
 from spark_mq.embedded.server.core.mqsc_command import MQSCCommand
 from spark_mq.mqi.constants import CMQC, CMQCFC
 
@@ -86,8 +90,36 @@ def _suspend_or_resume(request: Request, verb: str) -> list[Reply]:
         if mode is None:
             raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, CMQCFC.MQIACF_MODE)
         attributes["MODE"] = mode
+    return _apply(request, MQSCCommand(verb, "QMGR", "", attributes))
+
+
+def refresh_cluster(request: Request) -> list[Reply]:
+    repository = request.integer(CMQCFC.MQIACF_REFRESH_REPOSITORY,
+                                 CMQCFC.MQCFO_REFRESH_REPOSITORY_NO)
+    if repository not in (CMQCFC.MQCFO_REFRESH_REPOSITORY_NO, CMQCFC.MQCFO_REFRESH_REPOSITORY_YES):
+        raise PCFError(CMQCFC.MQRCCF_PARM_VALUE_ERROR, CMQCFC.MQIACF_REFRESH_REPOSITORY)
+    repos = "YES" if repository == CMQCFC.MQCFO_REFRESH_REPOSITORY_YES else "NO"
+    return _apply(request, MQSCCommand("REFRESH", "CLUSTER", request.string(
+        CMQC.MQCA_CLUSTER_NAME).strip(), {"REPOS": repos}))
+
+
+def reset_cluster(request: Request) -> list[Reply]:
+    action = request.integer(CMQCFC.MQIACF_ACTION, CMQCFC.MQACT_FORCE_REMOVE)
+    queues = request.integer(CMQCFC.MQIACF_REMOVE_QUEUES, CMQCFC.MQCFO_REMOVE_QUEUES_NO)
+    attributes: dict[str, object] = {
+        "ACTION": "FORCEREMOVE" if action == CMQCFC.MQACT_FORCE_REMOVE else str(action),
+        "QMNAME": request.string(CMQC.MQCA_Q_MGR_NAME).strip(),
+        "QMID": request.string(CMQC.MQCA_Q_MGR_IDENTIFIER).strip(),
+        "QUEUES": "YES" if queues == CMQCFC.MQCFO_REMOVE_QUEUES_YES else "NO"}
+    return _apply(request, MQSCCommand("RESET", "CLUSTER", request.string(
+        CMQC.MQCA_CLUSTER_NAME).strip(), attributes))
+
+
+def _apply(request: Request, command: MQSCCommand) -> list[Reply]:
     try:
-        apply_command(request.qm, MQSCCommand(verb, "QMGR", "", attributes))
+        apply_command(request.qm, command)
+    except ClusterRefused as refused:
+        raise PCFError(refused.pcf_reason) from None
     except ValueError:
         raise PCFError(CMQCFC.MQRCCF_COMMAND_FAILED) from None
     return [Reply()]
