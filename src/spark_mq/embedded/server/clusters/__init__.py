@@ -22,6 +22,8 @@ What holds now (issue 36's first two slices; docs/embedded/clusters.md is the us
                     (CLUSSDRA) built from the learned CLUSRCVRs; `route`, the instance an
                     MQOPEN of a queue defined only elsewhere reaches (round robin;
                     resolution/names.py calls it through `cluster_route`)
+    interest.py     a partial repository's MQOPEN of a queue it does not know: asked of a
+                    full repository, the open waiting (bounded) for the answer
     membership.py   REFRESH CLUSTER (forget, publish again) and RESET CLUSTER
                     ACTION(FORCEREMOVE) (forget a member, tell the others)
     trust.py        which cluster command is kept: the receiving MCA of a CLUSRCVR vouches
@@ -41,9 +43,9 @@ SUSPEND and RESUME QMGR (records.py keeps the flag), REFRESH and RESET CLUSTER, 
 admin/command_server/cluster_commands.py their PCF twins.
 
 Not yet: namelists (CLUSNL, REPOSNL) in the repository manager (a cluster is followed when
-named in CLUSTER and REPOS), DEFCLXQ(CHANNEL), a partial repository's subscriptions (it
-knows only its own queues and the full repositories: IBM's asks a full repository at
-MQOPEN), the workload algorithm beyond round robin (rank, priority, weight, CLWLUSEQ(ANY))
-and the bind options (an open chooses, its handle keeps the choice), SUSPEND QMGR
-MODE(FORCE), PCF Inquire Queue with MQQT_CLUSTER.
+named in CLUSTER and REPOS), DEFCLXQ(CHANNEL), a partial repository's subscriptions (what it
+asked a full repository at MQOPEN is not kept up to date), the workload algorithm beyond
+round robin (rank, priority, weight, CLWLUSEQ(ANY), a suspended member) and the bind
+options (an open chooses, its handle keeps the choice), SUSPEND QMGR MODE(FORCE), PCF
+Inquire Queue with MQQT_CLUSTER.
 """

@@ -28,7 +28,8 @@ name or TLS DN, or an exit on the CLUSRCVR). Here:
   claim, not a record), and carries one member's records; a reply comes from a known full
   repository, or from the queue manager at the other end of this one's manual CLUSSDR in
   the cluster (its first reply is how a new member learns that queue manager's name); a
-  removal (RESET CLUSTER) comes from a known full repository.
+  removal (RESET CLUSTER) comes from a known full repository; a query (a partial asking
+  for a queue at MQOPEN) is the partner's own.
 - *How much*: a command of more than MAX_COMMAND_BYTES, more than MAX_RECORDS records or a
   record of more than MAX_RECORD_BYTES is refused before it is kept (`oversized`); a
   channel's MAXMSGL bounds what arrives at all.
@@ -126,13 +127,19 @@ def refusal(qm: QueueManagerState, sender: Sender, message: dict[str, Any],
         return (f"a reply with cluster {cluster}'s records from {partner}, which this queue "
                 f"manager knows neither as a full repository of {cluster} nor as the partner "
                 "of its manual cluster-sender there")
+    if kind == "query":
+        if message["origin"] == partner and _queue_name(message.get("queue")):
+            return ""
+        return (f"a query for queue {str(message.get('queue'))[:48]!r} in the name of "
+                f"{message['origin']}")
     if kind == "remove":
         if _known_full(qm, cluster, partner):
             return ""
         return (f"a removal of {message['origin']} (RESET CLUSTER) from {partner}, which no "
                 f"record of its own shows as a full repository of {cluster}")
     if kind != "publish":
-        return f"a command of type {str(kind)[:20]!r} (valid: publish, reply, remove)"
+        return (f"a command of type {str(kind)[:20]!r} (valid: publish, reply, remove, "
+                "query)")
     origin = message["origin"]
     if message.get("forwarded"):
         if not _known_full(qm, cluster, partner):
@@ -144,6 +151,10 @@ def refusal(qm: QueueManagerState, sender: Sender, message: dict[str, Any],
     if others:
         return f"a publication of {origin} with records of {', '.join(others[:3])}"
     return _channel_taken(qm, cluster, origin, records)
+
+
+def _queue_name(name: object) -> bool:
+    return isinstance(name, str) and 0 < len(name) <= 48
 
 
 def log_refused(qm: QueueManagerState, sender: Sender | None, claimed: str, why: str) -> None:

@@ -9,8 +9,9 @@ the other end of the channel, so a member can speak to a full repository through
 manual CLUSSDR before it knows that queue manager's name. The bodies are JSON (IBM's are
 its own binary) and are read only by this module:
 
-    {"type": "publish" | "reply" | "remove", "cluster": ..., "origin": ..., "from": ...,
-     "full": bool, "forwarded": bool, "records": [...]}   (a removal: also "queues": bool)
+    {"type": "publish" | "reply" | "remove" | "query", "cluster": ..., "origin": ...,
+     "from": ..., "full": bool, "forwarded": bool, "records": [...]}
+    (a removal: also "queues": bool; a query: "queue": name; its answer: "asked": name)
 
 What each member does, as IBM's "How clusters work" describes it:
 
@@ -27,7 +28,9 @@ What each member does, as IBM's "How clusters work" describes it:
   repository, which publishes to all of them itself), and *replies*: to a full repository
   with every record it has of the cluster, to a partial repository with the records of the
   full repositories (so that it learns of the second one); a partial learns of other
-  partials' queues only when it asks (the next slice: MQOPEN of a cluster queue).
+  members' queues when it asks: an MQOPEN of a name it does not know sends a *query* to
+  the full repositories it publishes to (clusters/interest.py), answered with the
+  queue's instances and their hosts' records (or nothing).
 - a reply is only kept: nobody answers it.
 - RESET CLUSTER ACTION(FORCEREMOVE) on a full repository (clusters/membership.py) sends a
   *removal* of the member to every other member it knew, who forget it (its queues too for
@@ -53,7 +56,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from spark_mq.embedded.server.clusters import membership, trust
+from spark_mq.embedded.server.clusters import interest, membership, trust
 from spark_mq.embedded.server.clusters import records as cluster_records
 from spark_mq.embedded.server.clusters.definitions import CLUSTER_XMITQ
 from spark_mq.embedded.server.core import channel_definitions as channels
@@ -121,6 +124,7 @@ class RepositoryManager:
                     # its own records first: a forward it is about to send follows them
                     self._publish(local)
                     self._send_removals(local)
+                    self._send_queries(local)
                     if got is not None:
                         self._received(local, got.md[_I["MsgId"]], got.data)
         except MQError as exc:
@@ -149,6 +153,15 @@ class RepositoryManager:
             message["queues"] = removal["queues"]
             for channel in removal["channels"]:
                 self._send(local, channel, message)
+
+    def _send_queries(self, local: LocalConnection) -> None:
+        """The queues opens here wait for, asked of the full repositories it publishes to."""
+        for name in interest.to_ask(self.qmgr):
+            for cluster in interest.partial_clusters(self.qmgr):
+                message = self._message("query", cluster, [])
+                message["queue"] = name
+                for channel in self._targets(cluster):
+                    self._send(local, channel, message)
 
     def _targets(self, cluster: str) -> list[str]:
         """The channels to the full repositories this queue manager publishes to in
@@ -213,6 +226,11 @@ class RepositoryManager:
             return
         if kind == "reply":
             cluster_records.learn(qm, cluster, records)
+            if isinstance(message.get("asked"), str):
+                interest.answered(qm, message["asked"])
+            return
+        if kind == "query":
+            self._answer(local, cluster, origin, message["queue"])
             return
         if kind == "remove":
             removed = membership.forget(qm, cluster, origin, message.get("queues") is True)
@@ -256,6 +274,17 @@ class RepositoryManager:
             trust.log_refused(self.qmgr, sender, claimed, f"a command of {too_big}")
             return None
         return message
+
+    def _answer(self, local: LocalConnection, cluster: str, origin: str, name: str) -> None:
+        """A full repository's answer to a partial's query for queue `name` (maybe empty)."""
+        qm = self.qmgr
+        channel = next((record["CHANNEL"] for record in cluster_records.members(qm, cluster)
+                        if record["CLUSQMGR"] == origin), "")
+        if not cluster_records.is_full_repository(qm, cluster) or not channel:
+            return
+        reply = self._message("reply", cluster, interest.answer(qm, cluster, name))
+        reply["asked"] = name
+        self._send(local, channel, reply)
 
     def _reply(self, local: LocalConnection, cluster: str, origin: str, full: bool) -> None:
         """What a full repository answers a member's publication with: everything it has of

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 
 from spark_mq.embedded.server.clusters import definitions as clusters
+from spark_mq.embedded.server.clusters import interest as cluster_interest
 from spark_mq.embedded.server.clusters import records as cluster_records
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import system_queues
@@ -38,8 +39,9 @@ from spark_mq.embedded.server.verbs import streaming
 _QUEUE_CLASSES: dict[str, type[QueueDefinition]] = {
     "QLOCAL": LocalQueue, "QALIAS": AliasQueue, "QMODEL": ModelQueue, "QREMOTE": RemoteQueue}
 
-# MQOPEN of a queue defined only elsewhere in a cluster reaches an instance of it
-resolution_names.cluster_route = cluster_records.route
+# MQOPEN of a queue defined only elsewhere in a cluster reaches an instance of it (a partial
+# repository asks a full repository first)
+resolution_names.cluster_route = cluster_interest.route
 
 
 def recover(qm: QueueManagerState) -> None:
