@@ -2,10 +2,11 @@
 speaking link.py's frames to the full repository's CLUSRCVR, as any partner may) or a local
 application tries to change what the full repository knows of another member. Before, the
 repository manager kept whatever a command said: a member could publish records in another
-member's name (choosing where the others' auto-defined cluster-senders connect), forward or
-reply as a full repository it is not, put commands on SYSTEM.CLUSTER.COMMAND.QUEUE without a
-channel, and publish without bound. Now it keeps only what the CLUSRCVR's MCA vouches the
-partner sent, and only the partner's own records (clusters/trust.py).
+member's name (choosing where the others' auto-defined cluster-senders connect), forward,
+reply or remove a member as a full repository it is not, put commands on
+SYSTEM.CLUSTER.COMMAND.QUEUE without a channel, and publish without bound. Now it keeps
+only what the CLUSRCVR's MCA vouches the partner sent, and only the partner's own records
+(clusters/trust.py).
 
 IBM's pages: "How clusters work" and "Cluster repository" (a full repository keeps each
 member's records as that member publishes them), "Preventing queue managers joining a
@@ -180,7 +181,7 @@ def test_a_member_publishes_only_its_own_records(cluster):
     assert "a cluster-receiver channel named SHOP.PR, which is PR's in cluster SHOP" in text
 
 
-def test_a_partial_repository_cannot_forward_or_reply_as_a_full_one(cluster):
+def test_a_partial_repository_cannot_forward_reply_or_remove_as_a_full_one(cluster):
     fr1 = cluster
     before = _pr_as_fr1_knows_it(fr1)
     evil = ClusterPeer(fr1, "EVIL")
@@ -191,7 +192,9 @@ def test_a_partial_repository_cannot_forward_or_reply_as_a_full_one(cluster):
             command("publish", "PR", [member("PR"), queue("PR", "ORDERS", PUT="DISABLED")],
                     sender="EVIL", full=True, forwarded=True),
             # a full repository's reply with the cluster's records
-            command("reply", "EVIL", [member("PR"), member("GHOST")], full=True))
+            command("reply", "EVIL", [member("PR"), member("GHOST")], full=True),
+            # a full repository's removal of a member (RESET CLUSTER)
+            command("remove", "PR", [], full=True))
         judged(fr1, "MARK.TWO")
     finally:
         evil.close()
@@ -203,6 +206,7 @@ def test_a_partial_repository_cannot_forward_or_reply_as_a_full_one(cluster):
             "EVIL, which no record of its own shows as a full repository of SHOP") in text
     assert ("a reply with cluster SHOP's records from EVIL, which this queue manager knows "
             "neither as a full repository of SHOP") in text
+    assert "a removal of PR (RESET CLUSTER) from EVIL" in text
 
 
 def test_a_local_application_cannot_put_cluster_commands(cluster):
