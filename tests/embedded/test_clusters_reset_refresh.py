@@ -95,15 +95,19 @@ def test_a_member_whose_cluster_receiver_is_gone_is_force_removed_everywhere(clu
     assert "PR" in _members(fr2) and ("ORDERS", "PR") in _queues(fr2)
     reset = {CMQC.MQCA_CLUSTER_NAME: b"SHOP", CMQCFC.MQIACF_ACTION: CMQCFC.MQACT_FORCE_REMOVE,
              CMQC.MQCA_Q_MGR_IDENTIFIER: b"PR_EMBEDDED",
-             CMQCFC.MQIACF_REMOVE_QUEUES: CMQCFC.MQCFO_REMOVE_QUEUES_YES}
+             CMQCFC.MQIACF_REMOVE_QUEUES: CMQCFC.MQCFO_REMOVE_QUEUES_NO}
     assert _pcf_reason(fr1, "MQCMD_RESET_CLUSTER", {
         **reset, CMQCFC.MQIACF_ACTION: CMQCFC.MQACT_REMOVE}) == CMQCFC.MQRCCF_ACTION_VALUE_ERROR
+    # by QMID, its queues kept (RemoveQueues MQCFO_REMOVE_QUEUES_NO, IBM's default)
     assert _pcf_reason(fr1, "MQCMD_RESET_CLUSTER", reset) == 0
-    assert "PR" not in _members(fr1) and ("ORDERS", "PR") not in _queues(fr1)
+    assert "PR" not in _members(fr1) and ("ORDERS", "PR") in _queues(fr1)
     # the removal reaches the other full repository
-    wait_for(lambda: "PR" not in _members(fr2) and ("ORDERS", "PR") not in _queues(fr2),
-             what="FR2 forgets PR and its queue")
-    assert _members(fr2) == {"FR1", "FR2"}
+    wait_for(lambda: "PR" not in _members(fr2), what="FR2 forgets PR")
+    assert _members(fr2) == {"FR1", "FR2"} and ("ORDERS", "PR") in _queues(fr2)
+    # by name, with its queues
+    fr1.run_mqsc("RESET CLUSTER(SHOP) ACTION(FORCEREMOVE) QMNAME(PR) QUEUES(YES)")
+    assert ("ORDERS", "PR") not in _queues(fr1)
+    wait_for(lambda: ("ORDERS", "PR") not in _queues(fr2), what="FR2 forgets PR's queue")
     with pytest.raises(EmbeddedQueueManagerError,
                        match=r"QMNAME\(PR\): no member of cluster SHOP has it"):
         fr1.run_mqsc("RESET CLUSTER(SHOP) ACTION(FORCEREMOVE) QMNAME(PR)")

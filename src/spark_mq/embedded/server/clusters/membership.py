@@ -53,9 +53,10 @@ def refresh(qm: QueueManagerState, cluster: str, repos: bool) -> int:
 
 
 def matching(qm: QueueManagerState, cluster: str, name: str, qmid: str) -> list[str]:
-    """The members of `cluster` RESET CLUSTER names: by QMNAME, or by QMID."""
+    """The members of `cluster` RESET CLUSTER names: by QMNAME, or by QMID (a member known
+    only by its queues, after a removal with QUEUES(NO), too)."""
     return sorted({record["CLUSQMGR"] for record in cluster_records.learned(qm)
-                   if record["CLUSTER"] == cluster and record["KIND"] == cluster_records.CLUSQMGR
+                   if record["CLUSTER"] == cluster
                    and (record["CLUSQMGR"] == name if name else record.get("QMID") == qmid)})
 
 
