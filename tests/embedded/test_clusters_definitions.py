@@ -233,23 +233,11 @@ def test_pcf_refuses_them_with_the_cluster_reason_codes(cqm, pcf):
     assert (qmgr["REPOS"], qmgr["REPOSNL"], qmgr["DEFXMITQ"]) == ("", "", "")
 
 
-# the cluster commands of the slices to come are refused by name, not ignored or taken for
-# a queue command (docs/embedded/clusters.md, "What is not there yet")
-@pytest.mark.parametrize("command", [
-    "SUSPEND QMGR CLUSTER(CLUS1)", "RESUME QMGR CLUSTER(CLUS1)", "REFRESH CLUSTER(CLUS1)",
-    "RESET CLUSTER(CLUS1) ACTION(FORCEREMOVE) QMNAME(QMX)",
-])
-def test_cluster_commands_not_there_yet_are_refused_by_name(cqm, command):
-    verb = command.split()[0]
-    with pytest.raises(EmbeddedQueueManagerError,
-                       match=rf"{verb} \w+ is not supported by the embedded queue manager yet"):
-        cqm.run_mqsc(command)
-
-
-# and through PCF: the commands fail (never silently), and no queue is a cluster queue yet
+# through PCF: Refresh Cluster of a cluster the queue manager has no CLUSRCVR in fails (never
+# silently), and PCF Inquire Queue finds no cluster queue yet
 def test_pcf_cluster_commands_not_there_yet_fail(cqm, pcf):
     assert _pcf_reason(pcf.MQCMD_REFRESH_CLUSTER, {
-        CMQC.MQCA_CLUSTER_NAME: b"CLUS1"}) == CMQCFC.MQRCCF_COMMAND_FAILED
+        CMQC.MQCA_CLUSTER_NAME: b"NO.SUCH.CLUSTER"}) == CMQCFC.MQRCCF_COMMAND_FAILED
     cqm.run_mqsc("DEFINE QLOCAL(CL.QUEUE) CLUSTER(CLUS1) REPLACE")
     assert _pcf_reason(pcf.MQCMD_INQUIRE_Q, {
         CMQC.MQCA_Q_NAME: b"CL.*", CMQC.MQIA_Q_TYPE: CMQC.MQQT_CLUSTER}) \

@@ -78,7 +78,8 @@ def cluster_qmgr_rows(qm: QueueManagerState) -> list[dict[str, Any]]:
             own = record["CLUSQMGR"] == qm.name
             known.add(channel)
             deftype = "CLUSRCVR" if own else "CLUSSDRB" if channel in manual else "CLUSSDRA"
-            rows.append({**record, "DEFTYPE": deftype, "SUSPEND": "NO",
+            rows.append({**record, "DEFTYPE": deftype,
+                         "SUSPEND": "YES" if cluster_records.suspended(record) else "NO",
                          "STATUS": _status(qm, channel, channels.CLUSRCVR if own
                                            else channels.CLUSSDR),
                          "XMITQ": "" if own else CLUSTER_XMITQ})

@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.admin import (
+    cluster_control,
     cluster_display,
     config_objects,
     move_queue,
@@ -146,13 +147,6 @@ def _display_chstatus(qmgr: QueueManager, command: MQSCCommand) -> str:
         flags |= frozenset(statuses.DEFAULT_FIELDS)
     return "\n".join(format_display("CHSTATUS", name, _requested(attrs, flags))
                      for name, attrs in found)
-
-
-def _cluster_command_not_yet(qmgr: QueueManager, command: MQSCCommand) -> str:
-    """The cluster commands of the slices to come (server/clusters/): refused by name rather
-    than taken for a queue command or ignored, so that no script believes it ran."""
-    raise ValueError(f"{command.verb} {command.object_type} is not supported by the embedded "
-                     "queue manager yet (docs/embedded/clusters.md)")
 
 
 def _start_channel(qmgr: QueueManager, command: MQSCCommand) -> str:
@@ -355,9 +349,10 @@ _BY_COMMAND: dict[tuple[str, str], Handler] = {
     ("MOVE", "QLOCAL"): move_queue.move,
     ("DISPLAY", "CLUSQMGR"): cluster_display.display_clusqmgr,
     ("DISPLAY", "QCLUSTER"): cluster_display.display_qcluster,
-    **{command: _cluster_command_not_yet for command in (
-        ("SUSPEND", "QMGR"),
-        ("RESUME", "QMGR"), ("REFRESH", "CLUSTER"), ("RESET", "CLUSTER"))},
+    ("SUSPEND", "QMGR"): cluster_control.suspend_or_resume,
+    ("RESUME", "QMGR"): cluster_control.suspend_or_resume,
+    ("REFRESH", "CLUSTER"): cluster_control.refresh_cluster,
+    ("RESET", "CLUSTER"): cluster_control.reset_cluster,
     ("START", "TRACE"): _start_trace,
     ("STOP", "TRACE"): _stop_trace,
     ("DISPLAY", "TRACE"): _display_trace,

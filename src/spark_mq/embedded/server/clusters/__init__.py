@@ -28,6 +28,15 @@ What holds now (issue 36's first two slices; docs/embedded/clusters.md is the us
                     through workload.py; resolution/names.py calls it through
                     `cluster_route` at MQOPEN, and again at each put of a handle bound
                     MQOO_BIND_NOT_FIXED or each new group of one bound MQOO_BIND_ON_GROUP
+    interest.py     a partial repository's MQOPEN of a queue it does not know: asked of a
+                    full repository, the open waiting (bounded) for the answer; wraps
+                    routing.py's `route`
+    membership.py   REFRESH CLUSTER (forget, publish again) and RESET CLUSTER
+                    ACTION(FORCEREMOVE) (forget a member, tell the others)
+    trust.py        which cluster command is kept: the receiving MCA of a CLUSRCVR vouches
+                    for who sent it (channel and partner), a member publishes only its own
+                    records, only a known full repository forwards or replies, nothing put
+                    by a local application is kept, and a command's size is bounded
 
 Outside this package, on the floors that may move messages: message_channels/sender.py runs
 a CLUSSDR (defined or auto-defined) as a sender whose transmission queue is
@@ -38,14 +47,12 @@ the full repositories, forwarding between them, replies; its design note is ther
 initiator.py starts it and starts a cluster-sender when messages for it arrive;
 reallocation.py gives the BIND_NOT_FIXED messages waiting for a cluster-sender that retries
 or stops to another instance;
-admin/cluster_display.py is DISPLAY CLUSQMGR and DISPLAY QCLUSTER, and
-admin/command_server/cluster_commands.py PCF Inquire Cluster Queue Manager.
+admin/cluster_display.py is DISPLAY CLUSQMGR and DISPLAY QCLUSTER, admin/cluster_control.py
+SUSPEND and RESUME QMGR (records.py keeps the flag), REFRESH and RESET CLUSTER, and
+admin/command_server/cluster_commands.py their PCF twins.
 
 Not yet: namelists (CLUSNL, REPOSNL) in the repository manager (a cluster is followed when
-named in CLUSTER and REPOS), DEFCLXQ(CHANNEL), a partial repository's subscriptions (it
-knows only its own queues and the full repositories: IBM's asks a full repository at
-MQOPEN), a cluster workload exit, SUSPEND/RESUME QMGR, REFRESH and RESET CLUSTER, PCF
-Inquire Queue with MQQT_CLUSTER, a member's removal (its records stay until it publishes
-again). The cluster commands not there are refused
-by name (admin/mqsc_apply.py) rather than ignored.
+named in CLUSTER and REPOS), DEFCLXQ(CHANNEL), a partial repository's subscriptions (what it
+asked a full repository at MQOPEN is not kept up to date), a cluster workload exit, SUSPEND
+QMGR MODE(FORCE), PCF Inquire Queue with MQQT_CLUSTER.
 """

@@ -19,6 +19,10 @@ record, as the authority records are onto theirs), so they survive a restart. A 
 publication replaces everything known about that member in that cluster: a queue it no
 longer clusters disappears from the others' records.
 
+SUSPEND QMGR and RESUME QMGR set this queue manager's own record's SUSPEND (kept in the
+store as a CLUSSUSP object per cluster); `suspended(record)` is what the workload choice
+reads of any member's record.
+
 A cluster is named in CLUSTER here; a namelist (CLUSNL, REPOSNL) is taken and shown
 (definitions.py) but not yet followed by the repository manager.
 """
@@ -33,6 +37,8 @@ from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 
 CLUSQMGR, CLUSQ = "CLUSQMGR", "CLUSQ"
 KINDS = frozenset({CLUSQMGR, CLUSQ})
+#: the store kind of a cluster this queue manager is suspended from (SUSPEND QMGR)
+SUSPENDED = "CLUSSUSP"
 #: the CLUSRCVR attributes a member publishes: what the others' CLUSSDRA are made of
 _SENDER_KEYS = tuple(key for key in channels.CLUSSDR_ATTRIBUTES if key not in ("DESCR",))
 #: a clustered queue's attributes as DISPLAY QCLUSTER shows them (besides its names)
@@ -90,6 +96,7 @@ def own_records(qm: QueueManagerState, cluster: str) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = [{
         "KIND": CLUSQMGR, "CLUSTER": cluster, "CLUSQMGR": qm.name, "QMID": identifier(qm),
         "CHANNEL": door, "QMTYPE": "REPOS" if is_full_repository(qm, cluster) else "NORMAL",
+        "SUSPEND": "YES" if cluster in _SUSPENDED.of(qm) else "NO",
         **{key: attrs[key] for key in _SENDER_KEYS if key in attrs}}]
     for name in sorted(qm.queues):
         queue = qm.queues[name]
@@ -99,6 +106,30 @@ def own_records(qm: QueueManagerState, cluster: str) -> list[dict[str, Any]]:
                 "QUEUE": name, "CLUSQT": queue.kind,
                 **{key: queue.attrs[key] for key in _QUEUE_KEYS if key in queue.attrs}})
     return records
+
+
+def suspended(record: dict[str, Any]) -> bool:
+    """A member SUSPEND QMGR took out of the cluster's workload, by its queue-manager record
+    (key SUSPEND, YES or NO as DISPLAY CLUSQMGR shows it): IBM's workload algorithm sends
+    to it only when no other instance is there."""
+    return record.get("SUSPEND") == "YES"
+
+
+def suspend(qm: QueueManagerState, cluster: str, yes: bool) -> None:
+    """SUSPEND QMGR (`yes`) or RESUME QMGR in `cluster`: its own record says so from now
+    on (the repository manager publishes the change), and after a restart."""
+    clusters = _SUSPENDED.of(qm)
+    if yes and cluster not in clusters:
+        clusters.add(cluster)
+        qm.store.save_object(SUSPENDED, cluster, {"SUSPEND": "YES"})
+    elif not yes and cluster in clusters:
+        clusters.discard(cluster)
+        qm.store.delete_object(SUSPENDED, cluster)
+
+
+_SUSPENDED: FeatureState[set[str]] = FeatureState(
+    "suspended clusters", lambda qm: {name for kind, name, _ in qm.store.objects()
+                                      if kind == SUSPENDED})
 
 
 class _Learned:

@@ -7,7 +7,7 @@ bound MQOO_BIND_ON_GROUP.
 
 A remote candidate is a queue record of a member in a cluster this queue manager is in,
 together with that member's queue-manager record there (its CLUSRCVR: CLWLRANK, CLWLPRTY,
-CLWLWGHT, NETPRTY, and SUSPEND once the repository keeps it) and the status of the
+CLWLWGHT, NETPRTY, SUSPEND) and the status of the
 cluster-sender of that name here (none: INACTIVE). The local candidate, when the caller
 gives a local queue that names a cluster here, is that queue with this queue manager's own
 CLUSRCVR in that cluster.
@@ -79,7 +79,7 @@ def candidates(qm: QueueManagerState, name: str,
         channel = str(member["CHANNEL"])
         found.append(Instance(
             record["CLUSQMGR"], channel, channel_status=_channel_state(qm, channel),
-            suspended=member.get("SUSPEND") == "YES",
+            suspended=records.suspended(member),
             **_queue_part(record), **_channel_part(member)))
     door = mine.get(_text(local.attrs, "CLUSTER")) if local is not None else None
     if local is not None and door is not None:

@@ -18,6 +18,9 @@ says, as IBM MQ's receiver does (IBM docs: "The receiving MCA"):
   a forged trigger message for an initiation queue from a user without authority there
   lands on the dead-letter queue and nothing runs. A command that is delivered is noted
   with its channel, address and MCA user for the command server's log (admin.log_command);
+* a cluster command (for SYSTEM.CLUSTER.COMMAND.QUEUE) that arrives on a CLUSRCVR is put
+  with a MsgId of this MCA's making, attested with the channel and the partner's
+  queue-manager name (clusters/trust.py): the repository manager keeps nothing else;
 * to a queue of this queue manager, or onwards to a third one through this one's name
   resolution (a middle hop: resolution/names.py picks the next transmission queue);
 * a put that fails on a full or put-inhibited queue is retried MRRTY times MRTMR ms apart;
@@ -52,6 +55,7 @@ import socket
 import time
 from typing import TYPE_CHECKING
 
+from spark_mq.embedded.server.clusters import trust as cluster_trust
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import channel_status as statuses
 from spark_mq.embedded.server.core.faults import fail_point
@@ -322,6 +326,7 @@ class _Receiving:
         while True:
             try:
                 hobj = self._handle(queue, qmgr_name, alternate)
+                md = self._vouched(hobj, md)
                 put = self.local.put(hobj, md, options, props, body)
                 if self.local.queue_of(hobj) == COMMAND_QUEUE:
                     self._note_command(put)
@@ -338,6 +343,17 @@ class _Receiving:
                     continue
                 self._undeliverable(md, body, props, exc.reason, queue, qmgr_name, in_batch)
                 return
+
+    def _vouched(self, hobj: int, md: list) -> list:
+        """A cluster command arriving on a CLUSRCVR gets a MsgId of this MCA's making, by
+        which the repository manager learns who sent it (clusters/trust.py): the channel
+        and the partner its handshake admitted, not what the command claims."""
+        if (self.attrs.get("CHLTYPE") != channels.CLUSRCVR
+                or self.local.queue_of(hobj) != cluster_trust.COMMAND_QUEUE):
+            return md
+        md = list(md)
+        md[_I["MsgId"]] = cluster_trust.attest(self.qmgr, self.channel, self.partner)
+        return md
 
     def _handle(self, queue: str, qmgr_name: str, alternate: str) -> int:
         key = (queue, qmgr_name, alternate)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import itertools
 
 from spark_mq.embedded.server.clusters import definitions as clusters
+from spark_mq.embedded.server.clusters import interest as cluster_interest
 from spark_mq.embedded.server.clusters import records as cluster_records
-from spark_mq.embedded.server.clusters import routing as cluster_routing
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import system_queues
 from spark_mq.embedded.server.core.named_kinds import KINDS as NAMED_KINDS
@@ -39,8 +39,9 @@ from spark_mq.embedded.server.verbs import streaming
 _QUEUE_CLASSES: dict[str, type[QueueDefinition]] = {
     "QLOCAL": LocalQueue, "QALIAS": AliasQueue, "QMODEL": ModelQueue, "QREMOTE": RemoteQueue}
 
-# a put to a cluster queue reaches the instance IBM's workload algorithm chooses
-resolution_names.cluster_route = cluster_routing.route
+# a put to a cluster queue reaches the instance IBM's workload algorithm chooses (a partial
+# repository asks a full repository first for a queue it does not know)
+resolution_names.cluster_route = cluster_interest.route
 
 
 def recover(qm: QueueManagerState) -> None:
@@ -56,7 +57,7 @@ def recover(qm: QueueManagerState) -> None:
             security.restore(qm, kind, name, attrs)
         elif kind in NAMED_KINDS:
             NAMED_KINDS[kind].restore(qm, name, attrs)
-        elif kind in cluster_records.KINDS:
+        elif kind in cluster_records.KINDS or kind == cluster_records.SUSPENDED:
             continue   # clusters/records.py reads them when first asked
         elif kind in pubsub_storage.KINDS:
             pubsub_rows.append((kind, name, attrs))  # after the queues: subscriptions name theirs

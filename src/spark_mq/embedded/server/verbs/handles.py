@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from spark_mq.embedded.server.clusters import interest as cluster_interest
 from spark_mq.embedded.server.core.named_kinds import BY_OBJECT_TYPE
 from spark_mq.embedded.server.core.outcomes import WARNING, MQError
 from spark_mq.embedded.server.core.queue_objects import (
@@ -91,7 +92,8 @@ def open_handle(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
         created_permanent = not created_temporary
     else:
         # ObjectQMgrName naming this queue manager (a channel's delivery) is no cluster put
-        resolved = names.resolve(qm, name, qmgr_name, options)
+        with cluster_interest.asking():   # a partial repository may ask for a cluster queue
+            resolved = names.resolve(qm, name, qmgr_name, options)
         queue, alias, remote, bind = resolved.queue, resolved.alias, resolved.remote, resolved.bind
         _check_sharing(queue, options)
         selector = _compile_selector(selection, options) if selection else None

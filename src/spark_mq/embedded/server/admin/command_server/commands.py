@@ -150,6 +150,19 @@ COMMANDS: dict[int, Command] = {
     CMQCFC.MQCMD_INQUIRE_CLUSTER_Q_MGR: Command(
         cluster_commands.inquire_cluster_q_mgr, {CMQC.MQCA_CLUSTER_Q_MGR_NAME: _ST},
         {CMQC.MQCA_CLUSTER_NAME: _ST, CMQCFC.MQIACF_CLUSTER_Q_MGR_ATTRS: _IL}),
+    CMQCFC.MQCMD_SUSPEND_Q_MGR_CLUSTER: Command(
+        cluster_commands.suspend_q_mgr_cluster, {},
+        {CMQC.MQCA_CLUSTER_NAME: _ST, CMQC.MQCA_CLUSTER_NAMELIST: _ST, CMQCFC.MQIACF_MODE: _IN}),
+    CMQCFC.MQCMD_RESUME_Q_MGR_CLUSTER: Command(
+        cluster_commands.resume_q_mgr_cluster, {},
+        {CMQC.MQCA_CLUSTER_NAME: _ST, CMQC.MQCA_CLUSTER_NAMELIST: _ST}),
+    CMQCFC.MQCMD_REFRESH_CLUSTER: Command(
+        cluster_commands.refresh_cluster, {CMQC.MQCA_CLUSTER_NAME: _ST},
+        {CMQCFC.MQIACF_REFRESH_REPOSITORY: _IN}),
+    CMQCFC.MQCMD_RESET_CLUSTER: Command(
+        cluster_commands.reset_cluster, {CMQC.MQCA_CLUSTER_NAME: _ST, CMQCFC.MQIACF_ACTION: _IN},
+        {CMQC.MQCA_Q_MGR_NAME: _ST, CMQC.MQCA_Q_MGR_IDENTIFIER: _ST,
+         CMQCFC.MQIACF_REMOVE_QUEUES: _IN}),
     CMQCFC.MQCMD_INQUIRE_CHANNEL_STATUS: Command(
         channel_control.inquire_channel_status, {CMQCFC.MQCACH_CHANNEL_NAME: _ST},
         {CMQCFC.MQIACH_CHANNEL_INSTANCE_TYPE: _IN, CMQCFC.MQIACH_CHANNEL_INSTANCE_ATTRS: _IL}),
