@@ -8,8 +8,8 @@ through the same proxies, in the same run.
         [--delay 2] [--queue-managers 1,2,4] [--read-modes driver,executors]
 
 Every run drains --messages 1 KiB persistent messages in all (the same total whatever the
-number of queue managers), exactly once, Trigger.AvailableNow, a noop sink, local[N] with N
-the number of queue managers, after a warm-up query in the same session. maxMessagesPerTrigger
+number of queue managers), exactly once, Trigger.AvailableNow, a noop sink, in one Spark
+session of local[N], N the most queue managers, after a warm-up query over all of them. maxMessagesPerTrigger
 is each member's (reading.md: the limits are each queue manager's), so it is --batch / the
 number of queue managers: a micro-batch is --batch messages in all, as in the bare loop,
 whose consumer on each queue manager commits every --batch / N messages. readMode driver
@@ -41,7 +41,6 @@ from bench_scaling import (  # noqa: E402
     queue_managers,
     spark_session,
     stream_run,
-    warm_up,
 )
 
 
@@ -67,6 +66,35 @@ def members_option(links: list[Link], delay: float) -> str:
     return ",".join(f"{link.qm.name}@{link.proxies[delay].conn_name}" for link in links)
 
 
+#: Spark's own 10 s wait for a new Python process (a query's streaming-source runner) to
+#: connect back: on a loaded shared machine it can run out before anything was read
+WORKER_TIMED_OUT = "Python worker failed to connect back"
+
+
+def started_again(run, attempts: int = 3):
+    """run(), again when Spark gave up on a Python worker's start (nothing was read then:
+    the query failed while INITIALIZING, and stream_run counts every row of the next try)."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return run()
+        except Exception as exc:  # noqa: BLE001 - pyspark's StreamingQueryException
+            if WORKER_TIMED_OUT not in str(exc) or attempt == attempts:
+                raise
+            print(f"  (a Python worker did not start in time; try {attempt + 1})", flush=True)
+    raise AssertionError("unreachable")
+
+
+def warm_up(spark, links: list[Link], work: str) -> None:
+    """Spark starts its Python workers on the session's first query: start them before
+    anything is measured (directly, not through the proxies)."""
+    fill_all(links, 20 * len(links))
+    options = links[0].options(next(iter(links[0].proxies)), readMode="executors", numPartitions="1")
+    del options["queueManager"], options["connName"]
+    options["queueManagers"] = ",".join(f"{link.qm.name}@{link.qm.conn_name}" for link in links)
+    started_again(lambda: stream_run(spark, [options], tempfile.mkdtemp(prefix="ck-warm-", dir=work),
+                                     20 * len(links)))
+
+
 def query_run(spark, links: list[Link], mode: str, args: argparse.Namespace, work: str) -> dict:
     """One query, one stream, every queue manager of `links` in its queueManagers."""
     fill_all(links, args.messages)
@@ -76,7 +104,8 @@ def query_run(spark, links: list[Link], mode: str, args: argparse.Namespace, wor
     options["queueManagers"] = members_option(links, args.delay)
     if mode == "executors":
         options["numPartitions"] = "1"
-    result = stream_run(spark, [options], tempfile.mkdtemp(prefix="ck-", dir=work), args.messages)
+    result = started_again(lambda: stream_run(spark, [options], tempfile.mkdtemp(prefix="ck-", dir=work),
+                                              args.messages))
     left = [depth(link) for link in links]
     assert not any(left), f"{mode} over {len(links)} queue managers left {left} messages"
     return result
@@ -89,15 +118,16 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[dict[tuple[str, int], 
         for count in args.queue_managers:       # bare first, while no Spark runs
             results["bare", count] = bare_run(links[:count], args.delay, 1, args.messages, args.batch)
             print(f"bare x {count} qmgrs: {results['bare', count]['msg/s']:.0f} msg/s", flush=True)
-        for count in args.queue_managers:
-            spark = spark_session(count)
-            try:
-                warm_up(spark, links[:count], 1, work)
+        # one session for every run (each of its starts is a chance for a worker to time out)
+        spark = spark_session(max(args.queue_managers))
+        try:
+            warm_up(spark, links, work)
+            for count in args.queue_managers:
                 for mode in args.read_modes:
                     results[mode, count] = query_run(spark, links[:count], mode, args, work)
                     print(f"{mode} x {count} qmgrs: {results[mode, count]['msg/s']:.0f} msg/s", flush=True)
-            finally:
-                spark.stop()
+        finally:
+            spark.stop()
     return results, rtt
 
 
@@ -142,7 +172,7 @@ def main() -> int:
     report("cluster scaling", figures, ratios,
            f"1 KiB persistent messages, {args.messages} per run split evenly over the queue "
            f"managers, {args.batch} per micro-batch in all, exactlyOnce, one query with "
-           f"queueManagers, noop sink, Trigger.AvailableNow, local[N qmgrs], each queue manager "
+           f"queueManagers, noop sink, Trigger.AvailableNow, local[most qmgrs], each queue manager "
            f"behind bench/delay_proxy.py at {args.delay:g} ms one way; bare: one syncpoint "
            f"consumer process per queue manager; {os.cpu_count()} cores, shared")
     return 0
