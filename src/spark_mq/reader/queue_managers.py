@@ -42,8 +42,11 @@ of queueManagers keeps its part in the offsets, unread, so adding it back resume
 
 Progress (`reportLatestOffset`): each member's report under its queue manager (readMode
 driver: depth, lag, rates, ...; see progress.py), `{"unavailable": {"since", "reason"}}` for
-one that cannot be reached, the list `unavailable`, and the sums `queueDepth` and `lag` of
-those reached: a queue manager that comes back shows its lag again.
+one that cannot be reached (with `lastKnown` {"at", "queueDepth", "lag"}: its last report's
+figures, when it made one, kept on the driver and not in the offset), the list
+`unavailable`, and the sums `queueDepth` and `lag` of those reached (a last known figure is
+not summed: it is not what waits now). A queue manager that comes back reports its own
+figures, its lag with them, at the first trigger that reaches it.
 """
 from __future__ import annotations
 
@@ -90,6 +93,8 @@ class _Member:
         self.down: tuple[float, str] | None = None    # since (epoch seconds), why
         self.error: MQConnectorError | None = None
         self.sits_out = False       # Trigger.AvailableNow: not read again in this run
+        # (when, {queueDepth, lag}) of its last report: shown while it is down, as such
+        self.last_known: tuple[float, dict[str, Any]] | None = None
 
     def get(self) -> Any:
         if self.reader is None:
@@ -117,10 +122,24 @@ class _Member:
             except Exception:  # noqa: BLE001 - its connections are gone already
                 pass
 
+    def reported(self, report: Any) -> None:
+        """Keep the figures of a report that has them, for the progress while it is down."""
+        if isinstance(report, Mapping) and isinstance(report.get("queueDepth"), int):
+            self.last_known = (time.time(), {key: report[key] for key in ("queueDepth", "lag")
+                                             if isinstance(report.get(key), int)})
+
     def unavailable(self) -> dict[str, Any]:
         since, reason = self.down or (time.time(), "")
-        iso = dt.datetime.fromtimestamp(since, dt.timezone.utc).isoformat(timespec="milliseconds")
-        return {"unavailable": {"since": iso, "reason": reason}}
+        found: dict[str, Any] = {"unavailable": {"since": _iso(since), "reason": reason}}
+        if self.last_known is not None:
+            # figures from before it went down: what waited there then, not what waits now
+            at, figures = self.last_known
+            found["lastKnown"] = {"at": _iso(at), **figures}
+        return found
+
+
+def _iso(epoch: float) -> str:
+    return dt.datetime.fromtimestamp(epoch, dt.timezone.utc).isoformat(timespec="milliseconds")
 
 
 @reports_to_spark("initialOffset", "getDefaultReadLimit", "prepareForTriggerAvailableNow",
@@ -319,6 +338,7 @@ class MQQueueManagersStreamReader(StartsOnFirstCall, TakesCommitNotes, DataSourc
                 continue
             try:
                 reports[member.name] = member.reader.reportLatestOffset()
+                member.reported(reports[member.name])
             except Exception:  # noqa: BLE001 - progress reporting must not fail the query
                 reports[member.name] = None
         figures = [r for r in reports.values() if r and "unavailable" not in r]
