@@ -86,3 +86,25 @@ def test_open_consumer_owns_the_connection_it_was_handed(manager):
     assert consumer.get_batch(10, 1 << 20) == []
     consumer.close()
     assert connections(manager) == before
+
+
+# --- connect_options ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reconnect, expected", [(False, CMQC.MQCNO_RECONNECT_DISABLED),
+                                                 (True, CMQC.MQCNO_RECONNECT_Q_MGR)])
+def test_a_connection_is_never_reconnectable_to_another_queue_manager(manager, reconnect,
+                                                                       expected):
+    """Without `reconnect` the MQCNO says RECONNECT_DISABLED rather than nothing: a client
+    default (DefRecon=YES, a CCDT channel's DEFRECON(YES)) must not move a connection that
+    holds exactly-once state to another member of a uniform cluster; and the queue manager
+    takes it."""
+    import dataclasses
+
+    from spark_mq.mq.connecting import connect_options
+    options = dataclasses.replace(options_of(manager), reconnect=reconnect)
+    cno = connect_options(load_ibmmq("embedded"), options)
+    reconnect_bits = (CMQC.MQCNO_RECONNECT | CMQC.MQCNO_RECONNECT_Q_MGR
+                      | CMQC.MQCNO_RECONNECT_DISABLED)
+    assert cno.Options & reconnect_bits == expected
+    with connected(options) as qmgr:
+        assert qmgr.inquire(CMQC.MQCA_Q_MGR_NAME).strip().decode() == manager.name

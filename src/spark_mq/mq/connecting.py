@@ -142,6 +142,23 @@ def load_ibmmq(transport: str = "auto") -> Any:
                 "(libmqm_r.so) or use transport 'embedded'") from exc
 
 
+def connect_options(ibmmq: Any, options: ConnectionOptions) -> Any:
+    """The MQCNO of a connection. Never reconnectable to another queue manager: the
+    exactly-once state (a unit of work, the stateQueue's claims and markers) lives on the one
+    it connected to, so without `reconnect` it says MQCNO_RECONNECT_DISABLED rather than
+    nothing, which would let a client default (mqclient.ini DefRecon=YES, a CCDT channel's
+    DEFRECON(YES)) move it to any member of a uniform cluster."""
+    cno = ibmmq.CNO()
+    cno.Options = ibmmq.CMQC.MQCNO_CLIENT_BINDING | (
+        ibmmq.CMQC.MQCNO_RECONNECT_Q_MGR if options.reconnect
+        else ibmmq.CMQC.MQCNO_RECONNECT_DISABLED)
+    if options.ccdt_url:
+        # MQ reads CCDTUrl only from an MQCNO of version 6 on
+        cno.CCDTUrl = options.ccdt_url.encode()
+        cno.Version = max(cno.Version, ibmmq.CMQC.MQCNO_VERSION_6)
+    return cno
+
+
 def connect(options: ConnectionOptions, action: str | None = None,
             words: Mapping[str, str] | None = None) -> Any:
     """A connected `ibmmq.QueueManager` for these options; a failure's hint names the
@@ -155,15 +172,9 @@ def connect(options: ConnectionOptions, action: str | None = None,
     if options.cipher_spec:
         cd.SSLCipherSpec = options.cipher_spec.encode()
     sco = _sco(ibmmq, options)
-    cno = ibmmq.CNO()
-    cno.Options = ibmmq.CMQC.MQCNO_CLIENT_BINDING
-    if options.reconnect:
-        cno.Options |= ibmmq.CMQC.MQCNO_RECONNECT_Q_MGR
+    cno = connect_options(ibmmq, options)
     if options.ccdt_url:
-        # the channel comes from the table; MQ reads CCDTUrl only from an MQCNO of version 6 on
-        cno.CCDTUrl = options.ccdt_url.encode()
-        cno.Version = max(cno.Version, ibmmq.CMQC.MQCNO_VERSION_6)
-        cd = None
+        cd = None   # the channel comes from the table
     kwargs: dict[str, Any] = {"cd": cd, "cno": cno}
     if sco is not None:
         kwargs["sco"] = sco

@@ -109,8 +109,9 @@ OPTIONS: tuple[Option, ...] = (
            "key repository (IBM's CERTLABL), sent to a channel with SSLCAUTH(REQUIRED)",
            values.non_empty("a certificate label in the key repository", 64)),
     Option("ccdtUrl", _C, "a client channel definition table instead of connName/channel"),
-    Option("reconnect", _C, "MQCNO_RECONNECT_Q_MGR: IBM's client reconnects by itself "
-           "(multi-instance queue managers)", values.boolean, False),
+    Option("reconnect", _C, "true: MQCNO_RECONNECT_Q_MGR, IBM's client reconnects by itself "
+           "to the same queue manager (multi-instance queue managers); false: "
+           "MQCNO_RECONNECT_DISABLED", values.boolean, False),
     Option("reconnectTimeoutMs", _C, "after a lost connection: how long the reader and the "
            "writer's tasks connect again, with back-off, before the query fails (0: at once; "
            "never or -1: until the queue manager is back)", values.reconnect_timeout_ms, 60_000),
