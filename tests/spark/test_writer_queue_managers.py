@@ -319,11 +319,12 @@ def start_job(script: Path, arguments: list) -> subprocess.Popen:
                             start_new_session=True)
 
 
-def job_result(job: subprocess.Popen) -> dict:
+def job_result(job: subprocess.Popen) -> tuple[dict, str]:
+    """The job's RESULT line, and its whole output (the task's error is in Spark's log)."""
     output, _ = job.communicate(timeout=300)
     results = [line for line in output.splitlines() if line.startswith("RESULT ")]
     assert results, output[-3000:]
-    return json.loads(results[-1][7:])
+    return json.loads(results[-1][7:]), output
 
 
 def stream_setup(tmp_path: Path, managers, **extra) -> tuple[Path, list, str]:
@@ -367,7 +368,7 @@ def test_a_stream_over_two_queue_managers_killed_mid_batch_writes_each_row_once(
     assert committed < ROWS
     assert not (tmp_path / "chk" / "commits" / "0").exists()     # killed mid-batch
 
-    assert job_result(start_job(script, [*arguments, 0])) == {"exception": None}
+    assert job_result(start_job(script, [*arguments, 0]))[0] == {"exception": None}
     check_spread([qma, qmb], queue)
 
 
@@ -383,11 +384,15 @@ def test_a_member_that_dies_fails_the_query_naming_it_and_the_restart_writes_eac
     monkeypatch.delenv("SPARK_MQ_FAULT")
     try:
         script, arguments, queue = stream_setup(tmp_path, [qma, qmb], reconnectTimeoutMs=0)
-        result = job_result(start_job(script, [*arguments, 0]))
-        assert result["exception"] and "queue manager QMB" in result["exception"]
+        result, output = job_result(start_job(script, [*arguments, 0]))
+        assert result["exception"], output[-3000:]
+        task_errors = [line for line in output.splitlines()
+                       if "MQConnectorError: writing partition" in line]
+        assert task_errors, output[-3000:]
+        assert all("the connection to queue manager QMB at " in line for line in task_errors)
         wait_for(lambda: not qmb.running, what="QMB reaped")
         qmb.start()
-        assert job_result(start_job(script, [*arguments, 0])) == {"exception": None}
+        assert job_result(start_job(script, [*arguments, 0]))[0] == {"exception": None}
         check_spread([qma, qmb], queue)
     finally:
         for manager in (qma, qmb):
