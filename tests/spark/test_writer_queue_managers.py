@@ -7,7 +7,6 @@ for is read from the queue manager's API trace; a cluster of three queue manager
 clustered write with bind=open."""
 from __future__ import annotations
 
-import collections
 import itertools
 import json
 import os
@@ -18,7 +17,6 @@ import textwrap
 from contextlib import contextmanager
 from pathlib import Path
 
-import ibmmq
 import pytest
 from ibmmq import CMQC
 
@@ -180,6 +178,28 @@ def test_rows_of_a_group_are_put_through_a_handle_bound_on_open(pair, spark, bin
     expected = {BINDS[bind], CMQC.MQOO_BIND_ON_OPEN} if kept_apart else {BINDS[bind]}
     assert binds == expected
     assert sorted(p for p, _ in on(qma, queue)) == ["alone", "first", "second"]
+
+
+def test_a_reference_data_pair_is_put_through_a_handle_bound_on_open(pair, spark):
+    """A payload with properties past largeMessageThreshold travels as two messages the reader
+    joins again: with notFixed they go through the MQOO_BIND_ON_OPEN handle too."""
+    qma = pair["QMA"]
+    queue = fresh_queue(qma)
+    opens: list[int] = []
+    options = {"connName": qma.conn_name, "queueManager": "QMA", "queue": queue,
+               "transport": "embedded", "bind": "notFixed", "largeMessageThreshold": "100"}
+    with traced_opens(qma, queue, opens):
+        write_batch(spark, options, [("x" * 200, "big")], "payload string, region string", 1)
+    binds = {o & _BIND_BITS for o in opens if o & CMQC.MQOO_FAIL_IF_QUIESCING}
+    # the row's target is opened NOT_FIXED (its MAXMSGL decides the pair); the pair's handle
+    # is opened only for what must stay together
+    assert binds == {CMQC.MQOO_BIND_NOT_FIXED, CMQC.MQOO_BIND_ON_OPEN}
+    conn = connect(qma)
+    try:
+        formats = sorted(md.Format.strip() for md, _, _ in drain(conn, queue))
+    finally:
+        conn.disconnect()
+    assert formats == [b"SPKMQDAT", b"SPKMQREF"]
 
 
 # --- a cluster: FR1 and FR2 full repositories, PR a partial one -----------------------------
