@@ -205,8 +205,7 @@ class MQBatchWriter(_MQWriter, DataSourceArrowWriter):
         results = [m for m in messages if isinstance(m, MQWriteResult)]
         for member in self.options.members():
             name = member.connection.queue_manager
-            partitions = sorted({m.partition for m in results
-                                 if m.queue_manager in ("", name)})
+            partitions = sorted({m.partition for m in results if m.queue_manager == name})
             if not partitions:
                 continue
             ibmmq = load_ibmmq(member.connection.transport)
