@@ -19,9 +19,15 @@ What holds now (issue 36's first two slices; docs/embedded/clusters.md is the us
     records.py      the repository: a member's own records (read from its CLUSRCVR and its
                     clustered queues) and those it learned, kept as store objects mirrored
                     onto SYSTEM.CLUSTER.REPOSITORY.QUEUE; the auto-defined cluster-senders
-                    (CLUSSDRA) built from the learned CLUSRCVRs; `route`, the instance an
-                    MQOPEN of a queue defined only elsewhere reaches (round robin;
-                    resolution/names.py calls it through `cluster_route`)
+                    (CLUSSDRA) built from the learned CLUSRCVRs
+    workload.py     IBM's cluster workload management algorithm, its ordered rules as a
+                    pure function of the candidate instances and the channels' sequence
+                    factors (rank, PUT(DISABLED), CLWLUSEQ, SUSPEND, channel status,
+                    NETPRTY, CLWLPRTY, CLWLMRUC, least recently used by CLWLWGHT)
+    routing.py      `route`: the candidates (records, channel status, the local queue) run
+                    through workload.py; resolution/names.py calls it through
+                    `cluster_route` at MQOPEN, and again at each put of a handle bound
+                    MQOO_BIND_NOT_FIXED or each new group of one bound MQOO_BIND_ON_GROUP
 
 Outside this package, on the floors that may move messages: message_channels/sender.py runs
 a CLUSSDR (defined or auto-defined) as a sender whose transmission queue is
@@ -30,15 +36,16 @@ channel name (IBM's rule); receiver.py receives on a CLUSRCVR as on a RCVR, one 
 sending member; message_channels/repository.py is the repository manager (publications to
 the full repositories, forwarding between them, replies; its design note is there);
 initiator.py starts it and starts a cluster-sender when messages for it arrive;
+reallocation.py gives the BIND_NOT_FIXED messages waiting for a cluster-sender that retries
+or stops to another instance;
 admin/cluster_display.py is DISPLAY CLUSQMGR and DISPLAY QCLUSTER, and
 admin/command_server/cluster_commands.py PCF Inquire Cluster Queue Manager.
 
 Not yet: namelists (CLUSNL, REPOSNL) in the repository manager (a cluster is followed when
 named in CLUSTER and REPOS), DEFCLXQ(CHANNEL), a partial repository's subscriptions (it
 knows only its own queues and the full repositories: IBM's asks a full repository at
-MQOPEN), the workload algorithm beyond round robin (rank, priority, weight, CLWLUSEQ(ANY))
-and the bind options (an open chooses, its handle keeps the choice), SUSPEND/RESUME
-QMGR, REFRESH and RESET CLUSTER, PCF Inquire Queue with MQQT_CLUSTER, a member's removal
-(its records stay until it publishes again). The cluster commands not there are refused
+MQOPEN), a cluster workload exit, SUSPEND/RESUME QMGR, REFRESH and RESET CLUSTER, PCF
+Inquire Queue with MQQT_CLUSTER, a member's removal (its records stay until it publishes
+again). The cluster commands not there are refused
 by name (admin/mqsc_apply.py) rather than ignored.
 """

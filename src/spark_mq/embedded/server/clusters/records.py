@@ -167,34 +167,3 @@ def auto_sender(qm: QueueManagerState, name: str) -> dict[str, Any] | None:
             attrs["CHLTYPE"] = channels.CLUSSDR
             return attrs
     return None
-
-
-class _Turns:
-    """The next instance each cluster queue's round robin gives (per queue name)."""
-
-    def __init__(self, qm: QueueManagerState) -> None:
-        self.next: dict[str, int] = {}
-
-
-_TURNS: FeatureState[_Turns] = FeatureState("cluster round robin", _Turns)
-
-
-def route(qm: QueueManagerState, name: str) -> tuple[str, str] | None:
-    """The instance of cluster queue `name` an MQOPEN here reaches: (its queue manager, the
-    CLUSRCVR that leads there), in turn among the instances the records know whose PUT is
-    enabled (IBM's workload algorithm, its last step: round robin; rank, priority and
-    weight are not applied yet); None when no record knows one (MQRC_UNKNOWN_OBJECT_NAME)."""
-    doors = {(record["CLUSTER"], record["CLUSQMGR"]): record["CHANNEL"]
-             for record in learned(qm) if record["KIND"] == CLUSQMGR}
-    instances = sorted(
-        (record["CLUSQMGR"], doors[(record["CLUSTER"], record["CLUSQMGR"])])
-        for record in learned(qm)
-        if record["KIND"] == CLUSQ and record["QUEUE"] == name
-        and record.get("PUT", "ENABLED") == "ENABLED"
-        and (record["CLUSTER"], record["CLUSQMGR"]) in doors)
-    if not instances:
-        return None
-    turns = _TURNS.of(qm).next
-    turn = turns.get(name, 0) % len(instances)
-    turns[name] = turn + 1
-    return instances[turn]

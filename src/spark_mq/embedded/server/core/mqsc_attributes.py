@@ -142,10 +142,11 @@ def _list(values: str, types: frozenset[str]) -> AttributeSpec:
 #: The rest of what `dmpmqcfg` writes for a queue, with IBM MQ 9.4's types, ranges and
 #: defaults (MQSC "DEFINE queues", "ALTER queues"): accepted, validated, stored, shown by
 #: DISPLAY and PCF Inquire Queue, and restored at restart, so that an exported configuration
-#: loads, but none of them changes what this queue manager does:
-#: - no routing in clusters yet (CLUSTER, CLUSNL, CLWLPRTY, CLWLRANK, CLWLUSEQ, CLCHNAME,
-#:   DEFBIND: server/clusters/ refuses what IBM refuses in them, 3088/3090/3363, and says
-#:   what is missing), no cell directory (SCOPE), no distribution lists (DISTL);
+#: loads, but none of them changes what this queue manager does, except the cluster ones:
+#: - the cluster attributes (CLUSTER, CLUSNL, CLWLPRTY, CLWLRANK, CLWLUSEQ, CLCHNAME,
+#:   DEFBIND) are server/clusters/'s: it refuses what IBM refuses in them, 3088/3090/3363,
+#:   routes puts by CLUSTER, CLWL* and DEFBIND (workload.py) and says what is missing;
+#:   no cell directory (SCOPE), no distribution lists (DISTL);
 #: - no accounting or statistics messages (ACCTQ, STATQ); QSVCIEV and QSVCINT do act: they
 #:   drive service interval events (events/performance.py), and are kept here with the rest;
 #: - no media images (IMGRCOVQ), no queue-file size limit of its own (MAXFSIZE; the store is
@@ -262,8 +263,9 @@ def _qmgr_enum(values: str) -> AttributeSpec:
 #: LOCALEV, REMOTEEV, STRSTPEV, CONFIGEV, CMDEV; PERFMEV and CHLEV are its own attributes).
 #: It generates no SSL, logger or channel auto-definition events (SSLEV, LOGGEREV, CHADEV),
 #: no accounting, statistics, activity-trace, route or activity reports, defines no
-#: channels automatically (CHAD), routes nothing in clusters yet (CLW*, REPOS*, DEFCLXQ,
-#: PSCLUS: server/clusters/ refuses REPOS with REPOSNL, and MQINQ answers them), no media
+#: channels automatically (CHAD), no cluster transmission queue per channel (DEFCLXQ) nor
+#: clustered publish/subscribe (PSCLUS); server/clusters/ follows REPOS and routes by CLWLUSEQ
+#: and CLWLMRUC (workload.py), refuses REPOS with REPOSNL, and MQINQ answers them), no media
 #: images (IMG*), no certificate revocation lists, FIPS or Suite B modes of its own (SSLCRLNL,
 #: SSLCRYP, SSLFIPS, SUITEB, CERTVPOL, SSLRKEYC), and its publish/subscribe engine is always
 #: on and keeps its own rules (PSMODE, PSNPMSG, PSNPRES, PSRTYCNT, PSSYNCPT, TREELIFE, PARENT).

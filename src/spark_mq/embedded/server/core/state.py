@@ -68,6 +68,8 @@ class Handle:
     #                                    (core/named_objects.NamedKind; queue is None, name its name)
     remote: Any = None                 # resolution.names.Remote: a queue on another queue
     #                                    manager (queue is then its transmission queue)
+    bind: str = ""                     # a cluster queue's: when its instance is chosen again
+    #                                    (resolution.names.BIND_NOT_FIXED, BIND_ON_GROUP)
 
     def local_queue(self, reason: int) -> LocalQueue:
         """The queue this handle has open; on a queue-manager handle the verb fails with `reason`

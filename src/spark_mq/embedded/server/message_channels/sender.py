@@ -56,7 +56,7 @@ from spark_mq.embedded.server.events.channel import (
     STOPPED_RETRY,
 )
 from spark_mq.embedded.server.message_channels import link as frames
-from spark_mq.embedded.server.message_channels import saved_status, sync
+from spark_mq.embedded.server.message_channels import reallocation, saved_status, sync
 from spark_mq.embedded.server.message_channels.dead_letters import (
     dead_letter_queue as dead_letter_queue_of,
 )
@@ -256,6 +256,7 @@ class SenderAgent:
                                 status.error, wait)
                     status.status = statuses.RETRYING
                     self._stopped(STOPPED_RETRY, exc)
+                    self._reallocate()
                     if status.wake.wait(wait) and status.stop_requested is not None:
                         status.status = status.stop_requested
                         return
@@ -267,9 +268,16 @@ class SenderAgent:
             status.status = statuses.STOPPED
             _keep_stopped(self.qmgr, self.name, status.chltype)
             self._stopped(STOPPED_DISABLED, exc)
+            self._reallocate()
         finally:
             if status.status == statuses.INACTIVE:
                 statuses.table(self.qmgr).remove(status)
+
+    def _reallocate(self) -> None:
+        """A cluster-sender that cannot reach its partner: the messages waiting for it that
+        may go elsewhere do (reallocation.py)."""
+        if self.status.chltype == channels.CLUSSDR:
+            reallocation.reallocate(self.qmgr, self.name)
 
     def _session(self, attrs: dict) -> str:
         """One connection to the partner, until DISCINT (INACTIVE) or STOP CHANNEL."""

@@ -56,6 +56,7 @@ from spark_mq.embedded.server.core.state import Connection
 from spark_mq.embedded.server.core.trace import trace_of
 from spark_mq.embedded.server.message_channels import receiver
 from spark_mq.embedded.server.network import tls
+from spark_mq.embedded.server.resolution.names import BIND_NOT_FIXED
 from spark_mq.embedded.server.verbs import consumers
 from spark_mq.embedded.server.verbs.pubsub import session_verbs as pubsub_verbs
 from spark_mq.embedded.server.verbs.qmgr import QueueManager
@@ -386,6 +387,8 @@ class Session:
         resolved, resolved_qmgr = queue.name if queue else self.qmgr.name, self.qmgr.name
         if handle.remote is not None:
             resolved, resolved_qmgr = handle.remote.queue_name, handle.remote.qmgr_name
+        if handle.bind == BIND_NOT_FIXED:   # a cluster queue whose every put chooses: no one qmgr
+            resolved, resolved_qmgr = handle.name, ""
         object_name = handle.name if queue else name
         return [handle.hobj, resolved, handle.read_ahead, async_default, object_name,
                 resolved_qmgr]

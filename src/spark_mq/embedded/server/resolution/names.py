@@ -25,9 +25,15 @@ A queue elsewhere can only be put to (and a QREMOTE definition inquired): other 
 options answer 2045 MQRC_OPTION_NOT_VALID_FOR_TYPE.
 
 A name with no definition here may be a cluster queue (`cluster_route`, clusters/): the
-open reaches one instance the cluster records know, its messages put behind an MQXQH on
-SYSTEM.CLUSTER.TRANSMIT.QUEUE with the CorrelId of the cluster-sender to its host; a
-definition here always wins (CLWLUSEQ(LOCAL)).
+open reaches one instance the cluster records know, chosen by IBM's workload algorithm,
+its messages put behind an MQXQH on SYSTEM.CLUSTER.TRANSMIT.QUEUE with the CorrelId of the
+cluster-sender to its host. A local queue that names a cluster is one candidate among its
+instances when an application puts to it by name alone (ObjectQMgrName blank): it is
+chosen as CLWLUSEQ says (LOCAL: always, unless the algorithm's earlier rules, rank and
+PUT(DISABLED), removed it); a channel's delivery names this queue manager, so it always
+lands here. `Resolved.bind` says when the choice is made again: at each put
+(MQOO_BIND_NOT_FIXED) or at each new group (MQOO_BIND_ON_GROUP), MQOO_BIND_AS_Q_DEF
+taking the chosen instance's DEFBIND.
 """
 from __future__ import annotations
 
@@ -61,12 +67,18 @@ class Remote:
     channel: str = ""
 
 
-#: the cluster's choice of an instance of a queue this queue manager does not define:
-#: `route(qm, name)` -> (the hosting queue manager, its cluster-receiver's name) or None.
-#: Set by the verbs (clusters/records.py's `route`): resolution and clusters are siblings
+#: the cluster's choice of an instance of queue `name`: `route(qm, name, local)` (`local`:
+#: the local queue of that name, if it names a cluster) -> (the hosting queue manager, its
+#: cluster-receiver's name, blank for the local instance; the instance's DEFBIND) or None.
+#: Set by the verbs (clusters/routing.py's `route`): resolution and clusters are siblings
 #: on the hooks' floor and do not import each other.
-cluster_route: Callable[[QueueManagerState, str], tuple[str, str] | None] | None = None
+cluster_route: Callable[[QueueManagerState, str, LocalQueue | None],
+                        tuple[str, str, str] | None] | None = None
 CLUSTER_XMITQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
+#: Resolved.bind: when the cluster's choice is made again (blank: never, MQOO_BIND_ON_OPEN)
+BIND_NOT_FIXED, BIND_ON_GROUP = "NOTFIXED", "GROUP"
+_BINDS = {CMQC.MQOO_BIND_NOT_FIXED: BIND_NOT_FIXED, CMQC.MQOO_BIND_ON_GROUP: BIND_ON_GROUP,
+          CMQC.MQOO_BIND_ON_OPEN: ""}
 
 
 @dataclass(frozen=True)
@@ -76,6 +88,7 @@ class Resolved:
     queue: LocalQueue
     alias: AliasQueue | None = None
     remote: Remote | None = None
+    bind: str = ""
 
     def names(self, local_qmgr: str) -> tuple[str, str]:
         """MQOD's ResolvedQName and ResolvedQMgrName."""
@@ -95,16 +108,20 @@ def resolve(qm: QueueManagerState, name: str, qmgr_name: str = "", options: int 
         if options & ~(_REMOTE_OPTIONS & ~CMQC.MQOO_INQUIRE):
             raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)
         return _through_qmgr_name(qm, name, qmgr_name.strip())
-    resolved = _local_name(qm, name)
+    if not qmgr_name.strip():
+        clustered = _clustered_here(qm, name, options)
+        if clustered is not None:
+            return clustered
+    resolved = _local_name(qm, name, options)
     if resolved.remote is not None and options & ~_REMOTE_OPTIONS:
         raise MQError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE)   # a QREMOTE: put or inquire
     return resolved
 
 
-def _local_name(qm: QueueManagerState, name: str) -> Resolved:
+def _local_name(qm: QueueManagerState, name: str, options: int = 0) -> Resolved:
     definition = qm.queues.get(name)
     if definition is None:
-        return _cluster_instance(qm, name)
+        return _cluster_instance(qm, name, options)
     if isinstance(definition, ModelQueue):
         raise MQError(CMQC.MQRC_Q_TYPE_ERROR)
     if isinstance(definition, AliasQueue):
@@ -122,15 +139,41 @@ def _local_name(qm: QueueManagerState, name: str) -> Resolved:
     return Resolved(definition)
 
 
-def _cluster_instance(qm: QueueManagerState, name: str) -> Resolved:
-    """A queue defined here is preferred (CLWLUSEQ(LOCAL), IBM's default); else one instance
-    the cluster records know, its messages for SYSTEM.CLUSTER.TRANSMIT.QUEUE; else 2085."""
-    route = cluster_route(qm, name) if cluster_route is not None else None
+def _clustered_here(qm: QueueManagerState, name: str, options: int) -> Resolved | None:
+    """An application's put to a local queue that names a cluster: the instance the cluster's
+    choice gives (None: this queue, as without a cluster)."""
+    local = qm.queues.get(name)
+    if (not isinstance(local, LocalQueue) or not str(local.attrs.get("CLUSTER", "")).strip()
+            or not options & CMQC.MQOO_OUTPUT or options & ~_REMOTE_OPTIONS):
+        return None
+    return cluster_choice(qm, name, options, local)
+
+
+def cluster_choice(qm: QueueManagerState, name: str, options: int,
+                   local: LocalQueue | None = None) -> Resolved | None:
+    """The instance of cluster queue `name` a put reaches now: `local` (the queue of that
+    name here, when it names a cluster) or one elsewhere, its messages for
+    SYSTEM.CLUSTER.TRANSMIT.QUEUE; None when the records know no instance elsewhere."""
+    route = cluster_route(qm, name, local) if cluster_route is not None else None
+    if route is None:
+        return None
+    host, channel, defbind = route
+    bind = _BINDS.get(options & (CMQC.MQOO_BIND_NOT_FIXED | CMQC.MQOO_BIND_ON_GROUP
+                                 | CMQC.MQOO_BIND_ON_OPEN), defbind.replace("OPEN", ""))
+    if not channel and local is not None:
+        return Resolved(local, bind=bind)
     xmitq = qm.queues.get(CLUSTER_XMITQ)
-    if route is None or not isinstance(xmitq, LocalQueue):
+    if not isinstance(xmitq, LocalQueue):
         raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
-    host, channel = route
-    return Resolved(xmitq, None, Remote(name, host, None, channel))
+    return Resolved(xmitq, None, Remote(name, host, None, channel), bind)
+
+
+def _cluster_instance(qm: QueueManagerState, name: str, options: int) -> Resolved:
+    """One instance the cluster records know of a queue not defined here; else 2085."""
+    chosen = cluster_choice(qm, name, options)
+    if chosen is None:
+        raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
+    return chosen
 
 
 def _remote_definition(qm: QueueManagerState, definition: RemoteQueue) -> Resolved:

@@ -16,6 +16,7 @@ import itertools
 
 from spark_mq.embedded.server.clusters import definitions as clusters
 from spark_mq.embedded.server.clusters import records as cluster_records
+from spark_mq.embedded.server.clusters import routing as cluster_routing
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import system_queues
 from spark_mq.embedded.server.core.named_kinds import KINDS as NAMED_KINDS
@@ -38,8 +39,8 @@ from spark_mq.embedded.server.verbs import streaming
 _QUEUE_CLASSES: dict[str, type[QueueDefinition]] = {
     "QLOCAL": LocalQueue, "QALIAS": AliasQueue, "QMODEL": ModelQueue, "QREMOTE": RemoteQueue}
 
-# MQOPEN of a queue defined only elsewhere in a cluster reaches an instance of it
-resolution_names.cluster_route = cluster_records.route
+# a put to a cluster queue reaches the instance IBM's workload algorithm chooses
+resolution_names.cluster_route = cluster_routing.route
 
 
 def recover(qm: QueueManagerState) -> None:

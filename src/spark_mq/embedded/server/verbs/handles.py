@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # the selector grammar is loaded only when a handle uses one
 
 INPUT_OPTIONS: int = CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INPUT_EXCLUSIVE
 _READ_AHEAD_OPTIONS = CMQC.MQOO_READ_AHEAD | CMQC.MQOO_NO_READ_AHEAD
+_BIND_OPTIONS = CMQC.MQOO_BIND_ON_OPEN | CMQC.MQOO_BIND_NOT_FIXED | CMQC.MQOO_BIND_ON_GROUP
 _KNOWN_OPEN_OPTIONS = (
     INPUT_OPTIONS | _READ_AHEAD_OPTIONS | CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE
     | CMQC.MQOO_SET | CMQC.MQOO_SAVE_ALL_CONTEXT | CMQC.MQOO_PASS_IDENTITY_CONTEXT
@@ -78,7 +79,7 @@ def open_handle(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
     checks.check_open(qm, conn.user, obj_type, name, options, alternate_user)
     model = qm.queues.get(name)
     created_temporary = created_permanent = False
-    remote = None
+    remote, bind = None, ""
     if isinstance(model, ModelQueue) and dynamic_name is not None:
         # every check that can fail comes before the queue exists: a failed MQOPEN creates nothing
         selector = _compile_selector(selection, options) if selection else None
@@ -89,13 +90,14 @@ def open_handle(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
         created_temporary = queue.definition_type == TEMPORARY_DYNAMIC
         created_permanent = not created_temporary
     else:
-        resolved = names.resolve(qm, name, "", options)
-        queue, alias, remote = resolved.queue, resolved.alias, resolved.remote
+        # ObjectQMgrName naming this queue manager (a channel's delivery) is no cluster put
+        resolved = names.resolve(qm, name, qmgr_name, options)
+        queue, alias, remote, bind = resolved.queue, resolved.alias, resolved.remote, resolved.bind
         _check_sharing(queue, options)
         selector = _compile_selector(selection, options) if selection else None
     handle = Handle(next(conn.hobj_counter), queue, name, options, selector=selector,
                     created_temporary=created_temporary, created_permanent=created_permanent,
-                    remote=remote)
+                    remote=remote, bind=bind)
     return _opened(qm, conn, handle, alias or queue)
 
 
@@ -190,6 +192,28 @@ def handle_of(conn: Connection, hobj: int) -> Handle:
     return handle
 
 
+def rebind(qm: QueueManagerState, handle: Handle, pmo_options: int) -> None:
+    """A handle to a cluster queue bound MQOO_BIND_NOT_FIXED takes the instance the workload
+    algorithm chooses now, at each put; one bound MQOO_BIND_ON_GROUP at each put that starts
+    a group or a logical message in logical order (MQPMO_LOGICAL_ORDER: IBM keeps only the
+    groups the queue manager manages together; any other put chooses as NOT_FIXED)."""
+    if not handle.bind:
+        return
+    if (handle.bind == names.BIND_ON_GROUP and pmo_options & CMQC.MQPMO_LOGICAL_ORDER
+            and handle.put_group is not None):
+        return   # inside a group or a logical message: it stays on its instance
+    local = qm.queues.get(handle.name)
+    chosen = names.cluster_choice(qm, handle.name, handle.options,
+                                  local if isinstance(local, LocalQueue) else None)
+    if chosen is None:   # no instance elsewhere any more: the one it has
+        return
+    if chosen.queue is not handle.queue and handle.queue is not None \
+            and handle.options & CMQC.MQOO_OUTPUT:
+        handle.queue.output_count -= 1
+        chosen.queue.output_count += 1
+    handle.queue, handle.remote = chosen.queue, chosen.remote
+
+
 def follow_transmission_queue(qm: QueueManagerState, handle: Handle) -> None:
     """A handle to a queue on another queue manager takes the transmission queue the way
     there leads to now (resolution/names.py, `transmission_queue_now`), its open count with
@@ -239,6 +263,9 @@ def _check_open_options(options: int) -> None:
     if inputs & (inputs - 1):
         raise MQError(CMQC.MQRC_OPTIONS_ERROR)
     if options & _READ_AHEAD_OPTIONS == _READ_AHEAD_OPTIONS:
+        raise MQError(CMQC.MQRC_OPTIONS_ERROR)
+    binds = options & _BIND_OPTIONS
+    if binds & (binds - 1):
         raise MQError(CMQC.MQRC_OPTIONS_ERROR)
     if not options & (INPUT_OPTIONS | CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE
                       | CMQC.MQOO_SET):

@@ -10,6 +10,10 @@ transaction (reports.py; fail point "put-stored" between that write and the queu
 syncpoint it waits on the connection's unit of work (units_of_work.py). A queue with a STREAMQ
 gets its copy placed with the original, in the same unit of work or store transaction
 (streaming.py); the copy asks for no COA, so only the original's are sent.
+
+A handle to a cluster queue bound MQOO_BIND_NOT_FIXED (or MQOO_BIND_ON_GROUP, at a new
+group) takes the instance the workload algorithm chooses before each put
+(handles.rebind); MQPUT1 keeps the one its open chose.
 """
 from __future__ import annotations
 
@@ -45,12 +49,14 @@ from spark_mq.embedded.server.core.state import (
 from spark_mq.embedded.server.events import DepthChange, depth_changed
 from spark_mq.embedded.server.events import queue_manager as qmgr_events
 from spark_mq.embedded.server.resolution import transmission
+from spark_mq.embedded.server.resolution.names import BIND_NOT_FIXED, BIND_ON_GROUP
 from spark_mq.embedded.server.triggering import hook as triggering
 from spark_mq.embedded.server.verbs import reports, streaming
 from spark_mq.embedded.server.verbs.handles import (
     follow_transmission_queue,
     handle_of,
     open_handle,
+    rebind,
     release,
 )
 from spark_mq.embedded.server.verbs.prepare_put import Destination, prepare_md
@@ -59,6 +65,20 @@ from spark_mq.mqi.constants import CMQC
 from spark_mq.mqi.structs import MD
 
 _I_MSGTYPE = MD.index["MsgType"]
+_I_ACCOUNTING = MD.index["AccountingToken"]
+#: a cluster transmission message's own AccountingToken: all zeros, it may not go to another
+#: instance when its channel fails (IBM's mark); anything else, it may
+#: (message_channels/reallocation.py)
+_FIXED, _NOT_FIXED = b"\0" * 32, b"\1".ljust(32, b"\0")
+
+
+def _reallocation_mark(handle: Handle, options: int) -> bytes:
+    """MQOO_BIND_NOT_FIXED, or MQOO_BIND_ON_GROUP outside logical order: every put chose,
+    so a message may choose again when its channel fails."""
+    if handle.bind == BIND_NOT_FIXED or (handle.bind == BIND_ON_GROUP
+                                         and not options & CMQC.MQPMO_LOGICAL_ORDER):
+        return _NOT_FIXED
+    return _FIXED
 
 
 def put(qm: QueueManagerState, conn: Connection, hobj: int, md_bytes: bytes, pmo_options: int,
@@ -100,6 +120,7 @@ def put1(qm: QueueManagerState, conn: Connection, name: str, md_bytes: bytes, pm
         qmgr_events.open_refused(qm, conn, CMQC.MQOT_Q, name, qmgr_name, open_options, exc.reason)
         raise
     resolved = b""
+    handle.bind = ""   # the open's choice of a cluster queue's instance is this one put's
     try:
         queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)
         where = ((handle.remote.queue_name, handle.remote.qmgr_name) if handle.remote
@@ -118,6 +139,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
          context_hobj: int, props: list | None, body: bytes) -> bytes:
     if len(md_bytes) != MD.size:  # before the queue's own refusals, which a publication checks first
         raise MQError(CMQC.MQRC_MD_ERROR)
+    rebind(qm, handle, options)   # a cluster queue's instance, chosen again as its bind says
     follow_transmission_queue(qm, handle)   # the way elsewhere may have swung since MQOPEN
     queue = handle.local_queue(CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)  # a queue-manager handle has no OUTPUT
     if handle.remote is not None:   # the QREMOTE or queue-manager alias, else the xmitq
@@ -145,6 +167,7 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
             qm.new_msgid(), date, hms + b"00")
         if handle.remote.channel:   # the cluster-sender that is to carry it (IBM's rule)
             put_md[I_CORRELID] = handle.remote.channel.encode().ljust(24, b"\0")
+            put_md[_I_ACCOUNTING] = _reallocation_mark(handle, options)
     pieces = _segment(qm, queue, put_md, props, put_body)
     if len(pieces) > 1 and not syncpoint and md[I_PERSISTENCE] == CMQC.MQPER_PERSISTENT \
             and (conn.uow_puts or conn.uow_gets):
