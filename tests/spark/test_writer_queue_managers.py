@@ -4,7 +4,9 @@ and real embedded queue managers. Every row is counted where it landed: each onc
 each partition's rows on the queue manager `partition % n` of the list; through a kill of
 the driver mid-batch and a member that dies at its first commit. The bind the writer asks
 for is read from the queue manager's API trace; a cluster of three queue managers takes a
-clustered write with bind=open."""
+clustered write with bind=open, and one with bind=notFixed whose plain rows the queue
+manager spreads over the instances while a group's rows and a reference/data pair stay whole
+(the embedded queue manager's workload algorithm and binds: branch h-clwl, merged here)."""
 from __future__ import annotations
 
 import itertools
@@ -259,6 +261,43 @@ def test_a_clustered_write_with_bind_open_from_two_members_puts_every_row_once(c
     # FR2's partitions (the odd ones) went to its own instance (CLWLUSEQ LOCAL)
     assert all(props["part"] % 2 == 0 for payload, props in on(pr, "SHOP.ORDERS"))
     assert depth_of(fr1, STATE_QUEUE) == 0 and depth_of(fr2, STATE_QUEUE) == 0
+
+
+@pytest.mark.timeout(600)
+def test_bind_not_fixed_spreads_the_rows_and_keeps_a_group_and_a_pair_on_one_instance(cluster,
+                                                                                    spark):
+    """One task through FR1, bind=notFixed: its plain rows go round the instances on FR2 and
+    PR, while the rows of group G1 and the two messages of a reference/data pair each land
+    whole on one of them."""
+    fr1, fr2, pr = cluster["FR1"], cluster["FR2"], cluster["PR"]
+    for qm in (fr2, pr):
+        qm.run_mqsc("DEFINE QLOCAL(SHOP.LOOSE) CLUSTER(SHOP) MAXDEPTH(999999) REPLACE")
+    wait_for(lambda: _instances(fr1, "SHOP.LOOSE") == {"FR2", "PR"},
+             what="FR1 knows both instances of SHOP.LOOSE")
+    options = {"connName": fr1.conn_name, "queueManager": "FR1", "queue": "SHOP.LOOSE",
+               "transport": "embedded", "bind": "notFixed", "largeMessageThreshold": "100"}
+    rows = [(f"plain-{n}", None, None) for n in range(3)]
+    rows += [(f"grouped-{n}", "G1", None) for n in range(4)]
+    rows += [("x" * 200, None, "big")]
+    rows += [(f"plain-{n}", None, None) for n in range(3, 6)]
+    write_batch(spark, options, rows, "payload string, group_id string, region string", 1)
+    wait_for(lambda: depth_of(fr2, "SHOP.LOOSE") + depth_of(pr, "SHOP.LOOSE") == 12,
+             what="the 11 rows (the pair two messages) at the instances")
+    where: dict[str, set[str]] = {}
+    for qm in (fr2, pr):
+        conn = connect(qm)
+        try:
+            for md, body, _ in drain(conn, "SHOP.LOOSE"):
+                text = bytes(body).decode()
+                kind = ("pair" if md.Format.strip() in (b"SPKMQREF", b"SPKMQDAT")
+                        else "group" if text.startswith("grouped-") else text)
+                where.setdefault(kind, set()).add(qm.name)
+        finally:
+            conn.disconnect()
+    assert len(where["group"]) == 1 and len(where["pair"]) == 1
+    plain = {kind: hosts for kind, hosts in where.items() if kind.startswith("plain-")}
+    assert len(plain) == 6 and all(len(hosts) == 1 for hosts in plain.values())
+    assert set().union(*plain.values()) == {"FR2", "PR"}    # spread: each put chose
 
 
 # --- queueManagers: a batch write -----------------------------------------------------------
