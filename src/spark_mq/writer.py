@@ -38,17 +38,31 @@ explanation instead of skipping or doubling rows. atLeastOnce: no markers; a rep
 is written again. Batch jobs default to atLeastOnce; with exactlyOnce their task retries put
 nothing twice and the job removes its markers when it commits or aborts. Chunks a failed job
 had committed stay on the queue: MQ cannot take back a committed unit of work.
+
+Several queue managers (`queueManagers`): each Spark partition writes to one of them, entry
+`partition % n` (WriteOptions.member), so every attempt of a partition, and a batch Spark
+replays, goes to the same queue manager and finds its marker and lock there: exactly-once
+is per queue manager, as no unit of work spans two. The driver checks each of them at the
+start (one that cannot be reached fails the query, naming it); a task whose queue manager is
+lost waits reconnectTimeoutMs for it, then fails naming it, and Spark's retry of the task
+(or of the query) writes to that same one. Each MQWriteResult names its queue manager; a
+batch job removes each partition's markers there. Changing the list under a checkpoint moves
+partitions to other queue managers, whose markers know nothing of a batch Spark replays.
+
+Cluster queues: `bind` is the MQOO_BIND_* of every open (spark_mq/mq/producer.py keeps a
+reference/data pair and `group_id` rows on one instance whatever the bind).
 """
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pyspark.sql.datasource import DataSourceArrowWriter, DataSourceStreamArrowWriter, WriterCommitMessage
 from pyspark.sql.types import MapType, StructType
 
-from spark_mq.errors import MQOptionError, reports_to_spark
+from spark_mq.errors import MQConnectorError, MQOptionError, reports_to_spark
 from spark_mq.mq.connecting import ConnectionOptions, connected, load_ibmmq
 from spark_mq.mq.markers import check_locks_allowed, ensure_state_queue, remove_markers
 from spark_mq.mq.outgoing import Column, MessageDefaults, MessagePlan
@@ -58,6 +72,8 @@ from spark_mq.mq.sink import Exactly, Topic, write_rows
 from spark_mq.mq.trace_context import batch_span
 from spark_mq.options import WriteOptions
 from spark_mq.start_checks import checked_once
+
+log = logging.getLogger(__name__)
 
 BATCH_ID_PROPERTY = "streaming.sql.batchId"
 QUERY_ID_PROPERTY = "sql.streaming.queryId"
@@ -72,6 +88,7 @@ class MQWriteResult(WriterCommitMessage):
     messages: int
     chunks_written: int
     rows_skipped: int
+    queue_manager: str = ""     # the one the partition wrote to (queueManagers: one of them)
 
 
 def spark_columns(schema: StructType) -> list[Column]:
@@ -99,20 +116,29 @@ class _MQWriter:
                 and plan.topic_index is None):
             raise MQOptionError("retain", "true", "false, or true with a 'topic' option or "
                                                   "column (only publications are retained)")
-        self.options = _check_at_start(self.options)
+        self.options = _check_members_at_start(self.options)
         # a batch job has no query id: this id (made once, on the driver) ties task retries
         self.job_id = self.options.writer_id or f"job-{uuid.uuid4()}"
         self.settings = ProducerSettings(self.options.async_put, self.options.persistence,
                                          self.options.segmentation,
                                          self.options.large_message_threshold,
                                          plan.context_level, self.options.retain,
-                                         keep_msg_id=self.options.context == "all")
+                                         keep_msg_id=self.options.context == "all",
+                                         bind=self.options.bind)
+        self._task_connection: ConnectionOptions | None = None
 
     @property
     def error_connection(self) -> ConnectionOptions | None:
-        """The queue manager an error names (spark_mq.errors.reports_to_spark)."""
+        """The queue manager an error names (spark_mq.errors.reports_to_spark): in a task,
+        the one it writes to; with queueManagers on the driver, none (each error names its
+        own, see _check_members_at_start)."""
+        task = getattr(self, "_task_connection", None)
+        if task is not None:
+            return task
         options = getattr(self, "options", None)
-        return options.connection if options is not None else None
+        if options is None or options.queue_managers:
+            return None
+        return options.connection
 
     def _write(self, batches: Iterator) -> MQWriteResult:
         from pyspark import TaskContext
@@ -122,22 +148,34 @@ class _MQWriter:
         writer_id = (self.options.writer_id or context.getLocalProperty(QUERY_ID_PROPERTY)
                      or self.job_id)
         partition = context.partitionId()
-        plan = _plan(self.columns, self.options)
-        exactly = (Exactly(self.options.state_queue, writer_id, partition,
-                           self.options.claim_timeout_ms, self.options.model_queue)
-                   if self.options.exactly_once else None)
-        target = Topic(self.options.topic) if self.options.topic else self.options.queue
-        where = self.options.topic or self.options.queue or "(by column)"
+        options = self.options.member(partition)
+        self._task_connection = options.connection
+        plan = _plan(self.columns, options)
+        exactly = (Exactly(options.state_queue, writer_id, partition,
+                           options.claim_timeout_ms, options.model_queue)
+                   if options.exactly_once else None)
+        target = Topic(options.topic) if options.topic else options.queue
+        where = options.topic or options.queue or "(by column)"
         with batch_span(f"send {where}", {"messaging.system": "ibmmq",
                                           "messaging.destination.name": where,
                                           "spark_mq.partition": partition,
                                           "spark_mq.batch_id": batch_id}) as span:
-            result = write_rows(_rows(batches), plan, self.options.connection, self.settings,
-                                target, self.options.commit_every, exactly, batch_id)
+            result = write_rows(_rows(batches), plan, options.connection, self.settings,
+                                target, options.commit_every, exactly, batch_id)
             if span is not None:
                 span.set_attribute("messaging.batch.message_count", result.messages)
         return MQWriteResult(writer_id, partition, result.rows, result.messages,
-                             result.chunks_written, result.rows_skipped)
+                             result.chunks_written, result.rows_skipped,
+                             options.connection.queue_manager)
+
+    def _log_spread(self, messages: list[WriterCommitMessage | None], what: str) -> None:
+        """queueManagers: which queue manager each partition wrote to, in the driver's log."""
+        if not self.options.queue_managers:
+            return
+        spread = sorted((m.partition, m.queue_manager, m.rows) for m in messages
+                        if isinstance(m, MQWriteResult))
+        log.info("%s: %s", what, ", ".join(f"partition {p} -> {qm} ({rows} rows)"
+                                           for p, qm, rows in spread))
 
 
 @reports_to_spark("__init__", "write", "commit", "abort")
@@ -155,6 +193,7 @@ class MQBatchWriter(_MQWriter, DataSourceArrowWriter):
         return self._write(iterator)
 
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+        self._log_spread(messages, "batch write committed")
         self._remove_markers(messages)
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
@@ -164,12 +203,14 @@ class MQBatchWriter(_MQWriter, DataSourceArrowWriter):
         if not self.options.exactly_once:
             return
         results = [m for m in messages if isinstance(m, MQWriteResult)]
-        if not results:
-            return
-        ibmmq = load_ibmmq(self.options.connection.transport)
-        with connected(self.options.connection) as qmgr:
-            remove_markers(qmgr, ibmmq, self.options.state_queue, self.job_id,
-                           sorted({m.partition for m in results}))
+        for member in self.options.members():
+            name = member.connection.queue_manager
+            partitions = sorted({m.partition for m in results if m.queue_manager == name})
+            if not partitions:
+                continue
+            ibmmq = load_ibmmq(member.connection.transport)
+            with connected(member.connection) as qmgr:
+                remove_markers(qmgr, ibmmq, member.state_queue, self.job_id, partitions)
 
 
 @reports_to_spark("__init__", "write", "commit", "abort")
@@ -184,7 +225,7 @@ class MQStreamWriter(_MQWriter, DataSourceStreamArrowWriter):
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         # every chunk was committed in MQ by its task, with its marker: nothing left to do
-        return None
+        self._log_spread(messages, f"batch {batchId} committed")
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         # committed chunks stay in MQ; their markers make the replay of this batch skip them
@@ -203,6 +244,21 @@ def _rows(batches: Iterator) -> Iterator[tuple]:
     for batch in batches:
         columns = [column.to_pylist() for column in batch.columns]
         yield from zip(*columns)
+
+
+def _check_members_at_start(options: WriteOptions) -> WriteOptions:
+    """_check_at_start for each queue manager written to; commitEvery fits all of them. An
+    error names the queue manager it is about."""
+    checked = []
+    for member in options.members():
+        try:
+            checked.append(_check_at_start(member))
+        except MQConnectorError as exc:
+            if options.queue_managers:
+                connection = member.connection
+                exc.at(connection.queue_manager, connection.conn_name or connection.ccdt_url)
+            raise
+    return replace(options, commit_every=min(c.commit_every for c in checked))
 
 
 def _check_at_start(options: WriteOptions) -> WriteOptions:

@@ -6,6 +6,14 @@ structures is the Python layer's main cost, see packed_put.py), reuses one messa
 for every put, and chooses per message between a plain put, queue-manager segmentation (no
 properties, payload past MAXMSGL) and the reference/data pattern (properties and a large
 payload, see large_messages.py).
+
+Cluster queues: every queue handle is opened with the writer's `bind` (MQOO_BIND_*). Under a
+bind that may spread puts over the instances (asQueueDef on a DEFBIND(NOTFIXED) queue,
+notFixed, group: the writer's puts carry no MQPMO_LOGICAL_ORDER, so ON_GROUP chooses per put
+too), messages that are read as one would be torn apart: a reference/data pair, and rows that
+carry a `group_id`. Those go through a second handle on the same queue opened
+MQOO_BIND_ON_OPEN, so each stays whole on one instance. A message the queue manager segments
+is one MQPUT, whose segments go where that put goes.
 """
 from __future__ import annotations
 
@@ -38,6 +46,7 @@ class ProducerSettings:
     # context=all (a faithful copy): the MsgId comes from the row, so no MQPMO_NEW_MSG_ID; a
     # row without one puts MQMI_NONE and the queue manager makes a new id as it would
     keep_msg_id: bool = False
+    bind: str = "asQueueDef"               # asQueueDef | open | notFixed | group: MQOO_BIND_*
 
 
 #: an open with MQOO_INQUIRE refused for these: open again without it
@@ -95,6 +104,7 @@ class Producer:
         C = self.C = ibmmq.CMQC
         self.qmgr_max_length = qmgr_max_length
         self.targets: dict[tuple[bool, str, str], Target] = {}   # (is a topic, name, qmgr)
+        self.fixed_targets: dict[tuple[str, str], Target] = {}   # (name, qmgr): BIND_ON_OPEN
         self.persistence = {"persistent": C.MQPER_PERSISTENT, "nonPersistent": C.MQPER_NOT_PERSISTENT,
                             "asQueueDef": C.MQPER_PERSISTENCE_AS_Q_DEF}[settings.persistence]
         response = C.MQPMO_ASYNC_RESPONSE if settings.async_put else C.MQPMO_SYNC_RESPONSE
@@ -107,6 +117,9 @@ class Producer:
             "identity": (C.MQOO_SET_IDENTITY_CONTEXT, C.MQPMO_SET_IDENTITY_CONTEXT),
             "all": (C.MQOO_SET_ALL_CONTEXT, C.MQPMO_SET_ALL_CONTEXT)}[settings.context]
         options |= context_put
+        self.bind_open = {"asQueueDef": C.MQOO_BIND_AS_Q_DEF, "open": C.MQOO_BIND_ON_OPEN,
+                          "notFixed": C.MQOO_BIND_NOT_FIXED,
+                          "group": C.MQOO_BIND_ON_GROUP}[settings.bind]
         # one MQPMO per (the put carries the message handle, which exists from the first
         # property on; the put retains: MQPMO_RETAIN, topic puts only)
         self.retain = bool(settings.retain)
@@ -128,8 +141,22 @@ class Producer:
         """An output handle on queue `name` (at `qmgr_name`, through name resolution)."""
         target = self.targets.get((False, name, qmgr_name))
         if target is None:
-            target = self.targets[(False, name, qmgr_name)] = self._open(name, qmgr_name)
+            target = self.targets[(False, name, qmgr_name)] = self._open(name, qmgr_name,
+                                                                         self.bind_open)
         return target
+
+    def _kept_together(self, out: Outgoing, target: Target) -> Target:
+        """The handle for a message that must not be spread over a cluster queue's instances
+        (see the module docstring): `target`, or its MQOO_BIND_ON_OPEN twin."""
+        if (target.topic or self.bind_open == self.C.MQOO_BIND_ON_OPEN
+                or (out.group_id is None and not self.uses_reference(out, target))):
+            return target
+        key = (target.name, target.qmgr_name)
+        fixed = self.fixed_targets.get(key)
+        if fixed is None:
+            fixed = self.fixed_targets[key] = self._open(target.name, target.qmgr_name,
+                                                         self.C.MQOO_BIND_ON_OPEN)
+        return fixed
 
     def topic_target(self, topic: str) -> Target:
         """An output handle on a topic string: puts to it publish."""
@@ -151,9 +178,9 @@ class Producer:
                                f"opening topic {topic!r} for publishing", "topic") from exc
         return Target(topic, handle, self.qmgr_max_length, topic=True)
 
-    def _open(self, name: str, qmgr_name: str = "") -> Target:
+    def _open(self, name: str, qmgr_name: str, bind: int) -> Target:
         C, ibmmq = self.C, self.ibmmq
-        base = C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | self.context_open
+        base = C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | self.context_open | bind
         label = f"queue {name!r}" + (f" at queue manager {qmgr_name!r}" if qmgr_name else "")
         try:
             queue = ibmmq.Queue(self.qmgr, self._od(name, qmgr_name), base | C.MQOO_INQUIRE)
@@ -202,6 +229,7 @@ class Producer:
     # --- puts --------------------------------------------------------------------------
     def send(self, out: Outgoing, target: Target) -> None:
         """Put one row's message(s) under the open unit of work."""
+        target = self._kept_together(out, target)
         if out.jms is not None:
             self._send_jms(out, out.jms, target)
             return
@@ -371,12 +399,13 @@ class Producer:
     def close(self) -> None:
         """Back out anything open, then disconnect (MQDISC would commit open work)."""
         self.backout()
-        for target in self.targets.values():
+        for target in [*self.targets.values(), *self.fixed_targets.values()]:
             try:
                 target.queue.close()
             except Exception:  # noqa: BLE001
                 pass
         self.targets.clear()
+        self.fixed_targets.clear()
         try:
             self.qmgr.disconnect()
         except Exception:  # noqa: BLE001

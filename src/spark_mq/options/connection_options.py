@@ -1,8 +1,9 @@
 """The connection options, which the reader, the writer and the jobs share.
 
-A reader with queueManagers (several queue managers, spark_mq/reader/queue_managers.py) has
-no connName/queueManager: its connection is the first queue manager listed, with the other
-connection options; ReadOptions.queue_managers holds one per queue manager."""
+A reader or a writer with queueManagers (several queue managers,
+spark_mq/reader/queue_managers.py, spark_mq/writer.py) has no connName/queueManager: its
+connection is the first queue manager listed, with the other connection options;
+ReadOptions.queue_managers and WriteOptions.queue_managers hold one per queue manager."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -33,7 +34,8 @@ def parse_connection(options: Mapping[str, Any]) -> ConnectionOptions:
 
 
 def queue_managers(opts: Mapping[str, Any], ccdt_url: str | None) -> tuple[tuple[str, str | None], ...]:
-    """The reader's queueManagers as (name, connName or None: from the CCDT), () without it."""
+    """queueManagers (reader or writer) as (name, connName or None: from the CCDT), () without
+    it."""
     if "queuemanagers" not in opts:
         return ()
     given = opts["queuemanagers"]

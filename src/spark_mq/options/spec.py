@@ -36,6 +36,9 @@ PERSISTENCE = ("persistent", "nonPersistent", "asQueueDef")
 CONTEXT = ("auto", "none", "all")
 JMS_MESSAGE_TYPES = ("none", "text", "bytes")
 NULL_PAYLOADS = ("error", "empty")
+#: the writer's `bind`: MQOO_BIND_AS_Q_DEF (the queue's DEFBIND, what IBM's applications get
+#: by default), MQOO_BIND_ON_OPEN, MQOO_BIND_NOT_FIXED, MQOO_BIND_ON_GROUP
+BINDS = ("asQueueDef", "open", "notFixed", "group")
 DEFAULT_READER_STATE_QUEUE = "SPARK.MQ.READER.STATE"
 DEFAULT_STATE_QUEUE = "SPARK.MQ.WRITER.STATE"
 DEFAULT_COMMIT_EVERY = 2000
@@ -219,6 +222,15 @@ OPTIONS: tuple[Option, ...] = (
            "(MQOD.ObjectQMgrName), reached through this one's channels; wins over a "
            "`queue_manager` column", values.mq_name(),
            shown="the connected queue manager (or the row's queue_manager)"),
+    Option("bind", _W, "a cluster queue: which instance the puts go to: asQueueDef (the "
+           "queue's DEFBIND) | open: every put of a task's handle to one instance "
+           "(MQOO_BIND_ON_OPEN) | notFixed: each put chooses (MQOO_BIND_NOT_FIXED) | group: "
+           "MQOO_BIND_ON_GROUP; rows that must stay together (a `group_id`, a reference/data "
+           "pair) go to one instance whatever the bind", values.choice(*BINDS), "asQueueDef"),
+    Option("queueManagers", _W, "spread the partitions over several queue managers, instead "
+           "of connName/queueManager: NAME@host(port),... (NAME alone: its address from "
+           "ccdtUrl); partition p writes to entry p modulo their number, with its own "
+           "exactly-once markers there", values.queue_managers),
     Option("context", _W, "auto: context columns set MQMD context | none: the queue manager "
            "sets it | all: a faithful copy, every put sets all context from the row",
            values.choice(*CONTEXT), "auto"),
