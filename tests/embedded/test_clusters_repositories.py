@@ -299,3 +299,34 @@ def test_malformed_cluster_commands_are_dropped_and_the_repository_manager_goes_
     assert "EVIL" not in fr1.run_mqsc("DISPLAY CLUSQMGR(*)")
     pr.run_mqsc("DEFINE QLOCAL(RETURNS) CLUSTER(SHOP)")
     wait_for(lambda: ("RETURNS", "PR") in _qclusters(fr1), what="FR1 still learns from PR")
+
+
+def test_messages_kept_through_a_restart_start_their_auto_defined_cluster_sender(cluster):
+    """After a restart the messages on SYSTEM.CLUSTER.TRANSMIT.QUEUE are in the store only
+    (read into memory by the first scan): the channel initiator still starts the cluster-
+    sender they wait for, an auto-defined one too, which nothing else would start (the
+    repository manager restarts only the channels to the full repositories)."""
+    fr1, pr = cluster["FR1"], cluster["PR"]
+    wait_for(lambda: ("ORDERS", "PR") in _qclusters(fr1), what="FR1 knows ORDERS")
+    pr.run_mqsc("STOP CHANNEL(SHOP.PR)")     # FR1's SHOP.PR cannot deliver: they wait
+    conn = connect(fr1)
+    try:
+        for n in range(3):
+            _put(conn, "ORDERS", b"order %d" % n)
+        assert depth(conn, CLUSTER_XMITQ) == 3
+    finally:
+        conn.disconnect()
+    fr1.kill()                              # nothing saved: no status restored at the start
+    wait_for(lambda: not fr1.running, what="FR1 reaped")
+    pr.run_mqsc("START CHANNEL(SHOP.PR)")
+    fr1.start()
+    at_pr = connect(pr)
+    try:
+        wait_for(lambda: depth(at_pr, "ORDERS") == 3, what="the orders kept on FR1 arrive")
+    finally:
+        at_pr.disconnect()
+    at_fr1 = connect(fr1)
+    try:
+        assert depth(at_fr1, CLUSTER_XMITQ) == 0
+    finally:
+        at_fr1.disconnect()
