@@ -111,6 +111,8 @@ class ChannelInitiator:
             existing = table.get(name, chltype)
             if existing is not None and existing.status == statuses.STOPPED:
                 table.remove(existing)   # the partner may start it now
+            if chltype == channels.CLUSRCVR:
+                _forget_stopped_instances(table, name)
             saved_status.forget(self.qmgr, name, chltype)
             if chltype == channels.REQUESTER and not triggered:
                 requester.start_requester(self.qmgr, name, attrs)
@@ -404,6 +406,15 @@ def _stop_instances(table: statuses.StatusTable, name: str, after: str) -> int:
     for status in running:
         _request_stop(status, after)
     return len(running)
+
+
+def _forget_stopped_instances(table: statuses.StatusTable, name: str) -> None:
+    """START CHANNEL of cluster-receiver `name`: the instances STOP CHANNEL ended (one per
+    member) are STOPPED no more; each member's sender starts its own again."""
+    for status in table.all():
+        if (status.name, status.chltype, status.status) == (name, channels.CLUSRCVR,
+                                                             statuses.STOPPED):
+            table.remove(status)
 
 
 def _request_stop(status: statuses.ChannelStatus, after: str) -> None:
