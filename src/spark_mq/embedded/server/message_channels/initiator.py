@@ -30,6 +30,7 @@ from spark_mq.embedded.server.message_channels.sender import (
     SYNC_OPEN,
     SenderAgent,
     channel_tls,
+    cluster_correl_id,
     open_link,
     own_max_msg_length,
     transmission_queue,
@@ -110,6 +111,8 @@ class ChannelInitiator:
             existing = table.get(name, chltype)
             if existing is not None and existing.status == statuses.STOPPED:
                 table.remove(existing)   # the partner may start it now
+            if chltype == channels.CLUSRCVR:
+                _forget_stopped_instances(table, name)
             saved_status.forget(self.qmgr, name, chltype)
             if chltype == channels.REQUESTER and not triggered:
                 requester.start_requester(self.qmgr, name, attrs)
@@ -346,17 +349,15 @@ class ChannelInitiator:
 
     def _cluster_triggered(self) -> list[str]:
         """Cluster-senders (defined or auto-defined) that are not running while
-        SYSTEM.CLUSTER.TRANSMIT.QUEUE holds messages for them (CorrelId: the channel's name):
-        IBM's channel initiator starts a cluster-sender when messages arrive for it."""
+        SYSTEM.CLUSTER.TRANSMIT.QUEUE holds messages for them (CorrelId: the channel's name),
+        in memory or only in the store (`_waiting_senders`): IBM's channel initiator starts a
+        cluster-sender when messages arrive for it, and after a restart for those kept."""
         queue = self.qmgr.queues.get(CLUSTER_XMITQ)
         if not isinstance(queue, LocalQueue) or not queue.available_count:
             return []
         table = statuses.table(self.qmgr)
         due = []
-        for correl_id, keys in list(queue.by_correlid.items()):
-            name = correl_id.rstrip(b"\0").decode(errors="replace")
-            if not keys or not name:
-                continue
+        for name in _waiting_senders(self.qmgr, queue):
             status = table.get(name, channels.CLUSSDR)
             if status is not None and (status.status in _ACTIVE
                                        or status.status == statuses.STOPPED):
@@ -366,6 +367,25 @@ class ChannelInitiator:
                     or attrs is None and cluster_records.auto_sender(self.qmgr, name)):
                 due.append(name)
         return due
+
+
+def _waiting_senders(qmgr: QueueManager, queue: LocalQueue) -> set[str]:
+    """The cluster-senders that messages on SYSTEM.CLUSTER.TRANSMIT.QUEUE wait for (their
+    CorrelId). The CorrelId index knows only the messages held in memory; those kept only in
+    the store (every persistent one after a restart until a scan reads it, and the deep part
+    of a long queue: core/queue_objects.py) are looked up there for each cluster-sender this
+    queue manager knows, else an auto-defined one would never be started for them."""
+    names = {correl_id.rstrip(b"\0").decode(errors="replace")
+             for correl_id, keys in list(queue.by_correlid.items()) if keys}
+    if queue.cold:
+        known = {name for name, attrs in channels.table(qmgr).channels.items()
+                 if attrs.get("CHLTYPE") == channels.CLUSSDR}
+        known |= {str(record.get("CHANNEL", "")) for record in cluster_records.learned(qmgr)
+                  if record["KIND"] == cluster_records.CLUSQMGR}
+        names |= {name for name in known - names if name and next(iter(queue.candidates(
+            None, cluster_correl_id(name), None, None)), None) is not None}
+    names.discard("")
+    return names
 
 
 def _sending(qmgr: QueueManager, name: str) -> dict | None:
@@ -386,6 +406,15 @@ def _stop_instances(table: statuses.StatusTable, name: str, after: str) -> int:
     for status in running:
         _request_stop(status, after)
     return len(running)
+
+
+def _forget_stopped_instances(table: statuses.StatusTable, name: str) -> None:
+    """START CHANNEL of cluster-receiver `name`: the instances STOP CHANNEL ended (one per
+    member) are STOPPED no more; each member's sender starts its own again."""
+    for status in table.all():
+        if (status.name, status.chltype, status.status) == (name, channels.CLUSRCVR,
+                                                             statuses.STOPPED):
+            table.remove(status)
 
 
 def _request_stop(status: statuses.ChannelStatus, after: str) -> None:

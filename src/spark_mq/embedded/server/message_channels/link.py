@@ -136,6 +136,17 @@ class Link:
         except OSError:
             pass
 
+    def cut(self) -> None:
+        """End the link from another thread (STOP CHANNEL): a close alone neither wakes the
+        agent's thread waiting in recv on it nor tells the partner anything (the waiting
+        recv keeps the socket open), so a partner waiting for a batch's confirmation waited
+        out its whole timeout; a shutdown does both at once."""
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:   # not connected any more
+            pass
+        self.close()
+
 
 def check_hello(args: list) -> tuple[str, str, int, bool, int]:
     """(channel, sender queue manager, BATCHSZ, ping?, MAXMSGL) of a hello's arguments; its

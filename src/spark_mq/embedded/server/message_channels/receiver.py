@@ -167,7 +167,7 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
         return
     status = statuses.ChannelStatus(channel, chltype, conname=peer, rqmname=partner,
                                     status=statuses.RUNNING)
-    status.closer = link.close   # STOP CHANNEL ends the channel's wait for the sender
+    status.closer = link.cut   # STOP CHANNEL ends the channel's wait for the sender
     status.begin(link, attrs, runs_as)
     table.put(status)
     local = LocalConnection(qmgr, "mqm", "amqrmppa")
