@@ -320,6 +320,33 @@ def test_logical_order_application_segments_get_offsets(conn, make_queue):
     assert queue.get(None, md2(), gmo(CMQC.MQGMO_COMPLETE_MSG)) == b"abcdefgh"
 
 
+def test_an_application_segment_too_big_is_split_further_when_allowed(conn, make_queue):
+    """IBM docs, MsgFlags: MQMF_SEGMENTATION_ALLOWED on a message that is already a segment
+    allows it to be broken into smaller segments; each keeps its place in the message, and
+    only the last piece of the last segment is the last segment. Without the flag: 2030."""
+    queue = segmented_queue(conn, make_queue)
+    group = b"S".ljust(24, b"\0")
+    allowed = CMQC.MQMF_SEGMENTATION_ALLOWED
+    queue.put(BODY[:200], md2(GroupId=group, MsgFlags=CMQC.MQMF_SEGMENT | allowed))
+    with pytest.raises(ibmmq.MQMIError) as exc:
+        queue.put(BODY[200:] * 2, md2(GroupId=group, Offset=200, MsgFlags=CMQC.MQMF_LAST_SEGMENT))
+    assert reason(exc) == CMQC.MQRC_MSG_TOO_BIG_FOR_Q
+    queue.put(BODY[200:], md2(GroupId=group, Offset=200,
+                              MsgFlags=CMQC.MQMF_LAST_SEGMENT | allowed))
+    pieces = []
+    while True:
+        md = md2()
+        try:
+            queue.get(None, md, gmo(CMQC.MQGMO_BROWSE_NEXT))
+        except ibmmq.MQMIError as exc:
+            assert exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+            break
+        pieces.append((md.Offset, md.MsgFlags & (CMQC.MQMF_SEGMENT | CMQC.MQMF_LAST_SEGMENT)))
+    assert pieces == [(0, CMQC.MQMF_SEGMENT), (96, CMQC.MQMF_SEGMENT), (192, CMQC.MQMF_SEGMENT),
+                      (200, CMQC.MQMF_LAST_SEGMENT)]
+    assert queue.get(None, md2(), gmo(CMQC.MQGMO_COMPLETE_MSG)) == BODY
+
+
 def test_offset_on_a_message_that_is_not_a_segment_is_2251(conn, make_queue):
     queue = ibmmq.Queue(conn, make_queue(), OPEN)
     with pytest.raises(ibmmq.MQMIError) as exc:

@@ -6,6 +6,12 @@ says MQHMDE. The transmission message's own MQMD is the queue manager's: Format 
 new MsgId, CorrelId = the message's MsgId, the report options without those a transmission
 queue must not act on, the message's priority, persistence, expiry and identity context,
 origin context of the queue manager.
+
+A message too big for the transmission queue is segmented before it is wrapped (verbs/put.py,
+as IBM MQ does for the queue it puts to): each segment is a transmission message of its own,
+its MQMDE carrying the segment's GroupId, Offset, MsgFlags and OriginalLength, so the sender
+and the receiving queue manager handle each as they would any message; the size that must
+fit the transmission queue's MAXMSGL is the whole transmission message (`header_length`).
 """
 from __future__ import annotations
 
@@ -28,7 +34,7 @@ def wrap(qm_name: str, queue_name: str, qmgr_name: str, md: list, body: bytes,
     inner = [md[index] for index in _V1]
     inner[MD1.index["Version"]] = CMQC.MQMD_VERSION_1
     extension = b""
-    if any(md[_I[name]] != default for name, default in _V2_DEFAULTS.items()):
+    if _needs_extension(md):
         extension = MDE.pack([
             b"MDE ", CMQC.MQMDE_VERSION_2, CMQC.MQMDE_LENGTH_2, md[_I["Encoding"]],
             md[_I["CodedCharSetId"]], md[_I["Format"]], 0, md[_I["GroupId"]],  # Flags: none defined
@@ -45,6 +51,16 @@ def wrap(qm_name: str, queue_name: str, qmgr_name: str, md: list, body: bytes,
         outer[_I[name]] = value
     outer[_I["Report"]] = md[_I["Report"]] & ~CMQC.MQRO_ACCEPT_UNSUP_IF_XMIT_MASK
     return outer, header + extension + body
+
+
+def header_length(md: list) -> int:
+    """How many bytes `wrap` puts before the data of a message put with `md`: what a
+    transmission queue's MAXMSGL must hold besides the data (put.py segments by it)."""
+    return XQH.size + (MDE.size if _needs_extension(md) else 0)
+
+
+def _needs_extension(md: list) -> bool:
+    return any(md[_I[name]] != default for name, default in _V2_DEFAULTS.items())
 
 
 def _queue_manager_fields(md: list, qm_name: str, msg_id: bytes, put_date: bytes,

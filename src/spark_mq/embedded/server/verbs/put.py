@@ -4,7 +4,11 @@ Runs in the queue-manager process, under the queue manager's lock (see qmgr.py).
 gets the queue's defaults (persistence, priority), its context fields (identity and origin
 as the put options say: md_context.py) and its ids as a publication does (prepare_put.py),
 then its group and segment fields (logical order is tracked on the handle), and is split
-into segments when the queue cannot hold it whole and the putter allows that. Outside
+into segments when the queue cannot hold it whole and the putter allows that (a segment too,
+into smaller ones, as IBM allows). A put to a remote queue is segmented before it is wrapped
+for the transmission queue, the limit being that queue's MAXMSGL less the MQXQH (and MQMDE):
+each segment travels as a transmission message of its own (resolution/transmission.py), and
+a cluster queue's segments are all marked not to be reallocated, so they reach one instance. Outside
 syncpoint it lands on the queue at once, its COA reports stored in the same store
 transaction (reports.py; fail point "put-stored" between that write and the queue); under
 syncpoint it waits on the connection's unit of work (units_of_work.py). A queue with a STREAMQ
@@ -159,16 +163,11 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
     if not body and md[I_FLAGS] & CMQC.MQMF_SEGMENT and not md[I_FLAGS] & CMQC.MQMF_LAST_SEGMENT \
             and not _segment_report(conn, md):
         raise MQError(CMQC.MQRC_SEGMENT_LENGTH_ZERO)  # only a last segment may be empty
-    put_md, put_body = md, body
-    if handle.remote is not None:   # behind an MQXQH on the transmission queue
-        date, hms = put_stamp(int(time.time()))
-        put_md, put_body = transmission.wrap(
-            qm.name, handle.remote.queue_name, handle.remote.qmgr_name, md, body,
-            qm.new_msgid(), date, hms + b"00")
-        if handle.remote.channel:   # the cluster-sender that is to carry it (IBM's rule)
-            put_md[I_CORRELID] = handle.remote.channel.encode().ljust(24, b"\0")
-            put_md[_I_ACCOUNTING] = _reallocation_mark(handle, options)
-    pieces = _segment(qm, queue, put_md, props, put_body)
+    # the transmission queue must hold the whole transmission message, header and all
+    reserve = transmission.header_length(md) if handle.remote is not None else 0
+    pieces = _segment(qm, queue, md, props, body, reserve)
+    if handle.remote is not None:   # each piece behind its own MQXQH on the transmission queue
+        pieces = [_transmitted(qm, handle, options, len(pieces) > 1, piece) for piece in pieces]
     if len(pieces) > 1 and not syncpoint and md[I_PERSISTENCE] == CMQC.MQPER_PERSISTENT \
             and (conn.uow_puts or conn.uow_gets):
         # segmenting a persistent message needs the queue manager's own unit of work
@@ -201,6 +200,23 @@ def _put(qm: QueueManagerState, conn: Connection, handle: Handle, md_bytes: byte
     if warning:
         raise WarnedPut(MD.pack(md), warning)
     return MD.pack(md)
+
+
+def _transmitted(qm: QueueManagerState, handle: Handle, options: int, segmented: bool,
+                 piece: tuple[list, bytes, list | None]) -> tuple[list, bytes, list | None]:
+    """A message (or one of its segments) for a remote queue as it lies on the transmission
+    queue: behind an MQXQH, with the transmission MQMD of its own."""
+    md, body, props = piece
+    assert handle.remote is not None
+    date, hms = put_stamp(int(time.time()))
+    put_md, put_body = transmission.wrap(
+        qm.name, handle.remote.queue_name, handle.remote.qmgr_name, md, body,
+        qm.new_msgid(), date, hms + b"00")
+    if handle.remote.channel:   # the cluster-sender that is to carry it (IBM's rule)
+        put_md[I_CORRELID] = handle.remote.channel.encode().ljust(24, b"\0")
+        # a message's segments go to one instance: none of them may be reallocated alone
+        put_md[_I_ACCOUNTING] = _FIXED if segmented else _reallocation_mark(handle, options)
+    return put_md, put_body, props
 
 
 def _place(qm: QueueManagerState, conn: Connection,
@@ -264,9 +280,10 @@ def _assign_group(qm: QueueManagerState, handle: Handle, md: list, options: int,
 
 
 def _segment(qm: QueueManagerState, queue: LocalQueue, md: list, props: list | None,
-             body: bytes) -> list[tuple[list, bytes, list | None]]:
-    """Split a message the queue cannot hold whole, when the putter allows it."""
-    queue_limit, qmgr_limit = queue.attrs["MAXMSGL"], qm.attrs["MAXMSGL"]
+             body: bytes, reserve: int = 0) -> list[tuple[list, bytes, list | None]]:
+    """Split a message the queue cannot hold whole, when the putter allows it; `reserve`:
+    the bytes a transmission queue's message carries before the data (its MQXQH)."""
+    queue_limit, qmgr_limit = queue.attrs["MAXMSGL"] - reserve, qm.attrs["MAXMSGL"] - reserve
     limit = min(queue_limit, qmgr_limit)
     if len(body) <= limit:
         return [(md, body, props)]
@@ -276,17 +293,22 @@ def _segment(qm: QueueManagerState, queue: LocalQueue, md: list, props: list | N
     # travel in the first segment and push it past MAXMSGL (see DESIGN.md).
     if not md[I_FLAGS] & CMQC.MQMF_SEGMENTATION_ALLOWED or props or limit < 16:
         raise MQError(too_big)
-    if md[I_FLAGS] & SEGMENT_FLAGS:
-        raise MQError(too_big)  # an application segment that is itself too big
     size = limit - limit % 16
     if md[I_GROUPID] == NONE_ID:
         md[I_GROUPID] = qm.new_msgid()
+    # a segment allowed to be segmented again (IBM docs, MsgFlags: at the sending, an
+    # intermediate or the destination queue manager) ends where it ended: its last piece is
+    # the message's last segment only if it was
+    is_segment = bool(md[I_FLAGS] & SEGMENT_FLAGS)
+    ends = not is_segment or bool(md[I_FLAGS] & CMQC.MQMF_LAST_SEGMENT)
+    flags = md[I_FLAGS] & ~SEGMENT_FLAGS
+    original = md[I_ORIGLEN] if is_segment else len(body)
     pieces: list[tuple[list, bytes, list | None]] = []
     for offset in range(0, len(body), size):
         piece = list(md)
-        last = offset + size >= len(body)
+        last = ends and offset + size >= len(body)
         piece[I_OFFSET] = md[I_OFFSET] + offset
-        piece[I_FLAGS] = md[I_FLAGS] | (CMQC.MQMF_LAST_SEGMENT if last else CMQC.MQMF_SEGMENT)
-        piece[I_ORIGLEN] = len(body)
+        piece[I_FLAGS] = flags | (CMQC.MQMF_LAST_SEGMENT if last else CMQC.MQMF_SEGMENT)
+        piece[I_ORIGLEN] = original
         pieces.append((piece, body[offset:offset + size], None))
     return pieces
