@@ -12,6 +12,7 @@ SIGSTOP so that nothing in it runs on (a worker would otherwise race to commit w
 holds), and then kills it."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -23,6 +24,28 @@ from pathlib import Path
 import pyspark
 
 import jvm_profile
+
+
+@contextlib.contextmanager
+def ibm_otel_hooks_off(*hooks: str):
+    """IBM's OpenTelemetry hooks (ibmmq/mqotel.py, `OTelFunctions`) off for the calls inside,
+    where ibmmq 2.1.2's own hook fails before any call reaches a queue manager, real or
+    embedded. `put_trace_before` on a put whose MQMD.Format is MQHRF2: it looks for the str
+    '<traceparent>' in the bytes RFH2.unpack gives (TypeError). `get_trace_before` on an MQCB
+    with MQGMO_NO_PROPERTIES: it makes a MessageHandle from the int hconn (AttributeError); and
+    on an MQGET with MQGMO_NO_PROPERTIES and an MQGMO below version 4: it asks for
+    MQGMO_PROPERTIES_IN_HANDLE and sets a MsgHandle the queue manager must ignore in that
+    version (MQRC_HMSG_ERROR, as from IBM MQ). tests/embedded/test_otel.py pins all three: when
+    IBM fixes one, its test there fails and its use here can go."""
+    from ibmmq import OTelFunctions
+    saved = {name: getattr(OTelFunctions, name) for name in hooks}
+    for name in hooks:
+        setattr(OTelFunctions, name, None)
+    try:
+        yield
+    finally:
+        for name, hook in saved.items():
+            setattr(OTelFunctions, name, hook)
 
 
 def reader_options(qm, queue: str, **extra) -> dict:

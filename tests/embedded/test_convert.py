@@ -10,6 +10,7 @@ import pytest
 from ibmmq import CMQC
 
 from spark_mq.mqi import codepages
+from support import ibm_otel_hooks_off
 
 OPEN = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_OUTPUT | CMQC.MQOO_BROWSE
 NATIVE = CMQC.MQENC_NATIVE  # 546: integers little-endian
@@ -35,7 +36,9 @@ def encoded(text: str, ccsid: int) -> bytes:
 
 def put(queue, data: bytes, ccsid: int, fmt: bytes = CMQC.MQFMT_STRING, encoding: int = NATIVE,
         **fields) -> None:
-    queue.put(data, ibmmq.MD(Format=fmt, CodedCharSetId=ccsid, Encoding=encoding, **fields))
+    hooks = ("put_trace_before",) if fmt == CMQC.MQFMT_RF_HEADER_2 else ()
+    with ibm_otel_hooks_off(*hooks):   # IBM's hook fails on an MQHRF2 put (support.py)
+        queue.put(data, ibmmq.MD(Format=fmt, CodedCharSetId=ccsid, Encoding=encoding, **fields))
 
 
 def get(queue, ccsid: int, encoding: int = NATIVE, options: int = 0, length=None):
@@ -451,7 +454,8 @@ def test_propctl_v6compat_gives_a_handle_getter_the_rfh2_as_put(conn, make_queue
 def test_no_properties_strips_the_property_folders(queue):
     put(queue, rfh2("<", b"payload", NATIVE, 1208), 1208, fmt=CMQC.MQFMT_RF_HEADER_2)
     md = ibmmq.MD()
-    assert queue.get(None, md, nowait(CMQC.MQGMO_NO_PROPERTIES)) == b"payload"
+    with ibm_otel_hooks_off("get_trace_before"):   # IBM's hook fails on this get (support.py)
+        assert queue.get(None, md, nowait(CMQC.MQGMO_NO_PROPERTIES)) == b"payload"
     assert md.Format == CMQC.MQFMT_STRING
 
 

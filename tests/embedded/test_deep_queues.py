@@ -15,6 +15,7 @@ import pytest
 from ibmmq import CMQC
 
 import spark_mq.embedded as embedded
+from support import ibm_otel_hooks_off
 
 OPEN = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE | CMQC.MQOO_BROWSE
 PERSISTENT, NOT_PERSISTENT = CMQC.MQPER_PERSISTENT, CMQC.MQPER_NOT_PERSISTENT
@@ -44,8 +45,11 @@ def get(queue, options: int = CMQC.MQGMO_NO_WAIT, md: ibmmq.MD | None = None,
         match: int = CMQC.MQMO_NONE, **gmo_fields) -> bytes | None:
     gmo = ibmmq.GMO(Options=options, MatchOptions=match, Version=CMQC.MQGMO_VERSION_2,
                     **gmo_fields)
+    # IBM's hook fails on a version-2 MQGMO with MQGMO_NO_PROPERTIES (support.py)
+    hooks = ("get_trace_before",) if options & CMQC.MQGMO_NO_PROPERTIES else ()
     try:
-        return queue.get(None, md or ibmmq.MD(), gmo)
+        with ibm_otel_hooks_off(*hooks):
+            return queue.get(None, md or ibmmq.MD(), gmo)
     except ibmmq.MQMIError as exc:
         if exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
             return None

@@ -193,7 +193,7 @@ def test_no_properties_option_drops_them(conn, queue):
 
 @pytest.mark.parametrize("propctl,with_handle,expect_rfh2,expect_in_handle", [
     ("NONE", False, False, False),
-    ("NONE", True, False, False),
+    ("NONE", True, False, True),     # a handle overrides NONE (PropertyControl, q103350_)
     ("ALL", False, True, False),
     ("ALL", True, False, True),
     ("FORCE", True, True, False),

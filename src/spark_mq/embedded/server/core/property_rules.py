@@ -14,7 +14,8 @@ the leading MQRFH2s go to a getter's message handle and leave the data, as IBM M
 from the message data", MsgHandle q096760_; an MQRFH2 that also holds other folders keeps
 them, "stripped of any message properties", PROPCTL q008230_). A getter without a handle
 gets the data as put (PROPCTL NONE and MQGMO_NO_PROPERTIES: without those folders), and
-PROPCTL V6COMPAT always gives the data as put.
+PROPCTL V6COMPAT always gives the data as put. PROPCTL NONE only concerns a getter without a
+handle: one with a handle gets the properties in it, as with ALL and COMPAT.
 """
 from __future__ import annotations
 
@@ -55,7 +56,10 @@ def properties_for_getter(qm: QueueManagerState, queue: LocalQueue, handle: Hand
     if isinstance(definition, AliasQueue):
         propctl = definition.attrs.get("PROPCTL", propctl)
     force = options & CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2 or propctl == "FORCE"
-    dropped = options & CMQC.MQGMO_NO_PROPERTIES or propctl == "NONE"
+    # PROPCTL NONE, like ALL and COMPAT, yields to a handle ("if a message handle is supplied
+    # then the behavior is to return the properties in the message handle", q103350_): IBM's
+    # OpenTelemetry instrumentation relies on it to read traceparent from such a queue
+    dropped = options & CMQC.MQGMO_NO_PROPERTIES or (propctl == "NONE" and not has_handle)
     to_handle = has_handle and not force and not dropped
     if (to_handle or dropped) and propctl != "V6COMPAT" and md[I_FORMAT] == CMQC.MQFMT_RF_HEADER_2:
         from_body, body = _take_rfh2_properties(md, body)
