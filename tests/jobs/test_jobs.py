@@ -59,8 +59,8 @@ def test_every_job_explains_itself_with_help(job):
 
 
 def test_quickstart_under_spark_submit_streams_queue_to_queue_to_files_exactly_once(tmp_path):
-    messages = 3000
-    process = spark_submit("quickstart.py", "--messages", str(messages), "--max-messages-per-trigger", "1000",
+    messages = 1200    # three micro-batches per stage (each order costs CPU twice: no more than that)
+    process = spark_submit("quickstart.py", "--messages", str(messages), "--max-messages-per-trigger", "400",
                            "--output", str(tmp_path / "out"), "--data-dir", str(tmp_path / "qm"), timeout=480)
     assert process.returncode == 0, explain(process)
     out = process.stdout
@@ -146,10 +146,10 @@ def test_queue_to_files_killed_mid_stream_and_restarted_writes_each_message_once
         qm, ibmmq, conn, make_queue, tmp_path):
     queue, out, checkpoint = make_queue(), tmp_path / "archive", tmp_path / "ckpt"
     # six batches: three committed before the kill, the rest (and any batch it cut) after
-    texts = [f"order {n}" for n in range(1500)]
+    texts = [f"order {n}" for n in range(600)]
     put_texts(conn, queue, texts)
     common = [*connection_args(qm), "--queue", queue, "--path", str(out), "--checkpoint", str(checkpoint),
-              "--max-messages-per-trigger", "250"]
+              "--max-messages-per-trigger", "100"]
     command, env = spark_submit_command("queue_to_files.py", *common, "--trigger", "processing-time",
                                         "--interval", "1 second")
     running = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,

@@ -1,7 +1,8 @@
 """Spark finds format("mq") by itself (pyspark_mq.DefaultSource, no register() call) however
 the package is installed: the editable install the README uses, run from a folder outside
 the repository, and a wheel installed into a fresh virtual environment. Each runs a real
-Spark job in a child process that reads a real queue through format("mq")."""
+Spark job in a child process that reads a real queue through format("mq") (the editable
+install's two tests share one: its first read is discovery's, then register() runs on top)."""
 from __future__ import annotations
 
 import json
@@ -34,8 +35,13 @@ spark.stop()
 '''
 
 
-REGISTERING_JOB = JOB.replace('setLogLevel("ERROR")', 'setLogLevel("WARN")\n'
-                              'spark_mq.register(spark); spark_mq.register(spark)')
+#: the same job, then register() twice on top of discovery and the read again: one Spark
+#: for both claims (its first read is the discovery's, before any register() call)
+REGISTERING_JOB = JOB.replace('setLogLevel("ERROR")', 'setLogLevel("WARN")').replace(
+    "spark.stop()", """spark_mq.register(spark); spark_mq.register(spark)
+rows = spark.read.format("mq").options(**options).load().select("payload").collect()
+print("REGISTERED " + json.dumps({"payloads": sorted(r.payload.decode() for r in rows)}), flush=True)
+spark.stop()""")
 
 
 def run_job(python: str, cwd: Path, options: dict, job: str = JOB) -> dict:
@@ -47,7 +53,9 @@ def run_job(python: str, cwd: Path, options: dict, job: str = JOB) -> dict:
                           capture_output=True, text=True, timeout=300)
     results = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     assert results, done.stdout[-2000:] + done.stderr[-4000:]
-    return {**json.loads(results[-1][len("RESULT "):]), "stderr": done.stderr}
+    registered = [line for line in done.stdout.splitlines() if line.startswith("REGISTERED ")]
+    return {**json.loads(results[-1][len("RESULT "):]), "stderr": done.stderr, "stdout": done.stdout,
+            "registered": json.loads(registered[-1][len("REGISTERED "):]) if registered else None}
 
 
 @pytest.fixture
@@ -57,11 +65,26 @@ def queue_with_three(qm, conn, make_queue):
     return queue
 
 
-def test_editable_install_is_discovered_from_a_folder_outside_the_repository(
-        qm, queue_with_three, tmp_path):
-    result = run_job(sys.executable, tmp_path, reader_options(qm, queue_with_three))
-    assert result["payloads"] == ["a", "b", "c"]
-    assert result["spark_mq"].startswith(os.path.join(PROJECT_ROOT, "src"))
+@pytest.fixture(scope="module")
+def editable_run(qm, tmp_path_factory) -> dict:
+    """The registering job from a folder outside the repository, run once for the two tests
+    on the editable install: its first read finds format("mq") by discovery alone."""
+    import ibmmq
+    queue = f"DISCOVERY.{os.getpid()}"
+    qm.run_mqsc(f"DEFINE QLOCAL({queue}) REPLACE")
+    conn = ibmmq.connect(qm.name, qm.channel, qm.conn_name)
+    try:
+        put_messages(conn, queue, [b"a", b"b", b"c"])
+    finally:
+        conn.disconnect()
+    # the reads browse: the second finds the same three messages
+    return run_job(sys.executable, tmp_path_factory.mktemp("outside"), reader_options(qm, queue),
+                   REGISTERING_JOB)
+
+
+def test_editable_install_is_discovered_from_a_folder_outside_the_repository(editable_run):
+    assert editable_run["payloads"] == ["a", "b", "c"]
+    assert editable_run["spark_mq"].startswith(os.path.join(PROJECT_ROOT, "src"))
 
 
 def test_wheel_installed_in_a_fresh_environment_is_discovered(qm, queue_with_three, tmp_path):
@@ -92,8 +115,6 @@ def test_wheel_installed_in_a_fresh_environment_is_discovered(qm, queue_with_thr
     assert result["spark_mq"].startswith(site)
 
 
-def test_register_on_top_of_discovery_works_without_spark_warning(qm, queue_with_three, tmp_path):
-    result = run_job(sys.executable, tmp_path, reader_options(qm, queue_with_three),
-                     REGISTERING_JOB)
-    assert result["payloads"] == ["a", "b", "c"]
-    assert "replaced" not in result["stderr"] and "WARN" in REGISTERING_JOB
+def test_register_on_top_of_discovery_works_without_spark_warning(editable_run):
+    assert editable_run["registered"] == {"payloads": ["a", "b", "c"]}, editable_run["stdout"][-2000:]
+    assert "replaced" not in editable_run["stderr"] and "WARN" in REGISTERING_JOB
