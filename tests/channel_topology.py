@@ -3,6 +3,7 @@ manager process; `link(a, b)` defines what a sender on `a` needs to reach a rece
 (a transmission queue named after `b`, triggered, and the channel pair `A.TO.B`)."""
 from __future__ import annotations
 
+import re
 import socket
 import time
 from collections.abc import Callable
@@ -124,3 +125,16 @@ def channel_status(qm: embedded.EmbeddedQueueManager, name: str) -> str:
         if word.startswith("STATUS("):
             return word[7:-1]
     return ""
+
+
+def cluster_senders_ready(qm, hosts: set[str]) -> None:
+    """Until `qm`'s cluster-senders to each of `hosts` are out of retry: one that tried
+    before its partner listened (the members start one after another) retries for SHORTTMR,
+    and the workload algorithm rightly puts an instance behind a retrying channel last, so a
+    test counting where puts go waits for this first."""
+    def ready() -> bool:
+        output = qm.run_mqsc("DISPLAY CLUSQMGR(*) STATUS")
+        states = {m.group(1): m.group(2) for block in output.split("AMQ8441I")[1:]
+                  if (m := re.search(r"CLUSQMGR\((\S+)\).*?STATUS\((\w+)\)", block, re.S))}
+        return all(states.get(host) in ("RUNNING", "INACTIVE") for host in hosts)
+    wait_for(ready, what=f"{qm.name}'s cluster-senders to {sorted(hosts)} out of retry")

@@ -16,7 +16,15 @@ import ibmmq
 import pytest
 from ibmmq import CMQC, CMQCFC
 
-from channel_topology import TIMERS, connect, depth, free_port, start, wait_for
+from channel_topology import (
+    TIMERS,
+    cluster_senders_ready,
+    connect,
+    depth,
+    free_port,
+    start,
+    wait_for,
+)
 from spark_mq.embedded import EmbeddedQueueManagerError, wire
 
 REPOSITORY_QUEUE = "SYSTEM.CLUSTER.REPOSITORY.QUEUE"
@@ -199,6 +207,7 @@ def test_a_queue_known_only_from_the_cluster_is_opened_and_its_puts_go_round_the
     pr.run_mqsc("DEFINE QLOCAL(PARTS) CLUSTER(SHOP)")
     wait_for(lambda: {("PARTS", "FR2"), ("PARTS", "PR")} <= _qclusters(fr1),
              what="FR1 knows both instances of PARTS")
+    cluster_senders_ready(fr1, {"FR2", "PR"})
     conn = connect(fr1)
     try:
         for n in range(4):
@@ -328,6 +337,12 @@ def test_messages_kept_through_a_restart_start_their_auto_defined_cluster_sender
     repository manager restarts only the channels to the full repositories)."""
     fr1, pr = cluster["FR1"], cluster["PR"]
     wait_for(lambda: ("ORDERS", "PR") in _qclusters(fr1), what="FR1 knows ORDERS")
+    cluster_senders_ready(fr1, {"FR2", "PR"})
+    conn = connect(fr1)
+    try:   # FR1's own cluster commands delivered first
+        wait_for(lambda: depth(conn, CLUSTER_XMITQ) == 0, what="FR1's transmission queue empty")
+    finally:
+        conn.disconnect()
     pr.run_mqsc("STOP CHANNEL(SHOP.PR)")     # FR1's SHOP.PR cannot deliver: they wait
     conn = connect(fr1)
     try:

@@ -17,7 +17,16 @@ import ibmmq
 import pytest
 from ibmmq import CMQC
 
-from channel_topology import TIMERS, connect, depth, free_port, receive, start, wait_for
+from channel_topology import (
+    TIMERS,
+    cluster_senders_ready,
+    connect,
+    depth,
+    free_port,
+    receive,
+    start,
+    wait_for,
+)
 from spark_mq.embedded import EmbeddedQueueManagerError
 from spark_mq.embedded.server.clusters.workload import History, Instance, choose
 
@@ -162,19 +171,7 @@ def _host(cluster, queue: str, *definitions: tuple[str, str]) -> None:
         cluster[member].run_mqsc(f"DEFINE QLOCAL({queue}) CLUSTER(SHOP) {extra} REPLACE")
     hosts = {member for member, _ in definitions}
     _wait_known(cluster["FR1"], queue, hosts)
-    _wait_reachable(cluster["FR1"], hosts - {"FR1"})
-
-
-def _wait_reachable(fr1, hosts: set[str]) -> None:
-    """Until FR1's cluster-sender to each host is not in retry: one that tried before its
-    partner listened (the members start one after another) retries for SHORTTMR, and the
-    workload algorithm rightly puts an instance behind a retrying channel last."""
-    def reachable() -> bool:
-        output = fr1.run_mqsc("DISPLAY CLUSQMGR(*) STATUS")
-        states = {m.group(1): m.group(2) for b in output.split("AMQ8441I")[1:]
-                  if (m := re.search(r"CLUSQMGR\((\S+)\).*?STATUS\((\w+)\)", b, re.S))}
-        return all(states.get(host) in ("RUNNING", "INACTIVE") for host in hosts)
-    wait_for(reachable, what=f"FR1's cluster-senders to {sorted(hosts)} out of retry")
+    cluster_senders_ready(cluster["FR1"], hosts - {"FR1"})
 
 
 def _wait_known(fr1, queue: str, hosts: set[str], shows: str = "") -> None:
