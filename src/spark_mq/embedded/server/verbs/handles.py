@@ -106,7 +106,8 @@ def open_handle(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
 def _open_elsewhere(qm: QueueManagerState, conn: Connection, name: str, qmgr_name: str,
                     options: int, selection: str | None, alternate_user: str) -> Handle:
     """MQOPEN with the ObjectQMgrName of another queue manager (or a queue-manager alias)."""
-    resolved = names.resolve(qm, name, qmgr_name, options)
+    with cluster_interest.asking():   # a partial repository may ask for a cluster member
+        resolved = names.resolve(qm, name, qmgr_name, options)
     if resolved.remote is None:   # an alias of this queue manager: the queue is local
         return open_handle(qm, conn, CMQC.MQOT_Q, name, options, selection, None, alternate_user)
     if selection:
