@@ -13,9 +13,10 @@ import ibmmq
 import pytest
 from ibmmq import CMQC
 
-from channel_topology import TIMERS, connect, free_port, receive, start, wait_for
+from channel_topology import TIMERS, channel_status, connect, free_port, receive, start, wait_for
 
 NAMES = ("FR1", "FR2", "PR1", "PR2")
+CLUSTER_XMITQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
 
 
 def _door(name: str, port: int) -> str:
@@ -185,3 +186,51 @@ def test_request_and_reply_between_two_partials_through_the_cluster(cluster):
     finally:
         requester.disconnect()
         server.disconnect()
+
+
+def _browse_for(conn, queue: str, remote_q: str) -> tuple[ibmmq.MD, bytes]:
+    """The first transmission message on `queue` whose MQXQH names queue `remote_q` (the
+    repository manager's own messages may lie there too)."""
+    handle = ibmmq.Queue(conn, queue, CMQC.MQOO_BROWSE)
+    try:
+        options = CMQC.MQGMO_BROWSE_FIRST
+        while True:
+            md = ibmmq.MD()
+            body = handle.get(None, md, ibmmq.GMO(Options=options))
+            if body[8:56].decode(errors="replace").strip(" \0") == remote_q:
+                return md, body
+            options = CMQC.MQGMO_BROWSE_NEXT
+    finally:
+        handle.close()
+
+
+def test_the_message_waits_for_the_cluster_sender_to_the_member_named(cluster):
+    """While the member cannot be reached, the message lies on SYSTEM.CLUSTER.TRANSMIT.QUEUE
+    as IBM's does: its MQXQH names the queue and the member, its CorrelId is the
+    cluster-sender to the member, its AccountingToken all zeros (never reallocated: it
+    stays there while that channel retries), and it arrives when the member listens again."""
+    pr1, pr2 = cluster["PR1"], cluster["PR2"]
+    pr2.run_mqsc("DEFINE QLOCAL(LATER) REPLACE")
+    pr2.run_mqsc("STOP CHANNEL(SHOP.PR2)")   # PR2's cluster-receiver: nobody gets in
+    conn = connect(pr1)
+    try:
+        handle, _ = _open(conn, "LATER", "PR2")
+        handle.put(b"waits for PR2")
+        handle.close()
+        wait_for(lambda: channel_status(pr1, "SHOP.PR2") == "RETRYING",
+                 what="PR1's cluster-sender to PR2 retries")
+        md, body = _browse_for(conn, CLUSTER_XMITQ, "LATER")
+    finally:
+        conn.disconnect()
+    try:
+        assert body[:4] == b"XQH "
+        assert body[56:104].decode().strip(" \0") == "PR2"
+        assert md.CorrelId.rstrip(b"\0") == b"SHOP.PR2"
+        assert md.AccountingToken == b"\0" * 32
+    finally:
+        pr2.run_mqsc("START CHANNEL(SHOP.PR2)")
+    at_pr2 = connect(pr2)
+    try:
+        assert [body for _, body in receive(at_pr2, "LATER", 1)] == [b"waits for PR2"]
+    finally:
+        at_pr2.disconnect()
