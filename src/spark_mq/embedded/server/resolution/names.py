@@ -48,6 +48,8 @@ all the same) and the message is never reallocated. That is how a reply reaches 
 ReplyToQMgr that is a cluster member. A partial repository that knows no member of the name
 asks its full repositories first, at MQOPEN, but only when DEFXMITQ is blank: with a
 default transmission queue an unknown name goes there at once, as it did before clusters.
+A handle opened to a member this way keeps the cluster's queue for its life: a queue of the
+member's name defined later is used by the next open, not by `transmission_queue_now`.
 """
 from __future__ import annotations
 
