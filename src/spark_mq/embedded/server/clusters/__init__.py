@@ -27,10 +27,12 @@ What holds now (issue 36's first two slices; docs/embedded/clusters.md is the us
     routing.py      `route`: the candidates (records, channel status, the local queue) run
                     through workload.py; resolution/names.py calls it through
                     `cluster_route` at MQOPEN, and again at each put of a handle bound
-                    MQOO_BIND_NOT_FIXED or each new group of one bound MQOO_BIND_ON_GROUP
-    interest.py     a partial repository's MQOPEN of a queue it does not know: asked of a
-                    full repository, the open waiting (bounded) for the answer; wraps
-                    routing.py's `route`
+                    MQOO_BIND_NOT_FIXED or each new group of one bound MQOO_BIND_ON_GROUP;
+                    `member`: the cluster-sender to a member named in ObjectQMgrName
+                    (through `cluster_member`, no workload choice)
+    interest.py     a partial repository's MQOPEN of a queue or member it does not know:
+                    asked of a full repository, the open waiting (bounded) for the answer;
+                    wraps routing.py's `route` and `member`
     membership.py   REFRESH CLUSTER (forget, publish again) and RESET CLUSTER
                     ACTION(FORCEREMOVE) (forget a member, tell the others)
     trust.py        which cluster command is kept: the receiving MCA of a CLUSRCVR vouches

@@ -13,6 +13,12 @@ full repository's answer arrives (`answered`) or ASK_SECONDS pass: then 2085
 MQRC_UNKNOWN_OBJECT_NAME, as when the full repository does not know the queue either (its
 answer is empty). A full repository knows every queue of its clusters and never asks.
 
+A queue manager named in ObjectQMgrName is asked for the same way (`member`), by the same
+query: a full repository answers a name with the queue-manager records of a member of that
+name as well as the instances of a queue of that name (the two namespaces meet only here,
+and a partial takes from the answer what it needs), so a partial can reach a member it has
+never heard of, as IBM's partial asks its full repository about a queue manager.
+
 Not yet: IBM's subscription (the full repository would tell the partial of later changes
 of what it asked for): what an answer taught is kept until REFRESH CLUSTER.
 """
@@ -66,9 +72,29 @@ def route(qm: QueueManagerState, name: str,
     (and has none of its own) and an MQOPEN is `asking` (under the queue manager's lock,
     which the wait releases)."""
     found = cluster_routing.route(qm, name, local)
-    if found is not None or local is not None or not getattr(_OPENING, "asking", False) \
-            or not partial_clusters(qm):
+    if found is not None or local is not None or not _may_ask(qm):
         return found
+    _ask(qm, name)
+    return cluster_routing.route(qm, name, local)
+
+
+def member(qm: QueueManagerState, qmgr_name: str, ask: bool) -> str | None:
+    """routing.member: the cluster-sender to cluster queue manager `qmgr_name`; a partial
+    that knows none asks the full repositories first when `ask` (name resolution's word:
+    nothing else would be found) and an MQOPEN is `asking`."""
+    found = cluster_routing.member(qm, qmgr_name)
+    if found is not None or not ask or not _may_ask(qm):
+        return found
+    _ask(qm, qmgr_name)
+    return cluster_routing.member(qm, qmgr_name)
+
+
+def _may_ask(qm: QueueManagerState) -> bool:
+    return bool(getattr(_OPENING, "asking", False)) and bool(partial_clusters(qm))
+
+
+def _ask(qm: QueueManagerState, name: str) -> None:
+    """Put `name` in the outbox and wait (the lock released) for an answer or ASK_SECONDS."""
     asking = _ASKING.of(qm)
     before = asking.answers.get(name, 0)
     asking.outbox.add(name)
@@ -79,7 +105,6 @@ def route(qm: QueueManagerState, name: str,
             break
         qm.arrived.wait(left)
     asking.outbox.discard(name)
-    return cluster_routing.route(qm, name, local)
 
 
 def to_ask(qm: QueueManagerState) -> list[str]:
@@ -99,11 +124,12 @@ def answered(qm: QueueManagerState, name: str) -> None:
 
 def answer(qm: QueueManagerState, cluster: str, name: str) -> list[dict]:
     """What a full repository answers a query for `name` in `cluster` with: every instance
-    of the queue and the queue-manager record of each host (empty: it knows none)."""
+    of the queue and the queue-manager record of each host, and the record of a member
+    named `name` (empty: it knows none)."""
     known = cluster_records.own_records(qm, cluster) + [
         record for record in cluster_records.learned(qm) if record["CLUSTER"] == cluster]
     queues = [record for record in known
               if record["KIND"] == cluster_records.CLUSQ and record["QUEUE"] == name]
-    hosts = {record["CLUSQMGR"] for record in queues}
+    hosts = {record["CLUSQMGR"] for record in queues} | {name}
     return queues + [record for record in known if record["KIND"] == cluster_records.CLUSQMGR
                      and record["CLUSQMGR"] in hosts]

@@ -11,6 +11,11 @@ CLWLWGHT, NETPRTY, SUSPEND) and the status of the
 cluster-sender of that name here (none: INACTIVE). The local candidate, when the caller
 gives a local queue that names a cluster here, is that queue with this queue manager's own
 CLUSRCVR in that cluster.
+
+`member` is the way to a queue manager an application names in ObjectQMgrName: its
+queue-manager records in this queue manager's clusters, whatever queues it hosts. The target
+is named, so no instance is chosen and SUSPEND does not count; of several channels to it
+(one per cluster both are in), IBM's channel rules (rank, status, NETPRTY, priority) pick one.
 """
 from __future__ import annotations
 
@@ -107,3 +112,17 @@ def route(qm: QueueManagerState, name: str,
     if not (chosen.local and uses_local(chosen.use_queue, useq)):
         history.chose(chosen)   # the local rule ends the algorithm before its last step
     return chosen.qmgr, chosen.channel, chosen.defbind
+
+
+def member(qm: QueueManagerState, qmgr_name: str) -> str | None:
+    """The cluster-sender (its name: the member's CLUSRCVR) that carries messages for
+    cluster queue manager `qmgr_name`; None when no record of a cluster here knows it."""
+    mine = records.own_clusters(qm)
+    found = [Instance(qmgr_name, str(record["CHANNEL"]),
+                      channel_status=_channel_state(qm, str(record["CHANNEL"])),
+                      **_channel_part(record))
+             for record in records.learned(qm)
+             if record["KIND"] == records.CLUSQMGR and record["CLUSQMGR"] == qmgr_name
+             and record["CLUSTER"] in mine]
+    chosen = choose(found, History(), LOCAL)
+    return chosen.channel if chosen is not None else None

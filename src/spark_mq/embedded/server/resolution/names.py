@@ -11,8 +11,10 @@ ObjectQMgrName is resolved first, then ObjectName:
    manager makes the queue local again); with an RNAME it is refused (2087); otherwise the
    rules of 3.
 3. The transmission queue for a queue manager: the definition's XMITQ, else a local queue of
-   the queue manager's name, else the queue manager's DEFXMITQ, each a local queue with
-   USAGE(XMITQ); nothing: 2087 MQRC_UNKNOWN_REMOTE_Q_MGR.
+   the queue manager's name, else, for a member of a cluster this queue manager is in,
+   SYSTEM.CLUSTER.TRANSMIT.QUEUE (`cluster_member`, below), else the queue manager's
+   DEFXMITQ, each a local queue with USAGE(XMITQ); nothing: 2087
+   MQRC_UNKNOWN_REMOTE_Q_MGR.
 
 The transmission queue is chosen again at every put through an open handle
 (`transmission_queue_now`), not only at MQOPEN: after an administrator swings the way to a
@@ -34,6 +36,20 @@ PUT(DISABLED), removed it); a channel's delivery names this queue manager, so it
 lands here. `Resolved.bind` says when the choice is made again: at each put
 (MQOO_BIND_NOT_FIXED) or at each new group (MQOO_BIND_ON_GROUP), MQOO_BIND_AS_Q_DEF
 taking the chosen instance's DEFBIND.
+
+A queue manager known only as a member of a cluster (rule 3: no XMITQ on the way, no queue
+of its name) is reached through the cluster whatever the queue (IBM docs, "Sending messages
+to a specific queue manager in a cluster", "Queue-manager aliases and clusters"): the
+MQXQH names the queue and that queue manager, and the message waits on
+SYSTEM.CLUSTER.TRANSMIT.QUEUE with the CorrelId of the cluster-sender to it (auto-defined
+from its record when needed), which the queue manager there resolves the queue name on.
+The target is named, so the workload algorithm does not choose (a SUSPENDed member gets it
+all the same) and the message is never reallocated. That is how a reply reaches a
+ReplyToQMgr that is a cluster member. A partial repository that knows no member of the name
+asks its full repositories first, at MQOPEN, but only when DEFXMITQ is blank: with a
+default transmission queue an unknown name goes there at once, as it did before clusters.
+A handle opened to a member this way keeps the cluster's queue for its life: a queue of the
+member's name defined later is used by the next open, not by `transmission_queue_now`.
 """
 from __future__ import annotations
 
@@ -74,6 +90,10 @@ class Remote:
 #: on the hooks' floor and do not import each other.
 cluster_route: Callable[[QueueManagerState, str, LocalQueue | None],
                         tuple[str, str, str] | None] | None = None
+#: the cluster-sender to cluster queue manager `qmgr_name`: `member(qm, qmgr_name, ask)`
+#: (`ask`: a partial may ask its full repositories) -> the channel's name, or None. Set by
+#: the verbs (clusters/interest.py's `member`), as `cluster_route` is.
+cluster_member: Callable[[QueueManagerState, str, bool], str | None] | None = None
 CLUSTER_XMITQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
 #: Resolved.bind: when the cluster's choice is made again (blank: never, MQOO_BIND_ON_OPEN)
 BIND_NOT_FIXED, BIND_ON_GROUP = "NOTFIXED", "GROUP"
@@ -162,10 +182,14 @@ def cluster_choice(qm: QueueManagerState, name: str, options: int,
                                  | CMQC.MQOO_BIND_ON_OPEN), defbind.replace("OPEN", ""))
     if not channel and local is not None:
         return Resolved(local, bind=bind)
+    return Resolved(_cluster_xmitq(qm), None, Remote(name, host, None, channel), bind)
+
+
+def _cluster_xmitq(qm: QueueManagerState) -> LocalQueue:
     xmitq = qm.queues.get(CLUSTER_XMITQ)
     if not isinstance(xmitq, LocalQueue):
         raise MQError(CMQC.MQRC_UNKNOWN_OBJECT_NAME)
-    return Resolved(xmitq, None, Remote(name, host, None, channel), bind)
+    return xmitq
 
 
 def _cluster_instance(qm: QueueManagerState, name: str, options: int) -> Resolved:
@@ -183,8 +207,7 @@ def _remote_definition(qm: QueueManagerState, definition: RemoteQueue) -> Resolv
         raise MQError(CMQC.MQRC_REMOTE_Q_NAME_ERROR)
     if is_local(qm, rqmname):
         raise MQError(CMQC.MQRC_UNKNOWN_REMOTE_Q_MGR)
-    xmitq = transmission_queue(qm, rqmname, definition.attrs["XMITQ"].strip())
-    return Resolved(xmitq, None, Remote(rname, rqmname, definition))
+    return _way_to(qm, rname, rqmname, definition)
 
 
 def _through_qmgr_name(qm: QueueManagerState, name: str, qmgr_name: str) -> Resolved:
@@ -196,9 +219,23 @@ def _through_qmgr_name(qm: QueueManagerState, name: str, qmgr_name: str) -> Reso
         target = definition.attrs["RQMNAME"].strip() or qmgr_name
         if is_local(qm, target):
             return _local_name(qm, name)
-        xmitq = transmission_queue(qm, target, definition.attrs["XMITQ"].strip())
-        return Resolved(xmitq, None, Remote(name, target, definition))
-    return Resolved(transmission_queue(qm, qmgr_name, ""), None, Remote(name, qmgr_name, None))
+        return _way_to(qm, name, target, definition)
+    return _way_to(qm, name, qmgr_name, None)
+
+
+def _way_to(qm: QueueManagerState, name: str, target: str,
+            definition: RemoteQueue | None) -> Resolved:
+    """Queue `name` at queue manager `target`, through `definition` (a QREMOTE or a
+    queue-manager alias) if one was used: rule 3, the cluster coming after a transmission
+    queue named explicitly or by the queue manager's name and before DEFXMITQ."""
+    explicit = definition.attrs["XMITQ"].strip() if definition is not None else ""
+    if not explicit and target not in qm.queues and cluster_member is not None:
+        ask = not str(qm.attrs.get("DEFXMITQ", "")).strip()
+        channel = cluster_member(qm, target, ask)
+        if channel:
+            return Resolved(_cluster_xmitq(qm), None, Remote(name, target, definition, channel))
+    return Resolved(transmission_queue(qm, target, explicit), None,
+                    Remote(name, target, definition))
 
 
 def transmission_queue(qm: QueueManagerState, qmgr_name: str, explicit: str) -> LocalQueue:
@@ -220,7 +257,7 @@ def transmission_queue(qm: QueueManagerState, qmgr_name: str, explicit: str) -> 
 def transmission_queue_now(qm: QueueManagerState, remote: Remote, at_open: LocalQueue) -> LocalQueue:
     """The transmission queue a put through a handle opened to `remote` uses now (see the
     module docstring); its error only when the queue the open chose is gone too."""
-    if remote.channel:   # a cluster queue's instance: always clustering's own queue
+    if remote.channel:   # a cluster queue's instance or member: always clustering's own queue
         return at_open
     definition = remote.definition
     if definition is not None:   # a definition replaced since the open is read as it is now

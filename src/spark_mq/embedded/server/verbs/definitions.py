@@ -42,6 +42,8 @@ _QUEUE_CLASSES: dict[str, type[QueueDefinition]] = {
 # a put to a cluster queue reaches the instance IBM's workload algorithm chooses (a partial
 # repository asks a full repository first for a queue it does not know)
 resolution_names.cluster_route = cluster_interest.route
+# ObjectQMgrName naming a member of a cluster: the cluster-sender to it
+resolution_names.cluster_member = cluster_interest.member
 
 
 def recover(qm: QueueManagerState) -> None:

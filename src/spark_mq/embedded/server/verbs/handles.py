@@ -15,6 +15,7 @@ pub/sub: pub/sub opens its managed queues here, so this module must sit below it
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 from spark_mq.embedded.server.clusters import interest as cluster_interest
@@ -106,7 +107,10 @@ def open_handle(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
 def _open_elsewhere(qm: QueueManagerState, conn: Connection, name: str, qmgr_name: str,
                     options: int, selection: str | None, alternate_user: str) -> Handle:
     """MQOPEN with the ObjectQMgrName of another queue manager (or a queue-manager alias)."""
-    resolved = names.resolve(qm, name, qmgr_name, options)
+    # an application's open may wait while a partial repository asks for a cluster member;
+    # a channel's delivery does not hold its batch up on a name a partner sent
+    with nullcontext() if conn.agent else cluster_interest.asking():
+        resolved = names.resolve(qm, name, qmgr_name, options)
     if resolved.remote is None:   # an alias of this queue manager: the queue is local
         return open_handle(qm, conn, CMQC.MQOT_Q, name, options, selection, None, alternate_user)
     if selection:
