@@ -92,8 +92,11 @@ def open_handle(qm: QueueManagerState, conn: Connection, obj_type: int, name: st
         created_temporary = queue.definition_type == TEMPORARY_DYNAMIC
         created_permanent = not created_temporary
     else:
-        # ObjectQMgrName naming this queue manager (a channel's delivery) is no cluster put
-        with cluster_interest.asking():   # a partial repository may ask for a cluster queue
+        # ObjectQMgrName naming this queue manager (a channel's delivery) is no cluster put.
+        # An application's open may wait while a partial repository asks for a cluster queue;
+        # an agent's (a channel's delivery) does not: a partner must not hold a batch up for
+        # seconds per message by naming queues nobody knows
+        with nullcontext() if conn.agent else cluster_interest.asking():
             resolved = names.resolve(qm, name, qmgr_name, options)
         queue, alias, remote, bind = resolved.queue, resolved.alias, resolved.remote, resolved.bind
         _check_sharing(queue, options)
