@@ -19,7 +19,8 @@ from ibmmq import CMQC
 from channel_topology import TIMERS, connect, depth, free_port, start, wait_for
 from spark_mq.embedded import EmbeddedQueueManagerError
 
-_FIELD = re.compile(r"\b(CLUSQMGR|CLUSTER|QMTYPE|SUSPEND)\((\S*?)\)")
+#: a value may hold one pair of parentheses: SYSTEM.TEMPQMGR.127.0.0.1(1414)
+_FIELD = re.compile(r"\b(CLUSQMGR|CLUSTER|QMTYPE|SUSPEND)\(((?:[^()\s]|\([^()]*\))*)\)")
 
 
 def _door(name: str, port: int, clusters: str) -> str:
@@ -179,3 +180,15 @@ def test_a_local_instance_in_a_namelists_clusters_takes_part(clusters):
         wait_for(lambda: depth(at_m, "STOCK") == 2, what="two puts on M's STOCK")
     finally:
         at_m.disconnect()
+
+
+def test_a_cluster_sender_not_answered_yet_shows_in_each_of_its_clusters(tmp_path):
+    nobody = free_port()   # nothing listens there: the partner never answers
+    qm = start(tmp_path, "NEW", 0, "DEFINE NAMELIST(BOTH) NAMES(SHOP, DEPOT)\n"
+                                   + _to_fr(nobody, "CLUSNL(BOTH)"))
+    try:
+        assert _entries(qm, "DISPLAY CLUSQMGR(*) DEFTYPE", "AMQ8441I") == {
+            (f"SYSTEM.TEMPQMGR.127.0.0.1({nobody})", "SHOP"),
+            (f"SYSTEM.TEMPQMGR.127.0.0.1({nobody})", "DEPOT")}
+    finally:
+        qm.stop()
