@@ -145,7 +145,14 @@ def test_suspend_qmgr_clusnl_suspends_in_each_cluster(clusters):
     assert "AMQ8559I" in m.run_mqsc("SUSPEND QMGR CLUSNL(BOTH)")
     _wait("FR shows M suspended in both", lambda: {
         ("M", "SHOP", "YES"), ("M", "DEPOT", "YES")} <= _members(fr, "SUSPEND"))
-    assert "AMQ8560I" in m.run_mqsc("RESUME QMGR CLUSNL(BOTH)")
+    # PCF Resume Queue Manager Cluster with a ClusterNamelist: the same, in each cluster
+    conn = connect(m)
+    pcf = ibmmq.PCFExecute(conn, response_wait_interval=10000)
+    try:
+        pcf.MQCMD_RESUME_Q_MGR_CLUSTER({CMQC.MQCA_CLUSTER_NAMELIST: b"BOTH"})
+    finally:
+        pcf.disconnect()
+        conn.disconnect()
     _wait("FR shows M resumed in both", lambda: {
         ("M", "SHOP", "NO"), ("M", "DEPOT", "NO")} <= _members(fr, "SUSPEND"))
     with pytest.raises(EmbeddedQueueManagerError, match=r"CLUSNL\(NO.SUCH.NL\).*namelist"):
