@@ -9,10 +9,12 @@ record to the full repositories as it publishes any change, so the other members
 SUSPEND(YES) in DISPLAY CLUSQMGR, and the workload choice reads it (`records.suspended`).
 RESUME QMGR reverses it. Both outlive a restart, as IBM's do.
 
-MODE(QUIESCE), the default, is what is done; MODE(FORCE) (IBM also stops the cluster
-channels at once) and CLUSNL (a namelist of clusters: the repository manager does not follow
-namelists yet) are refused by name, as is a cluster this queue manager is not a member of
-(it has no CLUSRCVR there: there is no record of it to mark).
+CLUSNL(name) instead of CLUSTER does the same in each cluster the namelist names
+(clusters/records.py `clusters_of`). MODE(QUIESCE), the default, is what is done;
+MODE(FORCE) (IBM also stops the cluster channels at once) is refused by name, as is a
+cluster this queue manager is not a member of (it has no CLUSRCVR there: there is no record
+of it to mark) and a namelist that does not exist or names no cluster; nothing is marked
+then.
 
 REFRESH CLUSTER(name|*) [REPOS(NO|YES)] ("REFRESH CLUSTER (refresh a cluster)") forgets what
 was learned of the cluster and publishes again (clusters/membership.py); REPOS(YES) on a full
@@ -36,29 +38,45 @@ _ACCEPTED = {"SUSPEND": "AMQ8559I: Suspend Queue Manager Cluster accepted.",
 
 
 def suspend_or_resume(qm: QueueManagerState, command: MQSCCommand) -> str:
-    """SUSPEND QMGR / RESUME QMGR CLUSTER(name) [MODE(QUIESCE)]."""
+    """SUSPEND QMGR / RESUME QMGR CLUSTER(name)|CLUSNL(namelist) [MODE(QUIESCE)]."""
     verb = command.verb
     attrs = command.attributes
-    if str(attrs.get("CLUSNL", "")).strip():
-        raise ValueError(f"{verb} QMGR CLUSNL({attrs['CLUSNL']}) is not supported by the "
-                         "embedded queue manager yet: name one cluster in CLUSTER")
-    cluster = str(attrs.get("CLUSTER", "")).strip()
-    if not cluster:
-        raise ValueError(f"{verb} QMGR needs CLUSTER(name) (the cluster to {verb.lower()} "
-                         "this queue manager in); FACILITY and LOG are z/OS's")
+    clusters, where = _named_clusters(qm, verb, attrs)
     mode = str(attrs.get("MODE", "QUIESCE")).strip().upper()
     if verb == "SUSPEND" and mode != "QUIESCE":
-        raise ValueError(f"SUSPEND QMGR CLUSTER({cluster}) MODE({mode}): only MODE(QUIESCE) "
+        raise ValueError(f"SUSPEND QMGR {where} MODE({mode}): only MODE(QUIESCE) "
                          "is supported by the embedded queue manager (MODE(FORCE), which also "
                          "stops the cluster channels, is not yet)")
     member_of = sorted(cluster_records.own_clusters(qm))
-    if cluster not in member_of:
-        raise ValueError(
-            f"{verb} QMGR CLUSTER({cluster}): queue manager {qm.name} is not a member of "
-            f"cluster {cluster} (it has no CLUSRCVR channel there); it is a member of "
-            f"{', '.join(member_of) if member_of else 'no cluster'}")
-    cluster_records.suspend(qm, cluster, verb == "SUSPEND")
+    for name in clusters:
+        if name not in member_of:
+            raise ValueError(
+                f"{verb} QMGR {where}: queue manager {qm.name} is not a member of cluster "
+                f"{name} (it has no CLUSRCVR channel there); it is a member of "
+                f"{', '.join(member_of) if member_of else 'no cluster'}")
+    for name in clusters:
+        cluster_records.suspend(qm, name, verb == "SUSPEND")
     return _ACCEPTED[verb]
+
+
+def _named_clusters(qm: QueueManagerState, verb: str,
+                    attrs: dict[str, object]) -> tuple[list[str], str]:
+    """The clusters SUSPEND/RESUME QMGR names, and how the command named them."""
+    namelist = str(attrs.get("CLUSNL", "") or "").strip()
+    cluster = str(attrs.get("CLUSTER", "") or "").strip()
+    if cluster and namelist:
+        raise ValueError(f"{verb} QMGR CLUSTER({cluster}) CLUSNL({namelist}): give one of "
+                         "CLUSTER(name) and CLUSNL(namelist), not both")
+    if not cluster and not namelist:
+        raise ValueError(f"{verb} QMGR needs CLUSTER(name) or CLUSNL(namelist) (the "
+                         f"clusters to {verb.lower()} this queue manager in); FACILITY and "
+                         "LOG are z/OS's")
+    clusters = cluster_records.clusters_of(qm, dict(attrs))
+    if not clusters:
+        raise ValueError(f"{verb} QMGR CLUSNL({namelist}): no namelist {namelist} naming a "
+                         "cluster is defined here; DEFINE NAMELIST(name) NAMES(cluster, ...) "
+                         "or name one cluster in CLUSTER")
+    return clusters, f"CLUSTER({cluster})" if cluster else f"CLUSNL({namelist})"
 
 
 def refresh_cluster(qm: QueueManagerState, command: MQSCCommand) -> str:

@@ -11,7 +11,8 @@ selects.
 DEFTYPE is IBM's: CLUSRCVR for this queue manager's own entry, CLUSSDRA for a member reached
 by an auto-defined cluster-sender, CLUSSDRB when a CLUSSDR was also defined by hand, and
 CLUSSDR for a manual cluster-sender whose partner is not known yet (CLUSQMGR
-SYSTEM.TEMPQMGR.<conname>, as IBM names it).
+SYSTEM.TEMPQMGR.<conname>, as IBM names it). An object in a namelist's clusters (CLUSNL,
+REPOSNL: clusters/records.py `clusters_of`) shows one entry in each, as IBM's does.
 """
 from __future__ import annotations
 
@@ -85,14 +86,21 @@ def cluster_qmgr_rows(qm: QueueManagerState) -> list[dict[str, Any]]:
                          "XMITQ": "" if own else CLUSTER_XMITQ})
     for name, attrs in sorted(manual.items()):
         if name not in known:
-            conname = str(attrs.get("CONNAME", "")).strip()
-            shown = {key: value for key, value in attrs.items()
-                     if key not in ("PASSWORD", "USERID")}
-            rows.append({**shown, "KIND": cluster_records.CLUSQMGR, "CHANNEL": name,
-                         "CLUSQMGR": f"SYSTEM.TEMPQMGR.{conname}", "DEFTYPE": "CLUSSDR",
-                         "QMTYPE": "REPOS", "SUSPEND": "NO", "XMITQ": CLUSTER_XMITQ,
-                         "STATUS": _status(qm, name, channels.CLUSSDR)})
+            rows += _unanswered(qm, name, attrs)
     return rows
+
+
+def _unanswered(qm: QueueManagerState, name: str, attrs: dict[str, Any]) -> list[dict[str, Any]]:
+    """A manual CLUSSDR whose partner has not answered: one SYSTEM.TEMPQMGR entry in each
+    of its clusters (a CLUSNL namelist's each), as IBM shows one entry per cluster."""
+    conname = str(attrs.get("CONNAME", "")).strip()
+    shown = {key: value for key, value in attrs.items()
+             if key not in ("PASSWORD", "USERID", "CLUSNL")}
+    return [{**shown, "KIND": cluster_records.CLUSQMGR, "CHANNEL": name, "CLUSTER": cluster,
+             "CLUSQMGR": f"SYSTEM.TEMPQMGR.{conname}", "DEFTYPE": "CLUSSDR",
+             "QMTYPE": "REPOS", "SUSPEND": "NO", "XMITQ": CLUSTER_XMITQ,
+             "STATUS": _status(qm, name, channels.CLUSSDR)}
+            for cluster in cluster_records.clusters_of(qm, attrs) or [""]]
 
 
 def _status(qm: QueueManagerState, channel: str, chltype: str) -> str:

@@ -16,8 +16,10 @@ What holds now (issue 36's first two slices; docs/embedded/clusters.md is the us
                     refusals IBM gives for them (MQRCCF_CLUSTER_NAME_CONFLICT 3088,
                     REPOS_NAME_CONFLICT 3089, CLUSTER_Q_USAGE_ERROR 3090,
                     DEF_XMIT_Q_CLUS_ERROR 3269, CLUS_XMIT_Q_USAGE_ERROR 3363)
-    records.py      the repository: a member's own records (read from its CLUSRCVR and its
-                    clustered queues) and those it learned, kept as store objects mirrored
+    records.py      the repository: which clusters an object is in (`clusters_of`: CLUSTER,
+                    or each cluster of the namelist CLUSNL names; REPOS/REPOSNL), a
+                    member's own records (read from its CLUSRCVR and its clustered queues,
+                    one set per cluster) and those it learned, kept as store objects mirrored
                     onto SYSTEM.CLUSTER.REPOSITORY.QUEUE; the auto-defined cluster-senders
                     (CLUSSDRA) built from the learned CLUSRCVRs
     workload.py     IBM's cluster workload management algorithm, its ordered rules as a
@@ -53,8 +55,7 @@ admin/cluster_display.py is DISPLAY CLUSQMGR and DISPLAY QCLUSTER, admin/cluster
 SUSPEND and RESUME QMGR (records.py keeps the flag), REFRESH and RESET CLUSTER, and
 admin/command_server/cluster_commands.py their PCF twins.
 
-Not yet: namelists (CLUSNL, REPOSNL) in the repository manager (a cluster is followed when
-named in CLUSTER and REPOS), DEFCLXQ(CHANNEL), a partial repository's subscriptions (what it
+Not yet: DEFCLXQ(CHANNEL), a partial repository's subscriptions (what it
 asked a full repository at MQOPEN is not kept up to date), a cluster workload exit, SUSPEND
 QMGR MODE(FORCE), PCF Inquire Queue with MQQT_CLUSTER.
 """

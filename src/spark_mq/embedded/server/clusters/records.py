@@ -23,8 +23,15 @@ SUSPEND QMGR and RESUME QMGR set this queue manager's own record's SUSPEND (kept
 store as a CLUSSUSP object per cluster); `suspended(record)` is what the workload choice
 reads of any member's record.
 
-A cluster is named in CLUSTER here; a namelist (CLUSNL, REPOSNL) is taken and shown
-(definitions.py) but not yet followed by the repository manager.
+Which clusters an object is in is `clusters_of`, the one place that reads CLUSTER and CLUSNL
+(REPOS and REPOSNL for the queue manager), as IBM's "Using namelists in clusters" has it: the
+cluster CLUSTER names, or every cluster in the namelist CLUSNL names. Every reader (own
+clusters and records, the repository manager's targets, trust, routing, DISPLAY) goes
+through it, so an object in a namelist's clusters is in each of them: a CLUSRCVR with CLUSNL
+is the member's door in every one (its record published in each), a queue with CLUSNL has a
+record in each. The namelist is read whenever the question is asked: ALTER NAMELIST changes
+the records at once, and the repository manager publishes the change as any other. A
+namelist that does not exist (yet, or any more) names no cluster.
 """
 from __future__ import annotations
 
@@ -32,6 +39,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from spark_mq.embedded.server.core import channel_definitions as channels
+from spark_mq.embedded.server.core.namelist import NAMELIST
 from spark_mq.embedded.server.core.qmgr_attributes import identifier
 from spark_mq.embedded.server.core.state import FeatureState, QueueManagerState
 
@@ -40,7 +48,9 @@ KINDS = frozenset({CLUSQMGR, CLUSQ})
 #: the store kind of a cluster this queue manager is suspended from (SUSPEND QMGR)
 SUSPENDED = "CLUSSUSP"
 #: the CLUSRCVR attributes a member publishes: what the others' CLUSSDRA are made of
-_SENDER_KEYS = tuple(key for key in channels.CLUSSDR_ATTRIBUTES if key not in ("DESCR",))
+#: (CLUSNL is not: a namelist's name means nothing to the partner, the record's CLUSTER does)
+_SENDER_KEYS = tuple(key for key in channels.CLUSSDR_ATTRIBUTES
+                     if key not in ("DESCR", "CLUSNL"))
 #: a clustered queue's attributes as DISPLAY QCLUSTER shows them (besides its names)
 _QUEUE_KEYS = ("DEFBIND", "DEFPRTY", "DEFPSIST", "PUT", "CLWLPRTY", "CLWLRANK", "DESCR")
 _CLUSTERED_QUEUES = ("QLOCAL", "QALIAS", "QREMOTE")
@@ -72,18 +82,45 @@ def key_of(record: dict[str, Any]) -> str:
     return f"{record['CLUSTER']}/{record['CLUSQMGR']}"
 
 
+def clusters_of(qm: QueueManagerState, attrs: dict[str, Any], single: str = "CLUSTER",
+                namelist: str = "CLUSNL") -> list[str]:
+    """The clusters an object with `attrs` is in: the one its `single` attribute names, else
+    each name in the namelist its `namelist` attribute names (REPOS and REPOSNL for the queue
+    manager). definitions.py refuses both set; a blank name in the namelist is no cluster."""
+    cluster = _text(attrs, single)
+    if cluster:
+        return [cluster]
+    listed = _text(attrs, namelist)
+    found = NAMELIST.find(qm, listed) if listed else None
+    if found is None:
+        return []
+    names = (str(name).strip() for name in found.get("NAMES", []))
+    return list(dict.fromkeys(name for name in names if name))
+
+
+def in_cluster(qm: QueueManagerState, attrs: dict[str, Any], cluster: str) -> bool:
+    """An object with `attrs` is in `cluster` (by CLUSTER or through CLUSNL)."""
+    return cluster in clusters_of(qm, attrs)
+
+
 def is_full_repository(qm: QueueManagerState, cluster: str) -> bool:
-    return _text(qm.attrs, "REPOS") == cluster
+    return cluster in clusters_of(qm, qm.attrs, "REPOS", "REPOSNL")
 
 
 def own_clusters(qm: QueueManagerState) -> dict[str, str]:
     """cluster -> the name of this queue manager's CLUSRCVR in it (its door)."""
     found: dict[str, str] = {}
     for name, attrs in sorted(channels.table(qm).channels.items()):
-        cluster = _text(attrs, "CLUSTER")
-        if attrs.get("CHLTYPE") == channels.CLUSRCVR and cluster:
-            found.setdefault(cluster, name)
+        if attrs.get("CHLTYPE") == channels.CLUSRCVR:
+            for cluster in clusters_of(qm, attrs):
+                found.setdefault(cluster, name)
     return found
+
+
+def manual_senders(qm: QueueManagerState, cluster: str) -> list[str]:
+    """The CLUSSDR channels defined here (by hand) in `cluster`, by name."""
+    return [name for name, attrs in sorted(channels.table(qm).channels.items())
+            if attrs.get("CHLTYPE") == channels.CLUSSDR and in_cluster(qm, attrs, cluster)]
 
 
 def own_records(qm: QueueManagerState, cluster: str) -> list[dict[str, Any]]:
@@ -93,14 +130,15 @@ def own_records(qm: QueueManagerState, cluster: str) -> list[dict[str, Any]]:
     if door is None:
         return []
     attrs = channels.table(qm).channels[door]
+    # the channel's attributes first: its CLUSTER is blank when it names a namelist
     records: list[dict[str, Any]] = [{
+        **{key: attrs[key] for key in _SENDER_KEYS if key in attrs},
         "KIND": CLUSQMGR, "CLUSTER": cluster, "CLUSQMGR": qm.name, "QMID": identifier(qm),
         "CHANNEL": door, "QMTYPE": "REPOS" if is_full_repository(qm, cluster) else "NORMAL",
-        "SUSPEND": "YES" if cluster in _SUSPENDED.of(qm) else "NO",
-        **{key: attrs[key] for key in _SENDER_KEYS if key in attrs}}]
+        "SUSPEND": "YES" if cluster in _SUSPENDED.of(qm) else "NO"}]
     for name in sorted(qm.queues):
         queue = qm.queues[name]
-        if queue.kind in _CLUSTERED_QUEUES and _text(queue.attrs, "CLUSTER") == cluster:
+        if queue.kind in _CLUSTERED_QUEUES and in_cluster(qm, queue.attrs, cluster):
             records.append({
                 "KIND": CLUSQ, "CLUSTER": cluster, "CLUSQMGR": qm.name, "QMID": identifier(qm),
                 "QUEUE": name, "CLUSQT": queue.kind,

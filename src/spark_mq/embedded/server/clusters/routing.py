@@ -9,8 +9,9 @@ A remote candidate is a queue record of a member in a cluster this queue manager
 together with that member's queue-manager record there (its CLUSRCVR: CLWLRANK, CLWLPRTY,
 CLWLWGHT, NETPRTY, SUSPEND) and the status of the
 cluster-sender of that name here (none: INACTIVE). The local candidate, when the caller
-gives a local queue that names a cluster here, is that queue with this queue manager's own
-CLUSRCVR in that cluster.
+gives a local queue that names a cluster here (in CLUSTER, or through CLUSNL: records.py
+`clusters_of`), is that queue with this queue manager's own CLUSRCVR in that cluster. A
+queue two shared clusters both advertise is one instance.
 
 `member` is the way to a queue manager an application names in ObjectQMgrName: its
 queue-manager records in this queue manager's clusters, whatever queues it hosts. The target
@@ -75,23 +76,36 @@ def candidates(qm: QueueManagerState, name: str,
     mine = records.own_clusters(qm)
     learned = records.learned(qm)
     members = {(r["CLUSTER"], r["CLUSQMGR"]): r for r in learned if r["KIND"] == records.CLUSQMGR}
-    found = []
+    found: dict[tuple[str, str], Instance] = {}
     for record in learned:
         member = members.get((record["CLUSTER"], record["CLUSQMGR"]))
         if (record["KIND"] != records.CLUSQ or record["QUEUE"] != name or member is None
                 or record["CLUSTER"] not in mine):
             continue
         channel = str(member["CHANNEL"])
-        found.append(Instance(
+        # a queue in two clusters both are in (CLUSNL) is one instance behind one channel,
+        # not two: counted twice it would take two turns of the least recently used rule
+        found.setdefault((record["CLUSQMGR"], channel), Instance(
             record["CLUSQMGR"], channel, channel_status=_channel_state(qm, channel),
             suspended=records.suspended(member),
             **_queue_part(record), **_channel_part(member)))
-    door = mine.get(_text(local.attrs, "CLUSTER")) if local is not None else None
-    if local is not None and door is not None:
-        found.append(Instance(
-            qm.name, local=True, use_queue=_text(local.attrs, "CLWLUSEQ", "QMGR"),
-            **_queue_part(local.attrs), **_channel_part(channels.table(qm).channels[door])))
-    return sorted(found, key=lambda i: (i.qmgr, i.channel))
+    return sorted([*found.values(), *_local_candidate(qm, mine, local)],
+                  key=lambda i: (i.qmgr, i.channel))
+
+
+def _local_candidate(qm: QueueManagerState, mine: dict[str, str],
+                     local: LocalQueue | None) -> list[Instance]:
+    """The local queue as an instance, behind this queue manager's CLUSRCVR in the first of
+    its clusters this queue manager is a member of (none: it is in no cluster here)."""
+    if local is None:
+        return []
+    door = next((mine[cluster] for cluster in records.clusters_of(qm, local.attrs)
+                 if cluster in mine), None)
+    if door is None:
+        return []
+    return [Instance(
+        qm.name, local=True, use_queue=_text(local.attrs, "CLWLUSEQ", "QMGR"),
+        **_queue_part(local.attrs), **_channel_part(channels.table(qm).channels[door]))]
 
 
 def route(qm: QueueManagerState, name: str,

@@ -181,9 +181,7 @@ def _known_full(qm: QueueManagerState, cluster: str, name: str) -> bool:
 def _manual_partner(qm: QueueManagerState, cluster: str, name: str) -> bool:
     """`name` answered the handshake of one of this queue manager's manual CLUSSDRs in
     `cluster` (the CONNAME its administrator chose)."""
-    manual = {channel for channel, attrs in channels.table(qm).channels.items()
-              if attrs.get("CHLTYPE") == channels.CLUSSDR
-              and str(attrs.get("CLUSTER", "")).strip() == cluster}
+    manual = set(cluster_records.manual_senders(qm, cluster))
     return any(status.name in manual and status.chltype == channels.CLUSSDR
                and status.rqmname == name for status in statuses.table(qm).all())
 

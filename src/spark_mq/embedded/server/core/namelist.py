@@ -1,9 +1,11 @@
 """NAMELIST objects: named lists of up to 256 names (runs in the queue-manager process, under
 its lock).
 
-A namelist only holds names; the queue manager itself reads none of them (cluster and
-AUTHINFO lists are for features the embedded queue manager does not have), but applications
-and IBM's tools define, change, inquire (PCF, MQINQ) and delete them. `NAMELIST` describes
+A namelist only holds names. The queue manager reads a namelist of clusters, named by
+REPOSNL or an object's CLUSNL, whenever it asks which clusters that object is in
+(clusters/records.py `clusters_of`), so a change here takes effect there at once; it reads
+no other (AUTHINFO lists are for a feature the embedded queue manager does not have).
+Applications and IBM's tools define, change, inquire (PCF, MQINQ) and delete them. `NAMELIST` describes
 the kind (core/named_objects.py), and MQSC, PCF, MQINQ and the store work from it; what is
 a namelist's own is here: NAMES, a list checked by `check_names`, and NLTYPE's keywords.
 """

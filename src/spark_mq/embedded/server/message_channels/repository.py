@@ -59,7 +59,6 @@ from typing import TYPE_CHECKING, Any
 from spark_mq.embedded.server.clusters import interest, membership, trust
 from spark_mq.embedded.server.clusters import records as cluster_records
 from spark_mq.embedded.server.clusters.definitions import CLUSTER_XMITQ
-from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core.md_context import put_stamp
 from spark_mq.embedded.server.core.outcomes import MQError
 from spark_mq.embedded.server.message_channels.sender import cluster_correl_id
@@ -168,9 +167,7 @@ class RepositoryManager:
         `cluster`: its manual CLUSSDRs first, then the auto-defined ones it learned."""
         qm = self.qmgr
         door = cluster_records.own_clusters(qm).get(cluster)
-        found = [name for name, attrs in sorted(channels.table(qm).channels.items())
-                 if attrs.get("CHLTYPE") == channels.CLUSSDR
-                 and str(attrs.get("CLUSTER", "")).strip() == cluster]
+        found = cluster_records.manual_senders(qm, cluster)
         for record in cluster_records.full_repositories(qm, cluster):
             if record["CHANNEL"] not in found:
                 found.append(record["CHANNEL"])

@@ -163,10 +163,15 @@ def _clustered_here(qm: QueueManagerState, name: str, options: int) -> Resolved 
     """An application's put to a local queue that names a cluster: the instance the cluster's
     choice gives (None: this queue, as without a cluster)."""
     local = qm.queues.get(name)
-    if (not isinstance(local, LocalQueue) or not str(local.attrs.get("CLUSTER", "")).strip()
+    if (not isinstance(local, LocalQueue) or not _names_a_cluster(local)
             or not options & CMQC.MQOO_OUTPUT or options & ~_REMOTE_OPTIONS):
         return None
     return cluster_choice(qm, name, options, local)
+
+
+def _names_a_cluster(queue: LocalQueue) -> bool:
+    """CLUSTER or CLUSNL set: routing reads which clusters (and whether it is in one here)."""
+    return any(str(queue.attrs.get(key, "") or "").strip() for key in ("CLUSTER", "CLUSNL"))
 
 
 def cluster_choice(qm: QueueManagerState, name: str, options: int,
