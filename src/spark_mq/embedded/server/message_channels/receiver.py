@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING
 from spark_mq.embedded.server.clusters import trust as cluster_trust
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import channel_status as statuses
-from spark_mq.embedded.server.core.faults import fail_point
+from spark_mq.embedded.server.core.faults import fail_point, pause_point
 from spark_mq.embedded.server.core.outcomes import FAILED, NONE, OK, MQError
 from spark_mq.embedded.server.core.qmgr_attributes import COMMAND_QUEUE
 from spark_mq.embedded.server.core.security import admission
@@ -149,6 +149,7 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
                   f"receiver channel {channel} on {qmgr.name} is already running")
         return
     address = peer.rpartition("(")[0]
+    pause_point("receiver-admitting")
     try:
         with qmgr.lock:
             runs_as = admission.admit_channel(
@@ -440,6 +441,7 @@ class _Receiving:
         if seq != self.last_seq:
             raise self._sequence_error(f"batch {batch} ends at sequence number {seq}, its "
                                        f"last message was {self.last_seq}")
+        pause_point("receiver-committing")   # the batch is whole: a race with a new instance
         try:
             sync.replace(self.local, self.sync_hobj, self.channel, self.partner,
                          sync.SyncRecord(batch, seq))
