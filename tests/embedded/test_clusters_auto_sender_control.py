@@ -11,7 +11,7 @@ import re
 
 import ibmmq
 import pytest
-from ibmmq import CMQC
+from ibmmq import CMQC, CMQCFC
 
 from channel_topology import TIMERS, connect, free_port, receive, start, wait_for
 from spark_mq.embedded import EmbeddedQueueManagerError
@@ -131,15 +131,20 @@ def test_stop_and_start_channel_of_an_auto_defined_cluster_sender(cluster):
              what="SHOP.PR started again")
 
 
-def test_stop_channel_status_inactive_of_a_running_auto_defined_cluster_sender(cluster):
-    """STATUS(INACTIVE) ends the running instance without keeping it out: the next message
-    for PR starts it again."""
+def test_pcf_stop_channel_status_inactive_of_a_running_auto_defined_cluster_sender(cluster):
+    """PCF Stop Channel with ChannelStatus MQCHS_INACTIVE ends the running instance without
+    keeping it out: the next message for PR starts it again."""
     fr1, pr = cluster["FR1"], cluster["PR"]
     wait_for(lambda: _knows_orders_on_pr(fr1), what="FR1 knows ORDERS on PR")
     _put(fr1, b"first")
     assert _bodies(pr, 1) == [b"first"]
     wait_for(lambda: _status(fr1, "SHOP.PR") == "RUNNING", what="SHOP.PR RUNNING")
-    assert "AMQ8019I" in fr1.run_mqsc("STOP CHANNEL(SHOP.PR) STATUS(INACTIVE)")
+    pcf = ibmmq.PCFExecute(connect(fr1), response_wait_interval=10000)
+    try:
+        pcf.MQCMD_STOP_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"SHOP.PR",
+                                CMQCFC.MQIACH_CHANNEL_STATUS: CMQCFC.MQCHS_INACTIVE})
+    finally:
+        pcf.disconnect()
     wait_for(lambda: _status(fr1, "SHOP.PR") == "", what="SHOP.PR ended")
     _put(fr1, b"second")
     assert _bodies(pr, 1) == [b"second"]
