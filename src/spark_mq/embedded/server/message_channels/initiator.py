@@ -6,7 +6,9 @@ transmission queue has TRIGGER, its TRIGDATA names the channel, or the sender wh
 it is). A STOPPED channel is never started by a trigger, as on IBM MQ, nor after a restart
 of the queue manager: STOP CHANNEL (and a sender that stops itself) keeps the STOPPED state
 and START CHANNEL forgets it (saved_status.py); a sender RETRYING when the queue manager
-ends is started again at its next start.
+ends is started again at its next start. An auto-defined cluster-sender (DEFTYPE CLUSSDRA:
+no definition, its attributes from the member's CLUSRCVR, clusters/records.py) is started
+and stopped as a defined one, as IBM MQ allows, and its STOPPED state is kept the same way.
 
 Commands run under the queue manager's lock (admin/mqsc_apply.py holds it for a script); they only
 start threads and set flags, except PING, which waits for the partner with the lock let go.
@@ -157,7 +159,9 @@ class ChannelInitiator:
 
     # --- STOP ----------------------------------------------------------------------------
     def stop_channel(self, name: str, after: str = statuses.STOPPED) -> str:
-        attrs = channels.table(self.qmgr).channels.get(name)
+        # an auto-defined cluster-sender has no definition but status, which STOP acts on
+        attrs = channels.table(self.qmgr).channels.get(name) or cluster_records.auto_sender(
+            self.qmgr, name)
         if attrs is None:
             raise ValueError(f"AMQ8147E: IBM MQ object {name} not found.")
         chltype = str(attrs.get("CHLTYPE"))

@@ -42,6 +42,14 @@ message may be longer than the MAXMSGL agreed (link.py), and a batch's END must 
 well-formed LUWID and the last message's number. Anything else ends the channel with the
 unfinished batch backed out (AMQ9526 in the log for a sequence number).
 
+A receiver channel runs one instance (a cluster-receiver one for each sending member): a
+hello while the last one has not ended, RUNNING, PAUSED or STOPPING (STOP CHANNEL cut its
+link while it committed a batch), is refused with MQRC_CHANNEL_NOT_AVAILABLE (AMQ9514 in the
+log), as IBM MQ refuses it, else the new one would read the sync record before that commit
+and the sender would send the batch again; the sender retries. That check and the new
+instance's status are made under the queue manager's lock, which STOP CHANNEL holds, so a
+STOP cannot fall between them and be undone.
+
 Channel events (events/channel.py): Channel Started once the hello is answered, Channel
 Stopped when the sender has gone: qualifier OK after its BYE (or STOP CHANNEL
 STATUS(INACTIVE)), DISABLED after STOP CHANNEL, ERROR when the connection broke or the
@@ -58,7 +66,7 @@ from typing import TYPE_CHECKING
 from spark_mq.embedded.server.clusters import trust as cluster_trust
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import channel_status as statuses
-from spark_mq.embedded.server.core.faults import fail_point
+from spark_mq.embedded.server.core.faults import fail_point, pause_point
 from spark_mq.embedded.server.core.outcomes import FAILED, NONE, OK, MQError
 from spark_mq.embedded.server.core.qmgr_attributes import COMMAND_QUEUE
 from spark_mq.embedded.server.core.security import admission
@@ -137,39 +145,37 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
                                    "sender's TLS session (see its log)")
         return
     chltype = str(attrs["CHLTYPE"])
-    existing = table.get(channel, chltype)
-    if existing is not None and existing.status == statuses.STOPPED:
-        link.send(FAILED, CMQC.MQRC_CHANNEL_STOPPED_BY_USER,
-                  f"receiver channel {channel} on {qmgr.name} is STOPPED (START CHANNEL it)")
-        return
-    if chltype == channels.CLUSRCVR:   # one instance for each member that sends to it
-        existing = table.get(channel, chltype, partner)
-    if existing is not None and existing.status == statuses.RUNNING:
-        link.send(FAILED, CMQC.MQRC_CHANNEL_NOT_AVAILABLE,
-                  f"receiver channel {channel} on {qmgr.name} is already running")
-        return
     address = peer.rpartition("(")[0]
+    status = statuses.ChannelStatus(channel, chltype, conname=peer, rqmname=partner,
+                                    status=statuses.RUNNING)
+    status.closer = link.cut   # STOP CHANNEL ends the channel's wait for the sender
+    pause_point("receiver-admitting")
     try:
+        # STOP CHANNEL runs under the lock: the check and the instance's status must not
+        # fall on either side of it, or a STOP between them is undone by the status put
         with qmgr.lock:
-            runs_as = admission.admit_channel(
-                qmgr, channel, address, attrs, partner,
-                tls_session.peer_dn if tls_session else None,
-                tls_session.issuer_dn if tls_session else None)
+            refusal = _instance_refusal(qmgr, table, channel, chltype, partner)
+            if refusal is None:
+                runs_as = admission.admit_channel(
+                    qmgr, channel, address, attrs, partner,
+                    tls_session.peer_dn if tls_session else None,
+                    tls_session.issuer_dn if tls_session else None)
+                if not ping:
+                    status.begin(link, attrs, runs_as)
+                    table.put(status)
     except MQError as exc:
         log.warning("receiver channel %s refused the sender from %s (queue manager %s): "
                     "reason %d", channel, peer, partner, exc.reason)
         link.send(FAILED, exc.reason, f"receiver channel {channel} refused this sender")
+        return
+    if refusal is not None:
+        link.send(FAILED, *refusal)
         return
     max_length = min(offered_length, frames.own_max_msg_length(int(attrs["MAXMSGL"]),
                                                                 int(qmgr.attrs["MAXMSGL"])))
     if ping:
         link.send(OK, NONE, qmgr.name, min(batch_size, int(attrs["BATCHSZ"])), None, max_length)
         return
-    status = statuses.ChannelStatus(channel, chltype, conname=peer, rqmname=partner,
-                                    status=statuses.RUNNING)
-    status.closer = link.cut   # STOP CHANNEL ends the channel's wait for the sender
-    status.begin(link, attrs, runs_as)
-    table.put(status)
     local = LocalConnection(qmgr, "mqm", "amqrmppa")
     local.conn.acts_for = runs_as
     started = False
@@ -210,6 +216,31 @@ def serve(qmgr: QueueManager, sock: socket.socket, reader: FrameReader, hello: l
             table.remove(status)
         if started:
             _report_stop(qmgr, channel, peer, status, failure)
+
+
+def _instance_refusal(qmgr: QueueManager, table: statuses.StatusTable, channel: str,
+                      chltype: str, partner: str) -> tuple[int, str] | None:
+    """Why the channel's instance for `partner` cannot start now (reason, text), or None.
+    An instance that has not ended (RUNNING, PAUSED, or STOPPING while it finishes the
+    batch STOP CHANNEL found it committing) holds the channel: a second one would read the
+    sync record before that batch commits, and the sender, told its batch had not
+    arrived, would send it again. IBM MQ refuses a second instance of a receiver channel
+    (AMQ9514 here, AMQ9558 at the sender); the sender retries and, once the old one has
+    ended, reads the record of what it committed. Called under the queue manager's lock."""
+    existing = table.get(channel, chltype)
+    if existing is not None and existing.status == statuses.STOPPED:
+        return (CMQC.MQRC_CHANNEL_STOPPED_BY_USER,
+                f"receiver channel {channel} on {qmgr.name} is STOPPED (START CHANNEL it)")
+    if chltype == channels.CLUSRCVR:   # one instance for each member that sends to it
+        existing = table.get(channel, chltype, partner)
+    if existing is None or existing.status in (statuses.INACTIVE, statuses.STOPPED):
+        return None   # ended: its unit of work is over (serve's finally)
+    log.warning("AMQ9514E: Channel %s is in use: receiver channel %s on %s refused a new "
+                "start from queue manager %s while its instance is %s", channel, channel,
+                qmgr.name, partner, existing.status)
+    return (CMQC.MQRC_CHANNEL_NOT_AVAILABLE,
+            f"receiver channel {channel} on {qmgr.name} is {existing.status}: it starts "
+            "again once that instance has ended")
 
 
 def _report_stop(qmgr: QueueManager, channel: str, peer: str, status: statuses.ChannelStatus,
@@ -440,6 +471,7 @@ class _Receiving:
         if seq != self.last_seq:
             raise self._sequence_error(f"batch {batch} ends at sequence number {seq}, its "
                                        f"last message was {self.last_seq}")
+        pause_point("receiver-committing")   # the batch is whole: a race with a new instance
         try:
             sync.replace(self.local, self.sync_hobj, self.channel, self.partner,
                          sync.SyncRecord(batch, seq))

@@ -8,7 +8,8 @@ channel", and is also saved when the channel stops and when the queue manager en
 * A STOPPED channel (STOP CHANNEL, retries used up, books that do not reconcile) leaves a
   persistent state record on SYSTEM.CHANNEL.SYNCQ beside its sync records, keyed apart by
   role STATE; START CHANNEL removes it. At start the channel initiator makes a STOPPED
-  status of each, so neither a trigger nor a partner starts the channel.
+  status of each, so neither a trigger nor a partner starts the channel. An auto-defined
+  cluster-sender's is kept too, while a member's CLUSRCVR still defines it.
 * A sender that was RETRYING when the queue manager ended leaves a RETRYING record, and
   the initiator starts it again at the next start (it was going to try again anyway).
 * DELETE CHANNEL erases the channel's state record and its books (`erase`): a channel
@@ -33,6 +34,7 @@ import json
 import logging
 from typing import TYPE_CHECKING
 
+from spark_mq.embedded.server.clusters import records as cluster_records
 from spark_mq.embedded.server.core import channel_definitions as channels
 from spark_mq.embedded.server.core import channel_status as statuses
 from spark_mq.embedded.server.message_channels import sync
@@ -116,17 +118,23 @@ def _records(qmgr: QueueManager) -> list[dict]:
 
 def kept(qmgr: QueueManager) -> list[tuple[str, str, str]]:
     """(channel, CHLTYPE, STOPPED|RETRYING) of each kept state whose channel is still
-    defined with that type (a deleted channel's state is not resurrected)."""
+    defined with that type, or still auto-defined (a CLUSSDRA, from a member's CLUSRCVR
+    this queue manager knows): a deleted channel's state is not resurrected."""
     defined = channels.table(qmgr).channels
     found = []
     for record in _records(qmgr):
         name, chltype, status = (record.get("channel"), record.get("chltype"),
                                  record.get("status"))
         if (record.get("role") == "STATE" and isinstance(name, str) and status in _KEPT
-                and isinstance(chltype, str)
-                and defined.get(name, {}).get("CHLTYPE") == chltype):
+                and isinstance(chltype, str) and _still_there(qmgr, defined, name, chltype)):
             found.append((name, chltype, str(status)))
     return sorted(found)
+
+
+def _still_there(qmgr: QueueManager, defined: dict, name: str, chltype: str) -> bool:
+    if name in defined:
+        return bool(defined[name].get("CHLTYPE") == chltype)
+    return chltype == channels.CLUSSDR and cluster_records.auto_sender(qmgr, name) is not None
 
 
 def saved(qmgr: QueueManager, pattern: str) -> list[tuple[str, dict[str, object]]]:
