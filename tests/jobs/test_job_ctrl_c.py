@@ -4,7 +4,10 @@ the queries between micro-batches and prints the exact command that goes on; tha
 finishes the run exactly once; the queue then holds exactly what is not in the sink (the
 micro-batch Spark committed last is committed in MQ too). A second Ctrl-C ends everything
 at once. Either way, no process of the job is left: the JVM, pyspark's daemons and
-workers, the streaming sources' runners, the embedded queue manager."""
+workers, the streaming sources' runners, the embedded queue manager; nor of the run that goes
+on. Each test marks the runs it starts with an environment variable of its own (`MARK`), which
+every process under them inherits, and looks for it in /proc: a process that outlives its run
+is found also when its parent is gone or it was not yet there when the test looked."""
 from __future__ import annotations
 
 import os
@@ -13,6 +16,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 
 import psutil
@@ -33,6 +37,46 @@ pytestmark = pytest.mark.spark
 
 #: how long the processes of an ended job may take to go (they are gone well before)
 GONE_WITHIN = 60
+#: the environment variable that marks every process a test's runs start (module docstring)
+MARK = "SPARK_MQ_TEST_RUN"
+
+
+def marked_env(env: dict[str, str]) -> dict[str, str]:
+    """`env` with a mark of its own: the processes started with it are the run's."""
+    return {**env, MARK: uuid.uuid4().hex}
+
+
+def marked_processes(env: dict[str, str]) -> list[psutil.Process]:
+    """The live processes that carry `env`'s mark (zombies are gone: only a wait is missing)."""
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if process.environ().get(MARK) == env[MARK] and _running(process):
+                found.append(process)
+        except psutil.Error:    # gone meanwhile, or another user's
+            continue
+    return found
+
+
+def outliving(env: dict[str, str]) -> list[str]:
+    """The marked processes still alive GONE_WITHIN seconds after their runs ended."""
+    psutil.wait_procs(marked_processes(env), timeout=GONE_WITHIN)
+    return [_described(process) for process in marked_processes(env)]
+
+
+def kill_marked(env: dict[str, str]) -> None:
+    for process in marked_processes(env):
+        try:
+            process.kill()
+        except psutil.Error:
+            pass
+
+
+def _described(process: psutil.Process) -> str:
+    try:
+        return f"pid {process.pid} (parent {process.ppid()}): {' '.join(process.cmdline())}"
+    except psutil.Error:
+        return f"pid {process.pid} (gone meanwhile)"
 
 
 class Job:
@@ -40,6 +84,7 @@ class Job:
     which Ctrl-C reaches as a whole. Its stdout and stderr are read as one stream."""
 
     def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        self.env = env
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                         text=True, env=env, cwd=PROJECT_ROOT, start_new_session=True)
         self.lines: list[str] = []
@@ -87,6 +132,7 @@ class Job:
                 process.kill()
             except psutil.Error:
                 pass
+        kill_marked(self.env)
 
 
 def _running(process: psutil.Process) -> bool:
@@ -114,8 +160,19 @@ ORDERS = ("--messages", "2000", "--max-messages-per-trigger", "500")
 def resume(job: Job) -> subprocess.CompletedProcess:
     """Run the command the stopped job printed, as printed."""
     [command] = re.findall(r"^to go on where it stopped: (.+)$", job.output, flags=re.MULTILINE)
-    return subprocess.run(shlex.split(command), capture_output=True, text=True, env=job_env(),
+    return subprocess.run(shlex.split(command), capture_output=True, text=True, env=job.env,
                           cwd=PROJECT_ROOT, timeout=600)
+
+
+def resume_leaving_nothing(job: Job) -> subprocess.CompletedProcess:
+    """`resume(job)`, asserting that no process of either run outlives it."""
+    try:
+        done = resume(job)
+        left = outliving(job.env)
+    finally:
+        kill_marked(job.env)
+    assert left == [], "\n".join(left) + "\n" + done.stdout + done.stderr
+    return done
 
 
 def assert_exactly_once(done: subprocess.CompletedProcess) -> None:
@@ -132,13 +189,14 @@ def assert_exactly_once(done: subprocess.CompletedProcess) -> None:
 @pytest.mark.parametrize("launch", [python_quickstart, submitted_quickstart],
                          ids=["python", "spark-submit"])
 def test_one_ctrl_c_stops_cleanly_and_the_printed_command_goes_on_exactly_once(launch):
-    job = Job(launch(*ORDERS), job_env())
+    job = Job(launch(*ORDERS), marked_env(job_env()))
     try:
         job.read_until(r"^\[in -> queue\]")        # a micro-batch is done: the queries run
         job.note_processes()
         job.ctrl_c()
         assert job.finish() == 130, job.output
         left = job.left_behind()
+        after_ctrl_c = outliving(job.env)
     finally:
         job.kill()
     output = job.output
@@ -146,15 +204,15 @@ def test_one_ctrl_c_stops_cleanly_and_the_printed_command_goes_on_exactly_once(l
     # the queries stop between micro-batches (the readers' stopFile): no task is killed
     assert " ERROR " not in output and "TaskKilledException" not in output, output
     assert re.search(r"stopped by Ctrl-C: in -> queue: [\d,]+ rows in \d+ micro-batch", output), output
-    assert left == [], left
+    assert left == [] and after_ctrl_c == [], left + after_ctrl_c
     # the queue manager's data was kept for the command that goes on, and it finishes the run
-    assert_exactly_once(resume(job))
+    assert_exactly_once(resume_leaving_nothing(job))
 
 
 @pytest.mark.parametrize("launch", [python_quickstart, submitted_quickstart],
                          ids=["python", "spark-submit"])
 def test_a_second_ctrl_c_ends_everything_at_once_and_the_run_still_goes_on_exactly_once(launch):
-    job = Job(launch(*ORDERS), job_env())
+    job = Job(launch(*ORDERS), marked_env(job_env()))
     try:
         job.read_until(r"^\[in -> queue\]")
         job.note_processes()
@@ -163,12 +221,13 @@ def test_a_second_ctrl_c_ends_everything_at_once_and_the_run_still_goes_on_exact
         job.ctrl_c()
         assert job.finish() == 130, job.output
         left = job.left_behind()
+        after_ctrl_c = outliving(job.env)
     finally:
         job.kill()
     output = job.output
     assert "quit at once" in output and "Traceback" not in output, output
-    assert left == [], left
-    assert_exactly_once(resume(job))
+    assert left == [] and after_ctrl_c == [], left + after_ctrl_c
+    assert_exactly_once(resume_leaving_nothing(job))
 
 
 def test_ctrl_c_between_micro_batches_leaves_the_queue_holding_only_what_is_not_in_the_files(
@@ -186,13 +245,14 @@ def test_ctrl_c_between_micro_batches_leaves_the_queue_holding_only_what_is_not_
         "queue_to_files.py", *connection_args(qm), "--queue", queue, "--format", "parquet",
         "--path", str(out), "--trigger", "processing-time", "--interval", "1 hour",
         "--max-messages-per-trigger", str(per_batch))
-    job = Job(command, env)
+    job = Job(command, marked_env(env))
     try:
         job.read_until(r"^\[queue -> files\]")   # the first micro-batch is in the commit log
         job.note_processes()
         job.ctrl_c()
         assert job.finish() == 130, job.output
         left = job.left_behind()                 # the readers' connections are gone with them
+        left += outliving(job.env)
     finally:
         job.kill()
     assert left == [], left

@@ -26,6 +26,7 @@ from spark_mq.mq.connecting import ConnectionOptions
 from spark_mq.mq.exceptions import MQConnectorError
 from spark_mq.options import ReadOptions, parse_connection
 from spark_mq.reader.rows import column_specs
+from spark_mq.reader.runner_watch import end_with_parent
 
 
 def read_options(options: Mapping[str, str], schema: StructType) -> ReadOptions:
@@ -98,6 +99,7 @@ class StartsOnFirstCall:
     def start(self) -> None:
         """The checks against the queue manager, before the first call that uses it."""
         if not self._started:
+            end_with_parent()   # before the first connection: spark_mq/reader/runner_watch.py
             self.specs  # noqa: B018 - a schema the reader cannot fill fails before any get
             self._options = start_checks(self.options)
             self._started = True
