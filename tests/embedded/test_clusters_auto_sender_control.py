@@ -13,35 +13,17 @@ import ibmmq
 import pytest
 from ibmmq import CMQC, CMQCFC
 
-from channel_topology import TIMERS, connect, free_port, receive, start, wait_for
+from channel_topology import connect, receive, wait_for
+from cluster_topology import shop
 from spark_mq.embedded import EmbeddedQueueManagerError
 
 CLUSTER_XMITQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
 
 
-def _door(name: str, port: int) -> str:
-    return (f"DEFINE CHANNEL(SHOP.{name}) CHLTYPE(CLUSRCVR) CONNAME('127.0.0.1({port})') "
-            f"CLUSTER(SHOP) {TIMERS} REPLACE\n")
-
-
-def _to_full(name: str, port: int) -> str:
-    return (f"DEFINE CHANNEL(SHOP.{name}) CHLTYPE(CLUSSDR) CONNAME('127.0.0.1({port})') "
-            f"CLUSTER(SHOP) {TIMERS} REPLACE\n")
-
-
 @pytest.fixture
 def cluster(tmp_path):
-    ports = {name: free_port() for name in ("FR1", "FR2", "PR")}
-    script = {
-        "FR1": "ALTER QMGR REPOS(SHOP)\n" + _door("FR1", ports["FR1"]) + _to_full("FR2", ports["FR2"]),
-        "FR2": "ALTER QMGR REPOS(SHOP)\n" + _door("FR2", ports["FR2"]) + _to_full("FR1", ports["FR1"]),
-        "PR": _door("PR", ports["PR"]) + _to_full("FR1", ports["FR1"]) + "DEFINE QLOCAL(ORDERS) "
-              "CLUSTER(SHOP)\n",
-    }
-    qms = {name: start(tmp_path, name, ports[name], script[name]) for name in script}
-    yield qms
-    for qm in qms.values():
-        qm.stop()
+    with shop(tmp_path, {"PR": "DEFINE QLOCAL(ORDERS) CLUSTER(SHOP)\n"}) as qms:
+        yield qms
 
 
 def _status(qm, channel: str) -> str:

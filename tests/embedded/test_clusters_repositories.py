@@ -17,7 +17,6 @@ import pytest
 from ibmmq import CMQC, CMQCFC
 
 from channel_topology import (
-    TIMERS,
     cluster_senders_ready,
     connect,
     depth,
@@ -25,6 +24,7 @@ from channel_topology import (
     start,
     wait_for,
 )
+from cluster_topology import door, shop, to_full
 from spark_mq.embedded import EmbeddedQueueManagerError, wire
 
 REPOSITORY_QUEUE = "SYSTEM.CLUSTER.REPOSITORY.QUEUE"
@@ -32,31 +32,12 @@ CLUSTER_XMITQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
 _ATTRIBUTE = re.compile(r"([A-Z0-9]+)\(((?:[^()]|\([^()]*\))*)\)")
 
 
-def _door(name: str, port: int) -> str:
-    return (f"DEFINE CHANNEL(SHOP.{name}) CHLTYPE(CLUSRCVR) CONNAME('127.0.0.1({port})') "
-            f"CLUSTER(SHOP) {TIMERS} REPLACE\n")
-
-
-def _to_full(name: str, port: int) -> str:
-    return (f"DEFINE CHANNEL(SHOP.{name}) CHLTYPE(CLUSSDR) CONNAME('127.0.0.1({port})') "
-            f"CLUSTER(SHOP) {TIMERS} REPLACE\n")
-
-
 @pytest.fixture
 def cluster(tmp_path):
-    ports = {name: free_port() for name in ("FR1", "FR2", "PR")}
-    script = {
-        "FR1": "ALTER QMGR REPOS(SHOP)\n" + _door("FR1", ports["FR1"])
-        + _to_full("FR2", ports["FR2"]) + "DEFINE QLOCAL(STOCK) CLUSTER(SHOP) REPLACE\n",
-        "FR2": "ALTER QMGR REPOS(SHOP)\n" + _door("FR2", ports["FR2"])
-        + _to_full("FR1", ports["FR1"]) + "DEFINE QLOCAL(STOCK) CLUSTER(SHOP) REPLACE\n",
-        "PR": _door("PR", ports["PR"]) + _to_full("FR1", ports["FR1"])
-        + "DEFINE QLOCAL(ORDERS) CLUSTER(SHOP) DEFBIND(NOTFIXED) CLWLRANK(3) REPLACE\n",
-    }
-    qms = {name: start(tmp_path, name, ports[name], script[name]) for name in script}
-    yield qms
-    for qm in qms.values():
-        qm.stop()
+    stock = "DEFINE QLOCAL(STOCK) CLUSTER(SHOP) REPLACE\n"
+    with shop(tmp_path, {"FR1": stock, "FR2": stock, "PR": "DEFINE QLOCAL(ORDERS) CLUSTER(SHOP) "
+                         "DEFBIND(NOTFIXED) CLWLRANK(3) REPLACE\n"}) as qms:
+        yield qms
 
 
 def _blocks(output: str, header: str) -> list[dict[str, str]]:
@@ -130,7 +111,7 @@ def test_a_partial_repository_knows_the_full_repositories_and_its_own_queues(clu
 
 def test_a_manual_cluster_sender_shows_as_a_temporary_member_until_its_partner_answers(tmp_path):
     port = free_port()   # nobody listens there
-    lone = start(tmp_path, "LONE", mqsc=_door("LONE", free_port()) + _to_full("NOBODY", port))
+    lone = start(tmp_path, "LONE", mqsc=door("LONE", free_port()) + to_full("NOBODY", port))
     try:
         rows = _clusqmgrs(lone)
         assert rows[f"SYSTEM.TEMPQMGR.127.0.0.1({port})"]["DEFTYPE"] == "CLUSSDR"

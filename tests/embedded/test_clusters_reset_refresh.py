@@ -16,7 +16,8 @@ import ibmmq
 import pytest
 from ibmmq import CMQC, CMQCFC
 
-from channel_topology import TIMERS, connect, free_port, start, wait_for
+from channel_topology import connect, wait_for
+from cluster_topology import shop
 from spark_mq.embedded import EmbeddedQueueManagerError
 
 _ROW = re.compile(r"(?:CLUSQMGR|QUEUE)\(([^)]*)\)")
@@ -24,29 +25,12 @@ _ROW = re.compile(r"(?:CLUSQMGR|QUEUE)\(([^)]*)\)")
 
 @pytest.fixture
 def cluster(tmp_path):
-    ports = {name: free_port() for name in ("FR1", "FR2", "PR")}
-
-    def door(name: str) -> str:
-        return (f"DEFINE CHANNEL(SHOP.{name}) CHLTYPE(CLUSRCVR) "
-                f"CONNAME('127.0.0.1({ports[name]})') CLUSTER(SHOP) {TIMERS} REPLACE\n")
-
-    def to_full(name: str) -> str:
-        return (f"DEFINE CHANNEL(SHOP.{name}) CHLTYPE(CLUSSDR) "
-                f"CONNAME('127.0.0.1({ports[name]})') CLUSTER(SHOP) {TIMERS} REPLACE\n")
-
-    script = {"FR1": "ALTER QMGR REPOS(SHOP)\n" + door("FR1") + to_full("FR2"),
-              "FR2": "ALTER QMGR REPOS(SHOP)\n" + door("FR2") + to_full("FR1"),
-              "PR": door("PR") + to_full("FR1") + "DEFINE QLOCAL(ORDERS) CLUSTER(SHOP)\n"}
-    qms = {name: start(tmp_path, name, ports[name], script[name]) for name in script}
-    try:
+    with shop(tmp_path, {"PR": "DEFINE QLOCAL(ORDERS) CLUSTER(SHOP)\n"}) as qms:
         for full in (qms["FR1"], qms["FR2"]):
             wait_for(lambda full=full: _members(full) == {"FR1", "FR2", "PR"}
                      and ("ORDERS", "PR") in _queues(full), what=f"{full.name} knows PR")
         wait_for(lambda: _members(qms["PR"]) == {"FR1", "FR2", "PR"}, what="PR knows FR2")
         yield qms
-    finally:
-        for qm in qms.values():
-            qm.stop()
 
 
 def _members(qm) -> set[str]:

@@ -18,15 +18,13 @@ import pytest
 from ibmmq import CMQC
 
 from channel_topology import (
-    TIMERS,
     cluster_senders_ready,
     connect,
     depth,
-    free_port,
     receive,
-    start,
     wait_for,
 )
+from cluster_topology import shop
 from spark_mq.embedded import EmbeddedQueueManagerError
 from spark_mq.embedded.server.clusters.workload import History, Instance, choose
 
@@ -137,28 +135,10 @@ def test_the_sequence_factors_reset_when_a_destination_appears_or_changes():
 
 # --- through real queue managers --------------------------------------------------------------
 
-def _door(name: str, port: int) -> str:
-    return (f"DEFINE CHANNEL(SHOP.{name}) CHLTYPE(CLUSRCVR) CONNAME('127.0.0.1({port})') "
-            f"CLUSTER(SHOP) {TIMERS} REPLACE\n")
-
-
-def _to_full(name: str, port: int) -> str:
-    return (f"DEFINE CHANNEL(SHOP.{name}) CHLTYPE(CLUSSDR) CONNAME('127.0.0.1({port})') "
-            f"CLUSTER(SHOP) {TIMERS} REPLACE\n")
-
-
 @pytest.fixture
 def cluster(tmp_path):
-    ports = {name: free_port() for name in ("FR1", "FR2", "PR")}
-    script = {
-        "FR1": "ALTER QMGR REPOS(SHOP)\n" + _door("FR1", ports["FR1"]) + _to_full("FR2", ports["FR2"]),
-        "FR2": "ALTER QMGR REPOS(SHOP)\n" + _door("FR2", ports["FR2"]) + _to_full("FR1", ports["FR1"]),
-        "PR": _door("PR", ports["PR"]) + _to_full("FR1", ports["FR1"]),
-    }
-    qms = {name: start(tmp_path, name, ports[name], script[name]) for name in script}
-    yield qms
-    for qm in qms.values():
-        qm.stop()
+    with shop(tmp_path) as qms:
+        yield qms
 
 
 _INSTANCE = re.compile(r"QUEUE\((\S+?)\)\s.*?CLUSQMGR\((\S+?)\)", re.S)

@@ -1,0 +1,48 @@
+"""The cluster the cluster tests start: three embedded queue managers, FR1 and FR2 full
+repositories of SHOP (each with a manual cluster-sender to the other), PR a partial one
+joining through FR1, every channel with channel_topology's short timers. Each test file
+adds its own queues to it (`extra`)."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from channel_topology import TIMERS, free_port, start
+from spark_mq.embedded import EmbeddedQueueManager
+
+MEMBERS = ("FR1", "FR2", "PR")
+
+
+def door(name: str, port: int, cluster: str = "SHOP") -> str:
+    """MQSC: member `name`'s cluster-receiver, listening on `port`."""
+    return (f"DEFINE CHANNEL({cluster}.{name}) CHLTYPE(CLUSRCVR) CONNAME('127.0.0.1({port})') "
+            f"CLUSTER({cluster}) {TIMERS} REPLACE\n")
+
+
+def to_full(name: str, port: int, cluster: str = "SHOP") -> str:
+    """MQSC: the manual cluster-sender to full repository `name`, listening on `port`."""
+    return (f"DEFINE CHANNEL({cluster}.{name}) CHLTYPE(CLUSSDR) CONNAME('127.0.0.1({port})') "
+            f"CLUSTER({cluster}) {TIMERS} REPLACE\n")
+
+
+@contextmanager
+def shop(tmp_path: Path, extra: dict[str, str] | None = None
+         ) -> Iterator[dict[str, EmbeddedQueueManager]]:
+    """FR1, FR2 and PR started (each with its `extra` MQSC after the cluster's), stopped
+    after the block."""
+    ports = {name: free_port() for name in MEMBERS}
+    scripts = {
+        "FR1": "ALTER QMGR REPOS(SHOP)\n" + door("FR1", ports["FR1"]) + to_full("FR2", ports["FR2"]),
+        "FR2": "ALTER QMGR REPOS(SHOP)\n" + door("FR2", ports["FR2"]) + to_full("FR1", ports["FR1"]),
+        "PR": door("PR", ports["PR"]) + to_full("FR1", ports["FR1"]),
+    }
+    qms: dict[str, EmbeddedQueueManager] = {}
+    try:
+        for name in MEMBERS:
+            qms[name] = start(tmp_path, name, ports[name],
+                              scripts[name] + (extra or {}).get(name, ""))
+        yield qms
+    finally:
+        for qm in qms.values():
+            qm.stop()
