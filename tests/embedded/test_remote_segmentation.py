@@ -15,7 +15,8 @@ import ibmmq
 import pytest
 from ibmmq import CMQC
 
-from channel_topology import TIMERS, connect, depth, free_port, link, receive, start, wait_for
+from channel_topology import connect, depth, link, receive, start, wait_for
+from cluster_topology import shop
 from spark_mq.embedded import EmbeddedQueueManagerError
 from spark_mq.embedded.server.resolution.transmission import unwrap
 from spark_mq.mqi.structs import MD, MDE, XQH
@@ -174,27 +175,11 @@ def test_an_unsegmentable_message_too_big_for_the_destination_is_dead_lettered_2
 CLUSTER_XMITQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
 
 
-def _shop_channel(name: str, kind: str, port: int) -> str:
-    return (f"DEFINE CHANNEL(SHOP.{name}) CHLTYPE({kind}) CONNAME('127.0.0.1({port})') "
-            f"CLUSTER(SHOP) {TIMERS} REPLACE\n")
-
-
 @pytest.fixture
 def cluster(tmp_path):
-    """FR1 and FR2 full repositories of SHOP, PR a partial one (as in
-    test_clusters_workload.py); RETURNS hosted on PR only."""
-    ports = {name: free_port() for name in ("FR1", "FR2", "PR")}
-    script = {
-        "FR1": "ALTER QMGR REPOS(SHOP)\n" + _shop_channel("FR1", "CLUSRCVR", ports["FR1"])
-               + _shop_channel("FR2", "CLUSSDR", ports["FR2"]),
-        "FR2": "ALTER QMGR REPOS(SHOP)\n" + _shop_channel("FR2", "CLUSRCVR", ports["FR2"])
-               + _shop_channel("FR1", "CLUSSDR", ports["FR1"]),
-        "PR": _shop_channel("PR", "CLUSRCVR", ports["PR"]) + _shop_channel("FR1", "CLUSSDR", ports["FR1"]),
-    }
-    qms = {name: start(tmp_path, name, ports[name], script[name]) for name in script}
-    yield qms
-    for qm in qms.values():
-        qm.stop()
+    """FR1 and FR2 full repositories of SHOP, PR a partial one (tests/cluster_topology.py)."""
+    with shop(tmp_path) as qms:
+        yield qms
 
 
 def _host(cluster, member: str) -> None:
