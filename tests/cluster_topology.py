@@ -8,6 +8,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import ibmmq
+from ibmmq import CMQC
+
 from channel_topology import TIMERS, free_port, start
 from spark_mq.embedded import EmbeddedQueueManager
 
@@ -46,3 +49,27 @@ def shop(tmp_path: Path, extra: dict[str, str] | None = None
     finally:
         for qm in qms.values():
             qm.stop()
+
+
+CLUSTER_XMITQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
+
+
+def waiting_for_channel(conn, channel: str) -> int:
+    """How many transmission messages on the connected queue manager's
+    SYSTEM.CLUSTER.TRANSMIT.QUEUE wait for cluster-sender `channel` (their CorrelId)."""
+    browse = ibmmq.Queue(conn, CLUSTER_XMITQ, CMQC.MQOO_BROWSE)
+    waiting, option = 0, CMQC.MQGMO_BROWSE_FIRST
+    try:
+        while True:
+            md = ibmmq.MD()
+            try:
+                browse.get(None, md, ibmmq.GMO(Options=option | CMQC.MQGMO_NO_WAIT))
+            except ibmmq.MQMIError as exc:
+                if exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
+                    return waiting
+                if exc.reason != CMQC.MQRC_TRUNCATED_MSG_FAILED:
+                    raise
+            waiting += md.CorrelId.rstrip(b"\0") == channel.encode()
+            option = CMQC.MQGMO_BROWSE_NEXT
+    finally:
+        browse.close()

@@ -24,7 +24,7 @@ from channel_topology import (
     receive,
     wait_for,
 )
-from cluster_topology import shop
+from cluster_topology import shop, waiting_for_channel
 from spark_mq.embedded import EmbeddedQueueManagerError
 from spark_mq.embedded.server.clusters.workload import History, Instance, choose
 
@@ -353,24 +353,6 @@ def test_bind_not_fixed_does_not_keep_a_group_together(cluster):
     assert list(_where_each_group_went(cluster, "LOOSE", 4).values()) == [{"FR2", "PR"}]
 
 
-def _cluster_xmitq_for(conn, channel: str) -> int:
-    """How many messages on FR1's SYSTEM.CLUSTER.TRANSMIT.QUEUE wait for `channel`."""
-    browse = ibmmq.Queue(conn, CLUSTER_XMITQ, CMQC.MQOO_BROWSE)
-    waiting, option = 0, CMQC.MQGMO_BROWSE_FIRST
-    try:
-        while True:
-            md = ibmmq.MD()
-            try:
-                browse.get(None, md, ibmmq.GMO(Options=option | CMQC.MQGMO_NO_WAIT))
-            except ibmmq.MQMIError as exc:
-                if exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
-                    return waiting
-                if exc.reason != CMQC.MQRC_TRUNCATED_MSG_FAILED:
-                    raise
-            waiting += md.CorrelId.rstrip(b"\0") == channel.encode()
-            option = CMQC.MQGMO_BROWSE_NEXT
-    finally:
-        browse.close()
 
 
 def test_a_stopped_member_is_skipped_and_its_waiting_messages_arrive_when_it_returns(cluster):
@@ -387,7 +369,7 @@ def test_a_stopped_member_is_skipped_and_its_waiting_messages_arrive_when_it_ret
         wait_for(lambda: _status(fr1, "SHOP.PR") in ("RETRYING", "BINDING"),
                  what="FR1's SHOP.PR retries")
         _put(conn, "ORDERS", 4)   # new opens skip PR: its channel is retrying
-        assert _cluster_xmitq_for(conn, "SHOP.PR") == 1
+        assert waiting_for_channel(conn, "SHOP.PR") == 1
         for handle, _ in handles:
             handle.close()
     finally:
@@ -417,10 +399,10 @@ def test_not_fixed_messages_waiting_for_a_failed_channel_go_to_another_instance(
             handle.put(body, ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT))
         wait_for(lambda: _status(fr1, "SHOP.PR") in ("RETRYING", "BINDING"),
                  what="FR1's SHOP.PR retries")
-        assert _cluster_xmitq_for(conn, "SHOP.PR") == 3   # nowhere else to go yet
+        assert waiting_for_channel(conn, "SHOP.PR") == 3   # nowhere else to go yet
         # a second instance appears: at its next retry the channel gives it what may move
         _host(cluster, "RETURNS", ("FR2", ""))
-        wait_for(lambda: _cluster_xmitq_for(conn, "SHOP.PR") == 1,
+        wait_for(lambda: waiting_for_channel(conn, "SHOP.PR") == 1,
                  what="two messages reallocated")
         loose.close()
         fixed.close()

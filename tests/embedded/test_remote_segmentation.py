@@ -16,7 +16,7 @@ import pytest
 from ibmmq import CMQC
 
 from channel_topology import connect, depth, link, receive, start, wait_for
-from cluster_topology import shop
+from cluster_topology import shop, waiting_for_channel
 from spark_mq.embedded import EmbeddedQueueManagerError
 from spark_mq.embedded.server.resolution.transmission import unwrap
 from spark_mq.mqi.structs import MD, MDE, XQH
@@ -194,24 +194,6 @@ def _host(cluster, member: str) -> None:
     wait_for(known, what=f"FR1 knows RETURNS on {member}")
 
 
-def _waiting_for(conn, channel: str) -> int:
-    """How many transmission messages on FR1's cluster transmission queue wait for `channel`."""
-    browse = ibmmq.Queue(conn, CLUSTER_XMITQ, CMQC.MQOO_BROWSE)
-    waiting, option = 0, CMQC.MQGMO_BROWSE_FIRST
-    try:
-        while True:
-            md = ibmmq.MD()
-            try:
-                browse.get(None, md, ibmmq.GMO(Options=option | CMQC.MQGMO_NO_WAIT))
-            except ibmmq.MQMIError as exc:
-                if exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
-                    return waiting
-                if exc.reason != CMQC.MQRC_TRUNCATED_MSG_FAILED:
-                    raise
-            waiting += md.CorrelId.rstrip(b"\0") == channel.encode()
-            option = CMQC.MQGMO_BROWSE_NEXT
-    finally:
-        browse.close()
 
 
 def _status(qm, channel: str) -> str:
@@ -239,13 +221,13 @@ def test_a_segmented_message_bound_not_fixed_is_not_reallocated_piece_by_piece(c
         loose.put(BODY, md2(MsgFlags=CMQC.MQMF_SEGMENTATION_ALLOWED,
                             Persistence=CMQC.MQPER_PERSISTENT))
         # the cluster-sender may hold them, got under syncpoint, until it backs out
-        wait_for(lambda: _waiting_for(conn, "SHOP.PR") == SEGMENTS,
+        wait_for(lambda: waiting_for_channel(conn, "SHOP.PR") == SEGMENTS,
                  what=f"{SEGMENTS} segments waiting for SHOP.PR")
         loose.put(b"may move", md2(Persistence=CMQC.MQPER_PERSISTENT))
         wait_for(lambda: _status(fr1, "SHOP.PR") in ("RETRYING", "BINDING"),
                  what="FR1's SHOP.PR retries")
         _host(cluster, "FR2")
-        wait_for(lambda: _waiting_for(conn, "SHOP.PR") == SEGMENTS,
+        wait_for(lambda: waiting_for_channel(conn, "SHOP.PR") == SEGMENTS,
                  what="the whole message reallocated, the segments not")
         loose.close()
     finally:
