@@ -3,6 +3,8 @@ manager process; `link(a, b)` defines what a sender on `a` needs to reach a rece
 (a transmission queue named after `b`, triggered, and the channel pair `A.TO.B`)."""
 from __future__ import annotations
 
+import itertools
+import os
 import re
 import socket
 import time
@@ -138,3 +140,19 @@ def cluster_senders_ready(qm, hosts: set[str]) -> None:
                   if (m := re.search(r"CLUSQMGR\((\S+)\).*?STATUS\((\w+)\)", block, re.S))}
         return all(states.get(host) in ("RUNNING", "INACTIVE") for host in hosts)
     wait_for(ready, what=f"{qm.name}'s cluster-senders to {sorted(hosts)} out of retry")
+
+
+_numbers = itertools.count(1)
+
+
+def fresh_queue(*managers, prefix: str = "ORDERS") -> str:
+    """A queue of a new name (unique across xdist workers) defined on each of `managers`."""
+    name = f"{prefix}.{os.getpid()}.{next(_numbers)}"
+    for manager in managers:
+        manager.run_mqsc(f"DEFINE QLOCAL({name}) MAXDEPTH(999999) REPLACE")
+    return name
+
+
+def members(*managers) -> str:
+    """The `queueManagers` option naming `managers`: NAME@host(port) entries."""
+    return ",".join(f"{m.name}@{m.conn_name}" for m in managers)

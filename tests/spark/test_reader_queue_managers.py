@@ -6,20 +6,16 @@ of one member (a fail point ends it at its first commit, and it comes back later
 from __future__ import annotations
 
 import collections
-import itertools
 import json
-import os
 from pathlib import Path
 
 import pytest
 
-from channel_topology import connect, start, wait_for
+from channel_topology import connect, fresh_queue, members, start, wait_for
 from crash_driver import Driver
 from spark_mq.errors import MQOptionError
 from spark_mq.options import ReadOptions
 from support import depth, put_messages, run_available_now
-
-_numbers = itertools.count(1)
 
 
 @pytest.fixture(scope="module")
@@ -32,15 +28,6 @@ def pair(tmp_path_factory):
         manager.stop()
 
 
-def fresh_queue(*managers) -> str:
-    name = f"ORDERS.{os.getpid()}.{next(_numbers)}"
-    for manager in managers:
-        manager.run_mqsc(f"DEFINE QLOCAL({name}) MAXDEPTH(999999) REPLACE")
-    return name
-
-
-def members(*managers) -> str:
-    return ",".join(f"{m.name}@{m.conn_name}" for m in managers)
 
 
 def multi_options(managers, queue: str, **extra) -> dict[str, str]:

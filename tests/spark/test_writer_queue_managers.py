@@ -9,7 +9,6 @@ manager spreads over the instances while a group's rows and a reference/data pai
 (the embedded queue manager's workload algorithm and binds: branch h-clwl, merged here)."""
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import re
@@ -22,13 +21,13 @@ from pathlib import Path
 import pytest
 from ibmmq import CMQC
 
-from channel_topology import TIMERS, connect, free_port, start, wait_for
+from channel_topology import cluster_senders_ready, connect, fresh_queue, members, start, wait_for
+from cluster_topology import shop
 from spark_mq.embedded import EmbeddedQueueManagerError
 from spark_mq.errors import MQOptionError
 from spark_mq.options import WriteOptions
 from support import depth, drain, kill_tree, write_json
 
-_numbers = itertools.count(1)
 STATE_QUEUE = "SPARK.MQ.WRITER.STATE"
 _BIND_BITS = CMQC.MQOO_BIND_ON_OPEN | CMQC.MQOO_BIND_NOT_FIXED | CMQC.MQOO_BIND_ON_GROUP
 BINDS = {"asQueueDef": CMQC.MQOO_BIND_AS_Q_DEF, "open": CMQC.MQOO_BIND_ON_OPEN,
@@ -45,15 +44,6 @@ def pair(tmp_path_factory):
         manager.stop()
 
 
-def fresh_queue(*managers) -> str:
-    name = f"OUT.{os.getpid()}.{next(_numbers)}"
-    for manager in managers:
-        manager.run_mqsc(f"DEFINE QLOCAL({name}) MAXDEPTH(999999) REPLACE")
-    return name
-
-
-def members(*managers) -> str:
-    return ",".join(f"{m.name}@{m.conn_name}" for m in managers)
 
 
 def on(manager, queue: str) -> list[tuple[str, dict]]:
@@ -152,7 +142,7 @@ def write_batch(spark, options: dict, rows: list[tuple], schema: str, partitions
 @pytest.mark.parametrize("bind", list(BINDS))
 def test_the_writer_opens_the_queue_with_the_bind_asked_for(pair, spark, bind):
     qma = pair["QMA"]
-    queue = fresh_queue(qma)
+    queue = fresh_queue(qma, prefix="OUT")
     opens: list[int] = []
     options = {"connName": qma.conn_name, "queueManager": "QMA", "queue": queue,
                "transport": "embedded", "bind": bind}
@@ -169,7 +159,7 @@ def test_rows_of_a_group_are_put_through_a_handle_bound_on_open(pair, spark, bin
     """Rows that carry a group_id must not be spread over a cluster queue's instances: with a
     bind that may spread them they go through a second handle opened MQOO_BIND_ON_OPEN."""
     qma = pair["QMA"]
-    queue = fresh_queue(qma)
+    queue = fresh_queue(qma, prefix="OUT")
     opens: list[int] = []
     options = {"connName": qma.conn_name, "queueManager": "QMA", "queue": queue,
                "transport": "embedded", "bind": bind}
@@ -186,7 +176,7 @@ def test_a_reference_data_pair_is_put_through_a_handle_bound_on_open(pair, spark
     """A payload with properties past largeMessageThreshold travels as two messages the reader
     joins again: with notFixed they go through the MQOO_BIND_ON_OPEN handle too."""
     qma = pair["QMA"]
-    queue = fresh_queue(qma)
+    queue = fresh_queue(qma, prefix="OUT")
     opens: list[int] = []
     options = {"connName": qma.conn_name, "queueManager": "QMA", "queue": queue,
                "transport": "embedded", "bind": "notFixed", "largeMessageThreshold": "100"}
@@ -220,22 +210,8 @@ def _instances(qm, queue: str) -> set[str]:
 
 @pytest.fixture
 def cluster(tmp_path):
-    ports = {name: free_port() for name in ("FR1", "FR2", "PR")}
-
-    def door(name: str) -> str:
-        return (f"DEFINE CHANNEL(SHOP.{name}) CHLTYPE(CLUSRCVR) "
-                f"CONNAME('127.0.0.1({ports[name]})') CLUSTER(SHOP) {TIMERS} REPLACE\n")
-
-    def to_full(name: str) -> str:
-        return (f"DEFINE CHANNEL(SHOP.{name}) CHLTYPE(CLUSSDR) "
-                f"CONNAME('127.0.0.1({ports[name]})') CLUSTER(SHOP) {TIMERS} REPLACE\n")
-    script = {"FR1": "ALTER QMGR REPOS(SHOP)\n" + door("FR1") + to_full("FR2"),
-              "FR2": "ALTER QMGR REPOS(SHOP)\n" + door("FR2") + to_full("FR1"),
-              "PR": door("PR") + to_full("FR1")}
-    qms = {name: start(tmp_path, name, ports[name], script[name]) for name in script}
-    yield qms
-    for qm in qms.values():
-        qm.stop()
+    with shop(tmp_path) as qms:
+        yield qms
 
 
 @pytest.mark.timeout(600)
@@ -248,6 +224,7 @@ def test_a_clustered_write_with_bind_open_from_two_members_puts_every_row_once(c
         qm.run_mqsc("DEFINE QLOCAL(SHOP.ORDERS) CLUSTER(SHOP) MAXDEPTH(999999) REPLACE")
     wait_for(lambda: _instances(fr1, "SHOP.ORDERS") == {"FR2", "PR"},
              what="FR1 knows both instances of SHOP.ORDERS")
+    cluster_senders_ready(fr1, {"FR2", "PR"})   # a retrying channel's instance comes last
     options = {"queueManagers": members(fr1, fr2), "queue": "SHOP.ORDERS",
                "transport": "embedded", "bind": "open", "delivery": "exactlyOnce"}
     rows = [(f"row-{n:03d}", n) for n in range(80)]
@@ -274,6 +251,7 @@ def test_bind_not_fixed_spreads_the_rows_and_keeps_a_group_and_a_pair_on_one_ins
         qm.run_mqsc("DEFINE QLOCAL(SHOP.LOOSE) CLUSTER(SHOP) MAXDEPTH(999999) REPLACE")
     wait_for(lambda: _instances(fr1, "SHOP.LOOSE") == {"FR2", "PR"},
              what="FR1 knows both instances of SHOP.LOOSE")
+    cluster_senders_ready(fr1, {"FR2", "PR"})   # a retrying channel's instance comes last
     options = {"connName": fr1.conn_name, "queueManager": "FR1", "queue": "SHOP.LOOSE",
                "transport": "embedded", "bind": "notFixed", "largeMessageThreshold": "100"}
     rows = [(f"plain-{n}", None, None) for n in range(3)]
@@ -304,7 +282,7 @@ def test_bind_not_fixed_spreads_the_rows_and_keeps_a_group_and_a_pair_on_one_ins
 def test_a_batch_write_spreads_the_partitions_over_the_queue_managers(pair, spark):
     from pyspark.sql import functions as F
     qma, qmb = pair["QMA"], pair["QMB"]
-    queue = fresh_queue(qma, qmb)
+    queue = fresh_queue(qma, qmb, prefix="OUT")
     options = {"queueManagers": members(qma, qmb), "queue": queue, "transport": "embedded",
                "delivery": "exactlyOnce"}
     (spark.range(0, 40, numPartitions=4)
@@ -324,7 +302,7 @@ def test_a_batch_write_spreads_the_partitions_over_the_queue_managers(pair, spar
 def test_a_batch_write_with_a_queue_manager_down_fails_at_the_start_naming_it(pair, spark,
                                                                              tmp_path):
     down = start(tmp_path, "QMD")
-    queue = fresh_queue(pair["QMA"], down)
+    queue = fresh_queue(pair["QMA"], down, prefix="OUT")
     down.stop()
     options = {"queueManagers": members(pair["QMA"], down), "queue": queue,
                "transport": "embedded", "reconnectTimeoutMs": "0"}
@@ -387,7 +365,7 @@ def job_result(job: subprocess.Popen) -> tuple[dict, str]:
 
 
 def stream_setup(tmp_path: Path, managers, **extra) -> tuple[Path, list, str]:
-    queue = fresh_queue(*managers)
+    queue = fresh_queue(*managers, prefix="OUT")
     source = tmp_path / "in"
     source.mkdir()
     write_json(source / "a.json", range(ROWS))     # ~ a dozen partitions of 2 KiB
