@@ -4,6 +4,7 @@ joining through FR1, every channel with channel_topology's short timers. Each te
 adds its own queues to it (`extra`)."""
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,7 +13,7 @@ import ibmmq
 from ibmmq import CMQC
 
 from channel_topology import TIMERS, free_port, start
-from spark_mq.embedded import EmbeddedQueueManager
+from spark_mq.embedded import EmbeddedQueueManager, EmbeddedQueueManagerError
 
 MEMBERS = ("FR1", "FR2", "PR")
 
@@ -73,3 +74,23 @@ def waiting_for_channel(conn, channel: str) -> int:
             option = CMQC.MQGMO_BROWSE_NEXT
     finally:
         browse.close()
+
+
+#: ATTR(value), a value holding one level of parentheses: CONNAME(127.0.0.1(1414))
+ATTRIBUTE = re.compile(r"([A-Z0-9]+)\(((?:[^()]|\([^()]*\))*)\)")
+
+
+def blocks(output: str, header: str) -> list[dict[str, str]]:
+    """Each object runmqsc displayed after `header` (an AMQ message number), as
+    {attribute: value}."""
+    return [{key: value.strip() for key, value in ATTRIBUTE.findall(block)}
+            for block in output.split(header)[1:]]
+
+
+def clusqmgrs(qm) -> dict[str, dict[str, str]]:
+    """DISPLAY CLUSQMGR(*) ALL on `qm`: each entry's attributes by its CLUSQMGR."""
+    try:
+        output = qm.run_mqsc("DISPLAY CLUSQMGR(*) ALL")
+    except EmbeddedQueueManagerError:
+        return {}
+    return {block["CLUSQMGR"]: block for block in blocks(output, "AMQ8441I")}

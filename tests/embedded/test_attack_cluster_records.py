@@ -19,7 +19,6 @@ has judged every command put before it (no sleep, no timed assertion)."""
 from __future__ import annotations
 
 import json
-import re
 import socket
 import time
 import uuid
@@ -30,13 +29,13 @@ import pytest
 from ibmmq import CMQC
 
 from channel_topology import TIMERS, connect, free_port, start, wait_for
+from cluster_topology import blocks, clusqmgrs
 from spark_mq.embedded import EmbeddedQueueManagerError, wire
 from spark_mq.embedded.server.resolution.transmission import wrap
 from spark_mq.mqi.structs import default_md
 
 COMMAND_QUEUE = "SYSTEM.CLUSTER.COMMAND.QUEUE"
 EVIL_CONNAME = "127.0.0.1(1)"      # where an attacker would have the others connect
-_ATTRIBUTE = re.compile(r"([A-Z0-9]+)\(((?:[^()]|\([^()]*\))*)\)")
 
 
 @pytest.fixture
@@ -109,27 +108,12 @@ def command(kind: str, origin: str, records: list[dict], *, sender: str = "",
             full: bool = False, forwarded: bool = False) -> dict:
     return {"type": kind, "cluster": "SHOP", "origin": origin, "from": sender or origin,
             "full": full, "forwarded": forwarded, "records": records}
-
-
-def _blocks(output: str, header: str) -> list[dict[str, str]]:
-    return [{key: value.strip() for key, value in _ATTRIBUTE.findall(block)}
-            for block in output.split(header)[1:]]
-
-
-def _clusqmgrs(qm) -> dict[str, dict[str, str]]:
-    try:
-        output = qm.run_mqsc("DISPLAY CLUSQMGR(*) ALL")
-    except EmbeddedQueueManagerError:
-        return {}
-    return {block["CLUSQMGR"]: block for block in _blocks(output, "AMQ8441I")}
-
-
 def _qclusters(qm) -> set[tuple[str, str]]:
     try:
         output = qm.run_mqsc("DISPLAY QCLUSTER(*) ALL")
     except EmbeddedQueueManagerError:
         return set()
-    return {(block["QUEUE"], block["CLUSQMGR"]) for block in _blocks(output, "AMQ8409I")}
+    return {(block["QUEUE"], block["CLUSQMGR"]) for block in blocks(output, "AMQ8409I")}
 
 
 def _log(qm) -> str:
@@ -149,7 +133,7 @@ def judged(fr1, marker: str) -> None:
 
 
 def _pr_as_fr1_knows_it(fr1) -> tuple[str, str]:
-    row = _clusqmgrs(fr1)["PR"]
+    row = clusqmgrs(fr1)["PR"]
     return row["CONNAME"], row["CHANNEL"]
 
 
@@ -169,11 +153,11 @@ def test_a_member_publishes_only_its_own_records(cluster):
     finally:
         evil.close()
     assert _pr_as_fr1_knows_it(fr1) == before
-    orders = _blocks(fr1.run_mqsc("DISPLAY QCLUSTER(ORDERS) CLUSQMGR(PR) PUT"), "AMQ8409I")
+    orders = blocks(fr1.run_mqsc("DISPLAY QCLUSTER(ORDERS) CLUSQMGR(PR) PUT"), "AMQ8409I")
     assert [row["PUT"] for row in orders] == ["ENABLED"]
     # its own records are kept: the door is shut on the others' names, not on members
     assert ("EVIL.OWN", "EVIL") in _qclusters(fr1)
-    assert _clusqmgrs(fr1)["EVIL"]["CHANNEL"] == "SHOP.EVIL"
+    assert clusqmgrs(fr1)["EVIL"]["CHANNEL"] == "SHOP.EVIL"
     text = _log(fr1)
     assert ("cluster-receiver channel SHOP.FR1, partner queue manager EVIL, name claimed 'PR': "
             "a publication in the name of PR") in text
@@ -199,8 +183,8 @@ def test_a_partial_repository_cannot_forward_reply_or_remove_as_a_full_one(clust
     finally:
         evil.close()
     assert _pr_as_fr1_knows_it(fr1) == before
-    assert "GHOST" not in _clusqmgrs(fr1)
-    assert _clusqmgrs(fr1)["EVIL"]["QMTYPE"] == "NORMAL"
+    assert "GHOST" not in clusqmgrs(fr1)
+    assert clusqmgrs(fr1)["EVIL"]["QMTYPE"] == "NORMAL"
     text = _log(fr1)
     assert ("partner queue manager EVIL, name claimed 'PR': a forwarded publication of PR from "
             "EVIL, which no record of its own shows as a full repository of SHOP") in text
@@ -224,7 +208,7 @@ def test_a_local_application_cannot_put_cluster_commands(cluster):
         conn.disconnect()
     judged(fr1, "MARK.THREE")
     assert _pr_as_fr1_knows_it(fr1) == before
-    assert {"LOCAL", "GHOST"}.isdisjoint(_clusqmgrs(fr1))
+    assert {"LOCAL", "GHOST"}.isdisjoint(clusqmgrs(fr1))
     assert (f"{COMMAND_QUEUE} on FR1: a message not put by a cluster-receiver channel's MCA (a "
             "local application's, or one left from before a restart) is refused, claiming "
             "'LOCAL'") in _log(fr1)
@@ -241,7 +225,7 @@ def test_a_publication_too_big_to_keep_is_refused(cluster):
         judged(fr1, "MARK.FOUR")
     finally:
         evil.close()
-    assert "EVIL" not in _clusqmgrs(fr1)
+    assert "EVIL" not in clusqmgrs(fr1)
     assert not {queue for queue, owner in _qclusters(fr1) if owner == "EVIL"}
     text = _log(fr1)
     assert "name claimed 'EVIL': a command of 10001 records (at most 10000)" in text

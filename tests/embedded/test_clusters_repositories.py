@@ -9,7 +9,6 @@ SYSTEM.CLUSTER.TRANSMIT.QUEUE the messages whose CorrelId is its name), "Auto-de
 cluster-sender channels", "DISPLAY CLUSQMGR", "DISPLAY QUEUE" (TYPE(QCLUSTER))."""
 from __future__ import annotations
 
-import re
 import socket
 
 import ibmmq
@@ -24,12 +23,11 @@ from channel_topology import (
     start,
     wait_for,
 )
-from cluster_topology import door, shop, to_full
+from cluster_topology import blocks, clusqmgrs, door, shop, to_full
 from spark_mq.embedded import EmbeddedQueueManagerError, wire
 
 REPOSITORY_QUEUE = "SYSTEM.CLUSTER.REPOSITORY.QUEUE"
 CLUSTER_XMITQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
-_ATTRIBUTE = re.compile(r"([A-Z0-9]+)\(((?:[^()]|\([^()]*\))*)\)")
 
 
 @pytest.fixture
@@ -38,30 +36,13 @@ def cluster(tmp_path):
     with shop(tmp_path, {"FR1": stock, "FR2": stock, "PR": "DEFINE QLOCAL(ORDERS) CLUSTER(SHOP) "
                          "DEFBIND(NOTFIXED) CLWLRANK(3) REPLACE\n"}) as qms:
         yield qms
-
-
-def _blocks(output: str, header: str) -> list[dict[str, str]]:
-    """Each object runmqsc displayed, as {attribute: value}."""
-    # a value may hold one level of parentheses: CONNAME(127.0.0.1(1414))
-    return [{key: value.strip() for key, value in _ATTRIBUTE.findall(block)}
-            for block in output.split(header)[1:]]
-
-
-def _clusqmgrs(qm) -> dict[str, dict[str, str]]:
-    try:
-        output = qm.run_mqsc("DISPLAY CLUSQMGR(*) ALL")
-    except EmbeddedQueueManagerError:
-        return {}
-    return {block["CLUSQMGR"]: block for block in _blocks(output, "AMQ8441I")}
-
-
 def _qclusters(qm, pattern: str = "*") -> set[tuple[str, str]]:
     """(queue, hosting queue manager) of every cluster queue DISPLAY QCLUSTER shows."""
     try:
         output = qm.run_mqsc(f"DISPLAY QCLUSTER({pattern}) ALL")
     except EmbeddedQueueManagerError:
         return set()
-    return {(block["QUEUE"], block["CLUSQMGR"]) for block in _blocks(output, "AMQ8409I")}
+    return {(block["QUEUE"], block["CLUSQMGR"]) for block in blocks(output, "AMQ8409I")}
 
 
 EVERY_QUEUE = {("ORDERS", "PR"), ("STOCK", "FR1"), ("STOCK", "FR2")}
@@ -72,9 +53,9 @@ def test_members_join_and_the_full_repositories_share_everything(cluster):
     # PR published only to FR1 (its manual CLUSSDR): FR2 knows it through FR1's forwarding
     # or PR's own publication over the auto-defined channel, either way without a definition
     for full in (fr1, fr2):
-        wait_for(lambda full=full: set(_clusqmgrs(full)) == {"FR1", "FR2", "PR"}
+        wait_for(lambda full=full: set(clusqmgrs(full)) == {"FR1", "FR2", "PR"}
                  and _qclusters(full) == EVERY_QUEUE, what=f"{full.name} knows the cluster")
-    members = _clusqmgrs(fr1)
+    members = clusqmgrs(fr1)
     assert {name: (row["QMTYPE"], row["DEFTYPE"], row["CHANNEL"], row["CLUSTER"])
             for name, row in members.items()} == {
         "FR1": ("REPOS", "CLUSRCVR", "SHOP.FR1", "SHOP"),
@@ -83,7 +64,7 @@ def test_members_join_and_the_full_repositories_share_everything(cluster):
     assert members["PR"]["CONNAME"] == f"127.0.0.1({pr.port})"
     assert members["PR"]["XMITQ"] == CLUSTER_XMITQ
     assert members["FR1"]["QMID"] == "FR1_EMBEDDED"
-    orders = _blocks(fr1.run_mqsc("DISPLAY QCLUSTER(ORDERS) ALL"), "AMQ8409I")
+    orders = blocks(fr1.run_mqsc("DISPLAY QCLUSTER(ORDERS) ALL"), "AMQ8409I")
     assert [(row["TYPE"], row["CLUSQT"], row["DEFBIND"], row["CLWLRANK"], row["CLUSTER"])
             for row in orders] == [("QCLUSTER", "QLOCAL", "NOTFIXED", "3", "SHOP")]
     # the queue form of the command, and a selection by hosting queue manager
@@ -95,11 +76,11 @@ def test_members_join_and_the_full_repositories_share_everything(cluster):
 def test_a_partial_repository_knows_the_full_repositories_and_its_own_queues(cluster):
     pr = cluster["PR"]
     # FR1's reply names FR2: PR makes an auto-defined cluster-sender to it and publishes there
-    wait_for(lambda: set(_clusqmgrs(pr)) == {"FR1", "FR2", "PR"}, what="PR learns FR2")
-    members = _clusqmgrs(pr)
+    wait_for(lambda: set(clusqmgrs(pr)) == {"FR1", "FR2", "PR"}, what="PR learns FR2")
+    members = clusqmgrs(pr)
     assert {name: (row["QMTYPE"], row["DEFTYPE"]) for name, row in members.items()} == {
         "PR": ("NORMAL", "CLUSRCVR"), "FR1": ("REPOS", "CLUSSDRB"), "FR2": ("REPOS", "CLUSSDRA")}
-    wait_for(lambda: _clusqmgrs(pr)["FR2"]["STATUS"] == "RUNNING",
+    wait_for(lambda: clusqmgrs(pr)["FR2"]["STATUS"] == "RUNNING",
              what="PR's auto-defined SHOP.FR2 runs")
     assert "CHLTYPE(CLUSSDR)" in pr.run_mqsc("DISPLAY CHSTATUS(SHOP.FR2) CHLTYPE")
     # the other members' queues are not its interest (yet): only its own
@@ -113,7 +94,7 @@ def test_a_manual_cluster_sender_shows_as_a_temporary_member_until_its_partner_a
     port = free_port()   # nobody listens there
     lone = start(tmp_path, "LONE", mqsc=door("LONE", free_port()) + to_full("NOBODY", port))
     try:
-        rows = _clusqmgrs(lone)
+        rows = clusqmgrs(lone)
         assert rows[f"SYSTEM.TEMPQMGR.127.0.0.1({port})"]["DEFTYPE"] == "CLUSSDR"
         assert rows["LONE"]["DEFTYPE"] == "CLUSRCVR"
     finally:
@@ -146,12 +127,12 @@ def test_records_are_kept_on_the_repository_queue_and_survive_a_restart(cluster)
     fr1.stop()
     fr1.start()
     assert _qclusters(fr1) == EVERY_QUEUE
-    assert set(_clusqmgrs(fr1)) == {"FR1", "FR2", "PR"}
+    assert set(clusqmgrs(fr1)) == {"FR1", "FR2", "PR"}
 
 
 def test_a_cluster_sender_takes_only_the_messages_whose_correlid_is_its_name(cluster):
     pr = cluster["PR"]
-    wait_for(lambda: set(_clusqmgrs(pr)) == {"FR1", "FR2", "PR"}, what="PR joined")
+    wait_for(lambda: set(clusqmgrs(pr)) == {"FR1", "FR2", "PR"}, what="PR joined")
     conn = connect(pr)
     try:
         # a transmission message for a cluster-sender PR does not have: no channel takes it
@@ -221,7 +202,7 @@ def _instances(qm, channel: str) -> dict[str, str]:
         output = qm.run_mqsc(f"DISPLAY CHSTATUS({channel}) ALL")
     except EmbeddedQueueManagerError:
         return {}
-    return {block.get("RQMNAME", ""): block["STATUS"] for block in _blocks(output, "AMQ8417I")}
+    return {block.get("RQMNAME", ""): block["STATUS"] for block in blocks(output, "AMQ8417I")}
 
 
 def test_a_cluster_receiver_runs_once_for_each_member_and_stop_channel_ends_them_all(cluster):
@@ -266,7 +247,7 @@ def test_stop_channel_of_a_cluster_receiver_ends_the_partners_connection_at_once
 # PCF "Inquire Cluster Queue Manager", DISPLAY CLUSQMGR's twin
 def test_pcf_inquire_cluster_queue_manager(cluster):
     fr1 = cluster["FR1"]
-    wait_for(lambda: set(_clusqmgrs(fr1)) == {"FR1", "FR2", "PR"}, what="FR1 knows the members")
+    wait_for(lambda: set(clusqmgrs(fr1)) == {"FR1", "FR2", "PR"}, what="FR1 knows the members")
     conn = connect(fr1)
     pcf = ibmmq.PCFExecute(conn, response_wait_interval=10000)
     try:
