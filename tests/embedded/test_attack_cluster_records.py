@@ -28,8 +28,8 @@ import ibmmq
 import pytest
 from ibmmq import CMQC
 
-from channel_topology import TIMERS, connect, free_port, start, wait_for
-from cluster_topology import blocks, clusqmgrs
+from channel_topology import connect, free_port, start, wait_for
+from cluster_topology import blocks, clusqmgrs, door, to_full
 from spark_mq.embedded import EmbeddedQueueManagerError, wire
 from spark_mq.embedded.server.resolution.transmission import wrap
 from spark_mq.mqi.structs import default_md
@@ -42,13 +42,10 @@ EVIL_CONNAME = "127.0.0.1(1)"      # where an attacker would have the others con
 def cluster(tmp_path):
     """FR1, a full repository of SHOP, with PR, a partial one that joined through it."""
     ports = {"FR1": free_port(), "PR": free_port()}
-    door = ("DEFINE CHANNEL(SHOP.{0}) CHLTYPE(CLUSRCVR) CONNAME('127.0.0.1({1})') CLUSTER(SHOP) "
-            f"{TIMERS} REPLACE\n")
     fr1 = start(tmp_path, "FR1", ports["FR1"], "ALTER QMGR REPOS(SHOP)\n"
-                + door.format("FR1", ports["FR1"]))
-    pr = start(tmp_path, "PR", ports["PR"], door.format("PR", ports["PR"])
-               + f"DEFINE CHANNEL(SHOP.FR1) CHLTYPE(CLUSSDR) CONNAME('127.0.0.1({ports['FR1']})') "
-               f"CLUSTER(SHOP) {TIMERS} REPLACE\n" + "DEFINE QLOCAL(ORDERS) CLUSTER(SHOP)\n")
+                + door("FR1", ports["FR1"]))
+    pr = start(tmp_path, "PR", ports["PR"], door("PR", ports["PR"])
+               + to_full("FR1", ports["FR1"]) + "DEFINE QLOCAL(ORDERS) CLUSTER(SHOP)\n")
     try:
         wait_for(lambda: ("ORDERS", "PR") in _qclusters(fr1), what="FR1 knows PR")
         yield fr1

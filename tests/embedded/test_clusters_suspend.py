@@ -14,7 +14,8 @@ import ibmmq
 import pytest
 from ibmmq import CMQC, CMQCFC
 
-from channel_topology import TIMERS, connect, free_port, start, wait_for
+from channel_topology import connect, free_port, start, wait_for
+from cluster_topology import door, to_full
 from spark_mq.embedded import EmbeddedQueueManagerError
 
 _SUSPEND = re.compile(r"CLUSQMGR\(([^)]*)\).*?SUSPEND\((YES|NO)\)", re.S)
@@ -23,13 +24,10 @@ _SUSPEND = re.compile(r"CLUSQMGR\(([^)]*)\).*?SUSPEND\((YES|NO)\)", re.S)
 @pytest.fixture
 def cluster(tmp_path):
     ports = {"FR1": free_port(), "PR": free_port()}
-    door = ("DEFINE CHANNEL(SHOP.{0}) CHLTYPE(CLUSRCVR) CONNAME('127.0.0.1({1})') CLUSTER(SHOP) "
-            f"{TIMERS} REPLACE\n")
     fr1 = start(tmp_path, "FR1", ports["FR1"], "ALTER QMGR REPOS(SHOP)\n"
-                + door.format("FR1", ports["FR1"]))
-    pr = start(tmp_path, "PR", ports["PR"], door.format("PR", ports["PR"])
-               + f"DEFINE CHANNEL(SHOP.FR1) CHLTYPE(CLUSSDR) CONNAME('127.0.0.1({ports['FR1']})') "
-               f"CLUSTER(SHOP) {TIMERS} REPLACE\n")
+                + door("FR1", ports["FR1"]))
+    pr = start(tmp_path, "PR", ports["PR"], door("PR", ports["PR"])
+               + to_full("FR1", ports["FR1"]))
     try:
         wait_for(lambda: _suspend(fr1).get("PR") == "NO", what="FR1 knows PR")
         yield fr1, pr
